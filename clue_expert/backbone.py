@@ -1,0 +1,135 @@
+"""The completeness step: a SAT backbone over the seat's knowledge.
+
+The deal is encoded with one Boolean per (owner, card): every card has exactly
+one owner, every player holds exactly his hand size, the envelope holds exactly
+one card of each category.  Known held/lacked facts and one-of / not-all clause
+facts enter as *assumptions* (clause facts through selector variables), so an
+unsatisfiable query returns a core made of known facts.
+
+:meth:`SatModel.backbone` finds every literal true in all models -- every fact
+entailed by what is known -- and, for each, the core of known facts that refutes
+its opposite.  :meth:`SatModel.minimize` shrinks a core to a minimal one
+(deletion-based), which is the explanation shown for a case-analysis fact.
+Uses Minicard (python-sat), which has native cardinality constraints.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from pysat.solvers import Minicard
+
+
+class Unsatisfiable(Exception):
+    """The known facts admit no deal; ``core`` is a set of assumption literals."""
+
+    def __init__(self, core: Sequence[int]):
+        super().__init__("unsatisfiable")
+        self.core = list(core)
+
+
+class SatModel:
+    """The deal constraints of one game plus the clause facts added so far."""
+
+    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: dict[str, Sequence[str]],
+                 hand_sizes: dict[str, int], envelope: str):
+        #: Owner names; the envelope among them.
+        self.owners = list(owners)
+        #: Card ids.
+        self.cards = list(cards)
+        self._var: dict[tuple[str, str], int] = {}
+        n = 0
+        for o in self.owners:
+            for c in self.cards:
+                n += 1
+                self._var[(o, c)] = n
+        self._cell = {v: k for k, v in self._var.items()}
+        self._next = n + 1
+        s = self.solver = Minicard()
+        for c in self.cards:
+            lits = [self._var[(o, c)] for o in self.owners]
+            s.add_clause(lits)
+            s.add_atmost(lits, 1)
+        for o in self.owners:
+            if o == envelope:
+                for cat_cards in categories.values():
+                    lits = [self._var[(o, c)] for c in cat_cards]
+                    s.add_clause(lits)
+                    s.add_atmost(lits, 1)
+                continue
+            size = hand_sizes.get(o)
+            if size is None:
+                continue
+            lits = [self._var[(o, c)] for c in self.cards]
+            s.add_atmost(lits, size)
+            s.add_atmost([-x for x in lits], len(lits) - size)
+        #: selector literal -> clause key
+        self.selectors: dict[int, tuple] = {}
+
+    def var(self, owner: str, card: str) -> int:
+        """The variable of "owner holds card"."""
+        return self._var[(owner, card)]
+
+    def cell(self, var: int) -> tuple[str, str]:
+        """(owner, card) of a cell variable."""
+        return self._cell[var]
+
+    def is_cell(self, lit: int) -> bool:
+        """Whether a literal is a cell (not a selector)."""
+        return abs(lit) in self._cell
+
+    def add_clause_fact(self, key: tuple, lits: Iterable[int]) -> int:
+        """Add a clause guarded by a new selector; returns the selector."""
+        sel = self._next
+        self._next += 1
+        self.solver.add_clause([-sel, *lits])
+        self.selectors[sel] = key
+        return sel
+
+    def backbone(self, assumptions: Sequence[int], candidates: Iterable[int]) -> list[tuple[int, list[int]]]:
+        """Every literal over the ``candidates`` variables entailed under
+        ``assumptions``, each with an (unminimized) core.  Raises
+        :class:`Unsatisfiable` when the assumptions themselves conflict."""
+        s = self.solver
+        assumptions = list(assumptions)
+        if not s.solve(assumptions=assumptions):
+            raise Unsatisfiable(s.get_core() or [])
+        model = s.get_model()
+        value = {abs(x): x for x in model}
+        open_ = [value[v] for v in candidates]
+        alive = set(open_)
+        found = []
+        for lit in open_:
+            if lit not in alive:
+                continue
+            if s.solve(assumptions=assumptions + [-lit]):
+                m = s.get_model()
+                alive &= set(m)
+            else:
+                core = [x for x in (s.get_core() or []) if x != -lit]
+                found.append((lit, core))
+                alive.discard(lit)
+        return found
+
+    def entails(self, assumptions: Sequence[int], lit: int) -> bool:
+        """Whether ``assumptions`` entail ``lit``."""
+        return not self.solver.solve(assumptions=list(assumptions) + [-lit])
+
+    def minimize(self, core: Sequence[int], lit: int | None = None) -> list[int]:
+        """A minimal subset of ``core`` that still refutes ``-lit`` (or is
+        unsatisfiable on its own when ``lit`` is None)."""
+        s = self.solver
+        extra = [] if lit is None else [-lit]
+        core = list(dict.fromkeys(core))
+        i = 0
+        while i < len(core):
+            trial = core[:i] + core[i + 1:]
+            if not s.solve(assumptions=trial + extra):
+                shrunk = set(s.get_core() or trial)
+                core = [x for x in trial if x in shrunk]
+            else:
+                i += 1
+        return core
+
+    def count_models_ok(self, assumptions: Sequence[int]) -> bool:
+        """Whether any deal satisfies ``assumptions``."""
+        return bool(self.solver.solve(assumptions=list(assumptions)))

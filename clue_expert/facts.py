@@ -1,0 +1,174 @@
+"""The fact vocabulary.
+
+Every fact the engine knows is an experta :class:`Fact` subclass and has a
+*key*: a small tuple that names it uniquely (``("lacked", "bob", "rope")``).
+Keys are what justifications point at, what ``why`` explains and what rules
+cite as premises.
+
+Observations (what a seat saw):
+
+* :class:`Game` -- the seating, the owners and the hand sizes (turn 0);
+* :class:`Dealt` -- the cards in the seat's own hand (turn 0);
+* :class:`Passed` -- a player could not disprove a suggestion;
+* :class:`Showed` -- a player disproved a suggestion, with the card if seen;
+* :class:`Accused` -- an accusation and whether it was right.
+
+Knowledge (derived by rules or by case analysis):
+
+* :class:`Held` / :class:`Lacked` -- an owner (a player or ``envelope``)
+  holds / does not hold a card;
+* :class:`OneOf` -- an owner holds at least one of some cards;
+* :class:`NotAll` -- an owner does not hold all of some cards (a wrong
+  accusation: the envelope is not all three);
+* :class:`HandSize` -- how many cards an owner holds.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ._experta import Fact
+
+#: The owner name of the case file.
+ENVELOPE = "envelope"
+
+
+class Game(Fact):
+    """The set-up: ``players`` (seat order), ``me`` (whose knowledge)."""
+
+
+class HandSize(Fact):
+    """``owner`` holds exactly ``size`` cards."""
+
+
+class Dealt(Fact):
+    """``owner`` (the seat itself) was dealt ``cards``."""
+
+
+class Passed(Fact):
+    """On ``turn``, ``player`` could not disprove ``by``'s suggestion ``cards``."""
+
+
+class Showed(Fact):
+    """On ``turn``, ``player`` showed ``by`` one of ``cards``; ``card`` is the
+    card when the seat saw it, else ``None``."""
+
+
+class Accused(Fact):
+    """On ``turn``, ``by`` accused ``cards``; ``correct`` says whether it was right."""
+
+
+class Held(Fact):
+    """``owner`` holds ``card``."""
+
+
+class Lacked(Fact):
+    """``owner`` does not hold ``card``."""
+
+
+class OneOf(Fact):
+    """``owner`` holds at least one of ``cards``."""
+
+
+class NotAll(Fact):
+    """``owner`` does not hold every one of ``cards``."""
+
+
+#: Fact kind (as written in rule files) -> (experta class, its fields).
+KINDS: dict[str, tuple[type, tuple[str, ...]]] = {
+    "game": (Game, ("players", "me")),
+    "hand-size": (HandSize, ("owner", "size")),
+    "dealt": (Dealt, ("owner", "cards")),
+    "passed": (Passed, ("turn", "player", "by", "cards")),
+    "showed": (Showed, ("turn", "player", "by", "cards", "card")),
+    "accused": (Accused, ("turn", "by", "cards", "correct")),
+    "held": (Held, ("owner", "card")),
+    "lacked": (Lacked, ("owner", "card")),
+    "one-of": (OneOf, ("owner", "cards")),
+    "not-all": (NotAll, ("owner", "cards")),
+}
+
+#: Kinds that are observations (leaves of every explanation).
+OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused"})
+
+#: Kinds a rule may conclude.
+CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all")
+
+Key = tuple
+
+
+def key_of(kind: str, values: dict) -> Key:
+    """The key of a fact of ``kind`` with field ``values``."""
+    if kind in ("held", "lacked"):
+        return (kind, values["owner"], values["card"])
+    if kind in ("one-of", "not-all"):
+        return (kind, values["owner"], tuple(sorted(values["cards"])))
+    if kind in ("passed",):
+        return (kind, values["turn"], values["player"])
+    if kind in ("showed", "accused"):
+        return (kind, values["turn"])
+    if kind in ("hand-size", "dealt"):
+        return (kind, values["owner"])
+    if kind == "game":
+        return ("game",)
+    raise KeyError(kind)
+
+
+def held_key(owner: str, card: str) -> Key:
+    """Key of "owner holds card"."""
+    return ("held", owner, card)
+
+
+def lacked_key(owner: str, card: str) -> Key:
+    """Key of "owner lacks card"."""
+    return ("lacked", owner, card)
+
+
+def cards_key(kind: str, owner: str, cards: Iterable[str]) -> Key:
+    """Key of a one-of / not-all fact."""
+    return (kind, owner, tuple(sorted(cards)))
+
+
+def turn_of(key: Key) -> int | None:
+    """The turn an observation key belongs to (0 for the set-up), else None."""
+    kind = key[0]
+    if kind in ("passed", "showed", "accused"):
+        return key[1]
+    if kind in ("game", "hand-size", "dealt"):
+        return 0
+    return None
+
+
+def _join(cards) -> str:
+    return ", ".join(cards)
+
+
+def describe(key: Key, facts: dict | None = None) -> str:
+    """A one-line English rendering of a fact key.  ``facts`` (key -> field
+    values) supplies the details of observation facts."""
+    kind = key[0]
+    if kind == "held":
+        return f"{key[1]} holds {key[2]}"
+    if kind == "lacked":
+        return f"{key[1]} lacks {key[2]}"
+    if kind == "one-of":
+        return f"{key[1]} holds one of {_join(key[2])}"
+    if kind == "not-all":
+        return f"{key[1]} does not hold all of {_join(key[2])}"
+    v = (facts or {}).get(key, {})
+    if kind == "hand-size":
+        return f"{key[1]} holds {v.get('size', '?')} cards"
+    if kind == "dealt":
+        return f"{key[1]} was dealt {_join(v.get('cards', ()))}"
+    if kind == "game":
+        return f"players in seat order: {_join(v.get('players', ()))}"
+    if kind == "passed":
+        return f"turn {key[1]}: {key[2]} could not disprove {v.get('by', '?')}'s {_join(v.get('cards', ()))}"
+    if kind == "showed":
+        card = v.get("card")
+        what = card if card else "a card"
+        return (f"turn {key[1]}: {v.get('player', '?')} showed {v.get('by', '?')} {what}"
+                f" for {_join(v.get('cards', ()))}")
+    if kind == "accused":
+        verdict = "right" if v.get("correct") else "wrong"
+        return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
+    return repr(key)

@@ -1,0 +1,571 @@
+"""One seat's knowledge: an experta engine running the compiled rule files,
+observation intake, justifications, contradictions, the completeness step and
+the queries (sheet, why).
+
+Data flows one way: observations go in (:meth:`Knowledge.observe_hand`,
+:meth:`~Knowledge.observe_suggestion`, :meth:`~Knowledge.observe_accusation`),
+rules and the SAT backbone derive facts, each recorded with a
+:class:`Justification`, and queries read them off.  An observation that
+contradicts what is known raises :class:`~clue_expert.errors.ContradictionError`
+naming the conflicting facts, and the knowledge is restored to what it was
+before that observation.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from .backbone import SatModel, Unsatisfiable
+from .cards import CATEGORIES, Edition, dealt_hand_sizes
+from .errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
+from .facts import (ENVELOPE, KINDS, OBSERVATION_KINDS, Key, cards_key, describe, held_key, key_of,
+                    lacked_key)
+from .rules import CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets
+
+HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
+
+#: Rule id of facts found by the SAT case analysis.
+CASE_ANALYSIS = "case-analysis"
+#: Rule id of observations.
+OBSERVATION = "observation"
+#: Rule id of facts given directly (scenario tests).
+GIVEN = "given"
+
+
+@dataclass(frozen=True)
+class Justification:
+    """Why a fact is known."""
+
+    rule: str
+    """The rule id, or ``observation`` / ``case-analysis`` / ``given``."""
+    message: str
+    """The rule's message for this firing (or the observation's text)."""
+    premises: tuple = ()
+    """Keys of the facts it used."""
+    step: int = 0
+    """Order of derivation (1 = first fact)."""
+    turn: int | None = None
+    """The turn being processed when the fact was derived (0 = the deal)."""
+
+
+@dataclass(frozen=True)
+class Firing:
+    """One rule firing, for ``--watch`` traces."""
+
+    step: int
+    """Its position in the firing order."""
+    rule: str
+    """Rule id (or ``case-analysis``)."""
+    message: str
+    """The rule's message for this firing."""
+    conclusions: tuple
+    """Keys of the new facts."""
+    premises: tuple
+    """Keys of the facts used."""
+    turn: int | None
+    """The turn being processed."""
+
+
+@dataclass
+class Explanation:
+    """A node of a ``why`` tree."""
+
+    key: Key
+    """The fact."""
+    text: str
+    """Its English description."""
+    justification: Justification | None
+    """How it was derived (None if unknown)."""
+    children: list = field(default_factory=list)
+    """Explanations of its premises."""
+    repeated: bool = False
+    """True when this fact was already explained higher up the tree."""
+
+
+@dataclass
+class Sheet:
+    """A detective sheet: every card against every owner."""
+
+    owners: list[str]
+    """Players in seat order, then ``envelope``."""
+    cards: list[str]
+    """Card ids in sheet order."""
+    cells: dict[str, dict[str, str]]
+    """owner -> card -> ``held`` / ``lacked`` / ``unknown``."""
+    categories: dict[str, str]
+    """card -> category."""
+    me: str | None = None
+    """Whose sheet."""
+    turn: int | None = None
+    """The last turn included."""
+    envelope: dict[str, str | None] = field(default_factory=dict)
+    """category -> the envelope's card, where known."""
+
+    def to_json(self) -> dict:
+        """The JSON object of ``deduce --json``."""
+        return {"owners": list(self.owners), "cards": list(self.cards),
+                "cells": {o: dict(c) for o, c in self.cells.items()},
+                "envelope": dict(self.envelope), "me": self.me, "turn": self.turn}
+
+
+@functools.lru_cache(maxsize=32)
+def _engine_class(rules: tuple) -> tuple[type, DispatchTable]:
+    table = DispatchTable(rules)
+    return compile_engine(table), table
+
+
+class Knowledge:
+    """What one seat knows, kept by the compiled deduction rules.
+
+    ``complete=True`` adds the SAT case analysis after the rules quiesce, so
+    the sheet holds every entailed fact.  ``only`` restricts the active rules to
+    some ids (used by scenario tests)."""
+
+    def __init__(self, edition: Edition, players: Sequence[str], me: str | None = None,
+                 hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
+                 only: Iterable[str] | None = None, complete: bool = True,
+                 on_fire: Callable[[Firing], None] | None = None):
+        #: The card list.
+        self.edition = edition
+        #: Players in seat order.
+        self.players: tuple[str, ...] = tuple(players)
+        if ENVELOPE in self.players or len(set(self.players)) != len(self.players):
+            raise ClueError(f"player names must be distinct and not {ENVELOPE!r}: {list(self.players)}")
+        #: Players then the envelope.
+        self.owners: tuple[str, ...] = self.players + (ENVELOPE,)
+        #: The seat whose knowledge this is (None for a spectator).
+        self.me = me
+        if me is not None and me not in self.players:
+            raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
+        sizes = dict(zip(self.players, dealt_hand_sizes(len(self.players), len(edition.cards))))
+        sizes.update(hand_sizes or {})
+        sizes[ENVELOPE] = len(CATEGORIES)
+        #: owner -> number of cards held.
+        self.hand_sizes: dict[str, int] = sizes
+        #: Whether the SAT completeness step runs.
+        self.complete = complete
+        #: Called with each :class:`Firing` as it happens (``--watch``).
+        self.on_fire = on_fire
+        rules = all_rules(rulesets if rulesets is not None else default_rulesets())
+        if only is not None:
+            wanted = set(only)
+            rules = [r for r in rules if r.id in wanted]
+        cls, self._table = _engine_class(tuple(rules))
+        self._engine = cls()
+        self._engine.dispatch = self._dispatch
+        self._cards = edition.card_ids
+        self._all_cards = frozenset(self._cards)
+        self._owner_set = frozenset(self.owners)
+        self._category = {c.id: c.category for c in edition.cards}
+        self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in CATEGORIES}
+        self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
+                          "CARDS": self._all_cards, "ME": me, "__lib__": self}
+        self._observations: list[tuple] = []
+        self._reset()
+
+    # ------------------------------------------------------------------ state
+    def _reset(self) -> None:
+        self._held = {o: set() for o in self.owners}
+        self._lacked = {o: set() for o in self.owners}
+        self._holders = {c: set() for c in self._cards}
+        self._lackers = {c: set() for c in self._cards}
+        self._clauses: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
+        self._not_all: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
+        self._hand_size = dict(self.hand_sizes)
+        #: key -> Justification, in derivation order.
+        self.justifications: dict[Key, Justification] = {}
+        #: key -> field values.
+        self.values: dict[Key, dict] = {}
+        #: Every firing so far.
+        self.firings: list[Firing] = []
+        self._step = 0
+        self._turn: int | None = 0
+        self.last_turn = 0
+        self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
+                              self.hand_sizes, ENVELOPE) if self.complete else None)
+        self._sat_lit: dict[int, Key] = {}
+        self._clause_selectors: list[int] = []
+        self._engine.reset()
+        self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
+        for o in self.owners:
+            self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
+        self._run(0)
+
+    # ---------------------------------------------------------- observations
+    def observe_hand(self, cards: Iterable[str]) -> None:
+        """The seat's own hand (turn 0)."""
+        if self.me is None:
+            raise ClueError("a hand can only be observed for a seat ('me')")
+        cards = tuple(cards)
+        self._apply(("hand", cards))
+
+    def observe_suggestion(self, turn: int, by: str, cards: Sequence[str], passed: Sequence[str],
+                           shown_by: str | None, card: str | None = None) -> None:
+        """A suggestion: who passed, who showed, and the card if this seat saw it."""
+        self._apply(("suggestion", turn, by, tuple(cards), tuple(passed), shown_by, card))
+
+    def observe_accusation(self, turn: int, by: str, cards: Sequence[str], correct: bool) -> None:
+        """An accusation and whether it was right."""
+        self._apply(("accusation", turn, by, tuple(cards), bool(correct)))
+
+    def assume(self, keys: Iterable[Key]) -> None:
+        """Assert facts directly (justified as ``given``), e.g. in scenarios."""
+        self._apply(("given", tuple(keys)))
+
+    def _apply(self, obs: tuple) -> None:
+        self._observations.append(obs)
+        try:
+            self._process(obs)
+        except ContradictionError:
+            self._observations.pop()
+            self._replay()
+            raise
+
+    def _replay(self) -> None:
+        on_fire, self.on_fire = self.on_fire, None
+        try:
+            self._reset()
+            for obs in self._observations:
+                self._process(obs)
+        finally:
+            self.on_fire = on_fire
+
+    def _process(self, obs: tuple) -> None:
+        kind = obs[0]
+        if kind == "hand":
+            turn = 0
+            self._turn = 0
+            self._declare_observation("dealt", {"owner": self.me, "cards": obs[1]}, 0)
+        elif kind == "suggestion":
+            _, turn, by, cards, passed, shown_by, card = obs
+            self._turn = turn
+            for p in passed:
+                self._declare_observation("passed", {"turn": turn, "player": p, "by": by, "cards": cards}, turn)
+            if shown_by is not None:
+                self._declare_observation("showed", {"turn": turn, "player": shown_by, "by": by,
+                                                     "cards": cards, "card": card}, turn)
+        elif kind == "accusation":
+            _, turn, by, cards, correct = obs
+            self._turn = turn
+            self._declare_observation("accused", {"turn": turn, "by": by, "cards": cards,
+                                                  "correct": correct}, turn)
+        elif kind == "given":
+            turn = self._turn
+            for key in obs[1]:
+                self._declare_known(key, Justification(GIVEN, "given", (), self._next_step(), turn))
+        else:  # pragma: no cover
+            raise ValueError(obs)
+        self.last_turn = turn
+        self._run(turn)
+
+    def _run(self, turn: int | None) -> None:
+        self._engine.run()
+        if self.complete:
+            self._case_analysis(turn)
+
+    # ------------------------------------------------------------ declaring
+    def _next_step(self) -> int:
+        self._step += 1
+        return self._step
+
+    def _declare_observation(self, kind: str, values: dict, turn: int) -> None:
+        key = key_of(kind, values)
+        if key in self.justifications:
+            return
+        self.values[key] = values
+        just = Justification(OBSERVATION, describe(key, self.values), (), self._next_step(), turn)
+        self.justifications[key] = just
+        if kind == "hand-size":
+            self._hand_size[values["owner"]] = values["size"]
+        self._engine.declare(KINDS[kind][0](**values))
+
+    def _declare_known(self, key: Key, just: Justification) -> bool:
+        """Record a held / lacked / one-of / not-all fact; False if not new."""
+        kind = key[0]
+        if key in self.justifications:
+            return False
+        owner = key[1]
+        if kind in ("held", "lacked"):
+            card = key[2]
+            opposite = lacked_key(owner, card) if kind == "held" else held_key(owner, card)
+            if opposite in self.justifications:
+                self._clash(key, opposite, just)
+            if kind == "held":
+                self._held[owner].add(card)
+                self._holders[card].add(owner)
+                if self._sat:
+                    self._sat_lit[self._sat.var(owner, card)] = key
+            else:
+                self._lacked[owner].add(card)
+                self._lackers[card].add(owner)
+                if self._sat:
+                    self._sat_lit[-self._sat.var(owner, card)] = key
+            values = {"owner": owner, "card": card}
+        elif kind in ("one-of", "not-all"):
+            cards = frozenset(key[2])
+            if not self._is_new_clause(kind, owner, cards):
+                return False
+            if not cards:
+                raise ContradictionError(f"{owner} would have to hold one of no cards", turn=self._turn,
+                                         facts=self._premise_texts(just.premises))
+            store = self._clauses if kind == "one-of" else self._not_all
+            if kind == "one-of":
+                for other in [c for c in store[owner] if cards < c]:
+                    del store[owner][other]  # superseded by the narrower clause
+            store[owner][cards] = key
+            if self._sat:
+                sign = 1 if kind == "one-of" else -1
+                sel = self._sat.add_clause_fact(key, [sign * self._sat.var(owner, c) for c in cards])
+                self._sat_lit[sel] = key
+                self._clause_selectors.append(sel)
+            values = {"owner": owner, "cards": tuple(sorted(cards))}
+        else:
+            raise ValueError(f"cannot assert a {kind} fact")
+        self.justifications[key] = just
+        self.values[key] = values
+        self._engine.declare(KINDS[kind][0](**values))
+        return True
+
+    def _is_new_clause(self, kind: str, owner: str, cards: frozenset) -> bool:
+        key = cards_key(kind, owner, cards)
+        if key in self.justifications:
+            return False
+        if kind == "one-of":
+            if cards & self._held[owner]:
+                return False
+            return not any(c <= cards for c in self._clauses[owner])
+        if cards & self._lacked[owner]:
+            return False
+        return not any(c <= cards for c in self._not_all[owner])
+
+    def _is_new(self, key: Key) -> bool:
+        kind = key[0]
+        if kind in ("held", "lacked"):
+            return key not in self.justifications
+        return self._is_new_clause(kind, key[1], frozenset(key[2]))
+
+    def _clash(self, key: Key, opposite: Key, just: Justification) -> None:
+        facts = [f"{describe(opposite)} (known from {self._roots_text(opposite)})",
+                 f"{describe(key)} (by {just.rule} from {self._premise_texts(just.premises, roots=True)})"]
+        raise ContradictionError(f"{key[1]} cannot both hold and lack {key[2]}", facts=facts, turn=self._turn)
+
+    def _premise_texts(self, premises, roots: bool = False) -> str | list:
+        if roots:
+            obs: dict = {}
+            for p in premises:
+                for r in self.roots(p):
+                    obs[r] = None
+            return "; ".join(describe(r, self.values) for r in obs) or "nothing"
+        return [describe(p, self.values) for p in premises]
+
+    def _roots_text(self, key: Key) -> str:
+        return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
+
+    # ------------------------------------------------------------ dispatch
+    def _dispatch(self, rules: Sequence[CompiledRule], kind: str, fact) -> None:
+        fields = KINDS[kind][1]
+        env = dict(self._base_env)
+        for f in fields:
+            v = fact[f]
+            if f == "cards" or f == "players":
+                v = frozenset(v) if f == "cards" else tuple(v)
+            env[f] = v
+        env["this"] = key_of(kind, env)
+        for rule in rules:
+            self._run_rule(rule, env)
+
+    def _run_rule(self, rule: CompiledRule, env: dict) -> None:
+        env = dict(env)
+        try:
+            for name, expr in rule.lets:
+                env[name] = expr(env)
+            if rule.condition is not None and not rule.condition(env):
+                return
+            self._loop(rule, env, 0)
+        except (ContradictionError, RuleFileError):
+            raise
+        except Exception as exc:  # a rule that misuses a function
+            raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {exc}") from exc
+
+    def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
+        if i == len(rule.loops):
+            for name, expr in rule.each:
+                env[name] = expr(env)
+            if rule.where is None or rule.where(env):
+                self._fire(rule, env)
+            return
+        name, expr = rule.loops[i]
+        values = expr(env)
+        for value in (sorted(values) if isinstance(values, (set, frozenset)) else list(values)):
+            inner = dict(env)
+            inner[name] = value
+            self._loop(rule, inner, i + 1)
+
+    def _fire(self, rule: CompiledRule, env: dict) -> None:
+        new: list[Key] = []
+        contradiction = None
+        for c in rule.then:
+            if c.kind == "contradiction":
+                contradiction = c.message.format_map(_FormatEnv(env))
+                continue
+            owner = c.args[0](env)
+            arg = c.args[1](env)
+            key = (c.kind, owner, arg) if c.kind in ("held", "lacked") else cards_key(c.kind, owner, arg)
+            if self._is_new(key) and key not in new:
+                new.append(key)
+        if not new and contradiction is None:
+            return
+        premises: list[Key] = []
+        for expr in rule.because:
+            value = expr(env)
+            items = [value] if isinstance(value, tuple) and value and isinstance(value[0], str) else list(value)
+            for p in items:
+                p = tuple(p)
+                if p not in self.justifications:
+                    raise RuleFileError(rule.path, rule.id,
+                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
+                if p not in premises:
+                    premises.append(p)
+        message = rule.format_message(env)
+        if contradiction is not None:
+            raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
+                                     facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
+                                            for p in premises])
+        step = self._next_step()
+        just = Justification(rule.id, message, tuple(premises), step, self._turn)
+        made = tuple(k for k in new if self._declare_known(k, just))
+        if made:
+            self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+
+    def _log(self, firing: Firing) -> None:
+        self.firings.append(firing)
+        if self.on_fire is not None:
+            self.on_fire(firing)
+
+    # ------------------------------------------------------- case analysis
+    def _assumptions(self) -> list[int]:
+        return list(self._sat_lit)
+
+    def _case_analysis(self, turn: int | None) -> None:
+        sat = self._sat
+        assumptions = self._assumptions()
+        unknown_vars = [sat.var(o, c) for o in self.owners for c in self._cards
+                        if c not in self._held[o] and c not in self._lacked[o]]
+        try:
+            found = sat.backbone(assumptions, unknown_vars)
+        except Unsatisfiable as exc:
+            core = sat.minimize(exc.core)
+            keys = [self._sat_lit[x] for x in core if x in self._sat_lit]
+            raise ContradictionError(
+                "no deal is consistent with these facts together (with the hand sizes and one card per category)",
+                turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
+        for lit, core in found:
+            owner, card = sat.cell(abs(lit))
+            key = held_key(owner, card) if lit > 0 else lacked_key(owner, card)
+            if key in self.justifications:
+                continue  # a rule got there first while earlier ones were added
+            current = set(self._assumptions())
+            core = [x for x in core if x in current]
+            if not sat.entails(core, lit):  # pragma: no cover - cores are complete
+                core = list(current)
+            core = sat.minimize(core, lit)
+            premises = tuple(self._sat_lit[x] for x in core)
+            step = self._next_step()
+            verb = "holds" if lit > 0 else "lacks"
+            message = (f"case analysis: in every deal consistent with these {len(premises)} facts, "
+                       f"the hand sizes and one card per category, {owner} {verb} {card}")
+            just = Justification(CASE_ANALYSIS, message, premises, step, turn)
+            if self._declare_known(key, just):
+                self._log(Firing(step, CASE_ANALYSIS, message, (key,), premises, turn))
+                self._engine.run()
+
+    # -------------------------------------------------------------- queries
+    def status(self, owner: str, card: str) -> str:
+        """``held``, ``lacked`` or ``unknown``."""
+        if card in self._held[owner]:
+            return HELD
+        if card in self._lacked[owner]:
+            return LACKED
+        return UNKNOWN
+
+    def held_by(self, owner: str) -> frozenset:
+        """Cards known held by ``owner``."""
+        return frozenset(self._held[owner])
+
+    def lacked_by(self, owner: str) -> frozenset:
+        """Cards known lacked by ``owner``."""
+        return frozenset(self._lacked[owner])
+
+    def one_of_clauses(self, owner: str) -> list[frozenset]:
+        """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
+        return [c for c in self._clauses[owner] if not (c & self._held[owner])]
+
+    def envelope(self) -> dict[str, str | None]:
+        """category -> the envelope's card where known."""
+        out = {}
+        for cat in CATEGORIES:
+            known = [c for c in self.edition.category_cards(cat) if c in self._held[ENVELOPE]]
+            out[cat] = known[0] if known else None
+        return out
+
+    def solved(self) -> bool:
+        """Whether all three envelope cards are known."""
+        return all(self.envelope().values())
+
+    def sheet(self) -> Sheet:
+        """The detective sheet."""
+        cells = {o: {c: self.status(o, c) for c in self._cards} for o in self.owners}
+        return Sheet(owners=list(self.owners), cards=list(self._cards), cells=cells,
+                     categories=dict(self._category), me=self.me, turn=self.last_turn, envelope=self.envelope())
+
+    def known(self, key: Key) -> bool:
+        """Whether the fact is known."""
+        return key in self.justifications
+
+    def roots(self, key: Key) -> list[Key]:
+        """The observations a fact rests on, in derivation order."""
+        seen: set = set()
+        out: list = []
+        stack = [key]
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            j = self.justifications.get(k)
+            if j is None:
+                continue
+            if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS:
+                out.append(k)
+            stack.extend(j.premises)
+        return sorted(out, key=lambda k: self.justifications[k].step)
+
+    def explain(self, key: Key) -> Explanation:
+        """The justification tree of a fact down to the observations; a fact
+        met twice is expanded once."""
+        seen: set = set()
+
+        def build(k: Key) -> Explanation:
+            j = self.justifications.get(k)
+            node = Explanation(k, describe(k, self.values), j)
+            if k in seen:
+                node.repeated = True
+                return node
+            seen.add(k)
+            if j is not None:
+                node.children = [build(p) for p in j.premises]
+            return node
+        return build(key)
+
+
+class _FormatEnv(dict):
+    def __init__(self, env):
+        super().__init__()
+        self.env = env
+
+    def __missing__(self, key):
+        v = self.env.get(key, "")
+        if isinstance(v, (set, frozenset, list, tuple)):
+            return ", ".join(sorted(map(str, v)))
+        return str(v)

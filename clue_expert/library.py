@@ -1,0 +1,227 @@
+"""The rule library: the only functions a rule-file expression may call.
+
+Each function takes the knowledge being reasoned over as its first argument
+(supplied by the evaluator, invisible in rule files) and returns plain values:
+strings, ints, frozensets, tuples.  Nothing here changes the knowledge.
+Functions whose names start with a capital letter build *fact references* for
+a rule's ``because:`` list.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING, Callable
+
+from .facts import ENVELOPE, cards_key, held_key, lacked_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .knowledge import Knowledge
+
+FUNCTIONS: dict[str, Callable] = {}
+#: name -> one-line description, for docs and ``clue-expert rules --functions``.
+DESCRIPTIONS: dict[str, str] = {}
+
+
+def function(doc: str):
+    def register(fn):
+        FUNCTIONS[fn.__name__.rstrip("_")] = fn
+        DESCRIPTIONS[fn.__name__.rstrip("_")] = doc
+        return fn
+    return register
+
+
+# --- the sheet -------------------------------------------------------------
+@function("cards the owner is known to hold")
+def held(k: "Knowledge", owner):
+    return frozenset(k._held[owner])
+
+
+@function("cards the owner is known not to hold")
+def lacked(k: "Knowledge", owner):
+    return frozenset(k._lacked[owner])
+
+
+@function("cards neither held nor lacked by the owner")
+def unknown(k: "Knowledge", owner):
+    return k._all_cards - k._held[owner] - k._lacked[owner]
+
+
+@function("owners known to hold the card")
+def holders(k: "Knowledge", card):
+    return frozenset(k._holders[card])
+
+
+@function("owners known not to hold the card")
+def lackers(k: "Knowledge", card):
+    return frozenset(k._lackers[card])
+
+
+@function("owners not known to lack the card")
+def possible_owners(k: "Knowledge", card):
+    return k._owner_set - k._lackers[card]
+
+
+@function("every owner except the given one")
+def others(k: "Knowledge", owner):
+    return k._owner_set - {owner}
+
+
+@function("the owner's hand size (3 for the envelope)")
+def hand_size(k: "Knowledge", owner):
+    return k._hand_size.get(owner)
+
+
+@function("true when the owner is a player (not the envelope)")
+def is_player(k: "Knowledge", owner):
+    return owner != ENVELOPE
+
+
+@function("the category of a card: suspect, weapon or room")
+def category(k: "Knowledge", card):
+    return k._category[card]
+
+
+@function("the cards of a category")
+def category_cards(k: "Knowledge", cat):
+    return k._category_cards[cat]
+
+
+@function("the cards in the same category as the card, itself included")
+def same_category(k: "Knowledge", card):
+    return k._category_cards[k._category[card]]
+
+
+# --- clauses -----------------------------------------------------------------
+@function("the owner's live one-of clauses (card sets, narrowed, unsatisfied)")
+def clauses(k: "Knowledge", owner):
+    return [c for c in k._clauses[owner] if not (c & k._held[owner])]
+
+
+@function("the owner's live one-of clauses that contain the card")
+def clauses_with(k: "Knowledge", owner, card):
+    return [c for c in k._clauses[owner] if card in c and not (c & k._held[owner])]
+
+
+@function("the owner's not-all clauses containing the card")
+def not_all_with(k: "Knowledge", owner, card):
+    return [c for c in k._not_all[owner] if card in c]
+
+
+@function("a largest-found set of pairwise disjoint live one-of clauses of the owner, on unknown cards")
+def disjoint_clauses(k: "Knowledge", owner):
+    open_ = unknown(k, owner)
+    live = sorted((c for c in clauses(k, owner) if c <= open_), key=lambda c: (len(c), sorted(c)))
+    best: list = []
+    # exact search for small clause sets, greedy beyond
+    if len(live) <= 10:
+        for size in range(len(live), 0, -1):
+            for combo in combinations(live, size):
+                union = frozenset().union(*combo)
+                if len(union) == sum(len(c) for c in combo):
+                    return list(combo)
+        return best
+    used: set = set()
+    for c in live:
+        if not (c & used):
+            best.append(c)
+            used |= c
+    return best
+
+
+@function("groups of k owners whose one-of clauses all lie within the same k cards, one of them the given clause")
+def tight_groups(k: "Knowledge", owner, cards):
+    cards = frozenset(cards)
+    if len(cards) > 4:
+        return []
+    needs = []
+    for o in k.owners:
+        if o == owner:
+            continue
+        for c in clauses(k, o):
+            if len(c) <= 4:
+                needs.append((o, c))
+    found = []
+    for size in range(1, 4):
+        for combo in combinations(needs, size):
+            owners = {owner} | {o for o, _ in combo}
+            if len(owners) != size + 1:
+                continue
+            union = cards.union(*(c for _, c in combo))
+            if len(union) == size + 1:
+                found.append((tuple(sorted(owners)), union,
+                              [cards_key("one-of", owner, cards)] + [cards_key("one-of", o, c) for o, c in combo]))
+    if len(cards) == 1:
+        pass  # a one-card clause is simply "held"; other rules handle it
+    return found
+
+
+# --- helpers -----------------------------------------------------------------
+@function("number of elements")
+def len_(k, xs):
+    return len(xs)
+
+
+@function("the only element of a one-element collection")
+def only(k, xs):
+    (x,) = tuple(xs)
+    return x
+
+
+@function("the union of a collection of card sets")
+def union(k, sets):
+    return frozenset().union(*sets) if sets else frozenset()
+
+
+@function("a sorted list")
+def sorted_(k, xs):
+    return sorted(xs)
+
+
+@function("a frozen set")
+def set_(k, xs):
+    return frozenset(xs)
+
+
+@function("the first element of a pair/tuple")
+def first(k, xs):
+    return tuple(xs)[0]
+
+
+@function("the second element of a pair/tuple")
+def second(k, xs):
+    return tuple(xs)[1]
+
+
+@function("the third element of a tuple")
+def third(k, xs):
+    return tuple(xs)[2]
+
+
+# --- fact references (for because:) ---------------------------------------------
+@function("reference to the fact 'owner holds card'")
+def Held(k, owner, card):
+    return held_key(owner, card)
+
+
+@function("reference to the fact 'owner lacks card'")
+def Lacked(k, owner, card):
+    return lacked_key(owner, card)
+
+
+@function("reference to the fact 'owner holds one of cards'")
+def OneOf(k, owner, cards):
+    return cards_key("one-of", owner, cards)
+
+
+@function("reference to the fact 'owner does not hold all of cards'")
+def NotAll(k, owner, cards):
+    return cards_key("not-all", owner, cards)
+
+
+@function("reference to the fact 'owner holds N cards'")
+def HandSize(k, owner):
+    return ("hand-size", owner)
+
+
+@function("reference to the game set-up fact")
+def GameFact(k, _ignored=None):
+    return ("game",)

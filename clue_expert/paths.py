@@ -1,0 +1,23 @@
+"""Where the shipped data lives: ``rules/`` and ``deals/`` at the top of the
+source tree, copied into ``clue_expert/_data/`` when the wheel is built."""
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """The directory of shipped data ``name`` (``"rules"`` or ``"deals"``)."""
+    installed = _PACKAGE / "_data" / name
+    if installed.is_dir():
+        return installed
+    source = _PACKAGE.parent / name
+    if source.is_dir():
+        return source
+    raise FileNotFoundError(f"clue-expert data directory {name!r} not found (looked in {installed} and {source})")
+
+
+def editions_dir() -> Path:
+    """The directory of edition files (package data)."""
+    return _PACKAGE / "editions"

@@ -1,0 +1,327 @@
+"""Rule files: schema, loading and the generic compiler onto experta.
+
+A rule file (``rules/deduction/*.yaml``) is data.  It is read with
+``yaml.safe_load``, validated against :data:`RULESET_SCHEMA` (JSON Schema),
+and every expression in it is compiled by the whitelisted evaluator in
+:mod:`clue_expert.expr`.  Nothing in a rule file is ever executed as code.
+
+Compilation does not produce one experta rule per YAML rule.  Joins against
+static facts and ``TEST`` lambdas are what make experta slow, so the compiler
+emits one *dispatch* rule per (fact kind, group): it fires once per new fact of
+that kind, and its action runs, in file order, every YAML rule of that group
+triggered by that kind.  Groups order the work CLIPS-style -- cheap intake
+first, then propagation, counting and search -- through the named salience
+levels of :data:`SALIENCE`, the single register of priorities.
+"""
+from __future__ import annotations
+
+import functools
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import jsonschema
+import yaml
+
+from ._experta import AS, KnowledgeEngine, Rule
+from .errors import ExpressionError, RuleFileError
+from .expr import Expression, compile_expression
+from .facts import CONCLUSION_KINDS, KINDS
+from .library import FUNCTIONS
+from .paths import data_dir
+
+#: Named salience levels -- the one register.  Higher fires first.
+SALIENCE: dict[str, int] = {
+    "intake": 40,      # observations become sheet facts
+    "propagate": 30,   # one fact implies others directly
+    "count": 20,       # counting over hands, categories and clauses
+    "search": 10,      # small searches over clause sets
+}
+
+#: Names every expression may read, besides the trigger's fields.
+CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "this")
+
+_ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+_EXPR = {"type": ["string", "number", "boolean"]}
+_PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
+
+#: JSON Schema of a rule file.
+RULESET_SCHEMA: dict = {
+    "type": "object",
+    "required": ["id", "title", "rules"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": _ID},
+        "title": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "metadata": {"type": "object"},
+        "rules": {"type": "array", "minItems": 1, "items": {
+            "type": "object",
+            "required": ["id", "message", "when", "then"],
+            "additionalProperties": False,
+            "properties": {
+                "id": {"type": "string", "pattern": _ID},
+                "message": {"type": "string", "minLength": 1},
+                "group": {"enum": list(SALIENCE)},
+                "when": {"oneOf": [
+                    {"enum": list(KINDS)},
+                    {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
+                ]},
+                "metadata": {"type": "object"},
+                "let": {"type": "object", "additionalProperties": _EXPR},
+                "if": _EXPR,
+                "for": {"type": "object", "additionalProperties": _EXPR},
+                "each": {"type": "object", "additionalProperties": _EXPR},
+                "where": _EXPR,
+                "then": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "minProperties": 1, "maxProperties": 1,
+                    "additionalProperties": False,
+                    "properties": {
+                        "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
+                        "contradiction": {"type": "string"},
+                    },
+                }},
+                "because": {"type": "array", "items": _EXPR, "minItems": 1},
+            },
+        }},
+    },
+}
+
+
+@dataclass
+class Conclusion:
+    """One ``then:`` item: a fact template, or a contradiction message."""
+
+    kind: str
+    """``held``, ``lacked``, ``one-of``, ``not-all`` or ``contradiction``."""
+    args: tuple[Expression, ...] = ()
+    """Owner and card(s) expressions."""
+    message: str = ""
+    """For ``contradiction``: the message template."""
+
+
+@dataclass(eq=False)
+class CompiledRule:
+    """A validated, compiled YAML rule."""
+
+    id: str
+    """Stable kebab-case id."""
+    message: str
+    """One-line message template with ``{placeholders}``."""
+    group: str
+    """Its group (a key of :data:`SALIENCE`)."""
+    on: tuple[str, ...]
+    """Fact kinds that trigger it."""
+    ruleset: str
+    """Id of the file's ruleset."""
+    path: str
+    """The file it came from."""
+    metadata: dict = field(default_factory=dict)
+    """Free metadata (sources, tags)."""
+    lets: list = field(default_factory=list)
+    condition: Expression | None = None
+    loops: list = field(default_factory=list)
+    each: list = field(default_factory=list)
+    where: Expression | None = None
+    then: list = field(default_factory=list)
+    because: list = field(default_factory=list)
+
+    def format_message(self, env: dict) -> str:
+        """The message with this firing's bindings filled in."""
+        return self.message.format_map(_Formatter(env))
+
+
+class _Formatter(dict):
+    def __init__(self, env):
+        super().__init__()
+        self.env = env
+
+    def __missing__(self, key):
+        value = self.env.get(key, "{" + key + "}")
+        if isinstance(value, (set, frozenset, list, tuple)):
+            if value and all(isinstance(v, str) for v in value):
+                return ", ".join(sorted(value) if isinstance(value, (set, frozenset)) else value)
+            return ", ".join(str(v) for v in value)
+        return str(value)
+
+
+@dataclass
+class RuleSet:
+    """The rules of one file."""
+
+    id: str
+    """Kebab-case id."""
+    title: str
+    """Human title."""
+    path: str
+    """The file."""
+    rules: list[CompiledRule]
+    """Its rules in file order."""
+    description: str = ""
+    """Longer description."""
+    metadata: dict = field(default_factory=dict)
+    """Free metadata."""
+
+
+def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
+    for _, fname, spec, conv in string.Formatter().parse(template):
+        if fname is None:
+            continue
+        if fname not in names or spec or conv:
+            raise RuleFileError(path, rule, f"message placeholder {{{fname}}} is not a bound name "
+                                            f"(bound: {', '.join(sorted(names))})")
+
+
+def _compile_rule(raw: dict, ruleset: str, path: str) -> CompiledRule:
+    rid = raw["id"]
+    on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
+    # names bound by every trigger kind
+    fields = None
+    for kind in on:
+        kf = set(KINDS[kind][1])
+        fields = kf if fields is None else fields & kf
+    names = set(fields) | set(CONSTANTS)
+
+    def comp(src: Any, what: str) -> Expression:
+        try:
+            return compile_expression(src, names, FUNCTIONS)
+        except ExpressionError as exc:
+            raise RuleFileError(path, rid, f"{what}: {exc}") from None
+
+    rule = CompiledRule(id=rid, message=raw["message"], group=raw.get("group", "propagate"), on=on,
+                        ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}))
+    for name, src in (raw.get("let") or {}).items():
+        rule.lets.append((name, comp(src, f"let {name}")))
+        names.add(name)
+    if "if" in raw:
+        rule.condition = comp(raw["if"], "if")
+    for name, src in (raw.get("for") or {}).items():
+        rule.loops.append((name, comp(src, f"for {name}")))
+        names.add(name)
+    for name, src in (raw.get("each") or {}).items():
+        rule.each.append((name, comp(src, f"each {name}")))
+        names.add(name)
+    if "where" in raw:
+        rule.where = comp(raw["where"], "where")
+    for item in raw["then"]:
+        (kind, value), = item.items()
+        if kind == "contradiction":
+            _check_message(value, names, path, rid)
+            rule.then.append(Conclusion(kind, (), value))
+        else:
+            assert kind in CONCLUSION_KINDS
+            rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
+    rule.because = [comp(src, "because") for src in raw.get("because", ["this"])]
+    _check_message(rule.message, names, path, rid)
+    return rule
+
+
+def load_ruleset(path: str | Path) -> RuleSet:
+    """Load, validate and compile one rule file.  Raises
+    :class:`RuleFileError` naming the file, the rule and the problem."""
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = yaml.safe_load(fh)
+    except yaml.YAMLError as exc:
+        raise RuleFileError(path, None, f"not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise RuleFileError(path, None, f"cannot read: {exc.strerror}") from None
+    return parse_ruleset(raw, path)
+
+
+def parse_ruleset(raw: Any, path: str) -> RuleSet:
+    """Validate and compile an already-parsed rule file."""
+    validator = jsonschema.Draft202012Validator(RULESET_SCHEMA)
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        where = list(err.absolute_path)
+        rule = None
+        if len(where) >= 2 and where[0] == "rules" and isinstance(where[1], int):
+            try:
+                rule = raw["rules"][where[1]].get("id") or f"#{where[1] + 1}"
+            except Exception:  # pragma: no cover - defensive
+                rule = f"#{where[1] + 1}"
+            where = where[2:]
+        loc = "/".join(str(p) for p in where)
+        raise RuleFileError(path, rule, (f"at {loc}: " if loc else "") + _short(err))
+    seen: set[str] = set()
+    rules = []
+    for item in raw["rules"]:
+        if item["id"] in seen:
+            raise RuleFileError(path, item["id"], "duplicate rule id in this file")
+        seen.add(item["id"])
+        rules.append(_compile_rule(item, raw["id"], path))
+    return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
+                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}))
+
+
+def _short(err: jsonschema.ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        return err.message.replace("Additional properties are not allowed", "unknown key(s)")
+    if err.validator == "required":
+        return err.message.replace("is a required property", "is missing")
+    if err.validator in ("oneOf", "enum") and err.path and err.path[-1] == "when":
+        return f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {err.instance!r}"
+    return err.message
+
+
+def rule_files(kind: str = "deduction", root: str | Path | None = None) -> list[Path]:
+    """The rule files (not scenario files) of ``rules/<kind>/``."""
+    base = Path(root) if root else data_dir("rules")
+    return sorted(p for p in (base / kind).glob("*.yaml") if not p.name.endswith(".test.yaml"))
+
+
+@functools.lru_cache(maxsize=None)
+def default_rulesets() -> tuple[RuleSet, ...]:
+    """The shipped deduction rule files, compiled."""
+    return tuple(load_ruleset(p) for p in rule_files("deduction"))
+
+
+def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
+    """Every rule of ``rulesets``, in load order; rule ids must be unique."""
+    seen: dict[str, str] = {}
+    out = []
+    for rs in rulesets:
+        for r in rs.rules:
+            if r.id in seen:
+                raise RuleFileError(r.path, r.id, f"rule id already used in {seen[r.id]}")
+            seen[r.id] = r.path
+            out.append(r)
+    return out
+
+
+class DispatchTable:
+    """YAML rules indexed by (trigger kind, group), in load order."""
+
+    def __init__(self, rules: Sequence[CompiledRule]):
+        #: All rules, in order.
+        self.rules = list(rules)
+        #: (kind, group) -> rules.
+        self.table: dict[tuple[str, str], list[CompiledRule]] = {}
+        for r in self.rules:
+            for kind in r.on:
+                self.table.setdefault((kind, r.group), []).append(r)
+        #: id -> rule.
+        self.by_id = {r.id: r for r in self.rules}
+
+
+def compile_engine(table: DispatchTable) -> type:
+    """Generate an experta :class:`KnowledgeEngine` subclass with one
+    dispatch rule per (fact kind, group) that has rules.  Its actions call
+    ``self.dispatch(rules, kind, fact)``, provided by the knowledge."""
+    attrs: dict[str, Any] = {}
+    for (kind, group), rules in sorted(table.table.items()):
+        fact_class = KINDS[kind][0]
+
+        def make(kind=kind, rules=tuple(rules)):
+            def action(self, fact):
+                self.dispatch(rules, kind, fact)
+            action.__name__ = f"dispatch_{kind.replace('-', '_')}_{rules[0].group}"
+            return action
+
+        attrs[f"dispatch_{kind.replace('-', '_')}_{group}"] = Rule(
+            AS.fact << fact_class(), salience=SALIENCE[group])(make())
+    return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
