@@ -1,0 +1,77 @@
+"""Seeded random game records with known deals, for tests and benchmarks.
+
+Suggestions are random (one card of each category, uniformly), the first
+player able to disprove shows a random matching card, and now and then a
+player makes a random wrong accusation.  Every seat's record of the same game
+can be produced, each with the true deal attached, so every conclusion can be
+checked against the truth.
+"""
+from __future__ import annotations
+
+import random
+from typing import Iterator
+
+from .cards import CATEGORIES, Edition, get_edition
+from .deals import Deal, random_deal
+from .records import Accusation, Record, Suggestion
+
+
+def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: float = 0.03) -> list:
+    """A random sequence of turns played on ``deal`` (all cards visible)."""
+    ed = deal.edition
+    players = deal.players
+    out: set = set()
+    turns = []
+    seat = 0
+    while len(turns) < n_turns and len(out) < len(players) - 1:
+        by = players[seat % len(players)]
+        seat += 1
+        if by in out:
+            continue
+        cards = tuple(rng.choice(ed.category_cards(cat)) for cat in CATEGORIES)
+        if rng.random() < accuse_rate and cards != deal.envelope:
+            turns.append(Accusation(by, cards, False))
+            out.add(by)
+            continue
+        i = players.index(by)
+        order = players[i + 1:] + players[:i]
+        passed = []
+        shown_by, card = None, None
+        for p in order:
+            mine = [c for c in cards if c in deal.hands[p]]
+            if mine:
+                shown_by, card = p, rng.choice(mine)
+                break
+            passed.append(p)
+        turns.append(Suggestion(by, cards, tuple(passed), shown_by, card))
+    return turns
+
+
+def seat_view(turns: list, me: str) -> list:
+    """The turns as ``me`` saw them: shown cards only where ``me`` was involved."""
+    view = []
+    for t in turns:
+        if isinstance(t, Suggestion) and t.card is not None and me not in (t.by, t.shown_by):
+            t = Suggestion(t.by, t.cards, t.passed, t.shown_by, None)
+        view.append(t)
+    return view
+
+
+def random_record(rng: random.Random, n_players: int = 3, n_turns: int = 30, edition: Edition | None = None,
+                  me: int | None = None, accuse_rate: float = 0.03) -> Record:
+    """One seat's record of a random game, with the true deal attached."""
+    edition = edition or get_edition("cluedo")
+    players = tuple(f"p{i + 1}" for i in range(n_players))
+    deal = random_deal(edition, players, rng)
+    turns = random_turns(deal, rng, n_turns, accuse_rate)
+    seat = players[rng.randrange(n_players) if me is None else me]
+    return Record(edition=edition, players=players, me=seat, hand=deal.hands[seat],
+                  hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, seat),
+                  deal=deal, source="<random>")
+
+
+def random_records(seed: int, count: int, n_players: int, n_turns: int = 30, **kw) -> Iterator[Record]:
+    """``count`` seeded random records."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield random_record(rng, n_players, n_turns, **kw)

@@ -1,0 +1,318 @@
+"""The game record: one game seen from one seat (YAML or JSON).
+
+See ``docs/record-format.md``.  :func:`load_record` parses and validates a
+record against the rules of the game; :func:`replay` feeds it to a
+:class:`~clue_expert.knowledge.Knowledge`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Union
+
+import yaml
+
+from .cards import CATEGORIES, Edition, dealt_hand_sizes, get_edition
+from .deals import Deal, parse_deal
+from .errors import ClueError, ContradictionError, RecordError
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggestion and its answer."""
+
+    by: str
+    """The suggester."""
+    cards: tuple[str, str, str]
+    """Suspect, weapon, room."""
+    passed: tuple[str, ...] = ()
+    """Players who could not disprove, in asking order."""
+    shown_by: str | None = None
+    """Who disproved it (None: nobody could)."""
+    card: str | None = None
+    """The card shown, when the record's seat saw it."""
+
+    def to_dict(self) -> dict:
+        d = {"by": self.by, "suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by}
+        if self.card is not None:
+            d["card"] = self.card
+        return d
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """An accusation and its verdict."""
+
+    by: str
+    """The accuser."""
+    cards: tuple[str, str, str]
+    """Suspect, weapon, room."""
+    correct: bool
+    """Whether it matched the envelope."""
+
+    def to_dict(self) -> dict:
+        return {"by": self.by, "accuse": list(self.cards), "correct": self.correct}
+
+
+Turn = Union[Suggestion, Accusation]
+
+
+@dataclass
+class Record:
+    """A game seen from one seat."""
+
+    edition: Edition
+    """The card list."""
+    players: tuple[str, ...]
+    """Seat order."""
+    me: str
+    """Whose knowledge the record holds."""
+    hand: tuple[str, ...]
+    """``me``'s cards."""
+    hand_sizes: dict
+    """player -> hand size."""
+    turns: list = field(default_factory=list)
+    """Suggestions and accusations in order (turn numbers are 1-based)."""
+    deal: Deal | None = None
+    """The true deal, when known (records written by simulations)."""
+    source: str = "<record>"
+    """File name or other origin."""
+
+    def to_dict(self) -> dict:
+        """The YAML/JSON form."""
+        d = {"edition": self.edition.id, "players": list(self.players), "me": self.me,
+             "hand": list(self.hand), "hand_sizes": dict(self.hand_sizes),
+             "turns": [t.to_dict() for t in self.turns]}
+        if self.deal is not None:
+            d["deal"] = {"envelope": list(self.deal.envelope), "hands": {p: list(h) for p, h in self.deal.hands.items()}}
+        return d
+
+
+def dump_record(record: Record, path: str | Path) -> None:
+    """Write a record as YAML (``.yaml``/``.yml``) or JSON (anything else)."""
+    path = Path(path)
+    data = record.to_dict()
+    text = (yaml.safe_dump(data, sort_keys=False, default_flow_style=None) if path.suffix in (".yaml", ".yml")
+            else json.dumps(data, indent=1))
+    path.write_text(text, encoding="utf-8")
+
+
+def load_record(path: str | Path) -> Record:
+    """Load and validate a record file (YAML or JSON)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read ({exc.strerror})", source=str(path)) from None
+    try:
+        data = yaml.safe_load(text)  # JSON is YAML
+    except yaml.YAMLError as exc:
+        raise RecordError(f"neither YAML nor JSON ({exc})", source=str(path)) from None
+    return parse_record(data, str(path))
+
+
+def _cards(edition: Edition, names, source, turn, what) -> tuple:
+    if not isinstance(names, (list, tuple)):
+        raise RecordError(f"{what} must be a list of cards, got {names!r}", source=source, turn=turn)
+    try:
+        return edition.resolve_all(str(n) for n in names)
+    except ClueError as exc:
+        raise RecordError(f"{what}: {exc}", source=source, turn=turn) from None
+
+
+def _triple(edition, names, source, turn, what) -> tuple:
+    cards = _cards(edition, names, source, turn, what)
+    cats = [edition.category_of(c) for c in cards]
+    if len(cards) != 3 or sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
+        raise RecordError(f"{what} must name one suspect, one weapon and one room, got {list(names)}",
+                          source=source, turn=turn)
+    return tuple(sorted(cards, key=lambda c: CATEGORIES.index(edition.category_of(c))))
+
+
+def parse_record(data: object, source: str = "<record>") -> Record:
+    """Validate a parsed record against the rules of the game."""
+    if not isinstance(data, dict):
+        raise RecordError("a record must be a mapping", source=source)
+    unknown = set(data) - {"edition", "players", "me", "hand", "hand_sizes", "turns", "deal"}
+    if unknown:
+        raise RecordError(f"unknown key(s) {sorted(unknown)}", source=source)
+    for key in ("edition", "players", "me", "hand"):
+        if key not in data:
+            raise RecordError(f"missing key {key!r}", source=source)
+    try:
+        edition = get_edition(str(data["edition"]))
+    except ClueError as exc:
+        raise RecordError(str(exc), source=source) from None
+    players = data["players"]
+    if not isinstance(players, list) or not 2 <= len(players) <= 6:
+        raise RecordError(f"players must be a list of 2 to 6 names, got {players!r}", source=source)
+    players = tuple(str(p) for p in players)
+    if len(set(players)) != len(players) or "envelope" in players:
+        raise RecordError(f"player names must be distinct and not 'envelope': {list(players)}", source=source)
+    me = str(data["me"])
+    if me not in players:
+        raise RecordError(f"me ({me!r}) is not one of the players {list(players)}", source=source)
+
+    def player(name, turn, what):
+        if str(name) not in players:
+            raise RecordError(f"{what} {name!r} is not one of the players {list(players)}", source=source, turn=turn)
+        return str(name)
+
+    sizes = dict(zip(players, dealt_hand_sizes(len(players), len(edition.cards))))
+    given = data.get("hand_sizes") or {}
+    if not isinstance(given, dict):
+        raise RecordError("hand_sizes must map players to numbers", source=source)
+    for p, n in given.items():
+        player(p, None, "hand_sizes names")
+        if not isinstance(n, int) or n < 0:
+            raise RecordError(f"hand size of {p} must be a whole number, got {n!r}", source=source)
+        sizes[str(p)] = n
+    if sum(sizes.values()) != len(edition.cards) - 3:
+        raise RecordError(f"hand sizes {sizes} add up to {sum(sizes.values())}, but {len(edition.cards) - 3} "
+                          f"cards are dealt", source=source)
+    hand = _cards(edition, data["hand"], source, None, "hand")
+    if len(set(hand)) != len(hand):
+        raise RecordError(f"hand repeats a card: {list(hand)}", source=source)
+    if len(hand) != sizes[me]:
+        raise RecordError(f"{me}'s hand has {len(hand)} cards but {me} holds {sizes[me]}", source=source)
+    deal = None
+    if data.get("deal") is not None:
+        d = dict(data["deal"])
+        d.setdefault("edition", edition.id)
+        d.setdefault("players", list(players))
+        try:
+            deal = parse_deal(d, f"{source}: deal", check_sizes=False)
+        except ClueError as exc:
+            raise RecordError(str(exc), source=source) from None
+        if set(deal.hands[me]) != set(hand):
+            raise RecordError(f"the deal gives {me} {list(deal.hands[me])} but the hand is {list(hand)}", source=source)
+
+    turns: list = []
+    out: set = set()
+    finished = None
+    raw_turns = data.get("turns") or []
+    if not isinstance(raw_turns, list):
+        raise RecordError("turns must be a list", source=source)
+    for n, raw in enumerate(raw_turns, start=1):
+        if not isinstance(raw, dict):
+            raise RecordError(f"a turn must be a mapping, got {raw!r}", source=source, turn=n)
+        if finished is not None:
+            raise RecordError(f"the game ended on turn {finished} with a correct accusation", source=source, turn=n)
+        by = player(raw.get("by"), n, "by:")
+        if by in out:
+            raise RecordError(f"{by} made a wrong accusation earlier and is out of the game", source=source, turn=n)
+        if "accuse" in raw:
+            extra = set(raw) - {"by", "accuse", "correct"}
+            if extra:
+                raise RecordError(f"unknown key(s) {sorted(extra)} in an accusation", source=source, turn=n)
+            cards = _triple(edition, raw["accuse"], source, n, "accuse")
+            correct = raw.get("correct")
+            if not isinstance(correct, bool):
+                raise RecordError("an accusation needs correct: true or false", source=source, turn=n)
+            if deal is not None and correct != (tuple(cards) == deal.envelope):
+                raise RecordError(f"correct: {correct} contradicts the deal's envelope", source=source, turn=n)
+            turns.append(Accusation(by, cards, correct))
+            if correct:
+                finished = n
+            else:
+                out.add(by)
+            continue
+        if "suggest" not in raw:
+            raise RecordError("a turn needs 'suggest' or 'accuse'", source=source, turn=n)
+        extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card"}
+        if extra:
+            raise RecordError(f"unknown key(s) {sorted(extra)} in a suggestion", source=source, turn=n)
+        cards = _triple(edition, raw["suggest"], source, n, "suggest")
+        passed_raw = raw.get("passed") or []
+        if not isinstance(passed_raw, list):
+            raise RecordError("passed must be a list of players", source=source, turn=n)
+        passed = tuple(player(p, n, "passed:") for p in passed_raw)
+        shown_by = raw.get("shown_by")
+        shown_by = None if shown_by in (None, "", "-", "nobody") else player(shown_by, n, "shown_by:")
+        i = players.index(by)
+        order = players[i + 1:] + players[:i]
+        if by in passed or by == shown_by:
+            raise RecordError(f"{by} cannot answer his own suggestion", source=source, turn=n)
+        if len(set(passed)) != len(passed):
+            raise RecordError(f"passed repeats a player: {list(passed)}", source=source, turn=n)
+        if set(passed) != set(order[:len(passed)]):
+            raise RecordError(f"players are asked in seat order {list(order)}: passes {list(passed)} skip "
+                              f"{[p for p in order[:len(passed)] if p not in passed]}", source=source, turn=n)
+        passed = tuple(order[:len(passed)])
+        if shown_by is None:
+            if len(passed) != len(order):
+                raise RecordError(f"nobody showed a card, but {[p for p in order if p not in passed]} did not pass",
+                                  source=source, turn=n)
+        elif shown_by != order[len(passed)]:
+            raise RecordError(f"{shown_by} showed a card, but after the passes {list(passed)} the next player "
+                              f"asked is {order[len(passed)]}", source=source, turn=n)
+        card = raw.get("card")
+        if card is not None:
+            if me not in (by, shown_by):
+                raise RecordError(f"card {card!r} is given, but {me} neither made nor disproved this suggestion "
+                                  f"and could not see it", source=source, turn=n)
+            if shown_by is None:
+                raise RecordError("card is given but nobody showed one", source=source, turn=n)
+            try:
+                card = edition.resolve(str(card))
+            except ClueError as exc:
+                raise RecordError(f"card: {exc}", source=source, turn=n) from None
+            if card not in cards:
+                raise RecordError(f"the shown card {card} is not one of the suggested {list(cards)}",
+                                  source=source, turn=n)
+        if me in passed and set(cards) & set(hand):
+            raise RecordError(f"{me} passed but holds {sorted(set(cards) & set(hand))}", source=source, turn=n)
+        if shown_by == me:
+            mine = set(cards) & set(hand)
+            if not mine:
+                raise RecordError(f"{me} showed a card but holds none of {list(cards)}", source=source, turn=n)
+            if card is not None and card not in mine:
+                raise RecordError(f"{me} showed {card}, which is not in {me}'s hand", source=source, turn=n)
+        if deal is not None:
+            for p in passed:
+                if set(cards) & set(deal.hands[p]):
+                    raise RecordError(f"{p} passed but the deal gives {p} "
+                                      f"{sorted(set(cards) & set(deal.hands[p]))}", source=source, turn=n)
+            if shown_by is not None and not set(cards) & set(deal.hands[shown_by]):
+                raise RecordError(f"{shown_by} showed a card but the deal gives {shown_by} none of them",
+                                  source=source, turn=n)
+            if card is not None and card not in deal.hands[shown_by]:
+                raise RecordError(f"{shown_by} showed {card} but the deal does not give it to {shown_by}",
+                                  source=source, turn=n)
+        turns.append(Suggestion(by, cards, passed, shown_by, card))
+    return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
+                  deal=deal, source=source)
+
+
+def feed(knowledge, turn_number: int, turn: Turn) -> None:
+    """Give one turn to a knowledge."""
+    if isinstance(turn, Accusation):
+        knowledge.observe_accusation(turn_number, turn.by, turn.cards, turn.correct)
+    else:
+        knowledge.observe_suggestion(turn_number, turn.by, turn.cards, turn.passed, turn.shown_by, turn.card)
+
+
+def replay(record: Record, upto: int | None = None, *, on_fire: Callable | None = None,
+           complete: bool = True, rulesets=None, strict: bool = True):
+    """Feed a record to a new :class:`~clue_expert.knowledge.Knowledge` up to
+    turn ``upto`` (all turns when None).  With ``strict`` a contradiction
+    raises; otherwise returns ``(knowledge, error)`` with the knowledge as it
+    was before the offending turn."""
+    from .knowledge import Knowledge
+
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
+                  rulesets=rulesets, on_fire=on_fire)
+    error = None
+    try:
+        k.observe_hand(record.hand)
+        for n, turn in enumerate(record.turns, start=1):
+            if upto is not None and n > upto:
+                break
+            feed(k, n, turn)
+    except ContradictionError as exc:
+        if exc.turn is None:
+            exc.turn = k.last_turn
+        if strict:
+            raise
+        error = exc
+    return k if strict else (k, error)
