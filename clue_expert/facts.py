@@ -172,3 +172,46 @@ def describe(key: Key, facts: dict | None = None) -> str:
         verdict = "right" if v.get("correct") else "wrong"
         return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
     return repr(key)
+
+
+_HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "owns": "held",
+               "lacks": "lacked", "lack": "lacked", "doesnt-have": "lacked", "does-not-have": "lacked",
+               "doesnt-hold": "lacked", "does-not-hold": "lacked", "not": "lacked"}
+
+
+def parse_fact(text: str, edition, owners) -> Key:
+    """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
+    kitchen"``, ``"bob holds one of rope, hall, plum"`` or ``"rope is in the
+    envelope"`` into a fact key.  Card names go through the edition (aliases,
+    near-match errors)."""
+    import re
+
+    from .errors import QueryError, UnknownPlayerError
+
+    s = " ".join(str(text).replace("'", "").split()).lower()
+    m = re.fullmatch(r"(.+?) is (not )?in the envelope", s)
+    if m:
+        card = edition.resolve(m.group(1))
+        return (lacked_key if m.group(2) else held_key)(ENVELOPE, card)
+    m = re.fullmatch(r"(\S+) (holds|has|owns|lacks|does not have|doesnt have|does not hold|doesnt hold)"
+                     r"( (one of|all of|at least one of))? (.+)", s)
+    if not m:
+        raise QueryError(f"cannot read {text!r}; write e.g. 'bob lacks rope', 'bob holds rope', "
+                         f"'envelope holds kitchen' or 'bob holds one of rope, hall, plum'")
+    owner, verb, _, quant, rest = m.groups()
+    owners_l = {o.lower(): o for o in owners}
+    if owner not in owners_l:
+        import difflib
+        near = difflib.get_close_matches(owner, list(owners_l), n=2)
+        raise UnknownPlayerError(f"unknown owner {owner!r}; owners are {', '.join(owners)}"
+                                 + (f" (did you mean {near[0]}?)" if near else ""))
+    owner = owners_l[owner]
+    kind = _HOLD_WORDS[verb.replace(" ", "-")]
+    if quant in ("one of", "at least one of"):
+        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest) if c.strip()]
+        return cards_key("one-of" if kind == "held" else "not-all", owner, cards)
+    if quant == "all of":
+        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b)\s*", rest) if c.strip()]
+        return cards_key("not-all", owner, cards) if kind == "lacked" else cards_key("one-of", owner, cards)
+    card = edition.resolve(re.sub(r"^the ", "", rest))
+    return (held_key if kind == "held" else lacked_key)(owner, card)

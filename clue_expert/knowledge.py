@@ -160,7 +160,8 @@ class Knowledge:
         self._category = {c.id: c.category for c in edition.cards}
         self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in CATEGORIES}
         self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "__lib__": self}
+                          "CARDS": self._all_cards, "ME": me, "__lib__": self,
+                          "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))}}
         self._observations: list[tuple] = []
         self._reset()
 
@@ -567,5 +568,6 @@ class _FormatEnv(dict):
     def __missing__(self, key):
         v = self.env.get(key, "")
         if isinstance(v, (set, frozenset, list, tuple)):
-            return ", ".join(sorted(map(str, v)))
+            order = self.env.get("__order__", {})
+            return ", ".join(sorted(map(str, v), key=lambda x: (order.get(x, len(order)), x)))
         return str(v)

@@ -12,7 +12,7 @@ def data_dir(name: str) -> Path:
     installed = _PACKAGE / "_data" / name
     if installed.is_dir():
         return installed
-    source = _PACKAGE.parent / name
+    source = _PACKAGE.parent / ("docs/examples" if name == "examples" else name)
     if source.is_dir():
         return source
     raise FileNotFoundError(f"clue-expert data directory {name!r} not found (looked in {installed} and {source})")

@@ -141,7 +141,10 @@ class _Formatter(dict):
         value = self.env.get(key, "{" + key + "}")
         if isinstance(value, (set, frozenset, list, tuple)):
             if value and all(isinstance(v, str) for v in value):
-                return ", ".join(sorted(value) if isinstance(value, (set, frozenset)) else value)
+                order = self.env.get("__order__", {})
+                if isinstance(value, (set, frozenset)):
+                    value = sorted(value, key=lambda v: (order.get(v, len(order)), v))
+                return ", ".join(value)
             return ", ".join(str(v) for v in value)
         return str(value)
 

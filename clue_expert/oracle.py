@@ -1,0 +1,132 @@
+"""Independent oracles of what a record entails, for tests and benchmarks.
+
+Both work from the :class:`~clue_expert.records.Record` alone and share no code
+with the knowledge engine:
+
+* :func:`brute_force_entailed` enumerates every deal (small decks only) and
+  keeps those consistent with the seat's observations;
+* :func:`cnf_entailed` encodes the record as plain CNF with sequential-counter
+  cardinality constraints (``pysat.card``) and asks Glucose, cell by cell.
+
+Each returns ``{(owner, card): "held" | "lacked"}`` for every entailed cell.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterator
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+from pysat.solvers import Glucose3
+
+from .cards import CATEGORIES
+from .records import Accusation, Record
+
+ENVELOPE = "envelope"
+
+
+def _deals(record: Record) -> Iterator[dict]:
+    ed = record.edition
+    players = record.players
+    for env in itertools.product(*(ed.category_cards(c) for c in CATEGORIES)):
+        rest = [c for c in ed.card_ids if c not in env]
+        sizes = [record.hand_sizes[p] for p in players]
+
+        def assign(i, remaining):
+            if i == len(players):
+                yield {}
+                return
+            for hand in itertools.combinations(remaining, sizes[i]):
+                left = [c for c in remaining if c not in hand]
+                for tail in assign(i + 1, left):
+                    tail[players[i]] = set(hand)
+                    yield tail
+        for hands in assign(0, rest):
+            owner = {c: p for p, h in hands.items() for c in h}
+            owner.update({c: ENVELOPE for c in env})
+            yield owner
+
+
+def consistent(record: Record, owner: dict, upto: int | None = None) -> bool:
+    """Whether a deal (card -> owner) agrees with the record's observations."""
+    if any(owner[c] != record.me for c in record.hand):
+        return False
+    for n, t in enumerate(record.turns, start=1):
+        if upto is not None and n > upto:
+            break
+        if isinstance(t, Accusation):
+            right = all(owner[c] == ENVELOPE for c in t.cards)
+            if right != t.correct:
+                return False
+            continue
+        if any(owner[c] == p for p in t.passed for c in t.cards):
+            return False
+        if t.shown_by is not None:
+            if t.card is not None and owner[t.card] != t.shown_by:
+                return False
+            if not any(owner[c] == t.shown_by for c in t.cards):
+                return False
+    return True
+
+
+def brute_force_entailed(record: Record, upto: int | None = None) -> dict | None:
+    """Entailed cells by enumeration (None when no deal is consistent)."""
+    owners = list(record.players) + [ENVELOPE]
+    seen: dict = {}
+    any_deal = False
+    for deal in _deals(record):
+        if not consistent(record, deal, upto):
+            continue
+        any_deal = True
+        for c, o in deal.items():
+            for x in owners:
+                seen.setdefault((x, c), set()).add(o == x)
+    if not any_deal:
+        return None
+    return {cell: ("held" if vals == {True} else "lacked") for cell, vals in seen.items() if len(vals) == 1}
+
+
+def cnf_entailed(record: Record, upto: int | None = None) -> dict | None:
+    """Entailed cells by CNF + Glucose (None when unsatisfiable)."""
+    ed = record.edition
+    owners = list(record.players) + [ENVELOPE]
+    pool = IDPool()
+    x = {(o, c): pool.id(("x", o, c)) for o in owners for c in ed.card_ids}
+    clauses: list = []
+
+    def exactly(lits, k):
+        clauses.extend(CardEnc.equals(lits=lits, bound=k, vpool=pool, encoding=EncType.seqcounter).clauses)
+
+    for c in ed.card_ids:
+        exactly([x[(o, c)] for o in owners], 1)
+    for p in record.players:
+        exactly([x[(p, c)] for c in ed.card_ids], record.hand_sizes[p])
+    for cat in CATEGORIES:
+        exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], 1)
+    for c in record.hand:
+        clauses.append([x[(record.me, c)]])
+    for n, t in enumerate(record.turns, start=1):
+        if upto is not None and n > upto:
+            break
+        if isinstance(t, Accusation):
+            if t.correct:
+                clauses.extend([[x[(ENVELOPE, c)]] for c in t.cards])
+            else:
+                clauses.append([-x[(ENVELOPE, c)] for c in t.cards])
+            continue
+        for p in t.passed:
+            clauses.extend([[-x[(p, c)]] for c in t.cards])
+        if t.shown_by is not None:
+            if t.card is not None:
+                clauses.append([x[(t.shown_by, t.card)]])
+            clauses.append([x[(t.shown_by, c)] for c in t.cards])
+    out: dict = {}
+    with Glucose3(bootstrap_with=clauses) as s:
+        if not s.solve():
+            return None
+        for (o, c), v in x.items():
+            if not s.solve(assumptions=[-v]):
+                out[(o, c)] = "held"
+            elif not s.solve(assumptions=[v]):
+                out[(o, c)] = "lacked"
+    return out

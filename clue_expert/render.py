@@ -1,0 +1,146 @@
+"""Everything rich: sheets, explanation trees, rule tables, watch traces.
+
+Core objects never import rich; this module wraps them in small views with a
+``__rich__`` method, and :func:`make_console` builds the one console the CLI
+prints through (tests use a fixed-width, colourless one).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from .cards import CATEGORIES, Edition
+from .facts import describe
+from .knowledge import Explanation, Firing, Knowledge, Sheet
+from .rules import RuleSet
+
+MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
+STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
+
+
+def make_console(*, width: int | None = None, color: bool = True, file=None, record: bool = False) -> Console:
+    """The console everything is printed through."""
+    return Console(width=width, no_color=not color, color_system="auto" if color else None,
+                   highlight=False, file=file, record=record, emoji=False,
+                   force_terminal=None if color else False)
+
+
+class SheetView:
+    """A detective sheet as a table: ✓ held, ✗ lacked, blank unknown."""
+
+    def __init__(self, sheet: Sheet, edition: Edition, title: str | None = None):
+        self.sheet = sheet
+        self.edition = edition
+        self.title = title
+
+    def __rich__(self):
+        s = self.sheet
+        title = self.title or (f"{s.me}'s sheet" + (f" after turn {s.turn}" if s.turn else " (the deal)"))
+        table = Table(title=title, show_lines=False, header_style="bold")
+        table.add_column("card")
+        for o in s.owners:
+            table.add_column(o, justify="center")
+        for cat in CATEGORIES:
+            table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(s.owners))
+            for c in s.cards:
+                if s.categories[c] != cat:
+                    continue
+                label = Text(self.edition.display(c) if c in self.edition.card_ids else c)
+                if s.cells["envelope"][c] == "held":
+                    label.stylize("bold yellow")
+                table.add_row(label, *[Text(MARK[s.cells[o][c]], style=STYLE[s.cells[o][c]]) for o in s.owners])
+        env = s.envelope
+        found = ", ".join(f"{cat}: {env[cat] or '?'}" for cat in CATEGORIES)
+        solved = all(env.values())
+        return Group(table, Text(("Solved! " if solved else "") + "Envelope — " + found,
+                                 style="bold yellow" if solved else ""))
+
+
+class ExplanationView:
+    """A ``why`` tree down to the observations."""
+
+    def __init__(self, explanation: Explanation):
+        self.explanation = explanation
+
+    @staticmethod
+    def _label(node: Explanation) -> Text:
+        t = Text(node.text, style="bold")
+        j = node.justification
+        if j is None:
+            t.append("  (not known)", style="dim")
+        elif node.repeated:
+            t.append("  (explained above)", style="dim")
+        elif j.rule == "observation":
+            t.append("  [observed]", style="cyan")
+        else:
+            t.append(f"  [{j.rule}]", style="magenta")
+            if j.rule != "case-analysis":
+                t.append(f" {j.message}", style="dim")
+            else:
+                t.append(f" minimal premise set of {len(j.premises)} facts", style="dim")
+        return t
+
+    def __rich__(self):
+        root = Tree(self._label(self.explanation))
+
+        def add(tree: Tree, node: Explanation):
+            for child in node.children:
+                sub = tree.add(self._label(child))
+                add(sub, child)
+        add(root, self.explanation)
+        return root
+
+
+class RulesView:
+    """Every rule with its id, group, trigger and message."""
+
+    def __init__(self, rulesets: Iterable[RuleSet]):
+        self.rulesets = list(rulesets)
+
+    def __rich__(self):
+        table = Table(title="Deduction rules", header_style="bold")
+        table.add_column("id", no_wrap=True, style="magenta")
+        table.add_column("group")
+        table.add_column("when")
+        table.add_column("message", ratio=1)
+        for rs in self.rulesets:
+            for r in rs.rules:
+                table.add_row(r.id, r.group, ", ".join(r.on), r.message)
+        return table
+
+
+def firing_line(firing: Firing, values: dict | None = None) -> Text:
+    """One ``--watch`` line, CLIPS ``(watch rules)`` style."""
+    t = Text(f"FIRE {firing.step:4d} ", style="dim")
+    t.append(firing.rule, style="magenta")
+    t.append(": " + firing.message)
+    t.append("  => " + "; ".join(describe(k) for k in firing.conclusions), style="green")
+    return t
+
+
+def explanation_json(node: Explanation) -> dict:
+    """A ``why`` tree as JSON."""
+    j = node.justification
+    out = {"fact": node.text, "key": list(node.key) if not isinstance(node.key[-1], tuple)
+           else [*node.key[:-1], list(node.key[-1])]}
+    if j is None:
+        out["known"] = False
+        return out
+    out.update({"rule": j.rule, "message": j.message, "turn": j.turn, "step": j.step})
+    if node.repeated:
+        out["repeated"] = True
+    else:
+        out["because"] = [explanation_json(c) for c in node.children]
+    return out
+
+
+def knowledge_summary(k: Knowledge) -> Text:
+    """One line: how many facts, how many from case analysis."""
+    derived = [j for j in k.justifications.values() if j.rule not in ("observation", "given")]
+    cases = sum(1 for j in derived if j.rule == "case-analysis")
+    return Text(f"{len(derived)} facts derived by {len(k.firings)} rule firings ({cases} by case analysis)",
+                style="dim")

@@ -1,0 +1,169 @@
+"""Scenario files: small situations where a rule must or must not fire.
+
+Every rule file ``rules/<kind>/x.yaml`` has ``x.test.yaml`` beside it::
+
+    ruleset: ownership
+    scenarios:
+      - name: a held card is lacked by every other owner
+        rule: holder-excludes-other-owners   # the rule under test
+        fires: true                          # must fire (false: must not)
+        players: [ann, bob, cat]             # optional (default ann, bob, cat)
+        edition: cluedo                      # optional (default cluedo)
+        me: ann                              # optional; with hand: [...]
+        given: ["bob holds rope"]            # facts asserted directly
+        turns: []                            # optional record turns
+        with: []                             # other rules to enable
+        expect: ["ann lacks rope"]           # facts this rule must conclude
+        contradiction: false                 # true: the rule must report one
+
+Only the rule under test (plus ``with``) is active and the case analysis is
+off, so a scenario tests exactly one rule.  :func:`check_coverage` lists the
+rules that lack a must-fire or a must-not-fire scenario.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from .cards import get_edition
+from .errors import ContradictionError, RuleFileError
+from .facts import describe, parse_fact
+from .knowledge import Knowledge
+from .records import feed
+from .rules import RuleSet
+
+SCENARIO_SCHEMA = {
+    "type": "object",
+    "required": ["ruleset", "scenarios"],
+    "additionalProperties": False,
+    "properties": {
+        "ruleset": {"type": "string"},
+        "scenarios": {"type": "array", "items": {
+            "type": "object",
+            "required": ["name", "rule", "fires"],
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string"}, "rule": {"type": "string"}, "fires": {"type": "boolean"},
+                "players": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                "edition": {"type": "string"}, "me": {"type": "string"},
+                "hand": {"type": "array", "items": {"type": "string"}},
+                "hand_sizes": {"type": "object"},
+                "given": {"type": "array", "items": {"type": "string"}},
+                "turns": {"type": "array"},
+                "with": {"type": "array", "items": {"type": "string"}},
+                "expect": {"type": "array", "items": {"type": "string"}},
+                "contradiction": {"type": "boolean"},
+            },
+        }},
+    },
+}
+
+
+@dataclass
+class Scenario:
+    """One scenario of a scenario file."""
+
+    name: str
+    """What it shows."""
+    rule: str
+    """The rule under test."""
+    fires: bool
+    """Whether the rule must fire."""
+    data: dict = field(default_factory=dict)
+    """The raw scenario."""
+    path: str = ""
+    """Its file."""
+
+
+def scenario_path(ruleset_path: str | Path) -> Path:
+    """``x.yaml`` -> ``x.test.yaml``."""
+    p = Path(ruleset_path)
+    return p.with_name(p.stem + ".test.yaml")
+
+
+def load_scenarios(path: str | Path) -> list[Scenario]:
+    """Load and validate a scenario file."""
+    path = str(path)
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+    errors = list(jsonschema.Draft202012Validator(SCENARIO_SCHEMA).iter_errors(raw))
+    if errors:
+        e = errors[0]
+        raise RuleFileError(path, None, f"at {'/'.join(map(str, e.absolute_path))}: {e.message}")
+    return [Scenario(s["name"], s["rule"], s["fires"], s, path) for s in raw["scenarios"]]
+
+
+def check_coverage(ruleset: RuleSet, scenarios: list[Scenario]) -> list[str]:
+    """Problems: rules without a must-fire or must-not-fire scenario, and
+    scenarios naming rules not in the file."""
+    problems = []
+    ids = {r.id for r in ruleset.rules}
+    for r in ruleset.rules:
+        kinds = {s.fires for s in scenarios if s.rule == r.id}
+        if True not in kinds:
+            problems.append(f"rule {r.id!r} has no scenario where it must fire")
+        if False not in kinds:
+            problems.append(f"rule {r.id!r} has no scenario where it must not fire")
+    for s in scenarios:
+        if s.rule not in ids:
+            problems.append(f"scenario {s.name!r} tests unknown rule {s.rule!r}")
+    return problems
+
+
+def run_scenario(scenario: Scenario, rulesets) -> None:
+    """Run one scenario; raises AssertionError with a clear message when it fails."""
+    d = scenario.data
+    edition = get_edition(d.get("edition", "cluedo"))
+    players = d.get("players", ["ann", "bob", "cat"])
+    me = d.get("me")
+    where = f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule})"
+    active = [scenario.rule, *d.get("with", [])]
+    sizes = d.get("hand_sizes")
+    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False)
+    raised = None
+    try:
+        if d.get("hand"):
+            k.observe_hand(edition.resolve_all(d["hand"]))
+        if d.get("given"):
+            k.assume([parse_fact(t, edition, k.owners) for t in d["given"]])
+        if d.get("turns"):
+            for n, t in enumerate(_turns(d["turns"], edition, players), start=1):
+                feed(k, n, t)
+    except ContradictionError as exc:
+        raised = exc
+    fired = [f for f in k.firings if f.rule == scenario.rule]
+    if d.get("contradiction"):
+        assert raised is not None and scenario.rule in str(raised), \
+            f"{where}: expected the rule to report a contradiction, got {raised!r}"
+        return
+    if raised is not None:
+        raise AssertionError(f"{where}: unexpected contradiction: {raised}")
+    if scenario.fires:
+        assert fired, f"{where}: the rule did not fire"
+        made = {c for f in fired for c in f.conclusions}
+        for text in d.get("expect", []):
+            key = parse_fact(text, edition, k.owners)
+            assert key in made, (f"{where}: expected the rule to conclude {describe(key)!r}; it concluded "
+                                 f"{sorted(describe(c) for c in made)}")
+    else:
+        assert not fired, f"{where}: the rule fired: {[f.message for f in fired]}"
+        for text in d.get("expect", []):
+            key = parse_fact(text, edition, k.owners)
+            assert not k.known(key), f"{where}: {describe(key)!r} was concluded"
+
+
+def _turns(raw_turns, edition, players):
+    """Turns of a scenario, parsed leniently (no seat's hand needed)."""
+    from .records import Accusation, Suggestion
+    out = []
+    for t in raw_turns:
+        if "accuse" in t:
+            out.append(Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"])))
+        else:
+            card = edition.resolve(t["card"]) if t.get("card") else None
+            out.append(Suggestion(t["by"], edition.resolve_all(t["suggest"]), tuple(t.get("passed", [])),
+                                  t.get("shown_by"), card))
+    return out

@@ -1,0 +1,87 @@
+"""Deductions against the true deal (soundness) and against two independent
+oracles (completeness): after every observation the sheet holds exactly the
+entailed facts."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clue_expert.cards import build_edition
+from clue_expert.deals import random_deal
+from clue_expert.knowledge import Knowledge
+from clue_expert.oracle import brute_force_entailed, cnf_entailed
+from clue_expert.randomgame import random_record, random_turns, seat_view
+from clue_expert.records import Record, feed
+
+SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
+
+
+def sheet_facts(k: Knowledge) -> dict:
+    return {(o, c): s for o in k.owners for c in k.edition.card_ids
+            if (s := k.status(o, c)) != "unknown"}
+
+
+def check_every_step(record: Record, oracle) -> int:
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
+    k.observe_hand(record.hand)
+    checked = 0
+    for n in range(0, len(record.turns) + 1):
+        if n:
+            feed(k, n, record.turns[n - 1])
+        facts = sheet_facts(k)
+        truth = record.deal
+        for (o, c), s in facts.items():
+            assert (truth.owner_of(c) == o) == (s == "held"), f"turn {n}: false conclusion {o} {s} {c}"
+        expected = oracle(record, n)
+        assert facts == expected, (f"turn {n}: missing {set(expected.items()) - set(facts.items())}, "
+                                   f"extra {set(facts.items()) - set(expected.items())}")
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_complete_against_cnf_oracle_every_turn(players):
+    rng = random.Random(1000 + players)
+    for _ in range(5):
+        record = random_record(rng, players, n_turns=24)
+        check_every_step(record, cnf_entailed)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_complete_against_brute_force_on_small_decks(players):
+    rng = random.Random(7 + players)
+    for _ in range(12):
+        record = random_record(rng, players, n_turns=10, edition=SMALL, accuse_rate=0.1)
+        check_every_step(record, brute_force_entailed)
+
+
+def test_oracles_agree_with_each_other():
+    rng = random.Random(3)
+    for _ in range(10):
+        record = random_record(rng, 3, n_turns=8, edition=SMALL, accuse_rate=0.2)
+        for n in range(len(record.turns) + 1):
+            assert brute_force_entailed(record, n) == cnf_entailed(record, n)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_sound_on_every_seat_of_many_games(players):
+    rng = random.Random(50 + players)
+    for _ in range(10):
+        deal = random_deal(SMALL if players < 3 else __import__("clue_expert.cards", fromlist=["x"]).get_edition("cluedo"),
+                           tuple(f"p{i}" for i in range(players)), rng)
+        turns = random_turns(deal, rng, 40)
+        for me in deal.players:
+            record = Record(edition=deal.edition, players=deal.players, me=me, hand=deal.hands[me],
+                            hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, me),
+                            deal=deal)
+            k = Knowledge(record.edition, record.players, me, record.hand_sizes)
+            k.observe_hand(record.hand)
+            for n, t in enumerate(record.turns, start=1):
+                feed(k, n, t)
+            for (o, c), s in sheet_facts(k).items():
+                assert (deal.owner_of(c) == o) == (s == "held")
+            # the envelope is named only when it is the real one
+            env = k.envelope()
+            for cat, card in env.items():
+                assert card is None or card in deal.envelope
