@@ -32,44 +32,52 @@ from ._experta import Fact
 ENVELOPE = "envelope"
 
 
-class Game(Fact):
+class Observation(Fact):
+    """Base of the observation facts (what a seat saw)."""
+
+
+class SheetFact(Fact):
+    """Base of the derived facts (held, lacked, one-of, not-all)."""
+
+
+class Game(Observation):
     """The set-up: ``players`` (seat order), ``me`` (whose knowledge)."""
 
 
-class HandSize(Fact):
+class HandSize(Observation):
     """``owner`` holds exactly ``size`` cards."""
 
 
-class Dealt(Fact):
+class Dealt(Observation):
     """``owner`` (the seat itself) was dealt ``cards``."""
 
 
-class Passed(Fact):
+class Passed(Observation):
     """On ``turn``, ``player`` could not disprove ``by``'s suggestion ``cards``."""
 
 
-class Showed(Fact):
+class Showed(Observation):
     """On ``turn``, ``player`` showed ``by`` one of ``cards``; ``card`` is the
     card when the seat saw it, else ``None``."""
 
 
-class Accused(Fact):
+class Accused(Observation):
     """On ``turn``, ``by`` accused ``cards``; ``correct`` says whether it was right."""
 
 
-class Held(Fact):
+class Held(SheetFact):
     """``owner`` holds ``card``."""
 
 
-class Lacked(Fact):
+class Lacked(SheetFact):
     """``owner`` does not hold ``card``."""
 
 
-class OneOf(Fact):
+class OneOf(SheetFact):
     """``owner`` holds at least one of ``cards``."""
 
 
-class NotAll(Fact):
+class NotAll(SheetFact):
     """``owner`` does not hold every one of ``cards``."""
 
 

@@ -364,7 +364,7 @@ class Knowledge:
         return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
 
     # ------------------------------------------------------------ dispatch
-    def _dispatch(self, rules: Sequence[CompiledRule], kind: str, fact) -> None:
+    def _dispatch(self, batches: Sequence[Sequence[CompiledRule]], kind: str, fact) -> None:
         fields = KINDS[kind][1]
         env = dict(self._base_env)
         for f in fields:
@@ -373,8 +373,9 @@ class Knowledge:
                 v = frozenset(v) if f == "cards" else tuple(v)
             env[f] = v
         env["this"] = key_of(kind, env)
-        for rule in rules:
-            self._run_rule(rule, env)
+        for rules in batches:
+            for rule in rules:
+                self._run_rule(rule, env)
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         env = dict(env)

@@ -7,11 +7,11 @@ and every expression in it is compiled by the whitelisted evaluator in
 
 Compilation does not produce one experta rule per YAML rule.  Joins against
 static facts and ``TEST`` lambdas are what make experta slow, so the compiler
-emits one *dispatch* rule per (fact kind, group): it fires once per new fact of
-that kind, and its action runs, in file order, every YAML rule of that group
-triggered by that kind.  Groups order the work CLIPS-style -- cheap intake
-first, then propagation, counting and search -- through the named salience
-levels of :data:`SALIENCE`, the single register of priorities.
+emits *dispatch* rules (see :func:`compile_engine`): one fires once per new
+fact, and its action runs the YAML rules triggered by that fact's kind, group
+by group -- cheap intake first, then propagation, counting and search -- in the
+order of the named salience levels of :data:`SALIENCE`, the single register of
+priorities, and in file order within a group.
 """
 from __future__ import annotations
 
@@ -313,18 +313,31 @@ class DispatchTable:
 
 def compile_engine(table: DispatchTable) -> type:
     """Generate an experta :class:`KnowledgeEngine` subclass with one
-    dispatch rule per (fact kind, group) that has rules.  Its actions call
-    ``self.dispatch(rules, kind, fact)``, provided by the knowledge."""
-    attrs: dict[str, Any] = {}
-    for (kind, group), rules in sorted(table.table.items()):
-        fact_class = KINDS[kind][0]
+    dispatch rule per fact kind that triggers any YAML rule.  It fires once per
+    new fact of that kind; its action calls ``self.dispatch(batches, kind,
+    fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
+    rules grouped and ordered by the salience register.  The experta rule's own
+    salience is that of the kind's highest group, so observations are taken in
+    before sheet facts propagate.
 
-        def make(kind=kind, rules=tuple(rules)):
+    One experta rule per kind rather than per YAML rule: no joins, no ``TEST``
+    lambdas; experta matches each new fact by its exact type (experta's
+    ``TypeCheck`` compares ``type(fact) ==``, so one rule over a base class
+    would match nothing)."""
+    by_kind: dict[str, list] = {}
+    for (kind, group), rules in table.table.items():
+        by_kind.setdefault(kind, []).append((SALIENCE[group], tuple(rules)))
+    attrs: dict[str, Any] = {}
+    for kind, groups in sorted(by_kind.items()):
+        groups.sort(key=lambda g: -g[0])
+        batches = tuple(rules for _, rules in groups)
+
+        def make(kind=kind, batches=batches):
             def action(self, fact):
-                self.dispatch(rules, kind, fact)
-            action.__name__ = f"dispatch_{kind.replace('-', '_')}_{rules[0].group}"
+                self.dispatch(batches, kind, fact)
+            action.__name__ = f"dispatch_{kind.replace('-', '_')}"
             return action
 
-        attrs[f"dispatch_{kind.replace('-', '_')}_{group}"] = Rule(
-            AS.fact << fact_class(), salience=SALIENCE[group])(make())
+        attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
+            AS.fact << KINDS[kind][0](), salience=groups[0][0])(make())
     return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
