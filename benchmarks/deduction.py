@@ -23,10 +23,19 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+ENGINES: dict = {}
+
+
 def engine_run(record, oracle: bool):
+    """One record through the full engine; engines are reused per seating
+    (Knowledge.new_game resets the experta engine instead of rebuilding it)."""
     times, missing, extra, total = [], 0, 0, 0
     t0 = time.perf_counter()
-    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
+    k = ENGINES.get(record.players)
+    if k is None:
+        k = ENGINES[record.players] = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
+    else:
+        k.new_game(record.me, record.hand_sizes)
     t = time.perf_counter()
     k.observe_hand(record.hand)
     times.append(time.perf_counter() - t)

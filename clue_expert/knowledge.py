@@ -165,6 +165,19 @@ class Knowledge:
         self._observations: list[tuple] = []
         self._reset()
 
+    def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
+        """Start a new game with the same edition, players and rules, reusing
+        the compiled experta engine (``reset()``): building an engine costs
+        several milliseconds, resetting one almost nothing."""
+        if me is not None and me not in self.players:
+            raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
+        self.me = me
+        self._base_env["ME"] = me
+        if hand_sizes:
+            self.hand_sizes.update(hand_sizes)
+        self._observations = []
+        self._reset()
+
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
         self._held = {o: set() for o in self.owners}
@@ -186,6 +199,7 @@ class Knowledge:
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
                               self.hand_sizes, ENVELOPE) if self.complete else None)
         self._sat_lit: dict[int, Key] = {}
+        self._unminimized: dict[Key, tuple] = {}
         self._clause_selectors: list[int] = []
         self._engine.reset()
         self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
@@ -471,16 +485,35 @@ class Knowledge:
             core = [x for x in core if x in current]
             if not sat.entails(core, lit):  # pragma: no cover - cores are complete
                 core = list(current)
-            core = sat.minimize(core, lit)
+            # The core is sufficient now; it is shrunk to a minimal one when the
+            # fact is first explained (see justification()), which keeps the
+            # deletion-based minimisation off the hot path.
             premises = tuple(self._sat_lit[x] for x in core)
             step = self._next_step()
-            verb = "holds" if lit > 0 else "lacks"
-            message = (f"case analysis: in every deal consistent with these {len(premises)} facts, "
-                       f"the hand sizes and one card per category, {owner} {verb} {card}")
-            just = Justification(CASE_ANALYSIS, message, premises, step, turn)
+            just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
+            self._unminimized[key] = (lit, tuple(core))
             if self._declare_known(key, just):
-                self._log(Firing(step, CASE_ANALYSIS, message, (key,), premises, turn))
+                self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
                 self._engine.run()
+
+    @staticmethod
+    def _case_message(key: Key, n: int) -> str:
+        return (f"case analysis: in every deal consistent with these {n} facts, "
+                f"the hand sizes and one card per category, {describe(key)}")
+
+    def justification(self, key: Key) -> Justification | None:
+        """How a fact is known.  A case-analysis fact's premise set is
+        minimised (deletion-based, over the SAT core) the first time it is
+        asked for."""
+        j = self.justifications.get(key)
+        pending = self._unminimized.pop(key, None) if j is not None else None
+        if pending is not None:
+            lit, core = pending
+            core = self._sat.minimize(core, lit)
+            premises = tuple(self._sat_lit[x] for x in core)
+            j = Justification(j.rule, self._case_message(key, len(premises)), premises, j.step, j.turn)
+            self.justifications[key] = j
+        return j
 
     # -------------------------------------------------------------- queries
     def status(self, owner: str, card: str) -> str:
@@ -535,7 +568,7 @@ class Knowledge:
             if k in seen:
                 continue
             seen.add(k)
-            j = self.justifications.get(k)
+            j = self.justification(k)
             if j is None:
                 continue
             if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS:
@@ -549,7 +582,7 @@ class Knowledge:
         seen: set = set()
 
         def build(k: Key) -> Explanation:
-            j = self.justifications.get(k)
+            j = self.justification(k)
             node = Explanation(k, describe(k, self.values), j)
             if k in seen:
                 node.repeated = True

@@ -31,13 +31,13 @@ def test_case_analysis_premises_are_minimal_and_sufficient():
     seen = 0
     for _ in range(40):
         k = replay(random_record(rng, 6, 35))
-        for key, j in k.justifications.items():
+        for key in list(k.justifications):
+            j = k.justification(key)
             if j.rule != CASE_ANALYSIS:
                 continue
             seen += 1
             sat = k._sat
             lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
-            lits = {v: kk for kk_, v in [(None, None)] for v in []}
             rev = {kk: x for x, kk in k._sat_lit.items()}
             core = [rev[p] for p in j.premises]
             assert sat.entails(core, lit)
