@@ -21,6 +21,16 @@ from .rules import default_rulesets, load_ruleset
 DEFAULT_RECORD = "kingston-1-player1.yaml"
 
 
+def _turn(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a turn number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("turn numbers start at 0 (the deal)")
+    return n
+
+
 def _default_record() -> str:
     return str(data_dir("examples") / DEFAULT_RECORD)
 
@@ -148,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
     p.add_argument("records", nargs="*", metavar="RECORD",
                    help=f"record files (YAML or JSON); default: the shipped example {DEFAULT_RECORD}")
-    p.add_argument("--turn", type=int, help="the sheet after turn N (0 = just the deal)")
+    p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
     p.add_argument("--watch", action="store_true", help="print each rule firing in order")
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
     common(p)
@@ -157,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("why", help="explain how a fact was concluded")
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
-    p.add_argument("--turn", type=int, help="as known after turn N")
+    p.add_argument("--turn", type=_turn, help="as known after turn N")
     common(p)
     p.set_defaults(func=cmd_why)
 
