@@ -65,6 +65,23 @@ class Accused(Observation):
     """On ``turn``, ``by`` accused ``cards``; ``correct`` says whether it was right."""
 
 
+class Request(Fact):
+    """Base of the decision requests a player puts to its own rules."""
+
+
+class YourTurn(Request):
+    """Request: the seat must make a suggestion on ``turn`` (in ``round``)."""
+
+
+class DisproveRequest(Request):
+    """Request: ``by`` suggested ``cards`` on ``turn``; the seat holds
+    ``matching`` of them and must show one."""
+
+
+class AccuseOffer(Request):
+    """Request: the seat may accuse after its suggestion on ``turn``."""
+
+
 class Held(SheetFact):
     """``owner`` holds ``card``."""
 
@@ -89,6 +106,9 @@ KINDS: dict[str, tuple[type, tuple[str, ...]]] = {
     "passed": (Passed, ("turn", "player", "by", "cards")),
     "showed": (Showed, ("turn", "player", "by", "cards", "card")),
     "accused": (Accused, ("turn", "by", "cards", "correct")),
+    "your-turn": (YourTurn, ("turn", "round")),
+    "disprove-request": (DisproveRequest, ("turn", "by", "cards", "matching")),
+    "accuse-offer": (AccuseOffer, ("turn",)),
     "held": (Held, ("owner", "card")),
     "lacked": (Lacked, ("owner", "card")),
     "one-of": (OneOf, ("owner", "cards")),
@@ -98,8 +118,14 @@ KINDS: dict[str, tuple[type, tuple[str, ...]]] = {
 #: Kinds that are observations (leaves of every explanation).
 OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused"})
 
+#: Kinds that ask the seat for a decision (strategies, responses, accusations).
+REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer"})
+
 #: Kinds a rule may conclude.
 CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all")
+
+#: Decisions a rule may conclude: a candidate suggestion, card to show, accusation.
+DECISION_KINDS = ("suggest", "show", "accuse")
 
 Key = tuple
 
@@ -112,7 +138,7 @@ def key_of(kind: str, values: dict) -> Key:
         return (kind, values["owner"], tuple(sorted(values["cards"])))
     if kind in ("passed",):
         return (kind, values["turn"], values["player"])
-    if kind in ("showed", "accused"):
+    if kind in ("showed", "accused", "your-turn", "disprove-request", "accuse-offer"):
         return (kind, values["turn"])
     if kind in ("hand-size", "dealt"):
         return (kind, values["owner"])
@@ -162,7 +188,17 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"{key[1]} holds one of {_join(key[2])}"
     if kind == "not-all":
         return f"{key[1]} does not hold all of {_join(key[2])}"
+    if kind in ("suggest", "accuse"):
+        return f"{kind} " + ", ".join("|".join(opts) for opts in key[1])
+    if kind == "show":
+        return "show " + "|".join(key[1][0])
     v = (facts or {}).get(key, {})
+    if kind == "your-turn":
+        return f"turn {key[1]}: my turn to suggest"
+    if kind == "disprove-request":
+        return f"turn {key[1]}: {v.get('by', '?')} asks me to disprove {_join(v.get('cards', ()))}"
+    if kind == "accuse-offer":
+        return f"turn {key[1]}: I may accuse"
     if kind == "hand-size":
         return f"{key[1]} holds {v.get('size', '?')} cards"
     if kind == "dealt":

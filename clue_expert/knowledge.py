@@ -67,6 +67,24 @@ class Firing:
     """The turn being processed."""
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A decision a strategy, response or accusation rule proposed."""
+
+    kind: str
+    """``suggest``, ``show`` or ``accuse``."""
+    options: tuple
+    """One tuple of acceptable cards per slot (3 slots for suggest/accuse, 1 for show), in sheet order."""
+    priority: int
+    """The rule's priority; the highest wins."""
+    rule: str
+    """The rule id."""
+    message: str
+    """The rule's message for this firing: the reason."""
+    step: int
+    """Firing order."""
+
+
 @dataclass
 class Explanation:
     """A node of a ``why`` tree."""
@@ -160,7 +178,7 @@ class Knowledge:
         self._category = {c.id: c.category for c in edition.cards}
         self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in CATEGORIES}
         self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "__lib__": self,
+                          "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": CATEGORIES,
                           "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))}}
         self._observations: list[tuple] = []
         self._reset()
@@ -187,6 +205,11 @@ class Knowledge:
         self._clauses: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
         self._not_all: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
         self._hand_size = dict(self.hand_sizes)
+        #: Cards shown to this seat.
+        self._seen: set = set()
+        #: player -> cards this seat has shown him.
+        self._shown_by_me: dict[str, set] = {p: set() for p in self.players}
+        self._candidates: list[Candidate] | None = None
         #: key -> Justification, in derivation order.
         self.justifications: dict[Key, Justification] = {}
         #: key -> field values.
@@ -279,6 +302,60 @@ class Knowledge:
         if self.complete:
             self._case_analysis(turn)
 
+    # --------------------------------------------------------------- requests
+    def request(self, kind: str, values: dict) -> list[Candidate]:
+        """Ask the decision rules (strategy, response, accusation) for
+        candidates: declares a ``your-turn`` / ``disprove-request`` /
+        ``accuse-offer`` fact, runs the engine, and returns what the rules
+        proposed, best first (highest priority, then firing order)."""
+        if kind not in ("your-turn", "disprove-request", "accuse-offer"):
+            raise ValueError(f"not a request kind: {kind!r}")
+        self._candidates = []
+        values = dict(values)
+        key = key_of(kind, values)
+        self.values[key] = values
+        self.justifications[key] = Justification("request", describe(key, self.values), (), self._next_step(),
+                                                 values.get("turn"))
+        fact = self._engine.declare(KINDS[kind][0](**values))
+        try:
+            self._engine.run()
+        finally:
+            found, self._candidates = self._candidates, None
+            del self.justifications[key]
+            try:
+                self._engine.retract(fact)
+            except Exception:  # pragma: no cover - already gone
+                pass
+        return sorted(found, key=lambda c: (-c.priority, c.step))
+
+    def _decide(self, rule: CompiledRule, env: dict) -> None:
+        if self._candidates is None:
+            return
+        for c in rule.then:
+            values = [a(env) for a in c.args]
+            if c.kind == "show":
+                matching = set(env.get("matching", ()))
+                opts = (self._ordered(v for v in _as_set(values[0]) if v in matching),)
+            elif c.kind == "suggest":
+                opts = tuple(self._ordered(v for v in _as_set(val) if self._category.get(v) == cat)
+                             for val, cat in zip(values, CATEGORIES))
+            else:  # accuse
+                triple = values if len(values) == 3 else list(values[0] or ())
+                if len(triple) != 3 or any(t is None for t in triple):
+                    continue
+                opts = tuple((t,) for t in triple)
+            if not all(opts):
+                continue
+            step = self._next_step()
+            message = rule.format_message(env)
+            cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
+            self._candidates.append(cand)
+            self._log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._turn))
+
+    def _ordered(self, cards) -> tuple:
+        order = self._base_env["__order__"]
+        return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
+
     # ------------------------------------------------------------ declaring
     def _next_step(self) -> int:
         self._step += 1
@@ -293,6 +370,11 @@ class Knowledge:
         self.justifications[key] = just
         if kind == "hand-size":
             self._hand_size[values["owner"]] = values["size"]
+        elif kind == "showed" and values.get("card") is not None and self.me is not None:
+            if values["by"] == self.me:
+                self._seen.add(values["card"])
+            if values["player"] == self.me:
+                self._shown_by_me[values["by"]].add(values["card"])
         self._engine.declare(KINDS[kind][0](**values))
 
     def _declare_known(self, key: Key, just: Justification) -> bool:
@@ -383,8 +465,10 @@ class Knowledge:
         env = dict(self._base_env)
         for f in fields:
             v = fact[f]
-            if f == "cards" or f == "players":
-                v = frozenset(v) if f == "cards" else tuple(v)
+            if f in ("cards", "matching"):
+                v = frozenset(v)
+            elif f == "players":
+                v = tuple(v)
             env[f] = v
         env["this"] = key_of(kind, env)
         for rules in batches:
@@ -419,6 +503,9 @@ class Knowledge:
             self._loop(rule, inner, i + 1)
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
+        if rule.then and rule.then[0].kind in ("suggest", "show", "accuse"):
+            self._decide(rule, env)
+            return
         new: list[Key] = []
         contradiction = None
         for c in rule.then:
@@ -592,6 +679,14 @@ class Knowledge:
                 node.children = [build(p) for p in j.premises]
             return node
         return build(key)
+
+
+def _as_set(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
 
 
 class _FormatEnv(dict):

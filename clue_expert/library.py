@@ -154,6 +154,91 @@ def tight_groups(k: "Knowledge", owner, cards):
     return found
 
 
+# --- for strategies, responses and accusations ---------------------------------
+@function("the player after the given one in seat order (the first asked to disprove)")
+def next_player(k: "Knowledge", player):
+    i = k.players.index(player)
+    return k.players[(i + 1) % len(k.players)]
+
+
+@function("the player before the given one in seat order")
+def previous_player(k: "Knowledge", player):
+    i = k.players.index(player)
+    return k.players[(i - 1) % len(k.players)]
+
+
+@function("cards that have been shown to this seat")
+def seen(k: "Knowledge", _unused=None):
+    return frozenset(k._seen)
+
+
+@function("cards this seat has shown to the given player")
+def shown_to(k: "Knowledge", player):
+    return frozenset(k._shown_by_me.get(player, ()))
+
+
+@function("cards this seat has shown to anyone")
+def shown_to_anyone(k: "Knowledge", _unused=None):
+    return frozenset().union(*k._shown_by_me.values()) if k._shown_by_me else frozenset()
+
+
+@function("cards known to be in some player's hand")
+def known_owned(k: "Knowledge", _unused=None):
+    return frozenset(c for c in k._cards if k._holders[c] - {ENVELOPE})
+
+
+@function("the envelope's card of a category, or None")
+def envelope_card(k: "Knowledge", cat):
+    found = [c for c in k._held[ENVELOPE] if k._category[c] == cat]
+    return found[0] if found else None
+
+
+@function("true when the envelope's card of the category is known")
+def solved(k: "Knowledge", cat):
+    return any(k._category[c] == cat for c in k._held[ENVELOPE])
+
+
+@function("true when all three envelope cards are known")
+def solved_all(k: "Knowledge", _unused=None):
+    return len(k._held[ENVELOPE]) == 3
+
+
+@function("the envelope's three cards (suspect, weapon, room) when known, else None")
+def envelope_cards(k: "Knowledge", _unused=None):
+    cards = [envelope_card(k, cat) for cat in ("suspect", "weapon", "room")]
+    return tuple(cards) if all(cards) else None
+
+
+@function("cards of the category the envelope may still hold")
+def maybe_envelope(k: "Knowledge", cat):
+    return k._category_cards[cat] - k._lacked[ENVELOPE]
+
+
+@function("Kingston's 'possible' list: cards in the owner's live one-of clauses not known held or lacked")
+def possible_cards(k: "Knowledge", owner):
+    out = frozenset().union(*clauses(k, owner)) if k._clauses[owner] else frozenset()
+    return out - k._lacked[owner] - k._held[owner]
+
+
+@function("the cards of the set that belong to the category")
+def in_category(k: "Knowledge", cards, cat):
+    return frozenset(c for c in cards if k._category[c] == cat)
+
+
+@function("the number of players known not to hold the card")
+def lacked_count(k: "Knowledge", card):
+    return len(k._lackers[card] - {ENVELOPE})
+
+
+@function("the cards of the set with the highest value of lacked_count (ties kept)")
+def most_lacked(k: "Knowledge", cards):
+    cards = list(cards)
+    if not cards:
+        return frozenset()
+    best = max(lacked_count(k, c) for c in cards)
+    return frozenset(c for c in cards if lacked_count(k, c) == best)
+
+
 # --- helpers -----------------------------------------------------------------
 @function("number of elements")
 def len_(k, xs):

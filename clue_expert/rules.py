@@ -40,7 +40,15 @@ SALIENCE: dict[str, int] = {
 }
 
 #: Names every expression may read, besides the trigger's fields.
-CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "this")
+CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "CATEGORIES", "this")
+
+#: Rule-file kinds: where they live under ``rules/`` and what their rules may conclude.
+FILE_KINDS: dict[str, tuple[str, ...]] = {
+    "deduction": ("held", "lacked", "one-of", "not-all", "contradiction"),
+    "strategy": ("suggest",),
+    "response": ("show",),
+    "accusation": ("accuse",),
+}
 
 _ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
 _EXPR = {"type": ["string", "number", "boolean"]}
@@ -56,6 +64,8 @@ RULESET_SCHEMA: dict = {
         "title": {"type": "string", "minLength": 1},
         "description": {"type": "string"},
         "metadata": {"type": "object"},
+        "kind": {"enum": list(FILE_KINDS)},
+        "choice": {"enum": ["first", "random"]},
         "rules": {"type": "array", "minItems": 1, "items": {
             "type": "object",
             "required": ["id", "message", "when", "then"],
@@ -64,6 +74,7 @@ RULESET_SCHEMA: dict = {
                 "id": {"type": "string", "pattern": _ID},
                 "message": {"type": "string", "minLength": 1},
                 "group": {"enum": list(SALIENCE)},
+                "priority": {"type": "integer"},
                 "when": {"oneOf": [
                     {"enum": list(KINDS)},
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
@@ -80,6 +91,12 @@ RULESET_SCHEMA: dict = {
                     "properties": {
                         "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
                         "contradiction": {"type": "string"},
+                        "suggest": {"type": "object", "required": ["suspect", "weapon", "room"],
+                                    "additionalProperties": False,
+                                    "properties": {"suspect": _EXPR, "weapon": _EXPR, "room": _EXPR}},
+                        "show": _EXPR,
+                        "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 3,
+                                                     "maxItems": 3}]},
                     },
                 }},
                 "because": {"type": "array", "items": _EXPR, "minItems": 1},
@@ -119,6 +136,8 @@ class CompiledRule:
     """The file it came from."""
     metadata: dict = field(default_factory=dict)
     """Free metadata (sources, tags)."""
+    priority: int = 0
+    """For decision rules: higher candidates win."""
     lets: list = field(default_factory=list)
     condition: Expression | None = None
     loops: list = field(default_factory=list)
@@ -165,6 +184,10 @@ class RuleSet:
     """Longer description."""
     metadata: dict = field(default_factory=dict)
     """Free metadata."""
+    kind: str = "deduction"
+    """``deduction``, ``strategy``, ``response`` or ``accusation``."""
+    choice: str = "first"
+    """How a decision file breaks ties: ``first`` (rule and list order) or ``random`` (seeded)."""
 
 
 def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
@@ -176,8 +199,9 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
                                             f"(bound: {', '.join(sorted(names))})")
 
 
-def _compile_rule(raw: dict, ruleset: str, path: str) -> CompiledRule:
+def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deduction") -> CompiledRule:
     rid = raw["id"]
+    allowed = FILE_KINDS.get(file_kind)
     on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
     # names bound by every trigger kind
     fields = None
@@ -193,7 +217,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str) -> CompiledRule:
             raise RuleFileError(path, rid, f"{what}: {exc}") from None
 
     rule = CompiledRule(id=rid, message=raw["message"], group=raw.get("group", "propagate"), on=on,
-                        ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}))
+                        ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
+                        priority=int(raw.get("priority", 0)))
     for name, src in (raw.get("let") or {}).items():
         rule.lets.append((name, comp(src, f"let {name}")))
         names.add(name)
@@ -209,9 +234,19 @@ def _compile_rule(raw: dict, ruleset: str, path: str) -> CompiledRule:
         rule.where = comp(raw["where"], "where")
     for item in raw["then"]:
         (kind, value), = item.items()
+        if allowed is not None and kind not in allowed:
+            raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
         if kind == "contradiction":
             _check_message(value, names, path, rid)
             rule.then.append(Conclusion(kind, (), value))
+        elif kind == "suggest":
+            rule.then.append(Conclusion(kind, tuple(comp(value[c], f"then suggest {c}")
+                                                    for c in ("suspect", "weapon", "room"))))
+        elif kind == "show":
+            rule.then.append(Conclusion(kind, (comp(value, "then show"),)))
+        elif kind == "accuse":
+            parts = value if isinstance(value, list) else [value]
+            rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))
         else:
             assert kind in CONCLUSION_KINDS
             rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
@@ -256,9 +291,10 @@ def parse_ruleset(raw: Any, path: str) -> RuleSet:
         if item["id"] in seen:
             raise RuleFileError(path, item["id"], "duplicate rule id in this file")
         seen.add(item["id"])
-        rules.append(_compile_rule(item, raw["id"], path))
+        rules.append(_compile_rule(item, raw["id"], path, raw.get("kind", "deduction")))
     return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
-                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}))
+                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}),
+                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"))
 
 
 def _short(err: jsonschema.ValidationError) -> str:

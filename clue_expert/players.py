@@ -1,0 +1,184 @@
+"""Players: the rule-based player (its strategy, response and accusation are
+rule files) and a scripted player (a test double, shipped like python-chess's
+mock transports)."""
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from .cards import Edition
+from .errors import ClueError
+from .game import AccusationEvent, Player, SuggestionEvent
+from .knowledge import Candidate, Firing, Knowledge
+from .paths import data_dir
+from .rules import RuleSet, default_rulesets, load_ruleset
+
+#: Rule-file kind -> its folder under rules/.
+FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations"}
+
+DEFAULT_STRATEGY = "clue-expert-focused"
+DEFAULT_RESPONSE = "minimal-information"
+DEFAULT_ACCUSATION = "when-certain"
+
+
+def available(kind: str) -> list[str]:
+    """Ids of the shipped rule files of a decision kind."""
+    folder = data_dir("rules") / FOLDERS[kind]
+    return sorted(p.stem for p in folder.glob("*.yaml") if not p.name.endswith(".test.yaml"))
+
+
+@functools.lru_cache(maxsize=None)
+def load_decisions(kind: str, name: str) -> RuleSet:
+    """A shipped strategy / response / accusation by id, or a rule file by path."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        rs = load_ruleset(path)
+    else:
+        candidate = data_dir("rules") / FOLDERS[kind] / f"{name}.yaml"
+        if not candidate.exists():
+            import difflib
+            names = available(kind)
+            near = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
+            raise ClueError(f"unknown {kind} {name!r}" + (f"; did you mean {', '.join(near)}?" if near
+                                                          else f"; available: {', '.join(names)}"))
+        rs = load_ruleset(candidate)
+    if rs.kind != kind:
+        raise ClueError(f"{rs.path} is a {rs.kind} file, not a {kind} file")
+    return rs
+
+
+class RuleBasedPlayer(Player):
+    """A player whose every decision is made by rule files, on top of the
+    complete deduction of :class:`~clue_expert.knowledge.Knowledge`."""
+
+    def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
+                 response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
+                 *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None):
+        #: Seat name.
+        self.name = name
+        #: The strategy rule set.
+        self.strategy = strategy if isinstance(strategy, RuleSet) else load_decisions("strategy", strategy)
+        #: The response rule set.
+        self.response = response if isinstance(response, RuleSet) else load_decisions("response", response)
+        #: The accusation rule set.
+        self.accusation = (accusation if isinstance(accusation, RuleSet)
+                           else load_decisions("accusation", accusation))
+        #: Seeded choices.
+        self.rng = random.Random(seed)
+        self.complete = complete
+        self.on_fire = on_fire
+        #: The player's knowledge (None before the first game).
+        self.knowledge: Knowledge | None = None
+        #: The decisions made this game: (turn, Candidate).
+        self.decisions: list = []
+        self._solved_turn: int | None = None
+        self._turn = 0
+
+    @property
+    def label(self) -> str:
+        """The strategy id."""
+        return self.strategy.id
+
+    def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
+        k = self.knowledge
+        if k is not None and k.edition is edition and k.players == tuple(players):
+            k.new_game(self.name, hand_sizes)
+        else:
+            rulesets = [*default_rulesets(), self.strategy, self.response, self.accusation]
+            k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
+                                           complete=self.complete)
+        k.on_fire = self.on_fire
+        self.decisions = []
+        self._solved_turn = None
+        self._turn = 0
+        k.observe_hand(hand)
+        self._check_solved(0)
+
+    def _check_solved(self, turn: int) -> None:
+        if self._solved_turn is None and self.knowledge.solved():
+            self._solved_turn = turn
+
+    def _choose(self, candidates: list[Candidate], ruleset: RuleSet, what: str) -> Candidate:
+        if not candidates:
+            raise ClueError(f"{self.name}: the {ruleset.kind} rules {ruleset.id!r} proposed no {what}")
+        best = [c for c in candidates if c.priority == candidates[0].priority]
+        return self.rng.choice(best) if ruleset.choice == "random" else best[0]
+
+    def _pick(self, options: tuple, ruleset: RuleSet) -> tuple:
+        if ruleset.choice == "random":
+            return tuple(self.rng.choice(opts) for opts in options)
+        return tuple(opts[0] for opts in options)
+
+    def suggest(self, turn: int, round: int) -> tuple:
+        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        chosen = self._choose(cands, self.strategy, "suggestion")
+        self.decisions.append((turn, chosen))
+        return self._pick(chosen.options, self.strategy)
+
+    def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
+        cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
+                                                            "matching": tuple(matching)})
+        chosen = self._choose(cands, self.response, "card to show")
+        self.decisions.append((turn, chosen))
+        return self._pick(chosen.options, self.response)[0]
+
+    def accuse(self, turn: int):
+        cands = self.knowledge.request("accuse-offer", {"turn": turn})
+        if not cands:
+            return None
+        chosen = self._choose(cands, self.accusation, "accusation")
+        self.decisions.append((turn, chosen))
+        return self._pick(chosen.options, self.accusation)
+
+    def observe(self, event) -> None:
+        k = self.knowledge
+        if isinstance(event, AccusationEvent):
+            k.observe_accusation(event.turn, event.by, event.cards, event.correct)
+        else:
+            k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
+        self._turn = event.turn
+        self._check_solved(event.turn)
+
+    def report(self) -> dict:
+        return {"solved_turn": self._solved_turn, "strategy": self.strategy.id}
+
+
+class ScriptedPlayer(Player):
+    """A test double: plays a fixed script and records what it was told.
+
+    ``suggestions`` are returned in order (then repeated from the start);
+    ``shows`` maps a turn to the card to show (default: the first matching);
+    ``accusations`` maps a turn to an accusation."""
+
+    def __init__(self, name: str, suggestions: Iterable[Sequence[str]] = (), shows: dict | None = None,
+                 accusations: dict | None = None):
+        self.name = name
+        self.suggestions = [tuple(s) for s in suggestions]
+        self.shows = dict(shows or {})
+        self.accusations = dict(accusations or {})
+        #: Everything the driver told this player, in order.
+        self.seen: list = []
+        self.hand: tuple = ()
+        self._n = 0
+
+    def start(self, edition, players, hand_sizes, hand):
+        self.seen.append(("start", tuple(players), dict(hand_sizes), tuple(hand)))
+        self.hand = tuple(hand)
+        self._n = 0
+
+    def suggest(self, turn, round):
+        s = self.suggestions[self._n % len(self.suggestions)]
+        self._n += 1
+        return s
+
+    def disprove(self, turn, by, cards, matching):
+        self.seen.append(("disprove", turn, by, tuple(cards), tuple(matching)))
+        return self.shows.get(turn, matching[0])
+
+    def observe(self, event):
+        self.seen.append(event)
+
+    def accuse(self, turn):
+        return self.accusations.get(turn)

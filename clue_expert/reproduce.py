@@ -1,0 +1,153 @@
+"""The published result tables beside ours.
+
+``kingston``: Table 1 (rounds to a solution, deals 1-5 and the generator's
+mean, 3 and 6 players, five strategies).  ``mitchell``: tables 5.1 and 5.2
+(mean rounds to a solution, same-strategy games) and 5.3 (wins per seat in
+basic/advanced mixes).  The published figures are data in
+``clue_expert/published/*.yaml``.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import yaml
+
+from .deals import get_deal
+from .paths import editions_dir
+from .simulate import GameSpec, envelope_variants, hash_seed, make_specs, run_games, summarize
+
+KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
+                       "kingston-previous-possible", "kingston-next-not-held"]
+MITCHELL = {"basic": "mitchell-basic", "advanced": "mitchell-advanced"}
+
+
+@dataclass
+class Comparison:
+    """A published table with our figures beside it."""
+
+    title: str
+    """Which table."""
+    columns: list
+    """Column labels (each cell shows published / ours)."""
+    rows: list = field(default_factory=list)
+    """(label, [(published, ours), ...])."""
+    notes: list = field(default_factory=list)
+    """How ours were measured."""
+
+    def to_json(self) -> dict:
+        return {"title": self.title, "columns": self.columns, "notes": self.notes,
+                "rows": [{"label": label, "cells": [{"published": p, "ours": o} for p, o in cells]}
+                         for label, cells in self.rows]}
+
+
+@functools.lru_cache(maxsize=None)
+def published(name: str) -> dict:
+    """The published figures of a paper."""
+    with open(editions_dir().parent / "published" / f"{name}.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _mean(xs):
+    xs = [x for x in xs if x is not None]
+    return round(sum(xs) / len(xs), 2) if xs else None
+
+
+def kingston(*, envelopes: int = 18, workers: int = 1, response: str = "minimal-information",
+             progress: Callable | None = None) -> list[Comparison]:
+    """Table 1: one game per deal (the strategies are deterministic) and the
+    mean over ``envelopes`` envelope variants of deal 1 (324 = all)."""
+    pub = published("kingston")
+    tables = []
+    for n in (3, 6):
+        specs: list[GameSpec] = []
+        index = {}
+        for strategy in KINGSTON_STRATEGIES:
+            for d in range(1, 6):
+                deal = get_deal(f"kingston-{d}-{n}p")
+                index[len(specs)] = (strategy, f"deal-{d}")
+                specs.append(GameSpec(len(specs), deal, (strategy,) * n, 0, response=response))
+            if envelopes:
+                variants = envelope_variants(get_deal(f"kingston-1-{n}p"))
+                step = max(1, len(variants) // envelopes)
+                for v in variants[::step][:envelopes]:
+                    index[len(specs)] = (strategy, "all")
+                    specs.append(GameSpec(len(specs), v, (strategy,) * n, 0, response=response))
+        results = run_games(specs, workers, progress)
+        cols = pub["columns"]
+        table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
+                           cols, notes=[
+                               "ours: every seat runs the strategy with complete deduction (SAT case analysis), "
+                               f"responses '{response}', one game per deal",
+                               f"'all': ours is the mean over {envelopes} envelope variants of deal 1 "
+                               "(Kingston's generator swaps the new envelope cards into the hands)"
+                               if envelopes else "'all': not computed (use --envelopes N)"])
+        for strategy in KINGSTON_STRATEGIES:
+            ours = {c: [] for c in cols}
+            for i, r in enumerate(results):
+                s, col = index[i]
+                if s == strategy:
+                    ours[col].append(r.solution_round)
+            cells = [(p, _mean(ours[c])) for p, c in zip(pub["players"][n][strategy], cols)]
+            table.rows.append((strategy, cells))
+        tables.append(table)
+    return tables
+
+
+def _same_strategy_cell(deal_id: str, strategy: str, games: int, seed: int, workers: int, progress) -> float | None:
+    deal = get_deal(deal_id)
+    specs = [GameSpec(g, deal, (strategy,) * len(deal.players), hash_seed(seed, g)) for g in range(games)]
+    return summarize(run_games(specs, workers, progress))["mean_rounds_to_solution"]
+
+
+def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
+             tables: tuple = ("5.1", "5.2", "5.3")) -> list[Comparison]:
+    """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500)."""
+    pub = published("mitchell")
+    out = []
+    note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), complete "
+            f"deduction for every seat, responses 'minimal-information'")
+    if "5.1" in tables:
+        t = Comparison("Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
+                       pub["table_5_1"]["columns"], notes=[note, "published rows are labelled deals 1, 2, 3, 4, "
+                                                                 "6, 7; read here as deals 1-6"])
+        for d, row in pub["table_5_1"]["rows"].items():
+            cells = []
+            for p, col in zip(row, pub["table_5_1"]["columns"]):
+                n, kind = col.split("p-")
+                ours = _same_strategy_cell(f"mitchell-{d}-{n}p", MITCHELL[kind], games, seed, workers, progress)
+                cells.append((p, None if ours is None else round(ours, 2)))
+            t.rows.append((f"deal {d}", cells))
+        out.append(t)
+    if "5.2" in tables:
+        t = Comparison("Mitchell Table 5.2: mean rounds to a solution, deals 7 and 8",
+                       pub["table_5_2"]["columns"], notes=[note])
+        for d, row in pub["table_5_2"]["rows"].items():
+            cells = []
+            for p, col in zip(row, pub["table_5_2"]["columns"]):
+                n, kind = col.split("p-")
+                ours = _same_strategy_cell(f"mitchell-{d}-{n}p", MITCHELL[kind], games, seed, workers, progress)
+                cells.append((p, None if ours is None else round(ours, 2)))
+            t.rows.append((f"deal {d}", cells))
+        out.append(t)
+    if "5.3" in tables:
+        t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
+                       [f"seat {i}" for i in range(1, 7)],
+                       notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
+                              f"games; cells are win shares in % (published: wins/500)", note])
+        for test, seats in pub["table_5_3"].items():
+            strategies = [MITCHELL["advanced" if s == "A" else "basic"] for s, _ in seats]
+            specs = make_specs(players=len(seats), games=games, seed=seed * 1000 + int(test), strategies=strategies)
+            results = run_games(specs, workers, progress)
+            summary = summarize(results)
+            cells = []
+            for i, (kind, wins) in enumerate(seats):
+                # our games rotate seat types; report by type position, as a share
+                label_strategy = strategies[i]
+                same = [j for j, s in enumerate(strategies) if s == label_strategy]
+                share = summary["strategies"].get(label_strategy, {}).get("win_rate")
+                cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
+            t.rows.append((f"test {test}", cells))
+        out.append(t)
+    return out

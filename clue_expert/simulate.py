@@ -1,0 +1,222 @@
+"""Many games: seat assignment, seeded deals, workers, statistics.
+
+Strategies are given per seat: with one strategy every seat uses it; with
+several, seat ``i`` of game ``g`` gets strategy ``(i + g) mod k``, so no
+strategy keeps the first seat.  Every game is seeded from (seed, game index)
+alone, so results do not depend on the number of workers.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from .cards import CATEGORIES, get_edition
+from .deals import Deal, get_deal, random_deal
+from .errors import ClueError
+from .game import play_game
+from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions
+from .records import dump_record
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything needed to play one game, picklable for workers."""
+
+    index: int
+    """Game number (0-based)."""
+    deal: Deal
+    """The deal."""
+    strategies: tuple
+    """Strategy per seat, in seat order."""
+    seed: int
+    """Seed of this game's random choices."""
+    response: str = DEFAULT_RESPONSE
+    """Response rules of every seat."""
+    accusation: str = DEFAULT_ACCUSATION
+    """Accusation rules of every seat."""
+    max_rounds: int = 60
+    """Round cap."""
+    records: str | None = None
+    """Folder to write the game's record into, or None."""
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """The outcome of one game."""
+
+    index: int
+    winner: str | None
+    win_round: int | None
+    solution_round: int | None
+    wrong_accusations: int
+    strategies: tuple
+    players: tuple
+    winner_seat: int | None
+
+
+def envelope_variants(deal: Deal) -> list[Deal]:
+    """Every envelope of a deal (324 for 6/6/9 cards), Kingston's generator:
+    the new envelope card of each category swaps places with the old one."""
+    ed = deal.edition
+    out = []
+    for combo in __import__("itertools").product(*(ed.category_cards(c) for c in CATEGORIES)):
+        hands = {p: list(h) for p, h in deal.hands.items()}
+        for old, new in zip(deal.envelope, combo):
+            if old == new:
+                continue
+            for p, h in hands.items():
+                if new in h:
+                    h[h.index(new)] = old
+        out.append(Deal(id=f"{deal.id}-{'-'.join(combo)}", edition=ed, players=deal.players,
+                        envelope=tuple(combo), hands={p: tuple(h) for p, h in hands.items()},
+                        name=deal.name, source=deal.source))
+    return out
+
+
+def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str], deal: str | None = None,
+               all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
+               accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
+               records: str | None = None) -> list[GameSpec]:
+    """The games of a simulation."""
+    if not strategies:
+        raise ClueError("give at least one --strategy")
+    for s in strategies:
+        load_decisions("strategy", s)  # fail early on unknown names
+    load_decisions("response", response)
+    load_decisions("accusation", accusation)
+    base = get_deal(deal) if deal else None
+    if base is not None and players and len(base.players) != players:
+        raise ClueError(f"deal {base.id} has {len(base.players)} players, not {players}")
+    n = len(base.players) if base is not None else players
+    if not 3 <= n <= 6:
+        raise ClueError(f"Speed Clue is for 3 to 6 players, not {n}")
+    deals: list[Deal]
+    if all_envelopes:
+        if base is None:
+            raise ClueError("--all-envelopes needs --deal")
+        variants = envelope_variants(base)
+        deals = [variants[g % len(variants)] for g in range(games or len(variants))]
+    elif base is not None:
+        deals = [base] * games
+    else:
+        ed = get_edition(edition)
+        names = tuple(f"player{i + 1}" for i in range(n))
+        deals = [random_deal(ed, names, random.Random(f"{seed}:deal:{g}")) for g in range(games)]
+    k = len(strategies)
+    return [GameSpec(index=g, deal=d, strategies=tuple(strategies[(i + g) % k] for i in range(n)),
+                     seed=hash_seed(seed, g), response=response, accusation=accusation,
+                     max_rounds=max_rounds, records=records) for g, d in enumerate(deals)]
+
+
+def hash_seed(seed: int, game: int) -> int:
+    """A stable per-game seed."""
+    return random.Random(f"{seed}:{game}").getrandbits(48)
+
+
+_PLAYERS: dict = {}
+
+
+def run_game(spec: GameSpec) -> GameSummary:
+    """Play one game (players are cached per process and reused: a new game
+    resets their engines instead of rebuilding them)."""
+    names = spec.deal.players
+    players = {}
+    for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
+        key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names)
+        player = _PLAYERS.get(key)
+        if player is None:
+            player = _PLAYERS[key] = RuleBasedPlayer(p, strategy, spec.response, spec.accusation)
+        player.rng.seed(spec.seed * 10 + i)
+        players[p] = player
+    result = play_game(spec.deal, players, max_rounds=spec.max_rounds)
+    if spec.records:
+        seat = result.winner or names[0]
+        path = Path(spec.records) / f"game-{spec.index + 1:05d}.yaml"
+        dump_record(result.record(seat), path)
+    return GameSummary(index=spec.index, winner=result.winner, win_round=result.win_round,
+                       solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),
+                       strategies=spec.strategies, players=names,
+                       winner_seat=names.index(result.winner) if result.winner else None)
+
+
+def run_games(specs: Sequence[GameSpec], workers: int = 1,
+              progress: Callable[[GameSummary], None] | None = None) -> list[GameSummary]:
+    """Play all games, on ``workers`` processes; results in game order."""
+    if specs and specs[0].records:
+        Path(specs[0].records).mkdir(parents=True, exist_ok=True)
+    out: list = []
+    if workers <= 1 or len(specs) < 2:
+        for spec in specs:
+            s = run_game(spec)
+            out.append(s)
+            if progress:
+                progress(s)
+    else:
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        with ctx.Pool(workers) as pool:
+            for s in pool.imap_unordered(run_game, specs, chunksize=max(1, len(specs) // (workers * 8))):
+                out.append(s)
+                if progress:
+                    progress(s)
+    return sorted(out, key=lambda s: s.index)
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(xs: Sequence[float]) -> tuple[float | None, float | None]:
+    """Mean and the half-width of its 95 % normal interval."""
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, None
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, 1.96 * math.sqrt(var / len(xs))
+
+
+def summarize(results: Sequence[GameSummary]) -> dict:
+    """The summary printed by ``simulate`` (and its ``--json``)."""
+    solved = [r.solution_round for r in results if r.solution_round is not None]
+    won = [r.win_round for r in results if r.win_round is not None]
+    m_sol, ci_sol = mean_ci(solved)
+    m_win, ci_win = mean_ci(won)
+    seats = max((len(r.players) for r in results), default=0)
+    per_seat = []
+    for i in range(seats):
+        n = sum(1 for r in results if len(r.players) > i)
+        w = sum(1 for r in results if r.winner_seat == i)
+        per_seat.append({"seat": i + 1, "games": n, "wins": w, "win_rate": w / n if n else 0.0,
+                         "ci95": list(wilson(w, n))})
+    per_strategy: dict = {}
+    for r in results:
+        for i, s in enumerate(r.strategies):
+            d = per_strategy.setdefault(s, {"seats": 0, "wins": 0, "games": 0})
+            d["seats"] += 1
+            if r.winner_seat == i:
+                d["wins"] += 1
+        for s in set(r.strategies):
+            per_strategy[s]["games"] += 1
+    for s, d in per_strategy.items():
+        d["win_rate"] = d["wins"] / d["seats"] if d["seats"] else 0.0
+        d["ci95"] = list(wilson(d["wins"], d["seats"]))
+    return {
+        "games": len(results),
+        "mean_rounds_to_solution": m_sol, "ci95_rounds_to_solution": ci_sol, "solved_games": len(solved),
+        "mean_rounds_to_win": m_win, "ci95_rounds_to_win": ci_win, "won_games": len(won),
+        "unfinished_games": sum(1 for r in results if r.winner is None),
+        "wrong_accusations": sum(r.wrong_accusations for r in results),
+        "seats": per_seat, "strategies": per_strategy,
+    }
