@@ -145,6 +145,165 @@ def cmd_editions(args) -> int:
     return 0
 
 
+DEFAULT_PLAY_DEAL = "kingston-1-3p"
+DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mitchell-advanced"]
+
+
+def cmd_play(args) -> int:
+    import random as _random
+
+    from .deals import get_deal, random_deal
+    from .cards import get_edition
+    from .game import play_game
+    from .players import RuleBasedPlayer
+    from .records import dump_record
+    from .render import decision_text, deduction_text, event_text
+
+    console = _console(args)
+    if args.deal:
+        deal = get_deal(args.deal)
+        if args.players and args.players != len(deal.players):
+            raise ClueError(f"deal {deal.id} has {len(deal.players)} players, not {args.players}")
+    elif args.players or args.seed is not None:
+        n = args.players or 3
+        if not 3 <= n <= 6:
+            raise ClueError("Speed Clue is for 3 to 6 players")
+        deal = random_deal(get_edition(args.edition), tuple(f"player{i + 1}" for i in range(n)),
+                           _random.Random(args.seed if args.seed is not None else 0))
+    else:
+        deal = get_deal(DEFAULT_PLAY_DEAL)
+    names = deal.players
+    strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
+    fired: dict = {p: [] for p in names}
+    players = {}
+    for i, p in enumerate(names):
+        players[p] = RuleBasedPlayer(p, strategies[i % len(strategies)], args.response, args.accusation,
+                                     seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
+    console.print(f"[bold]Speed Clue[/bold] on {deal.id} ({deal.name or 'random deal'}), {len(names)} players")
+    for p in names:
+        console.print(f"  {p}: strategy [magenta]{players[p].strategy.id}[/magenta], holds {', '.join(deal.hands[p])}")
+    if args.show != "quiet":
+        console.print(f"  envelope (hidden from the players): {', '.join(deal.envelope)}")
+    last_round = [0]
+    seen_decisions = {p: 0 for p in names}
+
+    def on_event(event):
+        if event.round != last_round[0]:
+            last_round[0] = event.round
+            console.rule(f"round {event.round}")
+        console.print(event_text(event))
+        if args.show in ("moves", "deductions", "all"):
+            for p in names:
+                decisions = players[p].decisions
+                for _, cand in decisions[seen_decisions[p]:]:
+                    if cand.kind == "suggest" or args.show == "all":
+                        console.print(decision_text(p, cand))
+                seen_decisions[p] = len(decisions)
+
+    def after_event():
+        if args.show in ("deductions", "all"):
+            for p in names:
+                facts = [f for f in fired[p]
+                         if not (f.conclusions and f.conclusions[0][0] in ("suggest", "show", "accuse"))]
+                if args.show == "all":
+                    for f in facts:
+                        console.print(deduction_text(p, f))
+                    continue
+                counts: dict = {}
+                for f in facts:
+                    if any(c[0] == "held" for c in f.conclusions):
+                        console.print(deduction_text(p, f))
+                    else:
+                        counts[f.rule] = counts.get(f.rule, 0) + len(f.conclusions)
+                if counts:
+                    console.print(f"          [cyan]{p}[/cyan] [dim]also: " + ", ".join(
+                        f"{rule} ×{n}" for rule, n in counts.items()) + "[/dim]")
+        for p in names:
+            fired[p].clear()
+
+    started = [False]
+
+    def trace(event):
+        if not started[0]:
+            started[0] = True
+            for p in names:  # what each player deduced from its own hand
+                fired[p].clear()
+        else:
+            after_event()
+        on_event(event)
+
+    result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace)
+    after_event()
+    console.rule()
+    if result.winner:
+        console.print(f"[bold green]{result.winner} wins[/bold green] in round {result.win_round} "
+                      f"(strategy {players[result.winner].strategy.id}).")
+    else:
+        console.print(f"No winner after {result.rounds} rounds.")
+    sol = result.solution_round
+    console.print(f"First able to name the envelope: round {sol if sol is not None else '—'}; "
+                  f"wrong accusations: {len(result.wrong_accusations)}.")
+    if args.sheets:
+        for p in names:
+            console.print(SheetView(players[p].knowledge.sheet(), deal.edition, title=f"{p}'s final sheet"))
+    if args.record:
+        seat = args.record_seat or result.winner or names[0]
+        dump_record(result.record(seat), args.record)
+        console.print(f"record of the game from {seat}'s seat written to {args.record}")
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .render import SummaryView
+    from .simulate import make_specs, run_games, summarize
+
+    specs = make_specs(players=args.players, games=args.games, seed=args.seed,
+                       strategies=args.strategy or ["clue-expert-focused"], deal=args.deal,
+                       all_envelopes=args.all_envelopes, edition=args.edition, response=args.response,
+                       accusation=args.accusation, max_rounds=args.max_rounds, records=args.records)
+    workers = args.workers or 1
+    if args.json or not sys.stderr.isatty():
+        results = run_games(specs, workers)
+    else:
+        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=make_console(file=sys.stderr)) as bar:
+            task = bar.add_task("games", total=len(specs))
+            results = run_games(specs, workers, lambda s: bar.advance(task))
+    summary = summarize(results)
+    summary["config"] = {"players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
+                         "strategies": args.strategy or ["clue-expert-focused"], "deal": args.deal,
+                         "all_envelopes": args.all_envelopes, "response": args.response,
+                         "accusation": args.accusation, "workers": workers, "records": args.records}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _console(args).print(SummaryView(summary))
+        if args.records:
+            _console(args).print(f"records written to {args.records}/")
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from .render import ComparisonView
+    from .reproduce import kingston, mitchell
+
+    workers = args.workers or 1
+    if args.paper == "kingston":
+        tables = kingston(envelopes=args.envelopes, workers=workers)
+    else:
+        tables = mitchell(games=args.games, seed=args.seed, workers=workers, tables=tuple(args.table or
+                                                                                          ("5.1", "5.2", "5.3")))
+    if args.json:
+        print(json.dumps([t.to_json() for t in tables]))
+    else:
+        console = _console(args)
+        for t in tables:
+            console.print(ComparisonView(t))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -175,6 +334,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
     common(p)
     p.set_defaults(func=cmd_rules)
+
+    from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE
+
+    p = sub.add_parser("play", help="play a traced game between rule-based players")
+    p.add_argument("--deal", help=f"a shipped deal (default {DEFAULT_PLAY_DEAL}) or a deal file")
+    p.add_argument("--players", type=int, help="number of players (3-6) for a random deal")
+    p.add_argument("--seed", type=int, help="seed of the random deal and of random choices")
+    p.add_argument("--edition", default="cluedo", help="edition of random deals (default cluedo)")
+    p.add_argument("--strategy", action="append", metavar="ID|FILE",
+                   help="strategy per seat, in seat order, cycling (repeatable; default: "
+                        + ", ".join(DEFAULT_PLAY_STRATEGIES) + ")")
+    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE", help="response rules of every seat")
+    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--show", choices=["quiet", "moves", "deductions", "all"], default="deductions",
+                   help="how much to show (default: moves, reasons and each player's new deductions)")
+    p.add_argument("--no-sheets", dest="sheets", action="store_false", help="do not print the final sheets")
+    p.add_argument("--max-rounds", type=int, default=60)
+    p.add_argument("--record", metavar="FILE", help="write the game as a record (winner's seat by default)")
+    p.add_argument("--record-seat", metavar="PLAYER", help="whose seat the record is written from")
+    p.add_argument("--color", action="store_true")
+    p.add_argument("--no-color", action="store_true")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="play many games and report statistics")
+    p.add_argument("--players", type=int, default=3, help="players per game (3-6; implied by --deal)")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--strategy", action="append", metavar="ID|FILE",
+                   help="one: every seat; several: seats in turn, rotated across games")
+    p.add_argument("--deal", help="play this deal every game (default: random deals)")
+    p.add_argument("--all-envelopes", action="store_true",
+                   help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")
+    p.add_argument("--edition", default="cluedo", help="edition of random deals")
+    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
+    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--max-rounds", type=int, default=60)
+    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR")
+    common(p)
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("reproduce", help="the published result tables beside ours")
+    p.add_argument("paper", choices=["kingston", "mitchell"])
+    p.add_argument("--games", type=int, default=20, help="mitchell: games per cell (she used 500)")
+    p.add_argument("--envelopes", type=int, default=18,
+                   help="kingston: envelope variants of deal 1 for the 'all' column (324 = all)")
+    p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    common(p)
+    p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

@@ -144,3 +144,91 @@ def knowledge_summary(k: Knowledge) -> Text:
     cases = sum(1 for j in derived if j.rule == "case-analysis")
     return Text(f"{len(derived)} facts derived by {len(k.firings)} rule firings ({cases} by case analysis)",
                 style="dim")
+
+
+# --------------------------------------------------------------------- games
+def event_text(event, edition: Edition | None = None) -> Text:
+    """One line per driver event, with all cards visible (the table's view)."""
+    from .game import AccusationEvent
+    if isinstance(event, AccusationEvent):
+        t = Text(f"turn {event.turn:3d}  ", style="dim")
+        t.append(f"{event.by} accuses {', '.join(event.cards)}: ", style="bold")
+        t.append("correct!" if event.correct else "wrong, and is out", style="bold green" if event.correct else "red")
+        return t
+    t = Text(f"turn {event.turn:3d}  ", style="dim")
+    t.append(f"{event.by} suggests {', '.join(event.cards)}", style="bold")
+    parts = []
+    if event.passed:
+        parts.append(f"{', '.join(event.passed)} cannot disprove")
+    if event.shown_by:
+        parts.append(f"{event.shown_by} shows {event.card}")
+    else:
+        parts.append("nobody can disprove")
+    t.append(" — " + "; ".join(parts))
+    return t
+
+
+def decision_text(player: str, candidate) -> Text:
+    """Why a player made a decision."""
+    t = Text(f"          {player} ", style="dim")
+    t.append(f"[{candidate.rule}]", style="magenta")
+    t.append(f" {candidate.message}", style="dim")
+    return t
+
+
+def deduction_text(player: str, firing: Firing) -> Text:
+    """A player's new deduction under a game trace."""
+    t = Text(f"          {player}: ", style="cyan")
+    t.append(f"[{firing.rule}] ", style="magenta")
+    t.append("; ".join(describe(k) for k in firing.conclusions))
+    return t
+
+
+class SummaryView:
+    """The summary of a simulation."""
+
+    def __init__(self, summary: dict, title: str = "Simulation"):
+        self.summary = summary
+        self.title = title
+
+    def __rich__(self):
+        s = self.summary
+
+        def fmt(m, ci):
+            if m is None:
+                return "—"
+            return f"{m:.2f}" + (f" ± {ci:.2f}" if ci is not None else "")
+        head = Text(f"{self.title}: {s['games']} games — mean rounds to a solution "
+                    f"{fmt(s['mean_rounds_to_solution'], s['ci95_rounds_to_solution'])}, to the winning accusation "
+                    f"{fmt(s['mean_rounds_to_win'], s['ci95_rounds_to_win'])}; wrong accusations "
+                    f"{s['wrong_accusations']}; unfinished {s['unfinished_games']}")
+        strat = Table(title="per strategy", header_style="bold")
+        for col in ("strategy", "seat-games", "wins", "win rate", "95 % interval"):
+            strat.add_column(col, justify="right" if col != "strategy" else "left")
+        for name, d in sorted(s["strategies"].items(), key=lambda kv: -kv[1]["win_rate"]):
+            strat.add_row(name, str(d["seats"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
+                          f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
+        seats = Table(title="per seat", header_style="bold")
+        for col in ("seat", "games", "wins", "win rate", "95 % interval"):
+            seats.add_column(col, justify="right")
+        for d in s["seats"]:
+            seats.add_row(str(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
+                          f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
+        return Group(head, strat, seats)
+
+
+class ComparisonView:
+    """A published table with our figures beside it."""
+
+    def __init__(self, comparison):
+        self.c = comparison
+
+    def __rich__(self):
+        c = self.c
+        table = Table(title=c.title, header_style="bold", caption="\n".join(c.notes), caption_justify="left")
+        table.add_column("")
+        for col in c.columns:
+            table.add_column(f"{col}\npub. / ours", justify="center")
+        for label, cells in c.rows:
+            table.add_row(label, *[f"{'—' if p is None else p} / {'—' if o is None else o}" for p, o in cells])
+        return table
