@@ -57,6 +57,9 @@ SCENARIO_SCHEMA = {
                 "with": {"type": "array", "items": {"type": "string"}},
                 "expect": {"type": "array", "items": {"type": "string"}},
                 "contradiction": {"type": "boolean"},
+                "request": {"type": "object", "required": ["kind"],
+                            "properties": {"kind": {"enum": ["your-turn", "disprove-request", "accuse-offer"]}}},
+                "proposes": {},
             },
         }},
     },
@@ -137,6 +140,9 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
                 feed(k, n, t)
     except ContradictionError as exc:
         raised = exc
+    if "request" in d:
+        _check_decision(scenario, k, edition, where, raised)
+        return
     fired = [f for f in k.firings if f.rule == scenario.rule]
     if d.get("contradiction"):
         assert raised is not None and scenario.rule in str(raised), \
@@ -156,6 +162,38 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
         for text in d.get("expect", []):
             key = parse_fact(text, edition, k.owners)
             assert not k.known(key), f"{where}: {describe(key)!r} was concluded"
+
+
+def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raised) -> None:
+    """A strategy / response / accusation scenario: put the request to the
+    rules and check whether the rule under test proposed, and what."""
+    if raised is not None:
+        raise AssertionError(f"{where}: unexpected contradiction while setting up: {raised}")
+    req = dict(scenario.data["request"])
+    kind = req.pop("kind")
+    values = {"turn": req.get("turn", 99)}
+    if kind == "your-turn":
+        values["round"] = req.get("round", 1)
+    elif kind == "disprove-request":
+        values.update(by=req["by"], cards=edition.resolve_all(req["cards"]),
+                      matching=edition.resolve_all(req["matching"]))
+    found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
+    if not scenario.fires:
+        assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
+        return
+    assert found, f"{where}: the rule proposed nothing"
+    want = scenario.data.get("proposes")
+    if want is None:
+        return
+    if isinstance(want, dict):  # suggest: category -> acceptable cards
+        expected = tuple(tuple(edition.resolve_all(want[c])) for c in ("suspect", "weapon", "room"))
+    elif kind == "disprove-request":
+        expected = (tuple(edition.resolve_all(want)),)
+    else:  # accusation
+        expected = tuple((c,) for c in edition.resolve_all(want))
+    got = [tuple(tuple(sorted(o)) for o in c.options) for c in found]
+    expected = tuple(tuple(sorted(o)) for o in expected)
+    assert expected in got, f"{where}: expected the proposal {expected}, got {got}"
 
 
 def _turns(raw_turns, edition, players):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from clue_expert.rules import default_rulesets, rule_files
+from clue_expert.rules import default_rulesets, load_ruleset, rule_files
 from clue_expert.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
-RULESETS = default_rulesets()
+DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations") for p in rule_files(kind))
+RULESETS = default_rulesets() + DECISIONS
 CASES = []
 for rs in RULESETS:
     path = scenario_path(rs.path)
@@ -31,4 +32,5 @@ def test_every_rule_has_scenarios(ruleset):
 
 @pytest.mark.parametrize("scenario", CASES)
 def test_scenario(scenario):
-    run_scenario(scenario, RULESETS)
+    run_scenario(scenario, default_rulesets() + tuple(rs for rs in DECISIONS if rs.path == scenario.path.replace(
+        ".test.yaml", ".yaml")))
