@@ -110,10 +110,19 @@ def cmd_why(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    rulesets = [load_ruleset(p) for p in args.files] if args.files else list(default_rulesets())
+    from .rules import rule_files
+
+    if args.files:
+        rulesets = [load_ruleset(p) for p in args.files]
+    else:
+        folders = {"deduction": "deduction", "strategy": "strategies", "response": "responses",
+                   "accusation": "accusations"}
+        kinds = [args.kind] if args.kind else list(folders)
+        rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
     if args.json:
-        out = [{"id": r.id, "ruleset": rs.id, "file": Path(rs.path).name, "group": r.group, "when": list(r.on),
-                "message": r.message, "metadata": r.metadata} for rs in rulesets for r in rs.rules]
+        out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
+                "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata}
+               for rs in rulesets for r in rs.rules]
         print(json.dumps(out))
     else:
         _console(args).print(RulesView(rulesets))
@@ -332,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list every rule with its id and message")
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
+    p.add_argument("--kind", choices=["deduction", "strategy", "response", "accusation"],
+                   help="only shipped rules of this kind")
     common(p)
     p.set_defaults(func=cmd_rules)
 

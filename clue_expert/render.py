@@ -96,20 +96,24 @@ class ExplanationView:
 
 
 class RulesView:
-    """Every rule with its id, group, trigger and message."""
+    """Every rule with its id, file, group or priority, trigger and message."""
 
     def __init__(self, rulesets: Iterable[RuleSet]):
         self.rulesets = list(rulesets)
 
     def __rich__(self):
-        table = Table(title="Deduction rules", header_style="bold")
-        table.add_column("id", no_wrap=True, style="magenta")
-        table.add_column("group")
-        table.add_column("when")
-        table.add_column("message", ratio=1)
+        kinds = sorted({rs.kind for rs in self.rulesets})
+        title = "Deduction rules" if kinds == ["deduction"] else "Rules"
+        table = Table(title=title, header_style="bold", show_lines=False)
+        table.add_column("rule", overflow="fold", ratio=2)
+        table.add_column("message", overflow="fold", ratio=3)
         for rs in self.rulesets:
             for r in rs.rules:
-                table.add_row(r.id, r.group, ", ".join(r.on), r.message)
+                where = (f"{rs.id} · {r.group}" if rs.kind == "deduction"
+                         else f"{rs.id} · priority {r.priority}") + f" · when {', '.join(r.on)}"
+                cell = Text(r.id, style="magenta")
+                cell.append("\n" + where, style="dim")
+                table.add_row(cell, r.message)
         return table
 
 
