@@ -313,6 +313,20 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_contest_agent(args) -> int:
+    from .contest import ContestAgent
+
+    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    records = None if args.no_records else (args.records or str(Path("clue-expert-contest") / args.identifier))
+    try:
+        agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation, log=log,
+                             records=records, seed=args.seed)
+        return agent.run(args.port)
+    finally:
+        if log is not None:
+            log.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -396,6 +410,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     common(p)
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
+    p.add_argument("identifier", metavar="IDENTIFIER", help="the identifier the server gave")
+    p.add_argument("port", metavar="PORT", type=int, help="the server's port on localhost")
+    p.add_argument("--strategy", default="clue-expert-focused", metavar="ID|FILE")
+    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
+    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--log", metavar="FILE", help="append every message, reply and problem to FILE")
+    p.add_argument("--records", metavar="DIR",
+                   help="write each game as a record into DIR (default clue-expert-contest/IDENTIFIER)")
+    p.add_argument("--no-records", action="store_true", help="do not write game records")
+    p.add_argument("--seed", type=int, default=0, help="seed of the strategy's random choices")
+    p.set_defaults(func=cmd_contest_agent)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

@@ -255,7 +255,9 @@ def parse_fact(text: str, edition, owners) -> Key:
         cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest) if c.strip()]
         return cards_key("one-of" if kind == "held" else "not-all", owner, cards)
     if quant == "all of":
+        if kind == "held":
+            raise QueryError(f"{text!r} is several facts; ask about each card ('{owner} holds CARD')")
         cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b)\s*", rest) if c.strip()]
-        return cards_key("not-all", owner, cards) if kind == "lacked" else cards_key("one-of", owner, cards)
+        return cards_key("not-all", owner, cards)
     card = edition.resolve(re.sub(r"^the ", "", rest))
     return (held_key if kind == "held" else lacked_key)(owner, card)

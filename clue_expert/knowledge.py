@@ -522,7 +522,10 @@ class Knowledge:
         premises: list[Key] = []
         for expr in rule.because:
             value = expr(env)
-            items = [value] if isinstance(value, tuple) and value and isinstance(value[0], str) else list(value)
+            if isinstance(value, tuple) and value and isinstance(value[0], str):
+                items = [value]
+            else:  # a stable order whatever the hash seed (comprehensions over sets)
+                items = sorted((tuple(p) for p in value), key=self._premise_order)
             for p in items:
                 p = tuple(p)
                 if p not in self.justifications:
@@ -540,6 +543,10 @@ class Knowledge:
         made = tuple(k for k in new if self._declare_known(k, just))
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+
+    def _premise_order(self, key: Key) -> tuple:
+        order = self._base_env["__order__"]
+        return tuple(order.get(x, -1) if isinstance(x, str) else 0 for x in key[1:]) + (key[0],)
 
     def _log(self, firing: Firing) -> None:
         self.firings.append(firing)

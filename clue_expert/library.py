@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .knowledge import Knowledge
 
 FUNCTIONS: dict[str, Callable] = {}
-#: name -> one-line description, for docs and ``clue-expert rules --functions``.
+#: name -> one-line description (the table in docs/rule-language.md).
 DESCRIPTIONS: dict[str, str] = {}
 
 

@@ -117,6 +117,23 @@ class RuleBasedPlayer(Player):
         self.decisions.append((turn, chosen))
         return self._pick(chosen.options, self.strategy)
 
+    def ranked_suggestions(self, turn: int, round: int):
+        """Every suggestion the strategy would accept, best first: the one
+        :meth:`suggest` would make, then the other options of the winning
+        candidate, then those of lower candidates (used to avoid repeating a
+        suggestion where the rules forbid it)."""
+        import itertools
+        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        if not cands:
+            return
+        chosen = self._choose(cands, self.strategy, "suggestion")
+        first = self._pick(chosen.options, self.strategy)
+        yield first
+        for cand in [chosen] + [c for c in cands if c is not chosen]:
+            for triple in itertools.product(*cand.options):
+                if triple != first:
+                    yield triple
+
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                             "matching": tuple(matching)})

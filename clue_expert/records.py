@@ -164,7 +164,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         raise RecordError("hand_sizes must map players to numbers", source=source)
     for p, n in given.items():
         player(p, None, "hand_sizes names")
-        if not isinstance(n, int) or n < 0:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise RecordError(f"hand size of {p} must be a whole number, got {n!r}", source=source)
         sizes[str(p)] = n
     if sum(sizes.values()) != len(edition.cards) - 3:
@@ -177,13 +177,19 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         raise RecordError(f"{me}'s hand has {len(hand)} cards but {me} holds {sizes[me]}", source=source)
     deal = None
     if data.get("deal") is not None:
+        if not isinstance(data["deal"], dict):
+            raise RecordError("deal must be a mapping with envelope and hands", source=source)
         d = dict(data["deal"])
         d.setdefault("edition", edition.id)
-        d.setdefault("players", list(players))
+        d["players"] = list(players)
         try:
-            deal = parse_deal(d, f"{source}: deal", check_sizes=False)
+            deal = parse_deal(d, "deal", check_sizes=False)
         except ClueError as exc:
             raise RecordError(str(exc), source=source) from None
+        wrong = {p: len(h) for p, h in deal.hands.items() if len(h) != sizes[p]}
+        if wrong:
+            raise RecordError(f"the deal's hands have {wrong} cards but the hand sizes are "
+                              f"{ {p: sizes[p] for p in wrong} }", source=source)
         if set(deal.hands[me]) != set(hand):
             raise RecordError(f"the deal gives {me} {list(deal.hands[me])} but the hand is {list(hand)}", source=source)
 
@@ -210,7 +216,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if not isinstance(correct, bool):
                 raise RecordError("an accusation needs correct: true or false", source=source, turn=n)
             if deal is not None and correct != (tuple(cards) == deal.envelope):
-                raise RecordError(f"correct: {correct} contradicts the deal's envelope", source=source, turn=n)
+                raise RecordError(f"correct: {str(correct).lower()} contradicts the deal's envelope", source=source,
+                                  turn=n)
             turns.append(Accusation(by, cards, correct))
             if correct:
                 finished = n
@@ -243,6 +250,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if len(passed) != len(order):
                 raise RecordError(f"nobody showed a card, but {[p for p in order if p not in passed]} did not pass",
                                   source=source, turn=n)
+        elif len(passed) == len(order):
+            raise RecordError(f"{shown_by} showed a card, but every other player passed", source=source, turn=n)
         elif shown_by != order[len(passed)]:
             raise RecordError(f"{shown_by} showed a card, but after the passes {list(passed)} the next player "
                               f"asked is {order[len(passed)]}", source=source, turn=n)

@@ -194,7 +194,10 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
     for _, fname, spec, conv in string.Formatter().parse(template):
         if fname is None:
             continue
-        if fname not in names or spec or conv:
+        if spec or conv:
+            raise RuleFileError(path, rule, f"message placeholder {{{fname}{'!' + conv if conv else ''}"
+                                            f"{':' + spec if spec else ''}}} has a format spec; write plain {{{fname}}}")
+        if fname not in names:
             raise RuleFileError(path, rule, f"message placeholder {{{fname}}} is not a bound name "
                                             f"(bound: {', '.join(sorted(names))})")
 
@@ -202,6 +205,13 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
 def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deduction") -> CompiledRule:
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
+    when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
+    request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
+    if request is None and when & {"your-turn", "disprove-request", "accuse-offer"}:
+        raise RuleFileError(path, rid, f"a deduction rule cannot be triggered by the decision request "
+                                       f"{sorted(when & {'your-turn', 'disprove-request', 'accuse-offer'})}")
+    if request is not None and when != {request}:
+        raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
     on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
     # names bound by every trigger kind
     fields = None

@@ -112,3 +112,18 @@ def test_card_shown_after_passing_on_it_is_a_named_contradiction():
     assert any("bob holds revolver" in f for f in err.facts)
     assert k.last_turn == 3  # the sheet before turn 4 is kept
     assert k.status("bob", "revolver") == "lacked"
+
+
+def test_shower_after_everyone_passed_and_bad_deal_are_errors_not_crashes():
+    d = turn(3, shown_by="bob", passed=["bob", "cat"])
+    with pytest.raises(RecordError):
+        parse_record(d)
+    d = copy.deepcopy(BASE)
+    d["turns"][2].update(passed=["bob", "cat"], shown_by="cat")
+    with pytest.raises(RecordError, match="every other player passed"):
+        parse_record(d)
+    for bad in (5, ["x"], {"envelope": ["plum", "rope", "kitchen"], "hands": {"ann": BASE["hand"]}}):
+        d = copy.deepcopy(BASE)
+        d["deal"] = bad
+        with pytest.raises(RecordError):
+            parse_record(d)
