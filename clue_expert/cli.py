@@ -327,6 +327,60 @@ def cmd_contest_agent(args) -> int:
             log.close()
 
 
+def cmd_replay(args) -> int:
+    from .replay import hindsight, hindsight_text, markdown, steps
+    from .render import StepView
+
+    record = load_record(args.record)
+    if args.as_player:
+        record = record.as_seat(args.as_player)
+    all_steps = []
+    interactive = not args.all and not args.export and sys.stdin.isatty() and sys.stdout.isatty()
+    console = _console(args)
+    hind = hindsight(record) if args.hindsight else None
+    for step in steps(record, complete=not args.no_complete):
+        all_steps.append(step)
+        if args.export:
+            continue
+        console.print(StepView(step, record.edition, show_sheet=args.sheets))
+        if interactive:
+            answer = input("Enter: next step, s: sheet, q: quit > ").strip().lower()
+            if answer == "s":
+                console.print(SheetView(step.sheet, record.edition))
+            elif answer == "q":
+                break
+    final = all_steps[-1]
+    from .knowledge import Knowledge  # noqa: F401  (explanations come from a fresh replay)
+    k, _ = replay(record, all_steps[-1].turn, complete=not args.no_complete, strict=False)
+    trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
+    if args.export:
+        path = Path(args.export)
+        if path.suffix == ".md":
+            path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
+        elif path.suffix in (".html", ".svg"):
+            rec = make_console(width=110, color=True, record=True, file=open(__import__("os").devnull, "w"))
+            rec.print(f"[bold]Replay: {record.me}'s seat[/bold]")
+            if hind:
+                rec.print(hindsight_text(hind))
+            for step in all_steps:
+                rec.print(StepView(step, record.edition))
+            rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s final sheet"))
+            for tree in trees:
+                rec.print(ExplanationView(tree))
+            if path.suffix == ".html":
+                path.write_text(rec.export_html(inline_styles=True), encoding="utf-8")
+            else:
+                path.write_text(rec.export_svg(title=f"clue-expert replay: {record.me}"), encoding="utf-8")
+        else:
+            raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
+        print(f"exported {len(all_steps)} steps to {path}")
+    else:
+        console.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet at the end"))
+        if hind:
+            console.print(hindsight_text(hind))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -423,6 +477,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-records", action="store_true", help="do not write game records")
     p.add_argument("--seed", type=int, default=0, help="seed of the strategy's random choices")
     p.set_defaults(func=cmd_contest_agent)
+
+    p = sub.add_parser("replay", help="step through a record: observations, rule firings, sheet changes")
+    p.add_argument("record", metavar="RECORD")
+    p.add_argument("--as", dest="as_player", metavar="PLAYER", help="from another seat (needs the true deal)")
+    p.add_argument("--all", action="store_true", help="print every step without waiting for Enter")
+    p.add_argument("--hindsight", action="store_true",
+                   help="when the seat could first have named the envelope, versus when it did")
+    p.add_argument("--export", metavar="FILE", help="write the replay to FILE.md, FILE.html or FILE.svg")
+    p.add_argument("--sheets", action="store_true", help="print the whole sheet after every step")
+    p.add_argument("--no-complete", action="store_true", help="forward rules only")
+    p.add_argument("--color", action="store_true")
+    p.add_argument("--no-color", action="store_true")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

@@ -134,7 +134,7 @@ class GameResult:
                 turns.append(Accusation(e.by, e.cards, e.correct))
             else:
                 card = e.card if me in (e.by, e.shown_by) else None
-                turns.append(Suggestion(e.by, e.cards, e.passed, e.shown_by, card))
+                turns.append(Suggestion(e.by, e.cards, e.passed, e.shown_by, card, e.card))
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],
                       hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d)

@@ -52,7 +52,7 @@ def seat_view(turns: list, me: str) -> list:
     view = []
     for t in turns:
         if isinstance(t, Suggestion) and t.card is not None and me not in (t.by, t.shown_by):
-            t = Suggestion(t.by, t.cards, t.passed, t.shown_by, None)
+            t = Suggestion(t.by, t.cards, t.passed, t.shown_by, None, t.card)
         view.append(t)
     return view
 

@@ -32,11 +32,17 @@ class Suggestion:
     """Who disproved it (None: nobody could)."""
     card: str | None = None
     """The card shown, when the record's seat saw it."""
+    actual: str | None = None
+    """The card actually shown, whoever saw it (only in records that carry the
+    true deal, e.g. written by ``play``/``simulate``; lets ``replay --as``
+    take any seat)."""
 
     def to_dict(self) -> dict:
         d = {"by": self.by, "suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by}
         if self.card is not None:
             d["card"] = self.card
+        if self.actual is not None and self.actual != self.card:
+            d["actual"] = self.actual
         return d
 
 
@@ -78,6 +84,30 @@ class Record:
     """The true deal, when known (records written by simulations)."""
     source: str = "<record>"
     """File name or other origin."""
+
+    def as_seat(self, player: str) -> "Record":
+        """The same game from another seat.  Needs the true deal; the cards
+        that seat saw come from ``actual`` (or, for a single matching card,
+        from the deal); a show whose card cannot be known is left unseen."""
+        if player not in self.players:
+            raise RecordError(f"{player!r} is not one of the players {list(self.players)}", source=self.source)
+        if player == self.me:
+            return self
+        if self.deal is None:
+            raise RecordError(f"replaying from {player}'s seat needs the true deal in the record", source=self.source)
+        turns = []
+        for t in self.turns:
+            if isinstance(t, Suggestion):
+                card = None
+                if t.shown_by is not None and player in (t.by, t.shown_by):
+                    card = t.actual
+                    if card is None:
+                        matching = [c for c in t.cards if c in self.deal.hands[t.shown_by]]
+                        card = matching[0] if len(matching) == 1 else None
+                t = Suggestion(t.by, t.cards, t.passed, t.shown_by, card, t.actual)
+            turns.append(t)
+        return Record(edition=self.edition, players=self.players, me=player, hand=self.deal.hands[player],
+                      hand_sizes=dict(self.hand_sizes), turns=turns, deal=self.deal, source=self.source)
 
     def to_dict(self) -> dict:
         """The YAML/JSON form."""
@@ -226,7 +256,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             continue
         if "suggest" not in raw:
             raise RecordError("a turn needs 'suggest' or 'accuse'", source=source, turn=n)
-        extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card"}
+        extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
         if extra:
             raise RecordError(f"unknown key(s) {sorted(extra)} in a suggestion", source=source, turn=n)
         cards = _triple(edition, raw["suggest"], source, n, "suggest")
@@ -269,6 +299,20 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if card not in cards:
                 raise RecordError(f"the shown card {card} is not one of the suggested {list(cards)}",
                                   source=source, turn=n)
+        actual = raw.get("actual")
+        if actual is not None:
+            if deal is None:
+                raise RecordError("'actual' (the card shown to someone else) needs the true deal in the record",
+                                  source=source, turn=n)
+            try:
+                actual = edition.resolve(str(actual))
+            except ClueError as exc:
+                raise RecordError(f"actual: {exc}", source=source, turn=n) from None
+            if shown_by is None or actual not in cards or actual not in deal.hands[shown_by]:
+                raise RecordError(f"actual card {actual} was not shown by {shown_by} from {list(cards)}",
+                                  source=source, turn=n)
+        elif card is not None:
+            actual = card
         if me in passed and set(cards) & set(hand):
             raise RecordError(f"{me} passed but holds {sorted(set(cards) & set(hand))}", source=source, turn=n)
         if shown_by == me:
@@ -288,7 +332,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if card is not None and card not in deal.hands[shown_by]:
                 raise RecordError(f"{shown_by} showed {card} but the deal does not give it to {shown_by}",
                                   source=source, turn=n)
-        turns.append(Suggestion(by, cards, passed, shown_by, card))
+        turns.append(Suggestion(by, cards, passed, shown_by, card, actual))
     return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
                   deal=deal, source=source)
 

@@ -236,3 +236,36 @@ class ComparisonView:
         for label, cells in c.rows:
             table.add_row(label, *[f"{'—' if p is None else p} / {'—' if o is None else o}" for p, o in cells])
         return table
+
+
+class StepView:
+    """One replay step: the observation, the firings in order, the sheet diff."""
+
+    def __init__(self, step, edition: Edition, show_sheet: bool = False):
+        self.step = step
+        self.edition = edition
+        self.show_sheet = show_sheet
+
+    def __rich__(self):
+        from rich.panel import Panel
+        s = self.step
+        parts = []
+        if s.error:
+            parts.append(Text("contradiction: " + s.error, style="bold red"))
+        for f in s.firings:
+            parts.append(firing_line(f))
+        if s.changes:
+            diff = Table(show_header=True, header_style="bold", box=None)
+            diff.add_column("owner")
+            diff.add_column("card")
+            diff.add_column("change")
+            for o, c, a, b in s.changes:
+                diff.add_row(o, self.edition.display(c), f"{MARK[a] or '·'} → {MARK[b] or '·'}")
+            parts.append(diff)
+        else:
+            parts.append(Text("no change to the sheet", style="dim"))
+        if s.solved:
+            parts.append(Text("the envelope is known", style="bold yellow"))
+        if self.show_sheet and s.sheet is not None:
+            parts.append(SheetView(s.sheet, self.edition))
+        return Panel(Group(*parts), title=s.observation, title_align="left")

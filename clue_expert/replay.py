@@ -1,0 +1,149 @@
+"""Step-through replay of a record, for the classroom: each observation, the
+rule firings it caused in order, and how the sheet changed; hindsight (when the
+seat could first have named the envelope versus when it did); exports.
+
+Pure: produces :class:`Step` objects; :mod:`clue_expert.render` draws them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .facts import describe
+from .knowledge import Firing, Knowledge, Sheet
+from .records import Accusation, Record, Suggestion, feed
+
+
+@dataclass
+class Step:
+    """One observation and what it taught the seat."""
+
+    turn: int
+    """0 for the deal, else the record's turn number."""
+    observation: str
+    """What was observed, in words."""
+    firings: list = field(default_factory=list)
+    """The rule firings it caused, in order."""
+    sheet: Sheet | None = None
+    """The sheet after it."""
+    changes: list = field(default_factory=list)
+    """(owner, card, before, after) for every cell that changed."""
+    solved: bool = False
+    """Whether the envelope is known after it."""
+    error: str | None = None
+    """A contradiction this observation exposed (the sheet is the one before it)."""
+
+
+def describe_turn(record: Record, n: int, turn) -> str:
+    """A turn in words, as the record's seat saw it."""
+    if isinstance(turn, Accusation):
+        return f"turn {n}: {turn.by} accuses {', '.join(turn.cards)} — {'right' if turn.correct else 'wrong'}"
+    parts = [f"turn {n}: {turn.by} suggests {', '.join(turn.cards)}"]
+    if turn.passed:
+        parts.append(f"{', '.join(turn.passed)} cannot disprove")
+    if turn.shown_by is None:
+        parts.append("nobody can disprove")
+    else:
+        parts.append(f"{turn.shown_by} shows " + (turn.card if turn.card else "a card"))
+    return "; ".join(parts)
+
+
+def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
+    """The replay of a record, step by step."""
+    fired: list = []
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
+                  on_fire=fired.append)
+    fired.clear()
+    before = k.sheet()
+    k.observe_hand(record.hand)
+    yield _step(0, f"the deal: {record.me} holds {', '.join(record.hand)}", k, before, fired)
+    for n, turn in enumerate(record.turns, start=1):
+        before = k.sheet()
+        fired.clear()
+        try:
+            feed(k, n, turn)
+        except Exception as exc:  # a contradiction: report it, keep the sheet before it
+            yield Step(n, describe_turn(record, n, turn), [], k.sheet(), [], k.solved(), error=str(exc))
+            return
+        yield _step(n, describe_turn(record, n, turn), k, before, fired)
+
+
+def _step(n: int, text: str, k: Knowledge, before: Sheet, fired: list) -> Step:
+    after = k.sheet()
+    changes = [(o, c, before.cells[o][c], after.cells[o][c]) for o in after.owners for c in after.cards
+               if before.cells[o][c] != after.cells[o][c]]
+    return Step(n, text, list(fired), after, changes, k.solved())
+
+
+def hindsight(record: Record) -> dict:
+    """When the seat could first have named the envelope -- with complete
+    deduction and with the forward rules alone -- versus when it accused."""
+    def first(complete: bool):
+        for s in steps(record, complete=complete):
+            if s.solved:
+                return s.turn
+        return None
+    accused = next(((n, t.correct) for n, t in enumerate(record.turns, start=1)
+                    if isinstance(t, Accusation) and t.by == record.me), None)
+    return {"seat": record.me, "first_turn_complete": first(True), "first_turn_rules_only": first(False),
+            "accused_turn": accused[0] if accused else None, "accused_correctly": accused[1] if accused else None,
+            "turns": len(record.turns)}
+
+
+def hindsight_text(h: dict) -> str:
+    """Hindsight in a sentence or two."""
+    def when(t):
+        return "never" if t is None else ("from the deal" if t == 0 else f"after turn {t}")
+    text = (f"{h['seat']} could have named the envelope {when(h['first_turn_complete'])} with complete deduction "
+            f"({when(h['first_turn_rules_only'])} with the forward rules alone)")
+    if h["accused_turn"] is None:
+        text += f", and did not accuse in the {h['turns']} turns recorded."
+    else:
+        verdict = "correctly" if h["accused_correctly"] else "wrongly"
+        text += f"; {h['seat']} accused {verdict} on turn {h['accused_turn']}"
+        if h["first_turn_complete"] is not None and h["accused_turn"] > h["first_turn_complete"] + 1:
+            text += f", {h['accused_turn'] - h['first_turn_complete'] - 1} turn(s) later than possible"
+        text += "."
+    return text
+
+
+def markdown(record: Record, all_steps: list, explanations: list, hind: dict | None = None) -> str:
+    """A Markdown export: every step with its firings and changes, the final
+    sheet, and the explanation trees of the envelope cards."""
+    ed = record.edition
+    out = [f"# Replay: {record.me}'s seat", "", f"Edition {ed.name}; players {', '.join(record.players)}.", ""]
+    if hind:
+        out += ["**Hindsight.** " + hindsight_text(hind), ""]
+    for s in all_steps:
+        out.append(f"## {s.observation}")
+        out.append("")
+        if s.error:
+            out += [f"**Contradiction:** {s.error}", ""]
+        for f in s.firings:
+            concl = "; ".join(describe(c) for c in f.conclusions)
+            out.append(f"- `{f.rule}`: {f.message} ⇒ {concl}")
+        if s.changes:
+            out += ["", "Sheet changes: " + ", ".join(f"{o}/{c}: {a}→{b}" for o, c, a, b in s.changes)]
+        if s.solved:
+            out += ["", "**The envelope is known.**"]
+        out.append("")
+    final = all_steps[-1].sheet
+    mark = {"held": "✓", "lacked": "✗", "unknown": " "}
+    out += ["## Final sheet", "", "| card | " + " | ".join(final.owners) + " |",
+            "|---|" + "---|" * len(final.owners)]
+    for c in final.cards:
+        out.append(f"| {ed.display(c)} | " + " | ".join(mark[final.cells[o][c]] for o in final.owners) + " |")
+    out.append("")
+    for tree in explanations:
+        out += [f"## Why: {tree.text}", ""]
+
+        def walk(node, depth):
+            j = node.justification
+            how = "observed" if j and j.rule == "observation" else (j.rule if j else "unknown")
+            suffix = " (explained above)" if node.repeated else ""
+            out.append("  " * depth + f"- {node.text} — *{how}*{suffix}")
+            for ch in node.children:
+                walk(ch, depth + 1)
+        walk(tree, 0)
+        out.append("")
+    return "\n".join(out)
