@@ -381,6 +381,33 @@ def cmd_replay(args) -> int:
     return 0
 
 
+def cmd_notebook(args) -> int:
+    from .notebook import NotebookSession
+    from .render import output_item
+
+    console = _console(args)
+    session = NotebookSession(args.file, strategy=args.strategy)
+
+    def show(items):
+        for item in items:
+            ed = session.notebook.edition if session.notebook else None
+            console.print(output_item(item, ed) if ed else getattr(item, "text", str(item)))
+
+    show(session.start())
+    while not session.done:
+        try:
+            line = input(session.prompt)
+        except EOFError:
+            show(session.handle("quit"))
+            break
+        except KeyboardInterrupt:
+            console.print()
+            show(session.handle("quit"))
+            break
+        show(session.handle(line))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -490,6 +517,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", action="store_true")
     p.add_argument("--no-color", action="store_true")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
+    p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
+                   help="the game file (created if missing, saved after every entry; default notebook.yaml)")
+    p.add_argument("--strategy", metavar="ID|FILE", help="advise suggestions with this strategy")
+    p.add_argument("--color", action="store_true")
+    p.add_argument("--no-color", action="store_true")
+    p.set_defaults(func=cmd_notebook)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

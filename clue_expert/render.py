@@ -269,3 +269,36 @@ class StepView:
         if self.show_sheet and s.sheet is not None:
             parts.append(SheetView(s.sheet, self.edition))
         return Panel(Group(*parts), title=s.observation, title_align="left")
+
+
+class ChangesView:
+    """Sheet cells that changed after an entry."""
+
+    def __init__(self, changes, edition: Edition):
+        self.changes = changes
+        self.edition = edition
+
+    def __rich__(self):
+        if not self.changes.cells:
+            return Text("no change to the sheet", style="dim")
+        t = Text("changed: ", style="dim")
+        t.append(", ".join(f"{o}/{self.edition.display(c)} {MARK[a] or '·'}→{MARK[b] or '·'}"
+                           for o, c, a, b in self.changes.cells))
+        return t
+
+
+MESSAGE_STYLE = {"info": "", "error": "bold red", "advice": "bold yellow", "deduction": "cyan", "dim": "dim"}
+
+
+def output_item(item, edition: Edition):
+    """A rich renderable for one output item of the notebook or human seat."""
+    from .notebook import Changes, Message
+    if isinstance(item, Message):
+        return Text(item.text, style=MESSAGE_STYLE.get(item.kind, ""))
+    if isinstance(item, Sheet):
+        return SheetView(item, edition)
+    if isinstance(item, Explanation):
+        return ExplanationView(item)
+    if isinstance(item, Changes):
+        return ChangesView(item, edition)
+    return Text(str(item))

@@ -1,0 +1,584 @@
+"""The table assistant: a game played with physical cards, kept turn by turn.
+
+:class:`Notebook` holds the game (a record) and its knowledge; every change
+goes through the record validator and the knowledge engine, and an entry that
+breaks the rules or contradicts earlier ones is refused with nothing changed.
+:class:`NotebookSession` is the line-by-line dialogue (set-up questions, then
+one entry or command per line); it returns plain output items that the CLI
+renders, so it is tested with scripted input.  Games are saved after every
+entry, atomically (written beside the file, then renamed over it).
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .cards import Edition, dealt_hand_sizes, get_edition
+from .errors import ClueError, RecordError
+from .facts import describe, held_key, lacked_key, parse_fact
+from .knowledge import Knowledge
+from .records import Accusation, Record, load_record, parse_record, replay
+from .rules import default_rulesets
+
+
+@dataclass
+class Message:
+    """A line of output."""
+
+    text: str
+    """The text."""
+    kind: str = "info"
+    """``info``, ``error``, ``advice``, ``deduction``, ``dim``."""
+
+
+@dataclass
+class Changes:
+    """Sheet cells that changed: (owner, card, before, after)."""
+
+    cells: list = field(default_factory=list)
+    title: str = "changes"
+
+
+HELP = """Enter a turn on one line, for example:
+  bob: white rope study / cat passes / ann shows rope
+  bob: white, lead pipe, study / cat, dan pass / ann shows       (you did not see the card)
+  ann: mustard candlestick kitchen / nobody                      (nobody could disprove)
+  bob accuses peacock pipe kitchen wrong
+or type 'turn' to be asked step by step.  Commands:
+  sheet              the detective sheet          history        every turn so far
+  why FACT           how FACT was concluded       why-not FACT   why FACT is still open
+  undo               remove the last turn         edit N         re-enter turn N
+  save [FILE]        save (also automatic)        load FILE      open a saved game
+  help               this text                    quit           leave (the game is saved)
+Facts read like 'bob holds rope', 'bob lacks rope', 'envelope holds kitchen'."""
+
+
+def split_cards(edition: Edition, text: str, count: int | None = None) -> list[str]:
+    """Card names from free text: comma-separated, or space-separated with
+    multi-word names found by trying 1-3 word groups (``lead pipe``)."""
+    text = text.strip()
+    if not text:
+        return []
+    if "," in text or " and " in text:
+        parts = [p for p in re.split(r"\s*(?:,|\band\b)\s*", text) if p.strip()]
+        return [edition.resolve(p) for p in parts]
+    words = text.split()
+
+    def seg(i):
+        if i == len(words):
+            yield []
+            return
+        for j in range(min(len(words), i + 3), i, -1):
+            try:
+                card = edition.resolve(" ".join(words[i:j]))
+            except ClueError:
+                continue
+            for rest in seg(j):
+                yield [card] + rest
+    for cards in seg(0):
+        if count is None or len(cards) == count:
+            return cards
+    # nothing fits: report the first word that is no card
+    for w in words:
+        edition.resolve(w)
+    raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old or the new file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Notebook:
+    """A game at a real table, from one seat."""
+
+    def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
+                 *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None):
+        self.edition = edition
+        self.players = list(players)
+        self.me = me
+        self.hand = list(hand)
+        sizes = dict(zip(self.players, dealt_hand_sizes(len(self.players), len(edition.cards))))
+        sizes.update(hand_sizes or {})
+        self.hand_sizes = sizes
+        #: The turns as record dicts.
+        self.turns: list = list(turns or [])
+        #: Where the game is saved after every entry (None: not saved).
+        self.path = Path(path) if path else None
+        self.strategy = None
+        if strategy:
+            from .players import load_decisions
+            self.strategy = load_decisions("strategy", strategy)
+        self.record = self._validate(self.turns)
+        self.knowledge = self._build(self.record)
+
+    # ------------------------------------------------------------- state
+    def data(self, turns=None) -> dict:
+        """The game as a record mapping."""
+        return {"edition": self.edition.id, "players": self.players, "me": self.me, "hand": self.hand,
+                "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)}
+
+    def _validate(self, turns) -> Record:
+        return parse_record(self.data(turns), str(self.path or "<notebook>"))
+
+    def _build(self, record: Record) -> Knowledge:
+        rulesets = default_rulesets() + ((self.strategy,) if self.strategy else ())
+        k, error = replay(record, rulesets=rulesets, strict=False)
+        if error is not None:
+            raise error
+        return k
+
+    def _apply(self, turns: list) -> list:
+        """Validate and adopt a new list of turns; returns the sheet changes.
+        Raises (leaving everything unchanged) when the turns break a rule or
+        contradict each other."""
+        record = self._validate(turns)
+        knowledge = self._build(record)
+        before = self.knowledge.sheet()
+        after = knowledge.sheet()
+        self.turns, self.record, self.knowledge = list(turns), record, knowledge
+        self.save()
+        return [(o, c, before.cells[o][c], after.cells[o][c]) for o in after.owners for c in after.cards
+                if before.cells[o][c] != after.cells[o][c]]
+
+    def add(self, turn: dict) -> list:
+        """Add a turn (record form)."""
+        return self._apply(self.turns + [turn])
+
+    def undo(self) -> tuple[dict, list]:
+        """Remove the last turn."""
+        if not self.turns:
+            raise ClueError("there is no turn to undo")
+        last = self.turns[-1]
+        return last, self._apply(self.turns[:-1])
+
+    def edit(self, n: int, turn: dict) -> list:
+        """Replace turn ``n`` (1-based) and recompute everything after it."""
+        if not 1 <= n <= len(self.turns):
+            raise ClueError(f"there is no turn {n} (turns 1 to {len(self.turns)})")
+        turns = list(self.turns)
+        turns[n - 1] = turn
+        return self._apply(turns)
+
+    def save(self, path: str | Path | None = None) -> Path | None:
+        """Save atomically (to ``path``, which becomes the notebook's file)."""
+        if path is not None:
+            self.path = Path(path)
+        if self.path is None:
+            return None
+        atomic_write(self.path, yaml.safe_dump(self.data(), sort_keys=False, default_flow_style=None))
+        return self.path
+
+    @classmethod
+    def load(cls, path: str | Path, strategy: str | None = None) -> "Notebook":
+        """Open a saved game (any record file)."""
+        r = load_record(path)
+        turns = [t.to_dict() for t in r.turns]
+        return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns)
+
+    # ----------------------------------------------------------- reading
+    def parse_turn(self, line: str) -> dict:
+        """A turn from one line (see :data:`HELP`)."""
+        text = line.strip()
+        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
+        if m:
+            by = self._player(m.group(1))
+            cards = split_cards(self.edition, m.group(2), 3)
+            return {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
+        parts = [p.strip() for p in text.split("/")]
+        m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
+        if not m:
+            raise ClueError(f"cannot read {line!r}; type 'help' for examples")
+        by = self._player(m.group(1))
+        cards = split_cards(self.edition, m.group(2), 3)
+        passed: list = []
+        shown_by, card = None, None
+        order = self._order(by)
+        for part in parts[1:]:
+            low = part.lower()
+            if low in ("nobody", "no one", "none", "all pass", "everyone passes", "nobody shows"):
+                passed = list(order)
+                continue
+            pm = re.fullmatch(r"(.+?)\s+(passes|pass|passed)", part, re.I)
+            if pm:
+                passed += [self._player(p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
+                continue
+            sm = re.fullmatch(r"(\S+)\s+(shows|showed|show)(?:\s+(.+))?", part, re.I)
+            if sm:
+                shown_by = self._player(sm.group(1))
+                if sm.group(3):
+                    card = self.edition.resolve(sm.group(3))
+                continue
+            raise ClueError(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+        if shown_by is not None and not passed:
+            # the players before the shower passed, whether or not they were written down
+            passed = order[:order.index(shown_by)] if shown_by in order else []
+        turn = {"by": by, "suggest": cards, "passed": passed, "shown_by": shown_by}
+        if card is not None:
+            turn["card"] = card
+        return turn
+
+    def _order(self, by: str) -> list:
+        i = self.players.index(by)
+        return self.players[i + 1:] + self.players[:i]
+
+    def _player(self, name: str) -> str:
+        for p in self.players:
+            if p.lower() == name.strip().lower():
+                return p
+        import difflib
+        near = difflib.get_close_matches(name.lower(), [p.lower() for p in self.players], n=1)
+        raise ClueError(f"unknown player {name!r}; players are {', '.join(self.players)}"
+                        + (f" (did you mean {near[0]}?)" if near else ""))
+
+    def refuters(self, cards) -> list:
+        """Which of my cards can refute a suggestion."""
+        return [c for c in cards if c in self.hand]
+
+    def advice(self):
+        """The chosen strategy's suggestion and its reason, or None."""
+        if self.strategy is None:
+            return None
+        k = self.knowledge
+        cands = k.request("your-turn", {"turn": len(self.turns) + 1, "round": 0})
+        if not cands:
+            return None
+        best = cands[0]
+        return tuple(opts[0] for opts in best.options), best
+
+    def why_not(self, text: str) -> list:
+        """Why a fact is still open, and single observations that would settle it."""
+        key = parse_fact(text, self.edition, self.knowledge.owners)
+        k = self.knowledge
+        if key[0] not in ("held", "lacked"):
+            raise ClueError("why-not answers about single cells: 'bob holds rope' or 'bob lacks rope'")
+        if k.known(key):
+            return [Message(f"{describe(key)} is known; ask 'why {text}'", "info")]
+        opposite = ("lacked" if key[0] == "held" else "held", key[1], key[2])
+        if k.known(opposite):
+            return [Message(f"{describe(key)} is false: {describe(opposite)} is known; ask 'why {describe(opposite)}'")]
+        sat = k._sat
+        assumptions = k._assumptions()
+        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        out = [Message(f"{describe(key)} is still open: some deals consistent with everything you know have it, "
+                       f"others do not.")]
+        for want, label in ((lit, "with it"), (-lit, "without it")):
+            if sat.solver.solve(assumptions=assumptions + [want]):
+                model = set(sat.solver.get_model())
+                owner = next(o for o in k.owners if sat.var(o, key[2]) in model)
+                out.append(Message(f"  a possible deal {label}: {key[2]} is with {owner}", "dim"))
+        settle = []
+        for o in k.owners:
+            if o in (self.me, "envelope"):
+                continue
+            for c in self.edition.card_ids:
+                if k.status(o, c) != "unknown":
+                    continue
+                for sign, words in ((1, f"{o} shows you {c}"), (-1, f"{o} cannot disprove a suggestion with {c}")):
+                    obs = sign * sat.var(o, c)
+                    if not sat.solver.solve(assumptions=assumptions + [obs]):
+                        continue
+                    if sat.entails(assumptions + [obs], lit):
+                        settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(key)}"))
+                    elif sat.entails(assumptions + [obs], -lit):
+                        settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(opposite)}"))
+        if settle:
+            out.append(Message("single observations that would settle it:"))
+            for _, s in sorted(settle)[:8]:
+                out.append(Message("  " + s, "advice"))
+        else:
+            out.append(Message("no single pass or shown card would settle it on its own", "dim"))
+        return out
+
+
+class NotebookSession:
+    """The dialogue: set-up questions, then entries and commands.  Feed it
+    lines with :meth:`handle`; read :attr:`prompt` for the next question."""
+
+    SETUP = ("edition", "players", "me", "hand", "sizes")
+
+    def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None):
+        self.path = Path(path)
+        self.strategy = strategy
+        self.notebook: Notebook | None = None
+        self.done = False
+        self._setup: dict = {}
+        self._stage = None
+        self._step: dict | None = None
+        self._edit: int | None = None
+        if self.path.exists():
+            self.notebook = Notebook.load(self.path, strategy)
+        else:
+            self._stage = "edition"
+
+    # --------------------------------------------------------------- prompts
+    @property
+    def prompt(self) -> str:
+        if self._stage == "edition":
+            return "edition (e.g. cluedo, clue, dr-orchid; Enter for cluedo)> "
+        if self._stage == "players":
+            return "players in seat order (e.g. ann bob cat)> "
+        if self._stage == "me":
+            return "who are you> "
+        if self._stage == "hand":
+            return "your cards> "
+        if self._stage == "sizes":
+            return f"hand sizes {self._sizes_text()} (Enter to accept, or e.g. 'bob 5 cat 5')> "
+        if self._step is not None:
+            return self._step_prompt()
+        if self._edit is not None:
+            return f"turn {self._edit} again> "
+        return f"turn {len(self.notebook.turns) + 1}> "
+
+    def start(self) -> list:
+        """Output before the first prompt."""
+        if self.notebook is not None:
+            nb = self.notebook
+            return [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, "
+                            f"{len(nb.turns)} turns"), nb.knowledge.sheet()]
+        return [Message("A new game. Type 'help' at any prompt.")]
+
+    def _sizes_text(self) -> str:
+        return " ".join(f"{p} {n}" for p, n in self._setup["sizes"].items())
+
+    # -------------------------------------------------------------- handling
+    def handle(self, line: str) -> list:
+        """Process one line of input; returns the output items."""
+        line = line.strip()
+        word = line.split()[0].lower() if line else ""
+        if word == "quit":
+            self.done = True
+            saved = self.notebook.save() if self.notebook else None
+            return [Message(f"saved to {saved}" if saved else "bye")]
+        if word == "help":
+            return [Message(HELP)]
+        try:
+            if self._stage is not None:
+                return self._handle_setup(line)
+            if self._step is not None:
+                return self._handle_step(line)
+            if self._edit is not None:
+                n, self._edit = self._edit, None
+                if not line:
+                    return [Message("edit cancelled")]
+                return self._report(self.notebook.edit(n, self.notebook.parse_turn(line)), f"turn {n} changed")
+            return self._command(line)
+        except ClueError as exc:
+            return [Message(str(exc), "error")]
+
+    def _handle_setup(self, line: str) -> list:
+        s = self._setup
+        if self._stage == "edition":
+            s["edition"] = get_edition(line or "cluedo")
+            self._stage = "players"
+            return [Message(f"edition {s['edition'].name}")]
+        if self._stage == "players":
+            players = [p for p in re.split(r"[\s,]+", line) if p]
+            if not 3 <= len(players) <= 6 or len(set(p.lower() for p in players)) != len(players):
+                raise ClueError("give 3 to 6 different player names, in seat order")
+            s["players"] = players
+            self._stage = "me"
+            return []
+        if self._stage == "me":
+            match = [p for p in s["players"] if p.lower() == line.lower()]
+            if not match:
+                raise ClueError(f"you must be one of {', '.join(s['players'])}")
+            s["me"] = match[0]
+            s["sizes"] = dict(zip(s["players"], dealt_hand_sizes(len(s["players"]), len(s["edition"].cards))))
+            self._stage = "hand"
+            return [Message(f"{s['me']} holds {s['sizes'][s['me']]} cards by the dealing rule")]
+        if self._stage == "hand":
+            cards = split_cards(s["edition"], line)
+            if len(set(cards)) != len(cards):
+                raise ClueError("a card is listed twice")
+            s["hand"] = cards
+            s["sizes"][s["me"]] = len(cards)
+            self._stage = "sizes"
+            return [Message("your cards: " + ", ".join(cards))]
+        if self._stage == "sizes":
+            if line:
+                words = line.split()
+                if len(words) % 2:
+                    raise ClueError("write names and numbers in pairs, e.g. 'bob 5 cat 5'")
+                for name, n in zip(words[::2], words[1::2]):
+                    p = next((q for q in s["players"] if q.lower() == name.lower()), None)
+                    if p is None or not n.isdigit():
+                        raise ClueError(f"cannot read {name} {n}")
+                    s["sizes"][p] = int(n)
+            self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
+                                     strategy=self.strategy, path=self.path)
+            self.notebook.save()
+            self._stage = None
+            out = [Message(f"game saved to {self.path} after every entry"), self.notebook.knowledge.sheet()]
+            return out + self._advice()
+        return []
+
+    def _command(self, line: str) -> list:
+        nb = self.notebook
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if not line:
+            return []
+        if word == "sheet":
+            return [nb.knowledge.sheet()]
+        if word == "history":
+            if not nb.turns:
+                return [Message("no turns yet")]
+            from .replay import describe_turn
+            return [Message(describe_turn(nb.record, n, t)) for n, t in enumerate(nb.record.turns, start=1)]
+        if word == "why":
+            key = parse_fact(rest, nb.edition, nb.knowledge.owners)
+            if nb.knowledge.known(key):
+                return [nb.knowledge.explain(key)]
+            return nb.why_not(rest)
+        if word == "why-not":
+            return nb.why_not(rest)
+        if word == "undo":
+            turn, changes = nb.undo()
+            return self._report(changes, f"removed turn {len(nb.turns) + 1}")
+        if word == "edit":
+            if not rest.strip().isdigit():
+                raise ClueError("edit needs a turn number, e.g. 'edit 3'")
+            n = int(rest)
+            if not 1 <= n <= len(nb.turns):
+                raise ClueError(f"there is no turn {n}")
+            self._edit = n
+            from .replay import describe_turn
+            return [Message("was: " + describe_turn(nb.record, n, nb.record.turns[n - 1]) +
+                            "; type the corrected turn (Enter to cancel)")]
+        if word == "save":
+            path = nb.save(rest.strip() or None)
+            self.path = nb.path
+            return [Message(f"saved to {path}")]
+        if word == "load":
+            if not rest.strip():
+                raise ClueError("load needs a file name")
+            self.notebook = Notebook.load(rest.strip(), self.strategy)
+            self.path = self.notebook.path
+            return [Message(f"loaded {self.path}"), self.notebook.knowledge.sheet()]
+        if word == "turn":
+            self._step = {}
+            return [Message("step by step: who suggested?")]
+        return self._entry(nb.parse_turn(line))
+
+    def _entry(self, turn: dict) -> list:
+        nb = self.notebook
+        out: list = []
+        if "suggest" in turn and turn["by"] != nb.me:
+            mine = nb.refuters(nb.edition.resolve_all(turn["suggest"]))
+            out.append(Message(f"you can refute it with {', '.join(mine)}" if mine
+                               else "you hold none of these cards", "dim"))
+        if "suggest" in turn and turn.get("shown_by") == nb.me and "card" not in turn:
+            mine = nb.refuters(turn["suggest"])
+            if len(mine) > 1:
+                out.append(Message(f"(which did you show? you hold {', '.join(mine)}; add e.g. "
+                                   f"'/ {nb.me} shows {mine[0]}' to remember it)", "dim"))
+        before = len(nb.knowledge.firings)
+        try:
+            changes = nb.add(turn)
+        except ClueError as exc:
+            return [Message(f"refused, nothing changed: {exc}", "error")]
+        firings = nb.knowledge.firings
+        new_facts = [f for f in firings[before:] if f.rule != "record-pass-as-lacked"]
+        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts)
+        return out
+
+    def _report(self, changes: list, title: str, firings=None) -> list:
+        nb = self.notebook
+        out: list = [Message(title)]
+        for f in (firings or [])[:30]:
+            if f.conclusions and f.conclusions[0][0] in ("suggest", "show", "accuse"):
+                continue
+            out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
+        out.append(Changes(changes, title))
+        out.append(nb.knowledge.sheet())
+        return out + self._advice()
+
+    def _advice(self) -> list:
+        nb = self.notebook
+        adv = nb.advice()
+        out = []
+        if nb.knowledge.solved():
+            env = nb.knowledge.envelope()
+            out.append(Message("the envelope is known: " + ", ".join(env.values()) + " — accuse on your turn!",
+                               "advice"))
+        if adv is not None:
+            cards, cand = adv
+            out.append(Message(f"advice ({nb.strategy.id}): suggest {', '.join(cards)} — {cand.message}", "advice"))
+            mine = nb.refuters(cards)
+            if mine:
+                out.append(Message(f"  (you hold {', '.join(mine)} of these)", "dim"))
+        return out
+
+    # ------------------------------------------------------ step by step entry
+    def _step_prompt(self) -> str:
+        st = self._step
+        if "by" not in st:
+            return "who suggested (or accused)> "
+        if "cards" not in st:
+            return "which three cards> "
+        if st.get("accuse") and "correct" not in st:
+            return "was it right (yes/no)> "
+        if "answers" not in st:
+            return f"who showed a card ({', '.join(self.notebook._order(st['by']))} or 'nobody')> "
+        return f"which card did {st['answers']} show (Enter if you did not see it)> "
+
+    def _handle_step(self, line: str) -> list:
+        nb = self.notebook
+        st = self._step
+        if "by" not in st:
+            words = line.split()
+            if not words:
+                raise ClueError("who suggested?")
+            st["by"] = nb._player(words[0])
+            st["accuse"] = len(words) > 1 and words[1].lower().startswith("accus")
+            return []
+        if "cards" not in st:
+            st["cards"] = split_cards(nb.edition, line, 3)
+            return []
+        if st.get("accuse"):
+            if line.lower() not in ("yes", "no", "y", "n", "right", "wrong"):
+                raise ClueError("answer yes or no")
+            self._step = None
+            return self._entry({"by": st["by"], "accuse": st["cards"], "correct": line.lower() in ("yes", "y", "right")})
+        if "answers" not in st:
+            if line.lower() in ("nobody", "no one", "none", ""):
+                self._step = None
+                return self._entry({"by": st["by"], "suggest": st["cards"], "passed": nb._order(st["by"]),
+                                    "shown_by": None})
+            st["answers"] = nb._player(line)
+            if st["answers"] == st["by"]:
+                del st["answers"]
+                raise ClueError("a player cannot disprove his own suggestion")
+            if nb.me not in (st["by"], st["answers"]):
+                return self._finish_step(None)
+            return []
+        card = nb.edition.resolve(line) if line else None
+        return self._finish_step(card)
+
+    def _finish_step(self, card) -> list:
+        nb = self.notebook
+        st, self._step = self._step, None
+        order = nb._order(st["by"])
+        turn = {"by": st["by"], "suggest": st["cards"], "passed": order[:order.index(st["answers"])],
+                "shown_by": st["answers"]}
+        if card:
+            turn["card"] = card
+        return self._entry(turn)
