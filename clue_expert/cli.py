@@ -181,6 +181,19 @@ def cmd_play(args) -> int:
                            _random.Random(args.seed if args.seed is not None else 0))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
+    if args.human:
+        seat = (args.seat or 1) - 1
+        if not 0 <= seat < len(deal.players):
+            raise ClueError(f"--seat must be 1 to {len(deal.players)}")
+        if args.human in deal.players and deal.players.index(args.human) != seat:
+            raise ClueError(f"{args.human!r} is already another seat's name")
+        old = deal.players[seat]
+        renamed = tuple(args.human if p == old else p for p in deal.players)
+        from .deals import Deal
+        deal = Deal(id=deal.id, edition=deal.edition, players=renamed, envelope=deal.envelope,
+                    hands={(args.human if p == old else p): h for p, h in deal.hands.items()},
+                    name=deal.name, source=deal.source)
+        return _play_human(args, deal, console)
     names = deal.players
     strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
     fired: dict = {p: [] for p in names}
@@ -259,6 +272,65 @@ def cmd_play(args) -> int:
         seat = args.record_seat or result.winner or names[0]
         dump_record(result.record(seat), args.record)
         console.print(f"record of the game from {seat}'s seat written to {args.record}")
+    return 0
+
+
+def _play_human(args, deal, console) -> int:
+    """A game with a person at one seat: only what he may see is printed."""
+    from .game import AccusationEvent, play_game
+    from .human import HumanPlayer, HumanQuit
+    from .players import RuleBasedPlayer
+    from .render import output_item
+
+    names = deal.players
+    strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
+
+    def tell(item):
+        console.print(output_item(item, deal.edition))
+
+    human = HumanPlayer(args.human, input, tell, hints=args.hints)
+    players = {}
+    others = [p for p in names if p != args.human]
+    for i, p in enumerate(others):
+        players[p] = RuleBasedPlayer(p, strategies[i % len(strategies)], args.response, args.accusation,
+                                     seed=(args.seed or 0) * 10 + i)
+    players[args.human] = human
+    console.print(f"[bold]Speed Clue[/bold]: {len(names)} players in seat order {', '.join(names)}; "
+                  f"the other players' strategies are hidden.")
+
+    def on_event(event):
+        if isinstance(event, AccusationEvent):
+            console.print(f"{event.by} accuses {', '.join(event.cards)}: "
+                          + ("correct!" if event.correct else "wrong, and is out."))
+            return
+        text = f"turn {event.turn}: {event.by} suggests {', '.join(event.cards)}"
+        if event.passed:
+            text += f" — {', '.join(event.passed)} cannot disprove"
+        if event.shown_by:
+            seen = event.card if args.human in (event.by, event.shown_by) else "a card"
+            text += f" — {event.shown_by} shows {'you ' if event.by == args.human else ''}{seen}"
+        else:
+            text += " — nobody can disprove"
+        console.print(text)
+
+    try:
+        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event)
+    except HumanQuit as exc:
+        console.print(f"{exc}; the envelope was {', '.join(deal.envelope)}.")
+        return 0
+    if result.winner == args.human:
+        console.print(f"[bold green]You win[/bold green] in round {result.win_round}!")
+    elif result.winner:
+        console.print(f"{result.winner} wins in round {result.win_round}; the envelope was "
+                      f"{', '.join(deal.envelope)}.")
+    else:
+        console.print(f"No winner after {result.rounds} rounds; the envelope was {', '.join(deal.envelope)}.")
+    if args.sheets:
+        console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
+    if args.record:
+        from .records import dump_record
+        dump_record(result.record(args.human), args.record)
+        console.print(f"record of the game from your seat written to {args.record}")
     return 0
 
 
@@ -457,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how much to show (default: moves, reasons and each player's new deductions)")
     p.add_argument("--no-sheets", dest="sheets", action="store_false", help="do not print the final sheets")
     p.add_argument("--max-rounds", type=int, default=60)
+    p.add_argument("--human", metavar="NAME", help="a person plays at one seat under this name")
+    p.add_argument("--seat", type=int, help="the person's seat, 1-based (default 1)")
+    p.add_argument("--hints", action="store_true", help="show the person the engine's sheet and advice")
     p.add_argument("--record", metavar="FILE", help="write the game as a record (winner's seat by default)")
     p.add_argument("--record-seat", metavar="PLAYER", help="whose seat the record is written from")
     p.add_argument("--color", action="store_true")

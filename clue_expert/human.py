@@ -1,0 +1,155 @@
+"""A human seat: a person plays among rule-based players through two
+callbacks, ``ask(prompt) -> line`` and ``tell(item)`` (plain items the CLI
+renders), so the same class serves the terminal and scripted tests.
+
+The person keeps his own marks -- his hand, the cards shown to him, the
+passes he heard -- not the engine's deductions, unless hints are on; then he
+also sees the complete sheet and a strategy's advice.  Every input is
+validated, with a clear message and a new prompt; ``help``, ``sheet`` and
+``quit`` work at every prompt.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from .cards import CATEGORIES, Edition
+from .errors import ClueError
+from .game import AccusationEvent, Player, SuggestionEvent
+from .knowledge import Knowledge
+from .notebook import Message, split_cards
+from .rules import default_rulesets
+
+#: Rules that make a person's own marks: what he was dealt, saw and heard.
+OWN_MARKS = ("record-own-hand", "record-pass-as-lacked", "record-seen-card-as-held", "full-hand-lacks-everything-else")
+
+HELP = """At any prompt: 'sheet' shows your sheet, 'help' this text, 'quit' leaves the game{hint}.
+Name cards by name or alias, e.g. 'plum rope hall' or 'professor plum, lead pipe, study'."""
+
+
+class HumanQuit(ClueError):
+    """The person left the game."""
+
+
+class HumanPlayer(Player):
+    """A person at the table."""
+
+    def __init__(self, name: str, ask: Callable[[str], str], tell: Callable[[object], None], *,
+                 hints: bool = False, strategy: str = "clue-expert-focused"):
+        self.name = name
+        self.ask = ask
+        self.tell = tell
+        #: Whether the person sees the engine's sheet and a strategy's advice.
+        self.hints = hints
+        self.strategy_name = strategy
+        self.marks: Knowledge | None = None
+        self.engine: Knowledge | None = None
+        self.edition: Edition | None = None
+        self.hand: tuple = ()
+
+    # -------------------------------------------------------------- helpers
+    def _sheet(self):
+        return (self.engine if self.hints else self.marks).sheet()
+
+    def _prompt(self, prompt: str) -> str:
+        """Ask until the answer is not a command; handle help/sheet/hint/quit."""
+        while True:
+            line = self.ask(prompt).strip()
+            word = line.lower()
+            if word == "quit":
+                raise HumanQuit(f"{self.name} left the game")
+            if word == "help":
+                self.tell(Message(HELP.format(hint=", 'hint' the advice" if self.hints else "")))
+                continue
+            if word == "sheet":
+                self.tell(self._sheet())
+                continue
+            if word == "hint" and self.hints:
+                self._advise()
+                continue
+            return line
+
+    def _advise(self) -> None:
+        cands = self.engine.request("your-turn", {"turn": 0, "round": 0})
+        if cands:
+            c = cands[0]
+            self.tell(Message(f"hint: suggest {', '.join(o[0] for o in c.options)} — {c.message}", "advice"))
+        if self.engine.solved():
+            self.tell(Message("hint: the envelope is known: " + ", ".join(self.engine.envelope().values()),
+                              "advice"))
+
+    # ------------------------------------------------------------ the seat
+    def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
+        self.edition = edition
+        self.hand = tuple(hand)
+        self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False)
+        self.marks.observe_hand(hand)
+        if self.hints:
+            from .players import load_decisions
+            self.engine = Knowledge(edition, players, self.name, hand_sizes,
+                                    rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),))
+            self.engine.observe_hand(hand)
+        self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
+                          f"Your cards: {', '.join(edition.display(c) for c in hand)}."))
+        self.tell(Message("Type 'help' at any prompt." + (" Hints are on: 'hint' gives advice." if self.hints else "")))
+
+    def suggest(self, turn: int, round: int):
+        while True:
+            line = self._prompt(f"round {round}, your suggestion (suspect weapon room)> ")
+            try:
+                cards = split_cards(self.edition, line, 3)
+            except ClueError as exc:
+                self.tell(Message(str(exc), "error"))
+                continue
+            cats = [self.edition.category_of(c) for c in cards]
+            if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
+                self.tell(Message("name one suspect, one weapon and one room", "error"))
+                continue
+            return tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
+
+    def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
+        names = ", ".join(matching)
+        while True:
+            line = self._prompt(f"{by} suggests {', '.join(cards)}; which card do you show ({names})> ")
+            try:
+                card = self.edition.resolve(line)
+            except ClueError as exc:
+                self.tell(Message(str(exc), "error"))
+                continue
+            if card not in matching:
+                self.tell(Message(f"you can only show one of {names}", "error"))
+                continue
+            return card
+
+    def accuse(self, turn: int):
+        while True:
+            line = self._prompt("accuse now? ('no', or suspect weapon room)> ")
+            if line.lower() in ("", "no", "n", "-"):
+                return None
+            try:
+                cards = split_cards(self.edition, line, 3)
+            except ClueError as exc:
+                self.tell(Message(str(exc), "error"))
+                continue
+            cats = [self.edition.category_of(c) for c in cards]
+            if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
+                self.tell(Message("an accusation names one suspect, one weapon and one room", "error"))
+                continue
+            cards = tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
+            if set(cards) & set(self.hand):
+                self.tell(Message(f"you hold {', '.join(set(cards) & set(self.hand))}: that cannot be the answer",
+                                  "error"))
+                continue
+            confirm = self._prompt(f"accuse {', '.join(cards)}? a wrong accusation puts you out (yes/no)> ")
+            if confirm.lower() in ("yes", "y"):
+                return cards
+
+    def observe(self, event) -> None:
+        for k in (self.marks, self.engine):
+            if k is None:
+                continue
+            if isinstance(event, AccusationEvent):
+                k.observe_accusation(event.turn, event.by, event.cards, event.correct)
+            else:
+                k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
+        if isinstance(event, SuggestionEvent) and event.card is not None and event.by == self.name:
+            self.tell(Message(f"{event.shown_by} shows you {event.card}", "advice"))
