@@ -93,9 +93,13 @@ def hindsight(record: Record) -> dict:
 def hindsight_text(h: dict) -> str:
     """Hindsight in a sentence or two."""
     def when(t):
-        return "never" if t is None else ("from the deal" if t == 0 else f"after turn {t}")
-    text = (f"{h['seat']} could have named the envelope {when(h['first_turn_complete'])} with complete deduction "
-            f"({when(h['first_turn_rules_only'])} with the forward rules alone)")
+        return f"not within the {h['turns']} turns recorded" if t is None else (
+            "from the deal" if t == 0 else f"after turn {t}")
+    if h["first_turn_complete"] is None:
+        text = f"{h['seat']} could not have named the envelope within the {h['turns']} turns recorded"
+    else:
+        text = (f"{h['seat']} could have named the envelope {when(h['first_turn_complete'])} with complete "
+                f"deduction ({when(h['first_turn_rules_only'])} with the forward rules alone)")
     if h["accused_turn"] is None:
         text += f", and did not accuse in the {h['turns']} turns recorded."
     else:
