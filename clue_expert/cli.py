@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -344,7 +345,7 @@ def cmd_simulate(args) -> int:
                        strategies=args.strategy or ["clue-expert-focused"], deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=args.edition, response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records)
-    workers = args.workers or 1
+    workers = args.workers or os.cpu_count() or 1
     if args.json or not sys.stderr.isatty():
         results = run_games(specs, workers)
     else:
@@ -370,7 +371,7 @@ def cmd_reproduce(args) -> int:
     from .render import ComparisonView
     from .reproduce import kingston, mitchell
 
-    workers = args.workers or 1
+    workers = args.workers or os.cpu_count() or 1
     if args.paper == "kingston":
         tables = kingston(envelopes=args.envelopes, workers=workers)
     else:
@@ -551,7 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
     p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
     p.add_argument("--max-rounds", type=int, default=60)
-    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
     p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR")
     common(p)
     p.set_defaults(func=cmd_simulate)
@@ -563,7 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="kingston: envelope variants of deal 1 for the 'all' column (324 = all)")
     p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
     common(p)
     p.set_defaults(func=cmd_reproduce)
 

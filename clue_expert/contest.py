@@ -175,7 +175,14 @@ class ContestAgent:
         self.hand = hand
         sizes = dict(zip(self.players, dealt_hand_sizes(n, len(EDITION.cards))))
         if sizes[self.me] != len(hand):
+            # not the reference server's deal: keep ours, share the rest as evenly as the rule would
             self.log(f"!! our hand has {len(hand)} cards; the dealing rule gives {sizes[self.me]}")
+            others = [p for p in self.players if p != self.me]
+            left = len(EDITION.cards) - 3 - len(hand)
+            if not 0 <= left <= 18:
+                raise ProtocolError(f"a hand of {len(hand)} cards is impossible")
+            base, extra = divmod(left, len(others))
+            sizes = {p: base + (1 if i < extra else 0) for i, p in enumerate(others)}
             sizes[self.me] = len(hand)
         self.hand_sizes = sizes
         self.player.name = self.me

@@ -158,6 +158,9 @@ class Knowledge:
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
         sizes = dict(zip(self.players, dealt_hand_sizes(len(self.players), len(edition.cards))))
         sizes.update(hand_sizes or {})
+        if sum(sizes[p] for p in self.players) != len(edition.cards) - len(CATEGORIES):
+            raise ClueError(f"hand sizes {[sizes[p] for p in self.players]} must add up to "
+                            f"{len(edition.cards) - len(CATEGORIES)}, the cards outside the envelope")
         sizes[ENVELOPE] = len(CATEGORIES)
         #: owner -> number of cards held.
         self.hand_sizes: dict[str, int] = sizes

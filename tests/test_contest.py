@@ -171,7 +171,8 @@ def test_garbage_is_logged_and_answered_safely():
 
 def test_server_closing_the_socket_ends_the_agent_quietly():
     server, agent, thread, log = start_agent()
-    server.ask("reset 4 2 " + codes(["green", "knife", "ballroom", "study", "plum"]))
+    server.ask("reset 4 2 " + codes(["green", "knife", "ballroom", "study", "plum"]))  # 5 cards, not 4: coped with
+    assert server.ask("suggest").startswith("suggest ")
     server.close()
     thread.join(5)
     assert not thread.is_alive()
