@@ -481,10 +481,16 @@ class Knowledge:
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         env = dict(env)
         try:
-            for name, expr in rule.lets:
+            lets = rule.lets
+            if rule.condition is not None:
+                k = rule.condition_after
+                for name, expr in lets[:k]:
+                    env[name] = expr(env)
+                if not rule.condition(env):
+                    return
+                lets = lets[k:]
+            for name, expr in lets:
                 env[name] = expr(env)
-            if rule.condition is not None and not rule.condition(env):
-                return
             self._loop(rule, env, 0)
         except (ContradictionError, RuleFileError):
             raise

@@ -140,6 +140,9 @@ class CompiledRule:
     """For decision rules: higher candidates win."""
     lets: list = field(default_factory=list)
     condition: Expression | None = None
+    condition_after: int = 0
+    """How many ``let`` bindings the condition needs; it is checked as soon as
+    they are evaluated, so a failing guard skips the remaining (costlier) lets."""
     loops: list = field(default_factory=list)
     each: list = field(default_factory=list)
     where: Expression | None = None
@@ -234,6 +237,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deductio
         names.add(name)
     if "if" in raw:
         rule.condition = comp(raw["if"], "if")
+        let_names = [name for name, _ in rule.lets]
+        used = [i + 1 for i, name in enumerate(let_names) if name in rule.condition.names]
+        rule.condition_after = max(used, default=0)
     for name, src in (raw.get("for") or {}).items():
         rule.loops.append((name, comp(src, f"for {name}")))
         names.add(name)
