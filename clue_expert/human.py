@@ -92,19 +92,26 @@ class HumanPlayer(Player):
                           f"Your cards: {', '.join(edition.display(c) for c in hand)}."))
         self.tell(Message("Type 'help' at any prompt." + (" Hints are on: 'hint' gives advice." if self.hints else "")))
 
+    def _triple(self, line: str, what: str):
+        """Three cards, one per category, in category order; None (after
+        telling why) when the line is not that."""
+        try:
+            cards = split_cards(self.edition, line, 3)
+        except ClueError as exc:
+            self.tell(Message(str(exc), "error"))
+            return None
+        cats = [self.edition.category_of(c) for c in cards]
+        if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
+            self.tell(Message(f"{what} names one suspect, one weapon and one room", "error"))
+            return None
+        return tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
+
     def suggest(self, turn: int, round: int):
         while True:
-            line = self._prompt(f"round {round}, your suggestion (suspect weapon room)> ")
-            try:
-                cards = split_cards(self.edition, line, 3)
-            except ClueError as exc:
-                self.tell(Message(str(exc), "error"))
-                continue
-            cats = [self.edition.category_of(c) for c in cards]
-            if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
-                self.tell(Message("name one suspect, one weapon and one room", "error"))
-                continue
-            return tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
+            cards = self._triple(self._prompt(f"round {round}, your suggestion (suspect weapon room)> "),
+                                 "a suggestion")
+            if cards is not None:
+                return cards
 
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         names = ", ".join(matching)
@@ -125,16 +132,9 @@ class HumanPlayer(Player):
             line = self._prompt("accuse now? ('no', or suspect weapon room)> ")
             if line.lower() in ("", "no", "n", "-"):
                 return None
-            try:
-                cards = split_cards(self.edition, line, 3)
-            except ClueError as exc:
-                self.tell(Message(str(exc), "error"))
+            cards = self._triple(line, "an accusation")
+            if cards is None:
                 continue
-            cats = [self.edition.category_of(c) for c in cards]
-            if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
-                self.tell(Message("an accusation names one suspect, one weapon and one room", "error"))
-                continue
-            cards = tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
             if set(cards) & set(self.hand):
                 self.tell(Message(f"you hold {', '.join(set(cards) & set(self.hand))}: that cannot be the answer",
                                   "error"))

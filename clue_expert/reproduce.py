@@ -108,24 +108,17 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     out = []
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), complete "
             f"deduction for every seat, responses 'minimal-information'")
-    if "5.1" in tables:
-        t = Comparison("Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
-                       pub["table_5_1"]["columns"], notes=[note, "published rows are labelled deals 1, 2, 3, 4, "
-                                                                 "6, 7; read here as deals 1-6"])
-        for d, row in pub["table_5_1"]["rows"].items():
+    for name, title, extra in (
+            ("5.1", "Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
+             ["published rows are labelled deals 1, 2, 3, 4, 6, 7; read here as deals 1-6"]),
+            ("5.2", "Mitchell Table 5.2: mean rounds to a solution, deals 7 and 8", [])):
+        if name not in tables:
+            continue
+        data = pub["table_" + name.replace(".", "_")]
+        t = Comparison(title, data["columns"], notes=[note, *extra])
+        for d, row in data["rows"].items():
             cells = []
-            for p, col in zip(row, pub["table_5_1"]["columns"]):
-                n, kind = col.split("p-")
-                ours = _same_strategy_cell(f"mitchell-{d}-{n}p", MITCHELL[kind], games, seed, workers, progress)
-                cells.append((p, None if ours is None else round(ours, 2)))
-            t.rows.append((f"deal {d}", cells))
-        out.append(t)
-    if "5.2" in tables:
-        t = Comparison("Mitchell Table 5.2: mean rounds to a solution, deals 7 and 8",
-                       pub["table_5_2"]["columns"], notes=[note])
-        for d, row in pub["table_5_2"]["rows"].items():
-            cells = []
-            for p, col in zip(row, pub["table_5_2"]["columns"]):
+            for p, col in zip(row, data["columns"]):
                 n, kind = col.split("p-")
                 ours = _same_strategy_cell(f"mitchell-{d}-{n}p", MITCHELL[kind], games, seed, workers, progress)
                 cells.append((p, None if ours is None else round(ours, 2)))

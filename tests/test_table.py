@@ -167,7 +167,7 @@ def test_human_seat_validates_and_plays():
         play_game(deal, {"player1": human, **others})
     msgs = texts(told)
     assert any("did you mean 'hall'" in m for m in msgs)
-    assert any("one suspect, one weapon and one room" in m or "shows you" in m for m in msgs)
+    assert any("names one suspect, one weapon and one room" in m or "shows you" in m for m in msgs)
     assert any("'sheet'" in m for m in msgs)  # help
     from clue_expert.knowledge import Sheet
     assert any(isinstance(t, Sheet) for t in told)
