@@ -16,7 +16,7 @@ from clue_expert.randomgame import random_turns, seat_view
 from clue_expert.records import Accusation, Suggestion, feed
 
 ED = get_edition("cluedo")
-SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def snapshot(k: Knowledge) -> dict:
