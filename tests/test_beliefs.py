@@ -1,0 +1,82 @@
+"""Exact beliefs against brute-force enumeration of every deal (small decks
+and real decks late in a game), under the stated model: uniform deals, and a
+shower choosing uniformly among his matching cards."""
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+
+import pytest
+
+from clue_expert.beliefs import compute
+from clue_expert.cards import build_edition
+from clue_expert.oracle import _deals, consistent
+from clue_expert.randomgame import random_record
+from clue_expert.records import Suggestion, replay
+
+SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
+
+
+def brute(record, upto):
+    owners = list(record.players) + ["envelope"]
+    probs = defaultdict(float)
+    env = defaultdict(float)
+    z = 0.0
+    for deal in _deals(record):
+        if not consistent(record, deal, upto):
+            continue
+        w = 1.0
+        for n, t in enumerate(record.turns, start=1):
+            if n > upto:
+                break
+            if isinstance(t, Suggestion) and t.card is not None and t.by == record.me:
+                w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
+        z += w
+        for c, o in deal.items():
+            probs[(o, c)] += w
+        triple = tuple(sorted((c for c, o in deal.items() if o == "envelope"),
+                              key=lambda c: ["suspect", "weapon", "room"].index(record.edition.category_of(c))))
+        env[triple] += w
+    return {k: v / z for k, v in probs.items()}, {k: v / z for k, v in env.items()}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_matches_brute_force_on_small_decks(players):
+    rng = random.Random(100 + players)
+    for _ in range(8):
+        record = random_record(rng, players, n_turns=8, edition=SMALL, accuse_rate=0.1)
+        for upto in range(0, len(record.turns) + 1, 2):
+            k = replay(record, upto)
+            b = compute(k)
+            probs, env = brute(record, upto)
+            for o in k.owners:
+                for c in SMALL.card_ids:
+                    assert b.probabilities[o][c] == pytest.approx(probs.get((o, c), 0.0), abs=1e-9), (o, c, upto)
+            assert set(b.envelope) == set(env)
+            for t, p in env.items():
+                assert b.envelope[t] == pytest.approx(p, abs=1e-9)
+            h = -sum(p * math.log2(p) for p in env.values())
+            assert b.entropy_bits == pytest.approx(h, abs=1e-9)
+
+
+def test_probabilities_are_distributions_and_agree_with_the_sheet():
+    rng = random.Random(7)
+    for players in (3, 4, 5, 6):
+        record = random_record(rng, players, n_turns=20)
+        k = replay(record)
+        b = compute(k)
+        for c in record.edition.card_ids:
+            assert sum(b.probabilities[o][c] for o in k.owners) == pytest.approx(1.0)
+            for o in k.owners:
+                status = k.status(o, c)
+                if status == "held":
+                    assert b.probabilities[o][c] == pytest.approx(1.0)
+                elif status == "lacked":
+                    assert b.probabilities[o][c] == 0.0
+                else:  # complete deduction: an unknown cell is strictly between 0 and 1
+                    assert 0.0 < b.probabilities[o][c] < 1.0
+        for p in k.players:
+            assert sum(b.probabilities[p].values()) == pytest.approx(k.hand_sizes[p])
+        assert sum(b.envelope.values()) == pytest.approx(1.0)
+        assert record.deal.envelope in b.envelope  # the truth is always possible
