@@ -70,11 +70,16 @@ def compute(k: Knowledge) -> Beliefs:
     players = list(k.players)
     cards = list(k.edition.card_ids)
     category = {c: k.edition.category_of(c) for c in cards}
-    allowed = {c: [o for o in owners if k.status(o, c) != "lacked"] for c in cards}
+    allowed = {}
+    for c in cards:
+        holders = [o for o in owners if k.status(o, c) == "held"]
+        allowed[c] = holders[:1] if holders else [o for o in owners if k.status(o, c) != "lacked"]
     fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
     free = [c for c in cards if len(allowed[c]) > 1]
-    # suspects, then weapons, then rooms: envelope labels are set early
-    free.sort(key=lambda c: CATEGORIES.index(category[c]))
+    # rooms, then weapons, then suspects: the envelope's room label is carried
+    # through 12 cards and its weapon label through 6 (the shortest spans)
+    order = ("room", "weapon", "suspect")
+    free.sort(key=lambda c: order.index(category[c]))
     cap0 = []
     for p in players:
         cap0.append(k.hand_sizes[p] - sum(1 for c, o in fixed.items() if o == p))
@@ -175,40 +180,42 @@ def compute(k: Knowledge) -> Beliefs:
 
     forward = [dict() for _ in range(n + 1)]
     forward[0][start] = 1.0
+    edges: list = []  # per card: (state, owner, next state, factor), reused by the backward pass
     biggest = 1
     for i in range(n):
         nxt = defaultdict(float)
+        out = []
         for state, w in forward[i].items():
             for o in allowed[free[i]]:
                 r = step(i, state, o)
                 if r is not None:
                     nxt[r[0]] += w * r[1]
+                    out.append((state, o, r[0], r[1]))
         forward[i + 1] = dict(nxt)
+        edges.append(out)
         biggest = max(biggest, len(nxt))
     backward = [dict() for _ in range(n + 1)]
-    backward[n] = {s: (1.0 if final_ok(s) else 0.0) for s in forward[n]}
+    backward[n] = {s_: (1.0 if final_ok(s_) else 0.0) for s_ in forward[n]}
     for i in range(n - 1, -1, -1):
-        b = {}
-        for state in forward[i]:
-            total = 0.0
-            for o in allowed[free[i]]:
-                r = step(i, state, o)
-                if r is not None:
-                    total += r[1] * backward[i + 1].get(r[0], 0.0)
-            b[state] = total
+        b = defaultdict(float)
+        nb = backward[i + 1]
+        for state, o, nxt_state, factor in edges[i]:
+            b[state] += factor * nb.get(nxt_state, 0.0)
         backward[i] = b
-    z = sum(w * backward[n][s] for s, w in forward[n].items())
+    z = sum(w * backward[n][s_] for s_, w in forward[n].items())
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
     probs = {o: {c: 0.0 for c in cards} for o in owners}
     for c, o in fixed.items():
         probs[o][c] = 1.0
     for i, c in enumerate(free):
-        for state, w in forward[i].items():
-            for o in allowed[c]:
-                r = step(i, state, o)
-                if r is not None:
-                    probs[o][c] += w * r[1] * backward[i + 1].get(r[0], 0.0) / z
+        fw = forward[i]
+        nb = backward[i + 1]
+        acc = defaultdict(float)
+        for state, o, nxt_state, factor in edges[i]:
+            acc[o] += fw[state] * factor * nb.get(nxt_state, 0.0)
+        for o, v in acc.items():
+            probs[o][c] = v / z
     envelope: dict = defaultdict(float)
     for state, w in forward[n].items():
         if final_ok(state):

@@ -51,9 +51,15 @@ def cmd_deduce(args) -> int:
         if args.watch and not args.json:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
         k, error = replay(record, args.turn, on_fire=on_fire, complete=not args.no_complete, strict=False)
+        beliefs = None
+        if args.probabilities:
+            from .beliefs import compute
+            beliefs = compute(k)
         if args.json:
             sheet = k.sheet().to_json()
             sheet["record"] = str(path)
+            if beliefs is not None:
+                sheet.update(beliefs.to_json())
             if args.watch:
                 sheet["firings"] = [{"step": f.step, "rule": f.rule, "message": f.message, "turn": f.turn,
                                      "conclusions": [describe(c) for c in f.conclusions]} for f in k.firings]
@@ -65,6 +71,9 @@ def cmd_deduce(args) -> int:
                 console.rule(str(path))
             console.print(SheetView(k.sheet(), record.edition))
             console.print(knowledge_summary(k))
+            if beliefs is not None:
+                from .render import ProbabilityView
+                console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
         if error is not None:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
@@ -497,6 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
     p.add_argument("--watch", action="store_true", help="print each rule firing in order")
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
+    p.add_argument("--probabilities", action="store_true",
+                   help="exact probabilities over all consistent deals (see docs/beliefs.md)")
     common(p)
     p.set_defaults(func=cmd_deduce)
 

@@ -239,6 +239,38 @@ def most_lacked(k: "Knowledge", cards):
     return frozenset(c for c in cards if lacked_count(k, c) == best)
 
 
+# --- exact beliefs -------------------------------------------------------------
+def _beliefs(k: "Knowledge"):
+    cached = getattr(k, "_beliefs_cache", None)
+    stamp = len(k.justifications), k._step
+    if cached is None or cached[0] != stamp:
+        from .beliefs import compute
+        cached = (stamp, compute(k))
+        k._beliefs_cache = cached
+    return cached[1]
+
+
+@function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
+def probability(k: "Knowledge", owner, card):
+    return _beliefs(k).probabilities[owner][card]
+
+
+@function("entropy of the envelope's distribution over (suspect, weapon, room), in bits")
+def envelope_entropy(k: "Knowledge", _unused=None):
+    return _beliefs(k).entropy_bits
+
+
+@function("the probability of the likeliest envelope triple")
+def envelope_top_probability(k: "Knowledge", _unused=None):
+    return max(_beliefs(k).envelope.values())
+
+
+@function("the likeliest envelope triple (suspect, weapon, room)")
+def envelope_top(k: "Knowledge", _unused=None):
+    env = _beliefs(k).envelope
+    return max(env, key=env.get)
+
+
 # --- helpers -----------------------------------------------------------------
 @function("number of elements")
 def len_(k, xs):

@@ -302,3 +302,36 @@ def output_item(item, edition: Edition):
     if isinstance(item, Changes):
         return ChangesView(item, edition)
     return Text(str(item))
+
+
+class ProbabilityView:
+    """Exact probabilities: each cell in per cent, and the likeliest envelopes."""
+
+    def __init__(self, sheet: Sheet, beliefs, edition: Edition, top: int = 5):
+        self.sheet = sheet
+        self.beliefs = beliefs
+        self.edition = edition
+        self.top = top
+
+    def __rich__(self):
+        s, b = self.sheet, self.beliefs
+        table = Table(title=f"{s.me}'s probabilities (%)" + (f" after turn {s.turn}" if s.turn else ""),
+                      header_style="bold")
+        table.add_column("card")
+        for o in s.owners:
+            table.add_column(o, justify="right")
+        for cat in CATEGORIES:
+            table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(s.owners))
+            for c in s.cards:
+                if s.categories[c] != cat:
+                    continue
+                cells = []
+                for o in s.owners:
+                    p = b.probabilities[o][c]
+                    text = "✓" if p >= 1 - 1e-12 else ("" if p <= 1e-12 else f"{100 * p:.0f}")
+                    cells.append(Text(text, style="bold green" if text == "✓" else ""))
+                table.add_row(self.edition.display(c), *cells)
+        best = sorted(b.envelope.items(), key=lambda kv: -kv[1])[:self.top]
+        lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
+                     "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))
+        return Group(table, lines)

@@ -1,0 +1,49 @@
+"""Exact beliefs: time per update over 3-6-player mid-game positions.
+
+    python benchmarks/beliefs.py [--records 20] [--seed 1]
+
+Positions are taken after turns 6, 9, 12, 15 and 18 of seeded random records;
+each is timed from the complete sheet to the full result (every cell's
+probability, the envelope's joint distribution and its entropy).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from clue_expert.beliefs import compute
+from clue_expert.knowledge import Knowledge
+from clue_expert.randomgame import random_records
+from clue_expert.records import feed
+
+TURNS = (6, 9, 12, 15, 18)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print(f"{args.records} records per player count, positions after turns {', '.join(map(str, TURNS))}")
+    print(f"{'players':>7} {'positions':>9} {'median':>9} {'p99':>9} {'max':>9} {'max states':>10}")
+    for n in (3, 4, 5, 6):
+        times, states = [], []
+        for record in random_records(args.seed * 10 + n, args.records, n, max(TURNS)):
+            k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
+            k.observe_hand(record.hand)
+            for i, turn in enumerate(record.turns, start=1):
+                feed(k, i, turn)
+                if i in TURNS:
+                    t = time.perf_counter()
+                    b = compute(k)
+                    times.append(time.perf_counter() - t)
+                    states.append(b.states)
+        times.sort()
+        p99 = times[min(len(times) - 1, int(0.99 * (len(times) - 1) + 0.5))]
+        print(f"{n:>7} {len(times):>9} {statistics.median(times) * 1000:>7.1f}ms {p99 * 1000:>7.0f}ms "
+              f"{times[-1] * 1000:>7.0f}ms {max(states):>10}")
+
+
+if __name__ == "__main__":
+    main()
