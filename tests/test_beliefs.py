@@ -80,3 +80,17 @@ def test_probabilities_are_distributions_and_agree_with_the_sheet():
             assert sum(b.probabilities[p].values()) == pytest.approx(k.hand_sizes[p])
         assert sum(b.envelope.values()) == pytest.approx(1.0)
         assert record.deal.envelope in b.envelope  # the truth is always possible
+
+
+def test_deduce_probabilities_json(capsys):
+    import json
+    from pathlib import Path
+
+    from clue_expert.cli import main
+    ex = Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml"
+    assert main(["deduce", "--json", "--probabilities", "--turn", "2", str(ex)]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert sheet["probabilities"]["ann"]["rope"] == 1.0
+    assert 0 < sheet["probabilities"]["envelope"]["study"] < 1
+    assert sheet["envelope_entropy_bits"] == pytest.approx(6.643, abs=1e-3)
+    assert abs(sum(e["p"] for e in sheet["envelope"]) - 1) < 1e-9
