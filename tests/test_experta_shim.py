@@ -38,6 +38,6 @@ def test_only_the_shim_imports_experta():
 def test_core_modules_do_not_import_rich_or_argparse():
     for name in ("cards", "deals", "records", "facts", "rules", "expr", "library", "knowledge", "backbone",
                  "scenarios", "randomgame", "oracle", "game", "players", "simulate", "reproduce", "contest",
-                 "human", "notebook", "replay"):
+                 "human", "notebook", "replay", "beliefs"):
         text = (PACKAGE / f"{name}.py").read_text()
         assert not re.search(r"^\s*(from|import)\s+(rich|argparse)\b", text, re.M), name
