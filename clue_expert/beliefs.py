@@ -76,10 +76,16 @@ def compute(k: Knowledge) -> Beliefs:
         allowed[c] = holders[:1] if holders else [o for o in owners if k.status(o, c) != "lacked"]
     fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
     free = [c for c in cards if len(allowed[c]) > 1]
-    # rooms, then weapons, then suspects: the envelope's room label is carried
-    # through 12 cards and its weapon label through 6 (the shortest spans)
-    order = ("room", "weapon", "suspect")
-    free.sort(key=lambda c: order.index(category[c]))
+    # Cards the envelope cannot hold first, then the envelope's candidates
+    # category by category (largest first): the envelope labels, which give
+    # the joint distribution, are then carried through as few cards as possible.
+    # The last category's envelope card is not labelled at all: the joint
+    # distribution is read off the transitions that put a card of it into
+    # the envelope, whose states carry the other two labels.
+    eligible = {cat: sum(1 for c in free if category[c] == cat and ENVELOPE in allowed[c]) for cat in CATEGORIES}
+    order = sorted(CATEGORIES, key=lambda cat: eligible[cat])
+    free.sort(key=lambda c: (ENVELOPE in allowed[c], order.index(category[c])))
+    unlabelled = order[-1] if eligible[order[-1]] else None
     cap0 = []
     for p in players:
         cap0.append(k.hand_sizes[p] - sum(1 for c, o in fixed.items() if o == p))
@@ -140,7 +146,7 @@ def compute(k: Knowledge) -> Beliefs:
             ci = cat_index[category[c]]
             if env[ci] is not None:
                 return None
-            env = env[:ci] + (c,) + env[ci + 1:]
+            env = env[:ci] + ((True if category[c] == unlabelled else c),) + env[ci + 1:]
         else:
             j = slot_of[o]
             if caps[j] == 0:
@@ -217,9 +223,22 @@ def compute(k: Knowledge) -> Beliefs:
         for o, v in acc.items():
             probs[o][c] = v / z
     envelope: dict = defaultdict(float)
-    for state, w in forward[n].items():
-        if final_ok(state):
-            envelope[state[1]] += w / z
+    if unlabelled is None:
+        for state, w in forward[n].items():
+            if final_ok(state):
+                envelope[state[1]] += w / z
+    else:
+        ui = cat_index[unlabelled]
+        for i, c in enumerate(free):
+            if category[c] != unlabelled:
+                continue
+            fw, nb = forward[i], backward[i + 1]
+            for state, o, nxt_state, factor in edges[i]:
+                if o == ENVELOPE:
+                    v = fw[state] * factor * nb.get(nxt_state, 0.0)
+                    if v:
+                        labels = state[1]
+                        envelope[labels[:ui] + (c,) + labels[ui + 1:]] += v / z
     envelope = {k_: v for k_, v in envelope.items() if v > 0}
     entropy = -sum(p * math.log2(p) for p in envelope.values() if p > 0)
     return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy, deals=z * base_factor,
