@@ -50,7 +50,7 @@ class Beliefs:
 
     def to_json(self) -> dict:
         return {"probabilities": self.probabilities, "envelope_entropy_bits": self.entropy_bits,
-                "envelope": [{"cards": list(k), "p": v} for k, v in
+                "envelope_distribution": [{"cards": list(k), "p": v} for k, v in
                              sorted(self.envelope.items(), key=lambda kv: -kv[1])]}
 
 
@@ -85,11 +85,12 @@ def compute(k: Knowledge) -> Beliefs:
     eligible = {cat: sum(1 for c in free if category[c] == cat and ENVELOPE in allowed[c]) for cat in CATEGORIES}
     order = sorted(CATEGORIES, key=lambda cat: eligible[cat])
     free.sort(key=lambda c: (ENVELOPE in allowed[c], order.index(category[c])))
-    unlabelled = order[-1] if eligible[order[-1]] else None
     cap0 = []
     for p in players:
         cap0.append(k.hand_sizes[p] - sum(1 for c, o in fixed.items() if o == p))
     env_known = {category[c]: c for c, o in fixed.items() if o == ENVELOPE}
+    unlabelled = order[-1] if eligible[order[-1]] and order[-1] not in env_known else None
+
 
     # live one-of clauses restricted to free cards the owner may hold
     clauses = []
@@ -240,6 +241,6 @@ def compute(k: Knowledge) -> Beliefs:
                         labels = state[1]
                         envelope[labels[:ui] + (c,) + labels[ui + 1:]] += v / z
     envelope = {k_: v for k_, v in envelope.items() if v > 0}
-    entropy = -sum(p * math.log2(p) for p in envelope.values() if p > 0)
+    entropy = max(0.0, -sum(p * math.log2(p) for p in envelope.values() if p > 0))
     return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy, deals=z * base_factor,
                    states=biggest)

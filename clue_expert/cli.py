@@ -22,6 +22,15 @@ from .rules import default_rulesets, load_ruleset
 DEFAULT_RECORD = "kingston-1-player1.yaml"
 
 
+def _check_writable(path: str) -> None:
+    """Fail before the work, not after, when an output file cannot be written."""
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise ClueError(f"cannot write {path}: folder {parent} does not exist")
+    if Path(path).is_dir():
+        raise ClueError(f"cannot write {path}: it is a folder")
+
+
 def _turn(text: str) -> int:
     try:
         n = int(text)
@@ -129,6 +138,9 @@ def cmd_rules(args) -> int:
                    "accusation": "accusations"}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
+    from .rules import all_rules
+    for kind in {rs.kind for rs in rulesets}:
+        all_rules([rs for rs in rulesets if rs.kind == kind])  # rule ids must be unique
     if args.json:
         out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
                 "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata}
@@ -179,6 +191,14 @@ def cmd_play(args) -> int:
     from .render import decision_text, deduction_text, event_text
 
     console = _console(args)
+    if args.max_rounds < 1:
+        raise ClueError("--max-rounds must be at least 1")
+    if args.human is not None and not args.human.strip():
+        raise ClueError("--human needs a name")
+    if args.hints and not args.human:
+        raise ClueError("--hints is for a human seat: add --human NAME")
+    if args.seat is not None and not args.human:
+        raise ClueError("--seat is for a human seat: add --human NAME")
     if args.deal:
         deal = get_deal(args.deal)
         if args.players and args.players != len(deal.players):
@@ -191,8 +211,14 @@ def cmd_play(args) -> int:
                            _random.Random(args.seed if args.seed is not None else 0))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
+    if not 3 <= len(deal.players) <= 6:
+        raise ClueError(f"Speed Clue is for 3 to 6 players; deal {deal.id} has {len(deal.players)}")
+    if args.record_seat and args.record_seat not in deal.players and args.record_seat != args.human:
+        raise ClueError(f"--record-seat {args.record_seat!r} is not one of the players {list(deal.players)}")
+    if args.record:
+        _check_writable(args.record)
     if args.human:
-        seat = (args.seat or 1) - 1
+        seat = (args.seat if args.seat is not None else 1) - 1
         if not 0 <= seat < len(deal.players):
             raise ClueError(f"--seat must be 1 to {len(deal.players)}")
         if args.human in deal.players and deal.players.index(args.human) != seat:
@@ -350,7 +376,12 @@ def cmd_simulate(args) -> int:
     from .render import SummaryView
     from .simulate import make_specs, run_games, summarize
 
-    specs = make_specs(players=args.players, games=args.games, seed=args.seed,
+    if args.games is not None and args.games < 1:
+        raise ClueError("--games must be at least 1")
+    if args.records and Path(args.records).exists() and not Path(args.records).is_dir():
+        raise ClueError(f"--records {args.records} is a file, not a folder")
+    games = args.games if args.games is not None else (0 if args.all_envelopes else 100)
+    specs = make_specs(players=args.players, games=games, seed=args.seed,
                        strategies=args.strategy or ["clue-expert-focused"], deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=args.edition, response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records)
@@ -398,12 +429,17 @@ def cmd_reproduce(args) -> int:
 def cmd_contest_agent(args) -> int:
     from .contest import ContestAgent
 
+    if not 1 <= args.port <= 65535:
+        raise ClueError(f"port {args.port} is not a TCP port (1-65535)")
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     records = None if args.no_records else (args.records or str(Path("clue-expert-contest") / args.identifier))
     try:
         agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation, log=log,
                              records=records, seed=args.seed)
-        return agent.run(args.port)
+        code = agent.run(args.port)
+        if code:
+            print(f"error: could not connect to localhost:{args.port} within 10 seconds", file=sys.stderr)
+        return code
     finally:
         if log is not None:
             log.close()
@@ -426,7 +462,11 @@ def cmd_replay(args) -> int:
             continue
         console.print(StepView(step, record.edition, show_sheet=args.sheets))
         if interactive:
-            answer = input("Enter: next step, s: sheet, q: quit > ").strip().lower()
+            try:
+                answer = input("Enter: next step, s: sheet, q: quit > ").strip().lower()
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                break
             if answer == "s":
                 console.print(SheetView(step.sheet, record.edition))
             elif answer == "q":
@@ -437,6 +477,9 @@ def cmd_replay(args) -> int:
     trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
     if args.export:
         path = Path(args.export)
+        if path.suffix not in (".md", ".html", ".svg"):
+            raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
+        _check_writable(args.export)
         if path.suffix == ".md":
             path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
         elif path.suffix in (".html", ".svg"):
@@ -460,6 +503,9 @@ def cmd_replay(args) -> int:
         console.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet at the end"))
         if hind:
             console.print(hindsight_text(hind))
+    if final.error:
+        print(f"error: {args.record}: {final.error}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -551,8 +597,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="play many games and report statistics")
-    p.add_argument("--players", type=int, default=3, help="players per game (3-6; implied by --deal)")
-    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--players", type=int, help="players per game (3-6; default 3, or the deal's)")
+    p.add_argument("--games", type=int,
+                   help="games to play (default 100; with --all-envelopes, one per envelope: 324)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--strategy", action="append", metavar="ID|FILE",
                    help="one: every seat; several: seats in turn, rotated across games")
@@ -636,3 +683,7 @@ def main(argv=None) -> int:
         return 2
     except BrokenPipeError:  # pragma: no cover
         return 0
+    except OSError as exc:
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2

@@ -100,6 +100,8 @@ def load_deal(path: str | Path) -> Deal:
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
+    except UnicodeDecodeError:
+        raise DealError(f"{path}: not a UTF-8 text file") from None
     except OSError as exc:
         raise DealError(f"{path}: cannot read ({exc.strerror})") from None
     except yaml.YAMLError as exc:

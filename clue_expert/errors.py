@@ -21,6 +21,9 @@ class UnknownCardError(ClueError):
         hint = f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
         super().__init__(f"unknown card {name!r} in edition {edition!r}{hint}")
 
+    def __reduce__(self):  # picklable, so worker processes can report it
+        return (UnknownCardError, (self.name, self.edition, self.suggestions))
+
 
 class UnknownEditionError(ClueError):
     """An edition id or alias that is not shipped."""
@@ -51,6 +54,9 @@ class RecordError(ClueError):
         self.reason = message
         super().__init__(prefix + message)
 
+    def __reduce__(self):
+        return (_rebuild, (RecordError, (self.reason,), {"source": self.source, "turn": self.turn}))
+
 
 class RuleFileError(ClueError):
     """A rule (or scenario) file that does not validate.  Names the file, the
@@ -62,6 +68,9 @@ class RuleFileError(ClueError):
         self.problem = problem
         where = self.path + (f": rule {rule!r}" if rule else "")
         super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):
+        return (RuleFileError, (self.path, self.rule, self.problem))
 
 
 class ExpressionError(ClueError):
@@ -79,8 +88,17 @@ class ContradictionError(ClueError):
         self.turn = turn
         where = f"turn {turn}: " if turn is not None else ""
         detail = ("; conflicting facts: " + "; ".join(self.facts)) if self.facts else ""
+        self.reason = message
         super().__init__(f"{where}{message}{detail}")
+
+    def __reduce__(self):
+        return (_rebuild, (ContradictionError, (self.reason,), {"facts": self.facts, "turn": self.turn}))
 
 
 class QueryError(ClueError):
     """A ``why`` query that cannot be parsed."""
+
+
+def _rebuild(cls, args, kwargs):
+    """Unpickle an error whose constructor takes keyword arguments."""
+    return cls(*args, **kwargs)

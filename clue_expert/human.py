@@ -53,9 +53,12 @@ class HumanPlayer(Player):
     def _prompt(self, prompt: str) -> str:
         """Ask until the answer is not a command; handle help/sheet/hint/quit."""
         while True:
-            line = self.ask(prompt).strip()
+            try:
+                line = self.ask(prompt).strip()
+            except (EOFError, KeyboardInterrupt):
+                raise HumanQuit(f"{self.name} left the game (end of input)") from None
             word = line.lower()
-            if word == "quit":
+            if word in ("quit", "exit"):
                 raise HumanQuit(f"{self.name} left the game")
             if word == "help":
                 self.tell(Message(HELP.format(hint=", 'hint' the advice" if self.hints else "")))
@@ -117,6 +120,9 @@ class HumanPlayer(Player):
         names = ", ".join(matching)
         while True:
             line = self._prompt(f"{by} suggests {', '.join(cards)}; which card do you show ({names})> ")
+            if not line:
+                self.tell(Message(f"name one of {names}", "error"))
+                continue
             try:
                 card = self.edition.resolve(line)
             except ClueError as exc:
@@ -139,7 +145,11 @@ class HumanPlayer(Player):
                 self.tell(Message(f"you hold {', '.join(set(cards) & set(self.hand))}: that cannot be the answer",
                                   "error"))
                 continue
-            confirm = self._prompt(f"accuse {', '.join(cards)}? a wrong accusation puts you out (yes/no)> ")
+            while True:
+                confirm = self._prompt(f"accuse {', '.join(cards)}? a wrong accusation puts you out (yes/no)> ")
+                if confirm.lower() in ("yes", "y", "no", "n"):
+                    break
+                self.tell(Message("answer yes or no", "error"))
             if confirm.lower() in ("yes", "y"):
                 return cards
 

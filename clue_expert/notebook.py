@@ -93,12 +93,21 @@ def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old or the new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_text(encoding="utf-8", errors="replace") == text:
+        return  # unchanged: leave the file (and its formatting, comments, mode) alone
+    if path.exists():
+        mode = path.stat().st_mode & 0o777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -365,8 +374,8 @@ class NotebookSession:
         word = line.split()[0].lower() if line else ""
         if word == "quit":
             self.done = True
-            saved = self.notebook.save() if self.notebook else None
-            return [Message(f"saved to {saved}" if saved else "bye")]
+            saved = self.notebook.path if self.notebook else None
+            return [Message(f"the game is saved in {saved}" if saved else "bye")]
         if word == "help":
             return [Message(HELP)]
         try:
@@ -393,6 +402,8 @@ class NotebookSession:
             players = [p for p in re.split(r"[\s,]+", line) if p]
             if not 3 <= len(players) <= 6 or len(set(p.lower() for p in players)) != len(players):
                 raise ClueError("give 3 to 6 different player names, in seat order")
+            if any(p.lower() == "envelope" for p in players):
+                raise ClueError("'envelope' is the case file's name; choose another player name")
             s["players"] = players
             self._stage = "me"
             return []

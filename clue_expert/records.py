@@ -132,6 +132,8 @@ def load_record(path: str | Path) -> Record:
     """Load and validate a record file (YAML or JSON)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RecordError("not a UTF-8 text file (YAML or JSON expected)", source=str(path)) from None
     except OSError as exc:
         raise RecordError(f"cannot read ({exc.strerror})", source=str(path)) from None
     try:
@@ -176,6 +178,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
     players = data["players"]
     if not isinstance(players, list) or not 2 <= len(players) <= 6:
         raise RecordError(f"players must be a list of 2 to 6 names, got {players!r}", source=source)
+    if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in players):
+        raise RecordError(f"player names must be plain names, got {players!r}", source=source)
     players = tuple(str(p) for p in players)
     if len(set(players)) != len(players) or "envelope" in players:
         raise RecordError(f"player names must be distinct and not 'envelope': {list(players)}", source=source)

@@ -85,8 +85,18 @@ def hindsight(record: Record) -> dict:
         return None
     accused = next(((n, t.correct) for n, t in enumerate(record.turns, start=1)
                     if isinstance(t, Accusation) and t.by == record.me), None)
-    return {"seat": record.me, "first_turn_complete": first(True), "first_turn_rules_only": first(False),
+    own_turns = [n for n, t in enumerate(record.turns, start=1) if not isinstance(t, Accusation) and t.by == record.me]
+    first_complete = first(True)
+    # a player accuses after his own suggestion: the earliest chance is his
+    # first own turn after the one at which the envelope became known
+    earliest = None
+    if first_complete is not None:
+        earliest = next((n + 1 for n in own_turns if n >= first_complete or n + 1 > first_complete), None)
+    return {"seat": record.me, "first_turn_complete": first_complete, "first_turn_rules_only": first(False),
             "accused_turn": accused[0] if accused else None, "accused_correctly": accused[1] if accused else None,
+            "earliest_accusation_turn": earliest,
+            "own_turns_late": (sum(1 for n in own_turns if earliest - 1 <= n < accused[0] - 1)
+                               if accused and earliest else None),
             "turns": len(record.turns)}
 
 
@@ -105,8 +115,11 @@ def hindsight_text(h: dict) -> str:
     else:
         verdict = "correctly" if h["accused_correctly"] else "wrongly"
         text += f"; {h['seat']} accused {verdict} on turn {h['accused_turn']}"
-        if h["first_turn_complete"] is not None and h["accused_turn"] > h["first_turn_complete"] + 1:
-            text += f", {h['accused_turn'] - h['first_turn_complete'] - 1} turn(s) later than possible"
+        late = h.get("own_turns_late")
+        if late:
+            text += f", {late} of its own turn(s) later than it could have"
+        elif h.get("earliest_accusation_turn") and h["accused_turn"] <= h["earliest_accusation_turn"]:
+            text += ", at the first chance it had"
         text += "."
     return text
 

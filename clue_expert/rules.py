@@ -194,7 +194,12 @@ class RuleSet:
 
 
 def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
-    for _, fname, spec, conv in string.Formatter().parse(template):
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise RuleFileError(path, rule, f"message {template!r} is not a valid template ({exc}); "
+                                        f"write {{{{ and }}}} for literal braces") from None
+    for _, fname, spec, conv in parts:
         if fname is None:
             continue
         if spec or conv:
@@ -278,6 +283,8 @@ def load_ruleset(path: str | Path) -> RuleSet:
     try:
         with open(path, encoding="utf-8") as fh:
             raw = yaml.safe_load(fh)
+    except UnicodeDecodeError:
+        raise RuleFileError(path, None, "not a UTF-8 text file") from None
     except yaml.YAMLError as exc:
         raise RuleFileError(path, None, f"not valid YAML: {exc}") from None
     except OSError as exc:

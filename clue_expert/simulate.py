@@ -91,7 +91,7 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
     base = get_deal(deal) if deal else None
     if base is not None and players and len(base.players) != players:
         raise ClueError(f"deal {base.id} has {len(base.players)} players, not {players}")
-    n = len(base.players) if base is not None else players
+    n = len(base.players) if base is not None else (players or 3)
     if not 3 <= n <= 6:
         raise ClueError(f"Speed Clue is for 3 to 6 players, not {n}")
     deals: list[Deal]

@@ -93,4 +93,5 @@ def test_deduce_probabilities_json(capsys):
     assert sheet["probabilities"]["ann"]["rope"] == 1.0
     assert 0 < sheet["probabilities"]["envelope"]["study"] < 1
     assert sheet["envelope_entropy_bits"] == pytest.approx(6.643, abs=1e-3)
-    assert abs(sum(e["p"] for e in sheet["envelope"]) - 1) < 1e-9
+    assert abs(sum(e["p"] for e in sheet["envelope_distribution"]) - 1) < 1e-9
+    assert set(sheet["envelope"]) == {"suspect", "weapon", "room"}

@@ -99,3 +99,26 @@ def test_console_script_installed():
                          text=True)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["cells"]["envelope"]["mustard"] == "held"
+
+
+def test_bad_inputs_are_errors_not_tracebacks(tmp_path, capsys):
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    assert main(["deduce", str(binary)]) == 2
+    brace = tmp_path / "brace.yaml"
+    brace.write_text("id: b\ntitle: t\nrules:\n  - id: r-one\n    message: '{owner'\n    when: held\n"
+                     "    then:\n      - lacked: [owner, card]\n")
+    assert main(["rules", str(brace)]) == 2
+    assert "r-one" in capsys.readouterr().err
+    assert main(["play", "--record", str(tmp_path / "nodir" / "x.yaml")]) == 2
+    assert main(["play", "--record-seat", "bob", "--record", str(tmp_path / "x.yaml")]) == 2
+    assert main(["replay", EX, "--export", str(tmp_path / "x.txt")]) == 2
+
+
+def test_replay_of_a_contradictory_record_exits_1(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(Path(EX).read_text().replace(
+        "  - {by: bob, accuse: [peacock, pipe, kitchen], correct: false}",
+        "  - {by: ann, suggest: [mustard, rope, kitchen], passed: [], shown_by: bob, card: kitchen}"))
+    assert main(["replay", "--all", "--no-color", str(bad)]) == 1
+    assert "contradiction" in capsys.readouterr().out

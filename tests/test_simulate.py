@@ -100,3 +100,18 @@ def test_play_cli_random_six_players_and_record(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and rec.exists()
     assert replay(load_record(rec)).solved()
+
+
+def test_failing_strategy_in_workers_is_reported_not_hung(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\nkind: strategy\ntitle: t\nrules:\n  - id: only-of-many\n    message: m\n"
+                   "    when: your-turn\n    then:\n      - suggest: {suspect: \"only(category_cards('suspect'))\", "
+                   "weapon: \"category_cards('weapon')\", room: \"category_cards('room')\"}\n")
+    code = main(["simulate", "--games", "2", "--workers", "2", "--strategy", str(bad), "--json"])
+    assert code == 2 and "only-of-many" in capsys.readouterr().err
+
+
+def test_deal_implies_players_and_all_envelopes_plays_each():
+    specs = make_specs(players=None, games=0, seed=1, strategies=["kingston-deduction"], deal="kingston-1-6p",
+                       all_envelopes=True)
+    assert len(specs) == 324 and len(specs[0].deal.players) == 6
