@@ -230,7 +230,7 @@ class ComparisonView:
     def __rich__(self):
         c = self.c
         table = Table(title=c.title, header_style="bold", caption="\n".join(c.notes), caption_justify="left")
-        table.add_column("")
+        table.add_column("", overflow="fold", min_width=14)
         for col in c.columns:
             table.add_column(f"{col}\npub. / ours", justify="center")
         for label, cells in c.rows:
