@@ -100,13 +100,11 @@ def compute(k: Knowledge) -> Beliefs:
                 continue
             opts = [c for c in clause if c in allowed and o in allowed[c] and c not in fixed]
             clauses.append((o, frozenset(opts)))
-    # wrong accusations: the envelope is not all three
-    notalls = []
-    for cl in k._not_all[ENVELOPE]:
-        if any(k.status(ENVELOPE, c) == "lacked" for c in cl):
-            continue
-        rest = [c for c in cl if c not in fixed]
-        notalls.append(frozenset(rest))
+    # wrong accusations: the envelope is not all three.  A clause with a card
+    # the envelope cannot hold is satisfied; in the others every fixed card is
+    # the envelope's, so only the free cards need counting.
+    notalls = [frozenset(c for c in cl if c not in fixed) for cl in k._not_all[ENVELOPE]
+               if all(ENVELOPE in allowed[c] for c in cl)]
     # seen shows: weight 1 / (number of suggested cards the shower holds)
     weights = []
     for shower, others in _seen_shows(k):
@@ -168,8 +166,7 @@ def compute(k: Knowledge) -> Beliefs:
                 bits &= ~(1 << q)
         for q, lq in enumerate(notall_last):
             if lq == i:
-                full = all(env_known.get(category[x]) == x for x in notalls_full[q] if x not in notalls[q])
-                if nacnt[q] == len(notalls[q]) and full:
+                if nacnt[q] == len(notalls[q]):
                     return None
                 nacnt = nacnt[:q] + (0,) + nacnt[q + 1:]
         for q, lq in enumerate(weight_last):
@@ -177,9 +174,6 @@ def compute(k: Knowledge) -> Beliefs:
                 factor /= weights[q][1] + wcnt[q]
                 wcnt = wcnt[:q] + (0,) + wcnt[q + 1:]
         return (caps, env, bits, nacnt, wcnt), factor
-
-    notalls_full = [frozenset(cl) for cl in k._not_all[ENVELOPE]
-                    if not any(k.status(ENVELOPE, c) == "lacked" for c in cl)]
 
     def final_ok(state):
         caps, env, bits, nacnt, wcnt = state

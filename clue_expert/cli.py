@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -472,8 +473,7 @@ def cmd_replay(args) -> int:
             elif answer == "q":
                 break
     final = all_steps[-1]
-    from .knowledge import Knowledge  # noqa: F401  (explanations come from a fresh replay)
-    k, _ = replay(record, all_steps[-1].turn, complete=not args.no_complete, strict=False)
+    k = final.knowledge
     trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
     if args.export:
         path = Path(args.export)
@@ -483,7 +483,7 @@ def cmd_replay(args) -> int:
         if path.suffix == ".md":
             path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
         elif path.suffix in (".html", ".svg"):
-            rec = make_console(width=110, color=True, record=True, file=open(__import__("os").devnull, "w"))
+            rec = make_console(width=110, color=True, record=True, file=io.StringIO())
             rec.print(f"[bold]Replay: {record.me}'s seat[/bold]")
             if hind:
                 rec.print(hindsight_text(hind))
@@ -541,10 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p):
-        p.add_argument("--json", action="store_true", help="machine-readable output")
+    def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
+
+    def common(p):
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        colour(p)
 
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
     p.add_argument("records", nargs="*", metavar="RECORD",
@@ -592,8 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hints", action="store_true", help="show the person the engine's sheet and advice")
     p.add_argument("--record", metavar="FILE", help="write the game as a record (winner's seat by default)")
     p.add_argument("--record-seat", metavar="PLAYER", help="whose seat the record is written from")
-    p.add_argument("--color", action="store_true")
-    p.add_argument("--no-color", action="store_true")
+    colour(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="play many games and report statistics")
@@ -648,16 +650,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="FILE", help="write the replay to FILE.md, FILE.html or FILE.svg")
     p.add_argument("--sheets", action="store_true", help="print the whole sheet after every step")
     p.add_argument("--no-complete", action="store_true", help="forward rules only")
-    p.add_argument("--color", action="store_true")
-    p.add_argument("--no-color", action="store_true")
+    colour(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
     p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
                    help="the game file (created if missing, saved after every entry; default notebook.yaml)")
     p.add_argument("--strategy", metavar="ID|FILE", help="advise suggestions with this strategy")
-    p.add_argument("--color", action="store_true")
-    p.add_argument("--no-color", action="store_true")
+    colour(p)
     p.set_defaults(func=cmd_notebook)
 
     p = sub.add_parser("deals", help="list the shipped deals")

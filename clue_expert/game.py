@@ -120,9 +120,8 @@ class GameResult:
     def solution_round(self) -> int | None:
         """The first round after which some player could name the envelope
         (from the players' own reports), else None."""
-        rounds = [self.round_of_turn.get(r.get("solved_turn"), None) for r in self.reports.values()
-                  if r.get("solved_turn") is not None]
-        rounds = [r if r is not None else 0 for r in rounds]
+        turns = [r["solved_turn"] for r in self.reports.values() if r.get("solved_turn") is not None]
+        rounds = [0 if t == 0 else self.round_of_turn[t] for t in turns]  # turn 0: solved from the deal
         return min(rounds) if rounds else None
 
     def record(self, me: str) -> Record:

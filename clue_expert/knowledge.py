@@ -21,7 +21,8 @@ from .cards import CATEGORIES, Edition, dealt_hand_sizes
 from .errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
 from .facts import (ENVELOPE, KINDS, OBSERVATION_KINDS, Key, cards_key, describe, held_key, key_of,
                     lacked_key)
-from .rules import CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets
+from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
+                    format_template)
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
 
@@ -553,7 +554,7 @@ class Knowledge:
         contradiction = None
         for c in rule.then:
             if c.kind == "contradiction":
-                contradiction = c.message.format_map(_FormatEnv(env))
+                contradiction = format_template(c.message, env)
                 continue
             owner = c.args[0](env)
             arg = c.args[1](env)
@@ -737,16 +738,3 @@ def _as_set(value) -> list:
     if isinstance(value, str):
         return [value]
     return list(value)
-
-
-class _FormatEnv(dict):
-    def __init__(self, env):
-        super().__init__()
-        self.env = env
-
-    def __missing__(self, key):
-        v = self.env.get(key, "")
-        if isinstance(v, (set, frozenset, list, tuple)):
-            order = self.env.get("__order__", {})
-            return ", ".join(sorted(map(str, v), key=lambda x: (order.get(x, len(order)), x)))
-        return str(v)

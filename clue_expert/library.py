@@ -149,8 +149,6 @@ def tight_groups(k: "Knowledge", owner, cards):
             if len(union) == size + 1:
                 found.append((tuple(sorted(owners)), union,
                               [cards_key("one-of", owner, cards)] + [cards_key("one-of", o, c) for o, c in combo]))
-    if len(cards) == 1:
-        pass  # a one-card clause is simply "held"; other rules handle it
     return found
 
 

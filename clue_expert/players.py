@@ -74,7 +74,6 @@ class RuleBasedPlayer(Player):
         #: The decisions made this game: (turn, Candidate).
         self.decisions: list = []
         self._solved_turn: int | None = None
-        self._turn = 0
 
     @property
     def label(self) -> str:
@@ -92,7 +91,6 @@ class RuleBasedPlayer(Player):
         k.on_fire = self.on_fire
         self.decisions = []
         self._solved_turn = None
-        self._turn = 0
         k.observe_hand(hand)
         self._check_solved(0)
 
@@ -112,10 +110,7 @@ class RuleBasedPlayer(Player):
         return tuple(opts[0] for opts in options)
 
     def suggest(self, turn: int, round: int) -> tuple:
-        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
-        chosen = self._choose(cands, self.strategy, "suggestion")
-        self.decisions.append((turn, chosen))
-        return self._pick(chosen.options, self.strategy)
+        return next(self.ranked_suggestions(turn, round))
 
     def ranked_suggestions(self, turn: int, round: int):
         """Every suggestion the strategy would accept, best first: the one
@@ -124,9 +119,8 @@ class RuleBasedPlayer(Player):
         suggestion where the rules forbid it)."""
         import itertools
         cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
-        if not cands:
-            return
         chosen = self._choose(cands, self.strategy, "suggestion")
+        self.decisions.append((turn, chosen))
         first = self._pick(chosen.options, self.strategy)
         yield first
         for cand in [chosen] + [c for c in cands if c is not chosen]:
@@ -155,7 +149,6 @@ class RuleBasedPlayer(Player):
             k.observe_accusation(event.turn, event.by, event.cards, event.correct)
         else:
             k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
-        self._turn = event.turn
         self._check_solved(event.turn)
 
     def report(self) -> dict:

@@ -29,6 +29,21 @@ def make_console(*, width: int | None = None, color: bool = True, file=None, rec
                    force_terminal=None if color else False)
 
 
+def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> Table:
+    """A table of every card (grouped by category) against every owner;
+    ``label(card)`` and ``cell(owner, card)`` give the texts."""
+    table = Table(title=title, show_lines=False, header_style="bold")
+    table.add_column("card")
+    for o in sheet.owners:
+        table.add_column(o, justify=justify)
+    for cat in CATEGORIES:
+        table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(sheet.owners))
+        for c in sheet.cards:
+            if sheet.categories[c] == cat:
+                table.add_row(label(c), *[cell(o, c) for o in sheet.owners])
+    return table
+
+
 class SheetView:
     """A detective sheet as a table: ✓ held, ✗ lacked, blank unknown."""
 
@@ -40,19 +55,14 @@ class SheetView:
     def __rich__(self):
         s = self.sheet
         title = self.title or (f"{s.me}'s sheet" + (f" after turn {s.turn}" if s.turn else " (the deal)"))
-        table = Table(title=title, show_lines=False, header_style="bold")
-        table.add_column("card")
-        for o in s.owners:
-            table.add_column(o, justify="center")
-        for cat in CATEGORIES:
-            table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(s.owners))
-            for c in s.cards:
-                if s.categories[c] != cat:
-                    continue
-                label = Text(self.edition.display(c) if c in self.edition.card_ids else c)
-                if s.cells["envelope"][c] == "held":
-                    label.stylize("bold yellow")
-                table.add_row(label, *[Text(MARK[s.cells[o][c]], style=STYLE[s.cells[o][c]]) for o in s.owners])
+
+        def label(c):
+            text = Text(self.edition.display(c) if c in self.edition.card_ids else c)
+            if s.cells["envelope"][c] == "held":
+                text.stylize("bold yellow")
+            return text
+        table = card_table(s, title, "center", label,
+                           lambda o, c: Text(MARK[s.cells[o][c]], style=STYLE[s.cells[o][c]]))
         env = s.envelope
         found = ", ".join(f"{cat}: {env[cat] or '?'}" for cat in CATEGORIES)
         solved = all(env.values())
@@ -315,22 +325,13 @@ class ProbabilityView:
 
     def __rich__(self):
         s, b = self.sheet, self.beliefs
-        table = Table(title=f"{s.me}'s probabilities (%)" + (f" after turn {s.turn}" if s.turn else ""),
-                      header_style="bold")
-        table.add_column("card")
-        for o in s.owners:
-            table.add_column(o, justify="right")
-        for cat in CATEGORIES:
-            table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(s.owners))
-            for c in s.cards:
-                if s.categories[c] != cat:
-                    continue
-                cells = []
-                for o in s.owners:
-                    p = b.probabilities[o][c]
-                    text = "✓" if p >= 1 - 1e-12 else ("" if p <= 1e-12 else f"{100 * p:.0f}")
-                    cells.append(Text(text, style="bold green" if text == "✓" else ""))
-                table.add_row(self.edition.display(c), *cells)
+        def cell(o, c):
+            p = b.probabilities[o][c]
+            if p >= 1 - 1e-12:
+                return Text("✓", style="bold green")
+            return Text("" if p <= 1e-12 else f"{100 * p:.0f}")
+        table = card_table(s, f"{s.me}'s probabilities (%)" + (f" after turn {s.turn}" if s.turn else ""),
+                           "right", lambda c: Text(self.edition.display(c)), cell)
         best = sorted(b.envelope.items(), key=lambda kv: -kv[1])[:self.top]
         lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
                      "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))

@@ -32,6 +32,9 @@ class Step:
     """Whether the envelope is known after it."""
     error: str | None = None
     """A contradiction this observation exposed (the sheet is the one before it)."""
+    knowledge: Knowledge | None = field(default=None, repr=False, compare=False)
+    """The seat's knowledge after this step (the same object for every step of
+    a replay, so only the last step's view of it is current)."""
 
 
 def describe_turn(record: Record, n: int, turn) -> str:
@@ -63,7 +66,7 @@ def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
         try:
             feed(k, n, turn)
         except Exception as exc:  # a contradiction: report it, keep the sheet before it
-            yield Step(n, describe_turn(record, n, turn), [], k.sheet(), [], k.solved(), error=str(exc))
+            yield Step(n, describe_turn(record, n, turn), [], k.sheet(), [], k.solved(), error=str(exc), knowledge=k)
             return
         yield _step(n, describe_turn(record, n, turn), k, before, fired)
 
@@ -72,7 +75,7 @@ def _step(n: int, text: str, k: Knowledge, before: Sheet, fired: list) -> Step:
     after = k.sheet()
     changes = [(o, c, before.cells[o][c], after.cells[o][c]) for o in after.owners for c in after.cards
                if before.cells[o][c] != after.cells[o][c]]
-    return Step(n, text, list(fired), after, changes, k.solved())
+    return Step(n, text, list(fired), after, changes, k.solved(), knowledge=k)
 
 
 def hindsight(record: Record) -> dict:
@@ -91,7 +94,7 @@ def hindsight(record: Record) -> dict:
     # first own turn after the one at which the envelope became known
     earliest = None
     if first_complete is not None:
-        earliest = next((n + 1 for n in own_turns if n >= first_complete or n + 1 > first_complete), None)
+        earliest = next((n + 1 for n in own_turns if n >= first_complete), None)
     return {"seat": record.me, "first_turn_complete": first_complete, "first_turn_rules_only": first(False),
             "accused_turn": accused[0] if accused else None, "accused_correctly": accused[1] if accused else None,
             "earliest_accusation_turn": earliest,

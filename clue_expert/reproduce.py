@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import yaml
 
 from .deals import get_deal
-from .paths import editions_dir
 from .simulate import GameSpec, envelope_variants, hash_seed, make_specs, run_games, summarize
 
 KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
@@ -45,7 +45,7 @@ class Comparison:
 @functools.lru_cache(maxsize=None)
 def published(name: str) -> dict:
     """The published figures of a paper."""
-    with open(editions_dir().parent / "published" / f"{name}.yaml", encoding="utf-8") as fh:
+    with open(Path(__file__).resolve().parent / "published" / f"{name}.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 
@@ -136,10 +136,8 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             summary = summarize(results)
             cells = []
             for i, (kind, wins) in enumerate(seats):
-                # our games rotate seat types; report by type position, as a share
-                label_strategy = strategies[i]
-                same = [j for j, s in enumerate(strategies) if s == label_strategy]
-                share = summary["strategies"].get(label_strategy, {}).get("win_rate")
+                # our games rotate the seat types, so a seat's figure is its type's win share
+                share = summary["strategies"].get(strategies[i], {}).get("win_rate")
                 cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
             t.rows.append((f"test {test}", cells))
         out.append(t)

@@ -151,7 +151,13 @@ class CompiledRule:
 
     def format_message(self, env: dict) -> str:
         """The message with this firing's bindings filled in."""
-        return self.message.format_map(_Formatter(env))
+        return format_template(self.message, env)
+
+
+def format_template(template: str, env: dict) -> str:
+    """Fill ``{name}`` placeholders from a rule's bindings; card sets are
+    listed in sheet order."""
+    return template.format_map(_Formatter(env))
 
 
 class _Formatter(dict):

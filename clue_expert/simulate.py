@@ -7,6 +7,7 @@ alone, so results do not depend on the number of workers.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import random
@@ -63,7 +64,7 @@ def envelope_variants(deal: Deal) -> list[Deal]:
     the new envelope card of each category swaps places with the old one."""
     ed = deal.edition
     out = []
-    for combo in __import__("itertools").product(*(ed.category_cards(c) for c in CATEGORIES)):
+    for combo in itertools.product(*(ed.category_cards(c) for c in CATEGORIES)):
         hands = {p: list(h) for p, h in deal.hands.items()}
         for old, new in zip(deal.envelope, combo):
             if old == new:

@@ -3,13 +3,14 @@ observations, and case-analysis facts carry a minimal premise set."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from clue_expert.cards import get_edition
 from clue_expert.knowledge import CASE_ANALYSIS, Knowledge
 from clue_expert.randomgame import random_record
 from clue_expert.records import load_record, replay
 
-EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 
 
 def test_every_fact_has_a_rule_and_known_premises():
