@@ -24,6 +24,7 @@ backward passes give every marginal.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from dataclasses import dataclass
 from .cards import CATEGORIES
 from .facts import ENVELOPE
 from .knowledge import Knowledge
+
+CAT_INDEX = {cat: i for i, cat in enumerate(CATEGORIES)}
 
 
 @dataclass
@@ -64,123 +67,144 @@ def _seen_shows(k: Knowledge) -> list:
     return out
 
 
+class _Problem:
+    """The free cards, fixed cards and live constraints of one seat's
+    knowledge: everything the DP needs, built once per position."""
+
+    def __init__(self, k: Knowledge):
+        self.me = k.me
+        self.owners = list(k.owners)
+        self.players = list(k.players)
+        self.cards = list(k.edition.card_ids)
+        self.category = category = {c: k.edition.category_of(c) for c in self.cards}
+        allowed = {}
+        for c in self.cards:
+            holders = [o for o in self.owners if k.status(o, c) == "held"]
+            allowed[c] = holders[:1] if holders else [o for o in self.owners if k.status(o, c) != "lacked"]
+        self.allowed = allowed
+        self.fixed = fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
+        self.free = [c for c in self.cards if len(allowed[c]) > 1]
+        self.cap0 = tuple(k.hand_sizes[p] - sum(1 for o in fixed.values() if o == p) for p in self.players)
+        self.env_known = {category[c]: c for c, o in fixed.items() if o == ENVELOPE}
+        self.eligible = {cat: sum(1 for c in self.free if category[c] == cat and ENVELOPE in allowed[c])
+                         for cat in CATEGORIES}
+        # live one-of clauses restricted to free cards the owner may hold
+        clauses = []
+        for o in self.owners:
+            for clause in k.one_of_clauses(o):
+                if any(fixed.get(c) == o for c in clause):
+                    continue
+                opts = frozenset(c for c in clause if c in allowed and o in allowed[c] and c not in fixed)
+                if not opts:
+                    raise ValueError("a one-of clause with no possible card: the knowledge is inconsistent")
+                clauses.append((o, opts))
+        self.clauses = clauses
+        # wrong accusations: the envelope is not all three.  A clause with a
+        # card the envelope cannot hold is satisfied; in the others every
+        # fixed card is the envelope's, so only the free cards need counting.
+        self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k._not_all[ENVELOPE]
+                        if all(ENVELOPE in allowed[c] for c in cl)]
+        # seen shows: weight 1 / (number of suggested cards the shower holds)
+        self.weights = []
+        self.base_factor = 1.0
+        for shower, others in _seen_shows(k):
+            base = 1 + sum(1 for c in others if fixed.get(c) == shower)
+            var = frozenset(c for c in others if c not in fixed and shower in allowed[c])
+            if var:
+                self.weights.append((shower, base, var))
+            else:
+                self.base_factor /= base
+        self.slot_of = {p: i for i, p in enumerate(self.players)}
+
+    def start(self) -> tuple:
+        return (self.cap0, tuple(self.env_known.get(cat) for cat in CATEGORIES), 0,
+                tuple(0 for _ in self.notalls), tuple(0 for _ in self.weights), ())
+
+    def stepper(self, order: list, unlabelled: str | None, tagged: frozenset):
+        """The transition function for placing the cards in ``order``: the
+        envelope card of category ``unlabelled`` is recorded only as filled;
+        the owners of the ``tagged`` cards are appended to the state."""
+        index = {c: i for i, c in enumerate(order)}
+
+        def last(cs):
+            return max((index[c] for c in cs), default=-1)
+        clauses, notalls, weights = self.clauses, self.notalls, self.weights
+        closes = defaultdict(lambda: ([], [], []))
+        for q, (_, cs) in enumerate(clauses):
+            closes[last(cs)][0].append(q)
+        for q, cs in enumerate(notalls):
+            closes[last(cs)][1].append(q)
+        for q, (_, _, cs) in enumerate(weights):
+            closes[last(cs)][2].append(q)
+        category, slot_of = self.category, self.slot_of
+        touch_clause = {c: [(q, o) for q, (o, cs) in enumerate(clauses) if c in cs] for c in order}
+        touch_notall = {c: [q for q, cs in enumerate(notalls) if c in cs] for c in order}
+        touch_weight = {c: [(q, sh) for q, (sh, _, cs) in enumerate(weights) if c in cs] for c in order}
+
+        def step(i, state, o):
+            caps, env, bits, nacnt, wcnt, tags = state
+            c = order[i]
+            factor = 1.0
+            if o == ENVELOPE:
+                ci = CAT_INDEX[category[c]]
+                if env[ci] is not None:
+                    return None
+                env = env[:ci] + ((True if category[c] == unlabelled else c),) + env[ci + 1:]
+                for q in touch_notall[c]:
+                    nacnt = nacnt[:q] + (nacnt[q] + 1,) + nacnt[q + 1:]
+            else:
+                j = slot_of[o]
+                if caps[j] == 0:
+                    return None
+                caps = caps[:j] + (caps[j] - 1,) + caps[j + 1:]
+            for q, co in touch_clause[c]:
+                if co == o:
+                    bits |= 1 << q
+            for q, sh in touch_weight[c]:
+                if sh == o:
+                    wcnt = wcnt[:q] + (wcnt[q] + 1,) + wcnt[q + 1:]
+            if c in tagged:
+                tags = tags + (o,)
+            if i in closes:
+                cq, nq, wq = closes[i]
+                for q in cq:
+                    if not bits & (1 << q):
+                        return None
+                    bits &= ~(1 << q)
+                for q in nq:
+                    if nacnt[q] == len(notalls[q]):
+                        return None
+                    nacnt = nacnt[:q] + (0,) + nacnt[q + 1:]
+                for q in wq:
+                    factor /= weights[q][1] + wcnt[q]
+                    wcnt = wcnt[:q] + (0,) + wcnt[q + 1:]
+            return (caps, env, bits, nacnt, wcnt, tags), factor
+        return step
+
+    @staticmethod
+    def final_ok(state) -> bool:
+        caps, env = state[0], state[1]
+        return all(x == 0 for x in caps) and all(e is not None for e in env)
+
+
 def compute(k: Knowledge) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction)."""
-    owners = list(k.owners)
-    players = list(k.players)
-    cards = list(k.edition.card_ids)
-    category = {c: k.edition.category_of(c) for c in cards}
-    allowed = {}
-    for c in cards:
-        holders = [o for o in owners if k.status(o, c) == "held"]
-        allowed[c] = holders[:1] if holders else [o for o in owners if k.status(o, c) != "lacked"]
-    fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
-    free = [c for c in cards if len(allowed[c]) > 1]
+    pb = _Problem(k)
+    category, allowed, fixed = pb.category, pb.allowed, pb.fixed
     # Cards the envelope cannot hold first, then the envelope's candidates
-    # category by category (largest first): the envelope labels, which give
+    # category by category (largest last): the envelope labels, which give
     # the joint distribution, are then carried through as few cards as possible.
     # The last category's envelope card is not labelled at all: the joint
     # distribution is read off the transitions that put a card of it into
     # the envelope, whose states carry the other two labels.
-    eligible = {cat: sum(1 for c in free if category[c] == cat and ENVELOPE in allowed[c]) for cat in CATEGORIES}
-    order = sorted(CATEGORIES, key=lambda cat: eligible[cat])
-    free.sort(key=lambda c: (ENVELOPE in allowed[c], order.index(category[c])))
-    cap0 = []
-    for p in players:
-        cap0.append(k.hand_sizes[p] - sum(1 for c, o in fixed.items() if o == p))
-    env_known = {category[c]: c for c, o in fixed.items() if o == ENVELOPE}
-    unlabelled = order[-1] if eligible[order[-1]] and order[-1] not in env_known else None
-
-
-    # live one-of clauses restricted to free cards the owner may hold
-    clauses = []
-    for o in owners:
-        for clause in k.one_of_clauses(o):
-            if any(fixed.get(c) == o for c in clause):
-                continue
-            opts = [c for c in clause if c in allowed and o in allowed[c] and c not in fixed]
-            clauses.append((o, frozenset(opts)))
-    # wrong accusations: the envelope is not all three.  A clause with a card
-    # the envelope cannot hold is satisfied; in the others every fixed card is
-    # the envelope's, so only the free cards need counting.
-    notalls = [frozenset(c for c in cl if c not in fixed) for cl in k._not_all[ENVELOPE]
-               if all(ENVELOPE in allowed[c] for c in cl)]
-    # seen shows: weight 1 / (number of suggested cards the shower holds)
-    weights = []
-    for shower, others in _seen_shows(k):
-        base = 1 + sum(1 for c in others if fixed.get(c) == shower)
-        var = frozenset(c for c in others if c not in fixed and shower in allowed[c])
-        weights.append((shower, base, var))
-
-    index = {c: i for i, c in enumerate(free)}
-
-    def last(cs):
-        return max((index[c] for c in cs), default=-1)
-    clause_last = [last(cs) for _, cs in clauses]
-    notall_last = [last(cs) for cs in notalls]
-    weight_last = [last(cs) for _, _, cs in weights]
-    # constraints already decided by the fixed cards
-    base_factor = 1.0
-    for i, (o, cs) in enumerate(clauses):
-        if not cs:
-            raise ValueError("a one-of clause with no possible card: the knowledge is inconsistent")
-    for i, (shower, base, cs) in enumerate(weights):
-        if not cs:
-            base_factor /= base
-
-    slot_of = {p: i for i, p in enumerate(players)}
-    cat_index = {cat: i for i, cat in enumerate(CATEGORIES)}
+    order_cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
+    free = sorted(pb.free, key=lambda c: (ENVELOPE in allowed[c], order_cats.index(category[c])))
+    last_cat = order_cats[-1]
+    unlabelled = last_cat if pb.eligible[last_cat] and last_cat not in pb.env_known else None
+    step = pb.stepper(free, unlabelled, frozenset())
     n = len(free)
-
-    # state: (caps, env (label per category or None), clause bits, notall counts, weight counts)
-    start = (tuple(cap0), tuple(env_known.get(cat) for cat in CATEGORIES), 0,
-             tuple(0 for _ in notalls), tuple(0 for _ in weights))
-
-    def step(i, state, o):
-        """State after placing free card i with owner o, and the factor."""
-        caps, env, bits, nacnt, wcnt = state
-        c = free[i]
-        factor = 1.0
-        if o == ENVELOPE:
-            ci = cat_index[category[c]]
-            if env[ci] is not None:
-                return None
-            env = env[:ci] + ((True if category[c] == unlabelled else c),) + env[ci + 1:]
-        else:
-            j = slot_of[o]
-            if caps[j] == 0:
-                return None
-            caps = caps[:j] + (caps[j] - 1,) + caps[j + 1:]
-        for q, (co, cs) in enumerate(clauses):
-            if c in cs and co == o:
-                bits |= 1 << q
-        if notalls:
-            nacnt = tuple(cnt + (1 if (o == ENVELOPE and c in cs) else 0) for cnt, cs in zip(nacnt, notalls))
-        if weights:
-            wcnt = tuple(cnt + (1 if (o == sh and c in cs) else 0) for cnt, (sh, _, cs) in zip(wcnt, weights))
-        # close constraints whose last card this was
-        for q, lq in enumerate(clause_last):
-            if lq == i:
-                if not bits & (1 << q):
-                    return None
-                bits &= ~(1 << q)
-        for q, lq in enumerate(notall_last):
-            if lq == i:
-                if nacnt[q] == len(notalls[q]):
-                    return None
-                nacnt = nacnt[:q] + (0,) + nacnt[q + 1:]
-        for q, lq in enumerate(weight_last):
-            if lq == i:
-                factor /= weights[q][1] + wcnt[q]
-                wcnt = wcnt[:q] + (0,) + wcnt[q + 1:]
-        return (caps, env, bits, nacnt, wcnt), factor
-
-    def final_ok(state):
-        caps, env, bits, nacnt, wcnt = state
-        return all(x == 0 for x in caps) and all(e is not None for e in env)
-
     forward = [dict() for _ in range(n + 1)]
-    forward[0][start] = 1.0
+    forward[0][pb.start()] = 1.0
     edges: list = []  # per card: (state, owner, next state, factor), reused by the backward pass
     biggest = 1
     for i in range(n):
@@ -196,7 +220,7 @@ def compute(k: Knowledge) -> Beliefs:
         edges.append(out)
         biggest = max(biggest, len(nxt))
     backward = [dict() for _ in range(n + 1)]
-    backward[n] = {s_: (1.0 if final_ok(s_) else 0.0) for s_ in forward[n]}
+    backward[n] = {s_: (1.0 if pb.final_ok(s_) else 0.0) for s_ in forward[n]}
     for i in range(n - 1, -1, -1):
         b = defaultdict(float)
         nb = backward[i + 1]
@@ -206,7 +230,7 @@ def compute(k: Knowledge) -> Beliefs:
     z = sum(w * backward[n][s_] for s_, w in forward[n].items())
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
-    probs = {o: {c: 0.0 for c in cards} for o in owners}
+    probs = {o: {c: 0.0 for c in pb.cards} for o in pb.owners}
     for c, o in fixed.items():
         probs[o][c] = 1.0
     for i, c in enumerate(free):
@@ -220,10 +244,10 @@ def compute(k: Knowledge) -> Beliefs:
     envelope: dict = defaultdict(float)
     if unlabelled is None:
         for state, w in forward[n].items():
-            if final_ok(state):
+            if pb.final_ok(state):
                 envelope[state[1]] += w / z
     else:
-        ui = cat_index[unlabelled]
+        ui = CAT_INDEX[unlabelled]
         for i, c in enumerate(free):
             if category[c] != unlabelled:
                 continue
@@ -235,6 +259,216 @@ def compute(k: Knowledge) -> Beliefs:
                         labels = state[1]
                         envelope[labels[:ui] + (c,) + labels[ui + 1:]] += v / z
     envelope = {k_: v for k_, v in envelope.items() if v > 0}
-    entropy = max(0.0, -sum(p * math.log2(p) for p in envelope.values() if p > 0))
-    return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy, deals=z * base_factor,
-                   states=biggest)
+    return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy(envelope.values()),
+                   deals=z * pb.base_factor, states=biggest)
+
+
+def entropy(ps) -> float:
+    """Entropy in bits of a distribution given by its probabilities."""
+    return max(0.0, -sum(p * math.log2(p) for p in ps if p > 0))
+
+
+# --- the value of a suggestion ---------------------------------------------------
+@dataclass
+class SuggestionValue:
+    """The value of one suggestion the seat could make."""
+
+    cards: tuple
+    """The suggested (suspect, weapon, room)."""
+    gain_bits: float
+    """Expected reduction of the envelope's entropy, in bits."""
+    exact: bool
+    """True when computed over every consistent deal; False for the quick
+    estimate used to shortlist (independent card owners given the envelope)."""
+    outcomes: dict
+    """(refuter, card shown) or None (nobody refutes) -> probability."""
+    entropy_after: dict
+    """The same keys -> the envelope's entropy after that outcome, in bits."""
+
+
+def _run(order, allowed, step, layer: dict, start: int = 0, keep: list | None = None) -> dict:
+    """Forward DP over ``order`` from position ``start``."""
+    for i in range(start, len(order)):
+        if keep is not None:
+            keep.append(layer)
+        nxt: dict = defaultdict(float)
+        for state, w in layer.items():
+            for o in allowed[order[i]]:
+                r = step(i, state, o)
+                if r is not None:
+                    nxt[r[0]] += w * r[1]
+        layer = nxt
+    return layer
+
+
+class SuggestionEvaluator:
+    """Values the seat's own suggestions.
+
+    The exact value (:meth:`evaluate`): for each outcome -- the first player
+    in disproving order who holds a suggested card shows one, uniformly among
+    those he holds, or nobody can -- its probability and the envelope's
+    entropy after it, over every consistent deal.  The DP places the three
+    suggested cards last and records their owners, so one pass gives the
+    joint distribution of the envelope and the outcome; the layers before
+    the first suggested card are shared by all suggestions.
+
+    The estimate (:meth:`estimate`), Siebel's formulation with the exact
+    envelope distribution: given the envelope, each other card's owner is
+    taken as independent with its exact marginal.  It is cheap enough for
+    every suggestion, and picks the shortlist that :meth:`rank` values
+    exactly."""
+
+    def __init__(self, k: Knowledge, beliefs: Beliefs | None = None):
+        if k.me is None:
+            raise ValueError("suggestion values need a seat ('me')")
+        self.problem = pb = _Problem(k)
+        self.beliefs = beliefs or compute(k)
+        self.entropy_bits = self.beliefs.entropy_bits
+        i = pb.players.index(pb.me)
+        #: Players after the seat, in disproving order.
+        self.order = pb.players[i + 1:] + pb.players[:i]
+        cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
+        self.base = sorted(pb.free, key=lambda c: (ENVELOPE in pb.allowed[c], cats.index(pb.category[c])))
+        self._position = {c: i for i, c in enumerate(self.base)}
+        self._layers: list = []
+        final = _run(self.base, pb.allowed, pb.stepper(self.base, None, frozenset()), {pb.start(): 1.0},
+                     keep=self._layers)
+        self._layers.append(final)
+        self._cache: dict = {}
+
+    def candidates(self) -> list:
+        """Every distinct suggestion: in each category the free cards and one
+        card per known owner (cards with the same known owner, or held by
+        the seat or the envelope, give the same outcomes; the seat's own card
+        is preferred to the envelope's, which would tell the table more)."""
+        pb = self.problem
+        per_cat = []
+        mine_first = sorted(pb.cards, key=lambda c: pb.fixed.get(c) != pb.me)
+        for cat in CATEGORIES:
+            cs, reps = [], {}
+            for c in mine_first:
+                if pb.category[c] != cat:
+                    continue
+                if c in pb.fixed:
+                    o = pb.fixed[c]
+                    reps.setdefault("nobody" if o in (pb.me, ENVELOPE) else o, c)
+                else:
+                    cs.append(c)
+            per_cat.append(cs + list(reps.values()))
+        return list(itertools.product(*per_cat))
+
+    def evaluate(self, triple) -> SuggestionValue:
+        """The exact value of suggesting ``triple`` (suspect, weapon, room)."""
+        triple = tuple(triple)
+        if triple in self._cache:
+            return self._cache[triple]
+        pb = self.problem
+        tagged = [c for c in self.base if c in triple]
+        start = min((self._position[c] for c in tagged), default=len(self.base))
+        order = self.base[:start] + [c for c in self.base[start:] if c not in tagged] + tagged
+        layer = _run(order, pb.allowed, pb.stepper(order, None, frozenset(tagged)), self._layers[start], start)
+        joint: dict = defaultdict(lambda: defaultdict(float))
+        for state, w in layer.items():
+            if not w or not pb.final_ok(state):
+                continue
+            owner = {c: pb.fixed[c] for c in triple if c in pb.fixed}
+            owner.update(zip(tagged, state[5]))
+            for p in self.order:
+                shown = [c for c in triple if owner[c] == p]
+                if shown:
+                    for c in shown:
+                        joint[(p, c)][state[1]] += w / len(shown)
+                    break
+            else:
+                joint[None][state[1]] += w
+        value = self._value(triple, {key: list(d.values()) for key, d in joint.items()}, exact=True)
+        self._cache[triple] = value
+        return value
+
+    def _value(self, triple, joint: dict, exact: bool) -> SuggestionValue:
+        z = sum(sum(ws) for ws in joint.values())
+        if z <= 0:
+            raise ValueError("no deal is consistent with the knowledge")
+        outcomes, after = {}, {}
+        expected = 0.0
+        for key, ws in joint.items():
+            pz = sum(ws)
+            if pz <= 0:
+                continue
+            outcomes[key] = pz / z
+            after[key] = entropy(w / pz for w in ws)
+            expected += outcomes[key] * after[key]
+        return SuggestionValue(triple, max(0.0, self.entropy_bits - expected), exact, outcomes, after)
+
+    def estimate(self, triple) -> SuggestionValue:
+        """The quick estimate of the value of suggesting ``triple``."""
+        triple = tuple(triple)
+        probs = self.beliefs.probabilities
+        env = self.beliefs.envelope
+        # the likelihood of each outcome depends on the envelope only through
+        # which of the suggested cards it holds
+        by_pattern: dict = defaultdict(list)
+        for t, p in env.items():
+            by_pattern[tuple(a == b for a, b in zip(t, triple))].append(p)
+        joint: dict = defaultdict(list)
+        for pattern, ps in by_pattern.items():
+            q = {}
+            for c, in_env in zip(triple, pattern):
+                if in_env:
+                    q[c] = {}
+                else:
+                    rest = 1.0 - probs[ENVELOPE][c]
+                    q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
+            likelihood = self._likelihood(triple, q)
+            for key, lk in likelihood.items():
+                joint[key].extend(p * lk for p in ps)
+        return self._value(triple, dict(joint), exact=False)
+
+    def _likelihood(self, triple, q: dict) -> dict:
+        """Outcome probabilities when card c's owner is p with probability
+        q[c][p], independently (Siebel's sequential formula)."""
+        out: dict = defaultdict(float)
+        reach = [(1.0, tuple(triple))]  # (probability, cards whose owner is still open)
+        for p in self.order:
+            nxt = []
+            for pr, cards in reach:
+                # enumerate which of the open cards p holds
+                for mask in range(1 << len(cards)):
+                    w = pr
+                    held = []
+                    for b, c in enumerate(cards):
+                        pc = q[c].get(p, 0.0)
+                        if mask >> b & 1:
+                            w *= pc
+                            held.append(c)
+                        else:
+                            w *= 1.0 - pc
+                    if w <= 0:
+                        continue
+                    if held:
+                        for c in held:
+                            out[(p, c)] += w / len(held)
+                    else:
+                        # renormalise the remaining cards' owners: not p
+                        nxt.append((w, cards))
+            # after p passes, the other owners of each open card are rescaled
+            reach = []
+            for w, cards in nxt:
+                reach.append((w, cards))
+            for c in triple:
+                pc = q[c].get(p, 0.0)
+                if pc < 1.0 and q[c]:
+                    q[c] = {o: (v / (1.0 - pc) if o != p else 0.0) for o, v in q[c].items()}
+        nobody = sum(w for w, _ in reach)
+        if nobody > 0:
+            out[None] += nobody
+        return dict(out)
+
+    def rank(self, shortlist: int = 6) -> list:
+        """The best suggestions, exactly valued: every candidate is estimated,
+        the ``shortlist`` best estimates are evaluated exactly, and those are
+        returned best first."""
+        estimates = sorted((self.estimate(t) for t in self.candidates()),
+                           key=lambda v: (-v.gain_bits, v.cards))
+        exact = [self.evaluate(v.cards) for v in estimates[:max(1, shortlist)]]
+        return sorted(exact, key=lambda v: (-v.gain_bits, v.cards))

@@ -269,6 +269,32 @@ def envelope_top(k: "Knowledge", _unused=None):
     return max(env, key=env.get)
 
 
+def _evaluator(k: "Knowledge"):
+    cached = getattr(k, "_evaluator_cache", None)
+    stamp = len(k.justifications), k._step
+    if cached is None or cached[0] != stamp:
+        from .beliefs import SuggestionEvaluator
+        cached = (stamp, SuggestionEvaluator(k, _beliefs(k)))
+        k._evaluator_cache = cached
+    return cached[1]
+
+
+@function("the suggestion (suspect, weapon, room) with the largest exact expected reduction of the "
+          "envelope's entropy, among the `shortlist` best by the quick estimate")
+def most_informative(k: "Knowledge", shortlist=4):
+    return _evaluator(k).rank(int(shortlist))[0].cards
+
+
+@function("exact expected reduction of the envelope's entropy, in bits, if the seat suggests the triple")
+def information_gain(k: "Knowledge", triple):
+    return _evaluator(k).evaluate(tuple(triple)).gain_bits
+
+
+@function("exact probability that nobody can refute the triple if the seat suggests it")
+def refutation_none(k: "Knowledge", triple):
+    return _evaluator(k).evaluate(tuple(triple)).outcomes.get(None, 0.0)
+
+
 # --- helpers -----------------------------------------------------------------
 @function("number of elements")
 def len_(k, xs):
