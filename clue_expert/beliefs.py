@@ -269,6 +269,16 @@ def entropy(ps) -> float:
 
 
 # --- the value of a suggestion ---------------------------------------------------
+def hartley(ps) -> float:
+    """log2 of the number of outcomes with non-zero probability."""
+    n = sum(1 for p in ps if p > 0)
+    return math.log2(n) if n else 0.0
+
+
+#: Uncertainty measures of the envelope's distribution, in bits.
+MEASURES = {"shannon": entropy, "hartley": hartley}
+
+
 @dataclass
 class SuggestionValue:
     """The value of one suggestion the seat could make."""
@@ -318,12 +328,18 @@ class SuggestionEvaluator:
     every suggestion, and picks the shortlist that :meth:`rank` values
     exactly."""
 
-    def __init__(self, k: Knowledge, beliefs: Beliefs | None = None):
+    def __init__(self, k: Knowledge, beliefs: Beliefs | None = None, measure: str = "shannon"):
         if k.me is None:
             raise ValueError("suggestion values need a seat ('me')")
+        if measure not in MEASURES:
+            raise ValueError(f"unknown uncertainty measure {measure!r}: use one of {sorted(MEASURES)}")
+        #: The uncertainty measure: ``shannon`` (entropy of the envelope's
+        #: distribution) or ``hartley`` (log2 of the number of envelope
+        #: triples still possible -- zero exactly when the seat is certain).
+        self.measure = measure
         self.problem = pb = _Problem(k)
         self.beliefs = beliefs or compute(k)
-        self.entropy_bits = self.beliefs.entropy_bits
+        self.entropy_bits = MEASURES[measure](list(self.beliefs.envelope.values()))
         i = pb.players.index(pb.me)
         #: Players after the seat, in disproving order.
         self.order = pb.players[i + 1:] + pb.players[:i]
@@ -396,7 +412,7 @@ class SuggestionEvaluator:
             if pz <= 0:
                 continue
             outcomes[key] = pz / z
-            after[key] = entropy(w / pz for w in ws)
+            after[key] = MEASURES[self.measure]([w / pz for w in ws])
             expected += outcomes[key] * after[key]
         return SuggestionValue(triple, max(0.0, self.entropy_bits - expected), exact, outcomes, after)
 

@@ -269,25 +269,29 @@ def envelope_top(k: "Knowledge", _unused=None):
     return max(env, key=env.get)
 
 
-def _evaluator(k: "Knowledge"):
+def _evaluator(k: "Knowledge", measure: str = "shannon"):
     cached = getattr(k, "_evaluator_cache", None)
     stamp = len(k.justifications), k._step
     if cached is None or cached[0] != stamp:
-        from .beliefs import SuggestionEvaluator
-        cached = (stamp, SuggestionEvaluator(k, _beliefs(k)))
+        cached = (stamp, {})
         k._evaluator_cache = cached
-    return cached[1]
+    if measure not in cached[1]:
+        from .beliefs import SuggestionEvaluator
+        cached[1][measure] = SuggestionEvaluator(k, _beliefs(k), measure)
+    return cached[1][measure]
 
 
 @function("the suggestion (suspect, weapon, room) with the largest exact expected reduction of the "
-          "envelope's entropy, among the `shortlist` best by the quick estimate")
-def most_informative(k: "Knowledge", shortlist=4):
-    return _evaluator(k).rank(int(shortlist))[0].cards
+          "envelope's uncertainty ('shannon' entropy or 'hartley': log2 of the triples still possible), "
+          "among the `shortlist` best by the quick estimate")
+def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
+    return _evaluator(k, measure).rank(int(shortlist))[0].cards
 
 
-@function("exact expected reduction of the envelope's entropy, in bits, if the seat suggests the triple")
-def information_gain(k: "Knowledge", triple):
-    return _evaluator(k).evaluate(tuple(triple)).gain_bits
+@function("exact expected reduction of the envelope's uncertainty, in bits, if the seat suggests the "
+          "triple (measure 'shannon' or 'hartley')")
+def information_gain(k: "Knowledge", triple, measure="shannon"):
+    return _evaluator(k, measure).evaluate(tuple(triple)).gain_bits
 
 
 @function("exact probability that nobody can refute the triple if the seat suggests it")

@@ -95,3 +95,79 @@ def test_deduce_probabilities_json(capsys):
     assert sheet["envelope_entropy_bits"] == pytest.approx(6.643, abs=1e-3)
     assert abs(sum(e["p"] for e in sheet["envelope_distribution"]) - 1) < 1e-9
     assert set(sheet["envelope"]) == {"suspect", "weapon", "room"}
+
+
+def brute_suggestion(record, upto, triple):
+    """Outcome probabilities and expected posterior entropy of the seat
+    suggesting ``triple``, by enumerating every deal (same model)."""
+    me = record.me
+    i = record.players.index(me)
+    order = list(record.players[i + 1:]) + list(record.players[:i])
+    joint = defaultdict(lambda: defaultdict(float))
+    for deal in _deals(record):
+        if not consistent(record, deal, upto):
+            continue
+        w = 1.0
+        for n, t in enumerate(record.turns, start=1):
+            if n > upto:
+                break
+            if isinstance(t, Suggestion) and t.card is not None and t.by == me:
+                w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
+        env = tuple(c for c, o in deal.items() if o == "envelope")
+        env = tuple(sorted(env))
+        for p in order:
+            shown = [c for c in triple if deal[c] == p]
+            if shown:
+                for c in shown:
+                    joint[(p, c)][env] += w / len(shown)
+                break
+        else:
+            joint[None][env] += w
+    z = sum(sum(d.values()) for d in joint.values())
+    outcomes = {k: sum(d.values()) / z for k, d in joint.items()}
+    after = {k: -sum(v / (outcomes[k] * z) * math.log2(v / (outcomes[k] * z)) for v in d.values() if v > 0)
+             for k, d in joint.items()}
+    return outcomes, after
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_suggestion_values_match_brute_force(players):
+    from clue_expert.beliefs import SuggestionEvaluator
+    rng = random.Random(300 + players)
+    for _ in range(5):
+        record = random_record(rng, players, n_turns=6, edition=SMALL, accuse_rate=0.1)
+        for upto in (0, 3, 6):
+            k = replay(record, upto)
+            ev = SuggestionEvaluator(k)
+            cands = ev.candidates()
+            assert cands
+            for triple in cands:
+                value = ev.evaluate(triple)
+                outcomes, after = brute_suggestion(record, upto, triple)
+                assert set(value.outcomes) == set(outcomes), (triple, upto)
+                for key, p in outcomes.items():
+                    assert value.outcomes[key] == pytest.approx(p, abs=1e-9)
+                    assert value.entropy_after[key] == pytest.approx(after[key], abs=1e-9)
+                expected = sum(p * after[key] for key, p in outcomes.items())
+                assert value.gain_bits == pytest.approx(max(0.0, ev.entropy_bits - expected), abs=1e-9)
+            # the shortlist returns exact values, best first
+            ranked = ev.rank(3)
+            assert all(v.exact for v in ranked)
+            assert [v.gain_bits for v in ranked] == sorted((v.gain_bits for v in ranked), reverse=True)
+
+
+def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
+    from clue_expert.beliefs import SuggestionEvaluator
+    record = random_record(random.Random(5), 3, n_turns=9)
+    k = replay(record)
+    ev = SuggestionEvaluator(k)
+    cands = ev.candidates()
+    # a seat's own cards of one category are one candidate, not several
+    mine = [c for c in record.hand if record.edition.category_of(c) == "suspect"]
+    assert len({t[0] for t in cands} & set(mine)) == (1 if mine else 0)
+    assert len(set(cands)) == len(cands)
+    for t in cands[:20]:
+        est = ev.estimate(t)
+        assert not est.exact
+        assert sum(est.outcomes.values()) == pytest.approx(1.0)
+        assert 0.0 <= est.gain_bits <= ev.entropy_bits + 1e-9
