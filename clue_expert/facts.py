@@ -124,6 +124,10 @@ REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer"})
 #: Kinds a rule may conclude.
 CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all")
 
+#: Probable clues a model rule may conclude: opponent modelling, kept apart
+#: from the sheet (never used by deduction, the SAT backbone or the beliefs).
+PROBABLE_KINDS = ("probably-held", "probably-lacked")
+
 #: Decisions a rule may conclude: a candidate suggestion, card to show, accusation.
 DECISION_KINDS = ("suggest", "show", "accuse")
 
@@ -188,6 +192,10 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"{key[1]} holds one of {_join(key[2])}"
     if kind == "not-all":
         return f"{key[1]} does not hold all of {_join(key[2])}"
+    if kind == "probably-held":
+        return f"{key[1]} probably holds {key[2]}"
+    if kind == "probably-lacked":
+        return f"{key[1]} probably lacks {key[2]}"
     if kind in ("suggest", "accuse"):
         return f"{kind} " + ", ".join("|".join(opts) for opts in key[1])
     if kind == "show":
@@ -225,14 +233,21 @@ _HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "
 
 def parse_fact(text: str, edition, owners) -> Key:
     """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
-    kitchen"``, ``"bob holds one of rope, hall, plum"`` or ``"rope is in the
-    envelope"`` into a fact key.  Card names go through the edition (aliases,
+    kitchen"``, ``"bob holds one of rope, hall, plum"``, ``"rope is in the
+    envelope"`` or a probable clue (``"bob probably holds rope"``) into a
+    fact key.  Card names go through the edition (aliases,
     near-match errors)."""
     import re
 
     from .errors import QueryError, UnknownPlayerError
 
     s = " ".join(str(text).replace("'", "").split()).lower()
+    m = re.fullmatch(r"(\S+) probably (holds|has|lacks) (.+)", s)
+    if m:
+        inner = parse_fact(f"{m.group(1)} {m.group(2)} {m.group(3)}", edition, owners)
+        if inner[0] not in ("held", "lacked"):
+            raise QueryError(f"cannot read {text!r}: a probable clue names one card")
+        return ("probably-" + inner[0],) + inner[1:]
     m = re.fullmatch(r"(.+?) is (not )?in the envelope", s)
     if m:
         card = edition.resolve(m.group(1))

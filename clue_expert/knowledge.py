@@ -19,8 +19,8 @@ from typing import Callable, Iterable, Sequence
 from .backbone import SatModel, Unsatisfiable
 from .cards import CATEGORIES, Edition, dealt_hand_sizes
 from .errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
-from .facts import (ENVELOPE, KINDS, OBSERVATION_KINDS, Key, cards_key, describe, held_key, key_of,
-                    lacked_key)
+from .facts import (ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, Key, cards_key, describe, held_key,
+                    key_of, lacked_key)
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)
 
@@ -252,6 +252,10 @@ class Knowledge:
         self.justifications: dict[Key, Justification] = {}
         #: key -> field values.
         self.values: dict[Key, dict] = {}
+        #: Probable clues (opponent models): key -> Justification.  Kept
+        #: apart from the sheet: deduction, the SAT backbone and the beliefs
+        #: never read them.
+        self.probable: dict[Key, Justification] = {}
         #: Every firing so far.
         self.firings: list[Firing] = []
         self._step = 0
@@ -550,6 +554,9 @@ class Knowledge:
         if rule.then and rule.then[0].kind in ("suggest", "show", "accuse"):
             self._decide(rule, env)
             return
+        if rule.then and rule.then[0].kind in PROBABLE_KINDS:
+            self._suppose(rule, env)
+            return
         new: list[Key] = []
         contradiction = None
         for c in rule.then:
@@ -587,6 +594,46 @@ class Knowledge:
         made = tuple(k for k in new if self._declare_known(k, just))
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+
+    def _suppose(self, rule: CompiledRule, env: dict) -> None:
+        """A model rule fired: record its probable clues (not sheet facts)."""
+        new = []
+        for c in rule.then:
+            key = (c.kind, c.args[0](env), c.args[1](env))
+            if key not in self.probable and key not in new:
+                new.append(key)
+        if not new:
+            return
+        premises: list[Key] = []
+        for expr in rule.because:
+            value = expr(env)
+            items = [value] if isinstance(value, tuple) and value and isinstance(value[0], str) else \
+                sorted((tuple(p) for p in value), key=self._premise_order)
+            for p in items:
+                if p not in self.justifications and p not in self.probable:
+                    raise RuleFileError(rule.path, rule.id,
+                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
+                if p not in premises:
+                    premises.append(p)
+        step = self._next_step()
+        message = LazyMessage(rule, env)
+        just = Justification(rule.id, message, tuple(premises), step, self._turn)
+        for key in new:
+            self.probable[key] = just
+        self._log(Firing(step, rule.id, message, tuple(new), tuple(premises), self._turn))
+
+    def probable_clues(self, refuted: bool = False) -> list[Key]:
+        """The probable clues in the order they were made: by default those
+        the sheet has not refuted (a probably-held card the owner is known to
+        lack, or the reverse); with ``refuted=True`` only the refuted ones."""
+        out = []
+        for key in self.probable:
+            kind, owner, card = key
+            status = self.status(owner, card)
+            wrong = status == (LACKED if kind == "probably-held" else HELD)
+            if wrong == refuted:
+                out.append(key)
+        return out
 
     def _premise_order(self, key: Key) -> tuple:
         order = self._base_env["__order__"]
@@ -644,6 +691,8 @@ class Knowledge:
         minimised (deletion-based, over the SAT core) the first time it is
         asked for."""
         j = self.justifications.get(key)
+        if j is None:
+            return self.probable.get(key)
         pending = self._unminimized.pop(key, None) if j is not None else None
         if pending is not None:
             lit, core = pending

@@ -299,6 +299,124 @@ def refutation_none(k: "Knowledge", triple):
     return _evaluator(k).evaluate(tuple(triple)).outcomes.get(None, 0.0)
 
 
+# --- opponent models (probable clues; never part of the sheet) ------------------
+@function("the other players: every player but the seat")
+def opponents(k: "Knowledge", _unused=None):
+    return frozenset(p for p in k.players if p != k.me)
+
+
+def _asks(k: "Knowledge") -> dict:
+    """turn -> (suggester, cards) for every suggestion the seat has seen."""
+    out = {}
+    for key, v in k.values.items():
+        if key[0] in ("passed", "showed"):
+            out[v["turn"]] = (v["by"], frozenset(v["cards"]))
+    return out
+
+
+@function("how many suggestions the player has made so far")
+def ask_total(k: "Knowledge", player):
+    return sum(1 for by, _ in _asks(k).values() if by == player)
+
+
+@function("how many times the player has named the card in a suggestion")
+def ask_count(k: "Knowledge", player, card):
+    return sum(1 for by, cards in _asks(k).values() if by == player and card in cards)
+
+
+@function("group 7's interrogation pattern: when more than half of the player's hand is known and all "
+          "of it lies among the n cards he has named most (or least) often, n his hand size, and the rest "
+          "of those n cards have no known owner, those n cards; otherwise the empty set")
+def pattern_hand(k: "Knowledge", player, min_asks=3):
+    n = k.hand_sizes[player]
+    known = k.held_by(player)
+    if len(known) * 2 <= n or len(known) >= n or ask_total(k, player) < int(min_asks):
+        return frozenset()
+    counts = {c: ask_count(k, player, c) for c in k._cards}
+    for most in (True, False):
+        ranked = sorted(k._cards, key=lambda c: -counts[c] if most else counts[c])
+        if counts[ranked[n - 1]] == counts[ranked[n]]:
+            continue  # a tie at the boundary: no well-defined set
+        chosen = frozenset(ranked[:n])
+        rest = chosen - known
+        if known <= chosen and all(not k._holders[c] and player not in k._lackers[c] for c in rest):
+            return chosen
+    return frozenset()
+
+
+@function("probable clues not refuted by the sheet: cards the owner probably holds")
+def probably_held(k: "Knowledge", owner):
+    return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-held" and o == owner)
+
+
+@function("probable clues not refuted by the sheet: cards the owner probably lacks")
+def probably_lacked(k: "Knowledge", owner):
+    return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-lacked" and o == owner)
+
+
+@function("the envelope (suspect, weapon, room) if the sheet plus the unrefuted probable clues name "
+          "one card in every category, else None")
+def probable_envelope(k: "Knowledge", _unused=None):
+    out = []
+    players = [p for p in k.players]
+    for cat in ("suspect", "weapon", "room"):
+        known = envelope_card(k, cat)
+        if known:
+            out.append(known)
+            continue
+        pool = [c for c in maybe_envelope(k, cat)
+                if not k._holders[c] and not any(c in probably_held(k, p) for p in players)]
+        lacked_by_all = [c for c in pool if all(c in k._lacked[p] or c in probably_lacked(k, p)
+                                                 for p in players)]
+        if len(pool) == 1:
+            out.append(pool[0])
+        elif len(lacked_by_all) == 1:
+            out.append(lacked_by_all[0])
+        else:
+            return None
+    return tuple(out)
+
+
+def _shadow(k: "Knowledge", player: str):
+    """The player's view as far as the seat can model it: every public
+    event, the cards the seat showed him, and what the seat knows of his own
+    hand (which he knows too).  Deduction by rules only; cached per state."""
+    cache = getattr(k, "_shadow_cache", None)
+    stamp = len(k.justifications), k._step, len(k._observations)
+    if cache is None or cache[0] != stamp:
+        cache = (stamp, {})
+        k._shadow_cache = cache
+    if player not in cache[1]:
+        from .knowledge import Knowledge
+        from .errors import ContradictionError
+        shadow = Knowledge(k.edition, k.players, player, k.hand_sizes, complete=False)
+        try:
+            shadow.assume([held_key(player, c) for c in k.held_by(player)]
+                          + [lacked_key(player, c) for c in k.lacked_by(player)])
+            for obs in k._observations:
+                if obs[0] == "suggestion":
+                    _, turn, by, cards, passed, shown_by, card = obs
+                    seen = card if (by == player and shown_by == k.me) else None
+                    shadow.observe_suggestion(turn, by, cards, passed, shown_by, seen)
+                elif obs[0] == "accusation":
+                    _, turn, by, cards, correct = obs
+                    shadow.observe_accusation(turn, by, cards, correct)
+        except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
+            pass
+        cache[1][player] = shadow
+    return cache[1][player]
+
+
+@function("the seat's cards that the player is modelled to know the seat holds (Siebel's proposed model "
+          "of what each opponent has seen: public events, the cards shown to him, his own hand as far as "
+          "the seat knows it)")
+def known_to(k: "Knowledge", player):
+    if k.me is None or player == k.me:
+        return frozenset()
+    shadow = _shadow(k, player)
+    return frozenset(c for c in k.held_by(k.me) if shadow.status(k.me, c) == "held")
+
+
 # --- helpers -----------------------------------------------------------------
 @function("number of elements")
 def len_(k, xs):

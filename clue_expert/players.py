@@ -16,7 +16,7 @@ from .paths import data_dir
 from .rules import RuleSet, default_rulesets, load_ruleset
 
 #: Rule-file kind -> its folder under rules/.
-FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations"}
+FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
 
 DEFAULT_STRATEGY = "clue-expert-focused"
 DEFAULT_RESPONSE = "minimal-information"
@@ -31,7 +31,7 @@ def available(kind: str) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def load_decisions(kind: str, name: str) -> RuleSet:
-    """A shipped strategy / response / accusation by id, or a rule file by path."""
+    """A shipped strategy / response / accusation / model by id, or a rule file by path."""
     path = Path(name)
     if path.suffix in (".yaml", ".yml") and path.exists():
         rs = load_ruleset(path)
@@ -55,7 +55,8 @@ class RuleBasedPlayer(Player):
 
     def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
-                 *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None):
+                 *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
+                 models: Sequence[str | RuleSet] = ()):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -65,6 +66,8 @@ class RuleBasedPlayer(Player):
         #: The accusation rule set.
         self.accusation = (accusation if isinstance(accusation, RuleSet)
                            else load_decisions("accusation", accusation))
+        #: Optional opponent-model rule sets (probable clues, kept off the sheet).
+        self.models = tuple(m if isinstance(m, RuleSet) else load_decisions("model", m) for m in models)
         #: Seeded choices.
         self.rng = random.Random(seed)
         self.complete = complete
@@ -85,7 +88,7 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
-            rulesets = [*default_rulesets(), self.strategy, self.response, self.accusation]
+            rulesets = [*default_rulesets(), *self.models, self.strategy, self.response, self.accusation]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
         k.on_fire = self.on_fire

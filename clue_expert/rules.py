@@ -27,7 +27,7 @@ import yaml
 from ._experta import AS, KnowledgeEngine, Rule
 from .errors import ExpressionError, RuleFileError
 from .expr import Expression, compile_expression
-from .facts import CONCLUSION_KINDS, KINDS
+from .facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS
 from .library import FUNCTIONS
 from .paths import data_dir
 
@@ -48,6 +48,7 @@ FILE_KINDS: dict[str, tuple[str, ...]] = {
     "strategy": ("suggest",),
     "response": ("show",),
     "accusation": ("accuse",),
+    "model": PROBABLE_KINDS,
 }
 
 _ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
@@ -90,6 +91,7 @@ RULESET_SCHEMA: dict = {
                     "additionalProperties": False,
                     "properties": {
                         "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
+                        "probably-held": _PAIR, "probably-lacked": _PAIR,
                         "contradiction": {"type": "string"},
                         "suggest": {"type": "object", "required": ["suspect", "weapon", "room"],
                                     "additionalProperties": False,
@@ -275,7 +277,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deductio
             parts = value if isinstance(value, list) else [value]
             rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))
         else:
-            assert kind in CONCLUSION_KINDS
+            assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
             rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"])]
     _check_message(rule.message, names, path, rid)

@@ -7,7 +7,8 @@ import pytest
 from clue_expert.rules import default_rulesets, load_ruleset, rule_files
 from clue_expert.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
-DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations") for p in rule_files(kind))
+DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations", "models")
+                  for p in rule_files(kind))
 RULESETS = default_rulesets() + DECISIONS
 CASES = []
 for rs in RULESETS:
@@ -32,5 +33,6 @@ def test_every_rule_has_scenarios(ruleset):
 
 @pytest.mark.parametrize("scenario", CASES)
 def test_scenario(scenario):
-    run_scenario(scenario, default_rulesets() + tuple(rs for rs in DECISIONS if rs.path == scenario.path.replace(
-        ".test.yaml", ".yaml")))
+    own = tuple(rs for rs in DECISIONS if rs.path == scenario.path.replace(".test.yaml", ".yaml"))
+    models = tuple(rs for rs in DECISIONS if rs.kind == "model" and rs not in own)
+    run_scenario(scenario, default_rulesets() + models + own)
