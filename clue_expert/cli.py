@@ -60,7 +60,8 @@ def cmd_deduce(args) -> int:
         on_fire = None
         if args.watch and not args.json:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
-        k, error = replay(record, args.turn, on_fire=on_fire, complete=not args.no_complete, strict=False)
+        k, error = replay(record, args.turn, on_fire=on_fire, complete=not args.no_complete, strict=False,
+                          rulesets=_with_models(args))
         beliefs = None
         if args.probabilities:
             from .beliefs import compute
@@ -73,6 +74,10 @@ def cmd_deduce(args) -> int:
             if args.watch:
                 sheet["firings"] = [{"step": f.step, "rule": f.rule, "message": f.message, "turn": f.turn,
                                      "conclusions": [describe(c) for c in f.conclusions]} for f in k.firings]
+            if args.model:
+                refuted = set(k.probable_clues(refuted=True))
+                sheet["probable"] = [{"clue": describe(key), "rule": j.rule, "turn": j.turn,
+                                      "refuted": key in refuted} for key, j in k.probable.items()]
             if error is not None:
                 sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
             print(json.dumps(sheet))
@@ -81,6 +86,10 @@ def cmd_deduce(args) -> int:
                 console.rule(str(path))
             console.print(SheetView(k.sheet(), record.edition))
             console.print(knowledge_summary(k))
+            if args.model:
+                from .render import probable_clues
+                table = probable_clues(k)
+                console.print(table if table is not None else "no probable clues")
             if beliefs is not None:
                 from .render import ProbabilityView
                 console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
@@ -90,13 +99,28 @@ def cmd_deduce(args) -> int:
     return status
 
 
+def _with_models(args):
+    """The deduction rules plus the ``--model`` rule sets, or None (default)."""
+    if not getattr(args, "model", None):
+        return None
+    from .players import load_decisions
+    from .rules import default_rulesets
+    return [*default_rulesets(), *(load_decisions("model", m) for m in args.model)]
+
+
 def cmd_why(args) -> int:
     console = _console(args)
     record = load_record(args.record)
-    k, error = replay(record, args.turn, strict=False)
+    k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args))
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
-    if k.known(key):
+    if key in k.probable:
+        answer["status"] = "refuted" if key in k.probable_clues(refuted=True) else "probable"
+        tree = k.explain(key)
+    elif key[0] in ("probably-held", "probably-lacked"):
+        answer["status"] = "unknown"
+        tree = None
+    elif k.known(key):
         answer["status"] = "known"
         tree = k.explain(key)
     else:
@@ -121,6 +145,9 @@ def cmd_why(args) -> int:
         else:
             if answer["status"] == "false":
                 console.print(f"No: the opposite is known — {answer['opposite']}.")
+            elif answer["status"] in ("probable", "refuted"):
+                console.print(f"A probable clue from an opponent model, not a deduction"
+                              + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."))
             console.print(ExplanationView(tree))
             console.print("[dim]rests on:[/dim] " + "; ".join(describe(r, k.values) for r in k.roots(tree.key)))
     if error is not None:
@@ -136,7 +163,7 @@ def cmd_rules(args) -> int:
         rulesets = [load_ruleset(p) for p in args.files]
     else:
         folders = {"deduction": "deduction", "strategy": "strategies", "response": "responses",
-                   "accusation": "accusations"}
+                   "accusation": "accusations", "model": "models"}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
     from .rules import all_rules
@@ -187,7 +214,7 @@ def cmd_play(args) -> int:
     from .deals import get_deal, random_deal
     from .cards import get_edition
     from .game import play_game
-    from .players import RuleBasedPlayer
+    from .players import seat_player
     from .records import dump_record
     from .render import decision_text, deduction_text, event_text
 
@@ -236,8 +263,8 @@ def cmd_play(args) -> int:
     fired: dict = {p: [] for p in names}
     players = {}
     for i, p in enumerate(names):
-        players[p] = RuleBasedPlayer(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                     seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
+        players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
+                                 seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
     console.print(f"[bold]Speed Clue[/bold] on {deal.id} ({deal.name or 'random deal'}), {len(names)} players")
     for p in names:
         console.print(f"  {p}: strategy [magenta]{players[p].strategy.id}[/magenta], holds {', '.join(deal.hands[p])}")
@@ -316,7 +343,7 @@ def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
     from .game import AccusationEvent, play_game
     from .human import HumanPlayer, HumanQuit
-    from .players import RuleBasedPlayer
+    from .players import seat_player
     from .render import output_item
 
     names = deal.players
@@ -329,8 +356,8 @@ def _play_human(args, deal, console) -> int:
     players = {}
     others = [p for p in names if p != args.human]
     for i, p in enumerate(others):
-        players[p] = RuleBasedPlayer(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                     seed=(args.seed or 0) * 10 + i)
+        players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
+                                 seed=(args.seed or 0) * 10 + i)
     players[args.human] = human
     console.print(f"[bold]Speed Clue[/bold]: {len(names)} players in seat order {', '.join(names)}; "
                   f"the other players' strategies are hidden.")
@@ -557,6 +584,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
     p.add_argument("--probabilities", action="store_true",
                    help="exact probabilities over all consistent deals (see docs/beliefs.md)")
+    p.add_argument("--model", action="append", metavar="ID|FILE",
+                   help="also run this opponent model and list its probable clues (repeatable)")
     common(p)
     p.set_defaults(func=cmd_deduce)
 
@@ -564,12 +593,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
     p.add_argument("--turn", type=_turn, help="as known after turn N")
+    p.add_argument("--model", action="append", metavar="ID|FILE",
+                   help="run this opponent model too, to explain its probable clues (repeatable)")
     common(p)
     p.set_defaults(func=cmd_why)
 
     p = sub.add_parser("rules", help="list every rule with its id and message")
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
-    p.add_argument("--kind", choices=["deduction", "strategy", "response", "accusation"],
+    p.add_argument("--kind", choices=["deduction", "strategy", "response", "accusation", "model"],
                    help="only shipped rules of this kind")
     common(p)
     p.set_defaults(func=cmd_rules)
@@ -581,9 +612,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, help="number of players (3-6) for a random deal")
     p.add_argument("--seed", type=int, help="seed of the random deal and of random choices")
     p.add_argument("--edition", default="cluedo", help="edition of random deals (default cluedo)")
-    p.add_argument("--strategy", action="append", metavar="ID|FILE",
+    p.add_argument("--strategy", action="append", metavar="SEAT",
                    help="strategy per seat, in seat order, cycling (repeatable; default: "
-                        + ", ".join(DEFAULT_PLAY_STRATEGIES) + ")")
+                        + ", ".join(DEFAULT_PLAY_STRATEGIES) + "); a seat is ID|FILE, optionally followed by "
+                        ":response=ID, :accusation=ID, :model=ID (repeatable)")
     p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE", help="response rules of every seat")
     p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
     p.add_argument("--show", choices=["quiet", "moves", "deductions", "all"], default="deductions",
@@ -603,8 +635,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int,
                    help="games to play (default 100; with --all-envelopes, one per envelope: 324)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--strategy", action="append", metavar="ID|FILE",
-                   help="one: every seat; several: seats in turn, rotated across games")
+    p.add_argument("--strategy", action="append", metavar="SEAT",
+                   help="one: every seat; several: seats in turn, rotated across games.  A seat is "
+                        "a strategy ID|FILE, optionally followed by :response=ID, :accusation=ID and "
+                        ":model=ID (repeatable), e.g. clue-expert-information-gain:model=pattern-analysis")
     p.add_argument("--deal", help="play this deal every game (default: random deals)")
     p.add_argument("--all-envelopes", action="store_true",
                    help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")

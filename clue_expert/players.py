@@ -49,6 +49,37 @@ def load_decisions(kind: str, name: str) -> RuleSet:
     return rs
 
 
+def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION) -> dict:
+    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...``
+    (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``.
+    Missing parts take ``response`` and ``accusation``; unknown keys and
+    names are errors."""
+    strategy, *parts = str(spec).split(":")
+    out = {"strategy": strategy, "response": response, "accusation": accusation, "models": []}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or key not in ("response", "accusation", "model") or not value:
+            raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID "
+                            f"or model=ID after the strategy, separated by ':'")
+        if key == "model":
+            out["models"].append(value)
+        else:
+            out[key] = value
+    load_decisions("strategy", out["strategy"])
+    load_decisions("response", out["response"])
+    load_decisions("accusation", out["accusation"])
+    for m in out["models"]:
+        load_decisions("model", m)
+    return out
+
+
+def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
+                **kw) -> "RuleBasedPlayer":
+    """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
+    d = parse_seat(spec, response, accusation)
+    return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"], **kw)
+
+
 class RuleBasedPlayer(Player):
     """A player whose every decision is made by rule files, on top of the
     complete deduction of :class:`~clue_expert.knowledge.Knowledge`."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -158,6 +159,23 @@ def knowledge_summary(k: Knowledge) -> Text:
     cases = sum(1 for j in derived if j.rule == "case-analysis")
     return Text(f"{len(derived)} facts derived by {len(k.firings)} rule firings ({cases} by case analysis)",
                 style="dim")
+
+
+def probable_clues(k: Knowledge) -> Table | None:
+    """The opponent models' probable clues (kept off the sheet), or None."""
+    if not k.probable:
+        return None
+    refuted = set(k.probable_clues(refuted=True))
+    table = Table(title="probable clues (opponent models; not on the sheet)", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+    table.add_column("clue")
+    table.add_column("rule")
+    table.add_column("turn", justify="right")
+    table.add_column("status")
+    for key, j in k.probable.items():
+        table.add_row(describe(key), j.rule, str(j.turn if j.turn is not None else ""),
+                      Text("refuted by the sheet", style="red") if key in refuted else Text("open"))
+    return table
 
 
 # --------------------------------------------------------------------- games

@@ -19,7 +19,7 @@ from .cards import CATEGORIES, get_edition
 from .deals import Deal, get_deal, random_deal
 from .errors import ClueError
 from .game import play_game
-from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions
+from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, parse_seat, seat_player
 from .records import dump_record
 
 
@@ -86,9 +86,7 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
     if not strategies:
         raise ClueError("give at least one --strategy")
     for s in strategies:
-        load_decisions("strategy", s)  # fail early on unknown names
-    load_decisions("response", response)
-    load_decisions("accusation", accusation)
+        parse_seat(s, response, accusation)  # fail early on unknown names
     base = get_deal(deal) if deal else None
     if base is not None and players and len(base.players) != players:
         raise ClueError(f"deal {base.id} has {len(base.players)} players, not {players}")
@@ -130,7 +128,7 @@ def run_game(spec: GameSpec) -> GameSummary:
         key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names)
         player = _PLAYERS.get(key)
         if player is None:
-            player = _PLAYERS[key] = RuleBasedPlayer(p, strategy, spec.response, spec.accusation)
+            player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation)
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
     result = play_game(spec.deal, players, max_rounds=spec.max_rounds)
