@@ -275,8 +275,16 @@ def hartley(ps) -> float:
     return math.log2(n) if n else 0.0
 
 
-#: Uncertainty measures of the envelope's distribution, in bits.
-MEASURES = {"shannon": entropy, "hartley": hartley}
+def min_entropy(ps) -> float:
+    """-log2 of the largest probability (Renyi entropy of order infinity)."""
+    top = max(ps, default=1.0)
+    return max(0.0, -math.log2(top)) if top > 0 else 0.0
+
+
+#: Uncertainty measures of the envelope's distribution, in bits: the Renyi
+#: entropies of order 1 (Shannon), 0 (Hartley) and infinity (min-entropy).
+#: ``deal`` ranks suggestions by what they tell about the whole deal instead.
+MEASURES = {"shannon": entropy, "hartley": hartley, "min": min_entropy, "deal": entropy}
 
 
 @dataclass
@@ -293,7 +301,10 @@ class SuggestionValue:
     outcomes: dict
     """(refuter, card shown) or None (nobody refutes) -> probability."""
     entropy_after: dict
-    """The same keys -> the envelope's entropy after that outcome, in bits."""
+    """The same keys -> the envelope's uncertainty after that outcome, in bits."""
+    deal_bits: float = 0.0
+    """Expected information about the whole deal (every hand, not only the
+    envelope): the outcome's entropy less the refuter's choice, in bits."""
 
 
 def _run(order, allowed, step, layer: dict, start: int = 0, keep: list | None = None) -> dict:
@@ -334,8 +345,9 @@ class SuggestionEvaluator:
         if measure not in MEASURES:
             raise ValueError(f"unknown uncertainty measure {measure!r}: use one of {sorted(MEASURES)}")
         #: The uncertainty measure: ``shannon`` (entropy of the envelope's
-        #: distribution) or ``hartley`` (log2 of the number of envelope
-        #: triples still possible -- zero exactly when the seat is certain).
+        #: distribution), ``hartley`` (log2 of the number of envelope triples
+        #: still possible -- zero exactly when the seat is certain) or ``min``
+        #: (-log2 of the likeliest triple's probability).
         self.measure = measure
         self.problem = pb = _Problem(k)
         self.beliefs = beliefs or compute(k)
@@ -384,6 +396,7 @@ class SuggestionEvaluator:
         order = self.base[:start] + [c for c in self.base[start:] if c not in tagged] + tagged
         layer = _run(order, pb.allowed, pb.stepper(order, None, frozenset(tagged)), self._layers[start], start)
         joint: dict = defaultdict(lambda: defaultdict(float))
+        choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
         for state, w in layer.items():
             if not w or not pb.final_ok(state):
                 continue
@@ -394,17 +407,20 @@ class SuggestionEvaluator:
                 if shown:
                     for c in shown:
                         joint[(p, c)][state[1]] += w / len(shown)
+                    choice += w * math.log2(len(shown))
                     break
             else:
                 joint[None][state[1]] += w
-        value = self._value(triple, {key: list(d.values()) for key, d in joint.items()}, exact=True)
+        value = self._value(triple, {key: list(d.values()) for key, d in joint.items()}, exact=True,
+                            choice=choice)
         self._cache[triple] = value
         return value
 
-    def _value(self, triple, joint: dict, exact: bool) -> SuggestionValue:
+    def _value(self, triple, joint: dict, exact: bool, choice: float) -> SuggestionValue:
         z = sum(sum(ws) for ws in joint.values())
         if z <= 0:
             raise ValueError("no deal is consistent with the knowledge")
+        measure = MEASURES["shannon" if self.measure == "deal" else self.measure]
         outcomes, after = {}, {}
         expected = 0.0
         for key, ws in joint.items():
@@ -412,9 +428,13 @@ class SuggestionEvaluator:
             if pz <= 0:
                 continue
             outcomes[key] = pz / z
-            after[key] = MEASURES[self.measure]([w / pz for w in ws])
+            after[key] = measure([w / pz for w in ws])
             expected += outcomes[key] * after[key]
-        return SuggestionValue(triple, max(0.0, self.entropy_bits - expected), exact, outcomes, after)
+        # what the outcome tells about the whole deal: I(deal; outcome) =
+        # H(outcome) - E[log2 of the refuter's number of choices]
+        deal_bits = max(0.0, entropy(outcomes.values()) - choice / z)
+        gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
+        return SuggestionValue(triple, gain, exact, outcomes, after, deal_bits)
 
     def estimate(self, triple) -> SuggestionValue:
         """The quick estimate of the value of suggesting ``triple``."""
@@ -423,6 +443,7 @@ class SuggestionEvaluator:
         env = self.beliefs.envelope
         # the likelihood of each outcome depends on the envelope only through
         # which of the suggested cards it holds
+        choice = 0.0
         by_pattern: dict = defaultdict(list)
         for t, p in env.items():
             by_pattern[tuple(a == b for a, b in zip(t, triple))].append(p)
@@ -435,15 +456,17 @@ class SuggestionEvaluator:
                 else:
                     rest = 1.0 - probs[ENVELOPE][c]
                     q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
-            likelihood = self._likelihood(triple, q)
+            likelihood, elog = self._likelihood(triple, q)
             for key, lk in likelihood.items():
                 joint[key].extend(p * lk for p in ps)
-        return self._value(triple, dict(joint), exact=False)
+            choice += sum(ps) * elog
+        return self._value(triple, dict(joint), exact=False, choice=choice)
 
     def _likelihood(self, triple, q: dict) -> dict:
         """Outcome probabilities when card c's owner is p with probability
         q[c][p], independently (Siebel's sequential formula)."""
         out: dict = defaultdict(float)
+        elog = 0.0
         reach = [(1.0, tuple(triple))]  # (probability, cards whose owner is still open)
         for p in self.order:
             nxt = []
@@ -464,6 +487,7 @@ class SuggestionEvaluator:
                     if held:
                         for c in held:
                             out[(p, c)] += w / len(held)
+                        elog += w * math.log2(len(held))
                     else:
                         # renormalise the remaining cards' owners: not p
                         nxt.append((w, cards))
@@ -478,13 +502,17 @@ class SuggestionEvaluator:
         nobody = sum(w for w, _ in reach)
         if nobody > 0:
             out[None] += nobody
-        return dict(out)
+        return dict(out), elog
 
-    def rank(self, shortlist: int = 6) -> list:
-        """The best suggestions, exactly valued: every candidate is estimated,
-        the ``shortlist`` best estimates are evaluated exactly, and those are
+    def rank(self, shortlist: int = 6, among=None) -> list:
+        """The best suggestions, exactly valued: every candidate (or every
+        triple of ``among``, an iterable of triples) is estimated, the
+        ``shortlist`` best estimates are evaluated exactly, and those are
         returned best first."""
-        estimates = sorted((self.estimate(t) for t in self.candidates()),
+        triples = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
+        if not triples:
+            return []
+        estimates = sorted((self.estimate(t) for t in triples),
                            key=lambda v: (-v.gain_bits, v.cards))
         exact = [self.evaluate(v.cards) for v in estimates[:max(1, shortlist)]]
         return sorted(exact, key=lambda v: (-v.gain_bits, v.cards))

@@ -440,11 +440,15 @@ def cmd_reproduce(args) -> int:
     from .reproduce import kingston, mitchell
 
     workers = args.workers or os.cpu_count() or 1
+    extra = tuple(args.strategy or ())
+    from .players import parse_seat
+    for spec in extra:
+        parse_seat(spec)  # fail early on unknown names
     if args.paper == "kingston":
-        tables = kingston(envelopes=args.envelopes, workers=workers)
+        tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra)
     else:
-        tables = mitchell(games=args.games, seed=args.seed, workers=workers, tables=tuple(args.table or
-                                                                                          ("5.1", "5.2", "5.3")))
+        tables = mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra,
+                          tables=tuple(args.table or ("5.1", "5.2", "5.3")))
     if args.json:
         print(json.dumps([t.to_json() for t in tables]))
     else:
@@ -657,6 +661,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envelopes", type=int, default=18,
                    help="kingston: envelope variants of deal 1 for the 'all' column (324 = all)")
     p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
+    p.add_argument("--strategy", action="append", metavar="SEAT",
+                   help="also measure this strategy (seat spec, repeatable): kingston gives it rows of its own; "
+                        "mitchell compares it with her advanced player in tables 5.1 and 5.2")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
     common(p)

@@ -288,6 +288,20 @@ def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
     return _evaluator(k, measure).rank(int(shortlist))[0].cards
 
 
+@function("like most_informative, but only among the triples made of one card from each of the "
+          "suspects, weapons and rooms given (None if any is empty)")
+def most_informative_of(k: "Knowledge", suspects, weapons, rooms, shortlist=4, measure="shannon"):
+    import itertools
+    triples = list(itertools.product(sorted(suspects), sorted(weapons), sorted(rooms)))
+    ranked = _evaluator(k, measure).rank(int(shortlist), among=triples)
+    return ranked[0].cards if ranked else None
+
+
+@function("a number rounded to n decimals (for messages)")
+def round_(k, x, n=2):
+    return round(float(x), int(n))
+
+
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat suggests the "
           "triple (measure 'shannon' or 'hartley')")
 def information_gain(k: "Knowledge", triple, measure="shannon"):

@@ -21,9 +21,19 @@ import yaml
 from .cards import Edition, dealt_hand_sizes, get_edition
 from .errors import ClueError, RecordError
 from .facts import describe, held_key, lacked_key, parse_fact
-from .knowledge import Knowledge
+from .knowledge import Knowledge, Sheet
 from .records import Accusation, Record, load_record, parse_record, replay
 from .rules import default_rulesets
+
+
+@dataclass
+class Probabilities:
+    """Output item: the exact beliefs beside the sheet they were computed for."""
+
+    sheet: Sheet
+    """The sheet."""
+    beliefs: object
+    """A :class:`~clue_expert.beliefs.Beliefs`."""
 
 
 @dataclass
@@ -54,6 +64,7 @@ or type 'turn' to be asked step by step.  Commands:
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
   undo               remove the last turn         edit N         re-enter turn N
   save [FILE]        save (also automatic)        load FILE      open a saved game
+  odds               exact probabilities of every cell and the likeliest envelopes
   help               this text                    quit           leave (the game is saved)
 Facts read like 'bob holds rope', 'bob lacks rope', 'envelope holds kitchen'."""
 
@@ -449,6 +460,9 @@ class NotebookSession:
             return []
         if word == "sheet":
             return [nb.knowledge.sheet()]
+        if word in ("odds", "probabilities"):
+            from .beliefs import compute
+            return [Probabilities(nb.knowledge.sheet(), compute(nb.knowledge))]
         if word == "history":
             if not nb.turns:
                 return [Message("no turns yet")]

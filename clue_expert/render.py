@@ -320,7 +320,9 @@ MESSAGE_STYLE = {"info": "", "error": "bold red", "advice": "bold yellow", "dedu
 
 def output_item(item, edition: Edition):
     """A rich renderable for one output item of the notebook or human seat."""
-    from .notebook import Changes, Message
+    from .notebook import Changes, Message, Probabilities
+    if isinstance(item, Probabilities):
+        return ProbabilityView(item.sheet, item.beliefs, edition)
     if isinstance(item, Message):
         return Text(item.text, style=MESSAGE_STYLE.get(item.kind, ""))
     if isinstance(item, Sheet):

@@ -55,25 +55,28 @@ def _mean(xs):
 
 
 def kingston(*, envelopes: int = 18, workers: int = 1, response: str = "minimal-information",
-             progress: Callable | None = None) -> list[Comparison]:
+             progress: Callable | None = None, extra: tuple = ()) -> list[Comparison]:
     """Table 1: one game per deal (the strategies are deterministic) and the
-    mean over ``envelopes`` envelope variants of deal 1 (324 = all)."""
+    mean over ``envelopes`` envelope variants of deal 1 (324 = all).
+    ``extra`` strategies (seat specs) get rows of their own, with no
+    published figures; random tie-breaks are seeded per game."""
     pub = published("kingston")
     tables = []
     for n in (3, 6):
         specs: list[GameSpec] = []
         index = {}
-        for strategy in KINGSTON_STRATEGIES:
+        for strategy in (*KINGSTON_STRATEGIES, *extra):
             for d in range(1, 6):
                 deal = get_deal(f"kingston-{d}-{n}p")
                 index[len(specs)] = (strategy, f"deal-{d}")
-                specs.append(GameSpec(len(specs), deal, (strategy,) * n, 0, response=response))
+                specs.append(GameSpec(len(specs), deal, (strategy,) * n, hash_seed(d, n), response=response))
             if envelopes:
                 variants = envelope_variants(get_deal(f"kingston-1-{n}p"))
                 step = max(1, len(variants) // envelopes)
                 for v in variants[::step][:envelopes]:
                     index[len(specs)] = (strategy, "all")
-                    specs.append(GameSpec(len(specs), v, (strategy,) * n, 0, response=response))
+                    specs.append(GameSpec(len(specs), v, (strategy,) * n, hash_seed(len(specs), n),
+                                          response=response))
         results = run_games(specs, workers, progress)
         cols = pub["columns"]
         table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
@@ -83,13 +86,14 @@ def kingston(*, envelopes: int = 18, workers: int = 1, response: str = "minimal-
                                f"'all': ours is the mean over {envelopes} envelope variants of deal 1 "
                                "(Kingston's generator swaps the new envelope cards into the hands)"
                                if envelopes else "'all': not computed (use --envelopes N)"])
-        for strategy in KINGSTON_STRATEGIES:
+        for strategy in (*KINGSTON_STRATEGIES, *extra):
             ours = {c: [] for c in cols}
             for i, r in enumerate(results):
                 s, col = index[i]
                 if s == strategy:
                     ours[col].append(r.solution_round)
-            cells = [(p, _mean(ours[c])) for p, c in zip(pub["players"][n][strategy], cols)]
+            published_row = pub["players"][n].get(strategy, [None] * len(cols))
+            cells = [(p, _mean(ours[c])) for p, c in zip(published_row, cols)]
             table.rows.append((strategy, cells))
         tables.append(table)
     return tables
@@ -102,20 +106,23 @@ def _same_strategy_cell(deal_id: str, strategy: str, games: int, seed: int, work
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
-             tables: tuple = ("5.1", "5.2", "5.3")) -> list[Comparison]:
-    """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500)."""
+             tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = ()) -> list[Comparison]:
+    """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
+    Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
+    whose cells read *Mitchell's advanced player (published) / the strategy
+    (ours)*."""
     pub = published("mitchell")
     out = []
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), complete "
             f"deduction for every seat, responses 'minimal-information'")
-    for name, title, extra in (
+    for name, title, notes in (
             ("5.1", "Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
              ["published rows are labelled deals 1, 2, 3, 4, 6, 7; read here as deals 1-6"]),
             ("5.2", "Mitchell Table 5.2: mean rounds to a solution, deals 7 and 8", [])):
         if name not in tables:
             continue
         data = pub["table_" + name.replace(".", "_")]
-        t = Comparison(title, data["columns"], notes=[note, *extra])
+        t = Comparison(title, data["columns"], notes=[note, *notes])
         for d, row in data["rows"].items():
             cells = []
             for p, col in zip(row, data["columns"]):
@@ -124,6 +131,20 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                 cells.append((p, None if ours is None else round(ours, 2)))
             t.rows.append((f"deal {d}", cells))
         out.append(t)
+        for strategy in extra:
+            cols = [c for c in data["columns"] if c.endswith("-advanced")]
+            t = Comparison(f"{title.split(':')[0]}: Mitchell's advanced player (published) / {strategy} (ours)",
+                           [c.replace("-advanced", "") for c in cols], notes=[note, *notes])
+            for d, row in data["rows"].items():
+                cells = []
+                for p, col in zip(row, data["columns"]):
+                    if col not in cols:
+                        continue
+                    n = col.split("p-")[0]
+                    ours = _same_strategy_cell(f"mitchell-{d}-{n}p", strategy, games, seed, workers, progress)
+                    cells.append((p, None if ours is None else round(ours, 2)))
+                t.rows.append((f"deal {d}", cells))
+            out.append(t)
     if "5.3" in tables:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
                        [f"seat {i}" for i in range(1, 7)],

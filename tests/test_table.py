@@ -245,3 +245,18 @@ def test_html_export_shows_the_sheet_in_a_browser(tmp_path):
                          capture_output=True, text=True, timeout=120)
     dom = out.stdout
     assert "ann's final sheet" in dom and "Miss Scarlett" in dom and "✓" in dom
+
+
+def test_notebook_odds_show_exact_probabilities(tmp_path):
+    s, _ = session(tmp_path, "clue-expert-information-gain")
+    out = s.handle("bob: white rope study / cat passes / ann shows rope")
+    assert any("expected gain" in t for t in texts(out))  # the information-gain advice and its reason
+    out = s.handle("odds")
+    text = render(out, width=120)
+    assert "ann's probabilities (%)" in text
+    assert "envelope" in text.lower()
+    # cat passed on white, rope and study: 0 % in cat's column for them
+    b = out[0].beliefs
+    assert b.probabilities["cat"]["white"] == 0.0
+    assert b.probabilities["ann"]["rope"] == 1.0
+    assert abs(sum(b.envelope.values()) - 1.0) < 1e-9
