@@ -508,11 +508,12 @@ class SuggestionEvaluator:
         """The best suggestions, exactly valued: every candidate (or every
         triple of ``among``, an iterable of triples) is estimated, the
         ``shortlist`` best estimates are evaluated exactly, and those are
-        returned best first."""
+        returned best first (equal values keep the candidates' order, which
+        is the sheet's card order)."""
         triples = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
         if not triples:
             return []
         estimates = sorted((self.estimate(t) for t in triples),
-                           key=lambda v: (-v.gain_bits, v.cards))
+                           key=lambda v: -round(v.gain_bits, 12))
         exact = [self.evaluate(v.cards) for v in estimates[:max(1, shortlist)]]
-        return sorted(exact, key=lambda v: (-v.gain_bits, v.cards))
+        return sorted(exact, key=lambda v: -round(v.gain_bits, 12))

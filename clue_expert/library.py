@@ -292,7 +292,8 @@ def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
           "suspects, weapons and rooms given (None if any is empty)")
 def most_informative_of(k: "Knowledge", suspects, weapons, rooms, shortlist=4, measure="shannon"):
     import itertools
-    triples = list(itertools.product(sorted(suspects), sorted(weapons), sorted(rooms)))
+    order = k._base_env["__order__"]
+    triples = list(itertools.product(*(sorted(xs, key=order.get) for xs in (suspects, weapons, rooms))))
     ranked = _evaluator(k, measure).rank(int(shortlist), among=triples)
     return ranked[0].cards if ranked else None
 
