@@ -282,8 +282,9 @@ def _evaluator(k: "Knowledge", measure: str = "shannon"):
 
 
 @function("the suggestion (suspect, weapon, room) with the largest exact expected reduction of the "
-          "envelope's uncertainty ('shannon' entropy or 'hartley': log2 of the triples still possible), "
-          "among the `shortlist` best by the quick estimate")
+          "envelope's uncertainty, among the `shortlist` best by the quick estimate; measure 'shannon' "
+          "(entropy), 'hartley' (log2 of the triples still possible), 'min' (-log2 of the likeliest "
+          "triple's probability) or 'deal' (information about the whole deal)")
 def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
     return _evaluator(k, measure).rank(int(shortlist))[0].cards
 
@@ -296,11 +297,6 @@ def most_informative_of(k: "Knowledge", suspects, weapons, rooms, shortlist=4, m
     triples = list(itertools.product(*(sorted(xs, key=order.get) for xs in (suspects, weapons, rooms))))
     ranked = _evaluator(k, measure).rank(int(shortlist), among=triples)
     return ranked[0].cards if ranked else None
-
-
-@function("a number rounded to n decimals (for messages)")
-def round_(k, x, n=2):
-    return round(float(x), int(n))
 
 
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat suggests the "
@@ -433,6 +429,11 @@ def known_to(k: "Knowledge", player):
 
 
 # --- helpers -----------------------------------------------------------------
+@function("a number rounded to n decimals (for messages)")
+def round_(k, x, n=2):
+    return round(float(x), int(n))
+
+
 @function("number of elements")
 def len_(k, xs):
     return len(xs)

@@ -104,3 +104,12 @@ def test_unsound_user_rule_is_caught_as_a_named_contradiction(tmp_path):
     with pytest.raises(ContradictionError, match="r-one"):
         k.assume([("held", "a", "rope")])
     assert k.status("a", "rope") == "unknown"  # the refused input left nothing behind
+
+
+def test_every_library_function_is_documented():
+    from pathlib import Path
+
+    from clue_expert.library import DESCRIPTIONS
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "rule-language.md").read_text(encoding="utf-8")
+    missing = [name for name, text in DESCRIPTIONS.items() if f"| `{name}(" not in doc or text not in doc]
+    assert not missing, f"docs/rule-language.md lacks (or has an old description of): {missing}"
