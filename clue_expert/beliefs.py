@@ -97,6 +97,11 @@ class _Problem:
                 opts = frozenset(c for c in clause if c in allowed and o in allowed[c] and c not in fixed)
                 if not opts:
                     raise ValueError("a one-of clause with no possible card: the knowledge is inconsistent")
+                cats = {category[c] for c in opts}
+                if o == ENVELOPE and len(cats) == 1:
+                    cat = next(iter(cats))
+                    if opts >= {c for c in self.free if category[c] == cat and ENVELOPE in allowed[c]}:
+                        continue  # implied: every deal fills the category from these cards
                 clauses.append((o, opts))
         self.clauses = clauses
         # wrong accusations: the envelope is not all three.  A clause with a
@@ -104,6 +109,8 @@ class _Problem:
         # fixed card is the envelope's, so only the free cards need counting.
         self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k._not_all[ENVELOPE]
                         if all(ENVELOPE in allowed[c] for c in cl)]
+        if any(not cs for cs in self.notalls):
+            raise ValueError("a wrong accusation names the envelope's known cards: the knowledge is inconsistent")
         # seen shows: weight 1 / (number of suggested cards the shower holds)
         self.weights = []
         self.base_factor = 1.0
@@ -116,75 +123,190 @@ class _Problem:
                 self.base_factor /= base
         self.slot_of = {p: i for i, p in enumerate(self.players)}
 
-    def start(self) -> tuple:
-        return (self.cap0, tuple(self.env_known.get(cat) for cat in CATEGORIES), 0,
-                tuple(0 for _ in self.notalls), tuple(0 for _ in self.weights), ())
+    def order(self) -> list:
+        """The free cards in DP order: those the envelope cannot hold first,
+        then the envelope's candidates category by category, fewest first
+        (labels are carried through as few cards as possible).  Within each
+        group, cards are taken greedily so that open constraints (clauses,
+        wrong accusations, seen shows) close as early as possible."""
+        cats = sorted(CATEGORIES, key=lambda cat: self.eligible[cat])
+        groups: list = [[c for c in self.free if ENVELOPE not in self.allowed[c]]]
+        groups += [[c for c in self.free if ENVELOPE in self.allowed[c] and self.category[c] == cat] for cat in cats]
+        sets = [cs for _, cs in self.clauses] + list(self.notalls) + [cs for _, _, cs in self.weights]
+        placed: set = set()
+        out = []
+        for group in groups:
+            rest = list(group)
+            while rest:
+                # prefer a card in the open constraint with fewest unplaced cards
+                best = None
+                for c in rest:
+                    touching = [len(cs - placed) for cs in sets if c in cs and cs - placed]
+                    score = (min(touching) if touching else 99, -len(touching))
+                    if best is None or score < best[0]:
+                        best = (score, c)
+                c = best[1]
+                rest.remove(c)
+                placed.add(c)
+                out.append(c)
+        return out
 
-    def stepper(self, order: list, unlabelled: str | None, tagged: frozenset):
-        """The transition function for placing the cards in ``order``: the
-        envelope card of category ``unlabelled`` is recorded only as filled;
-        the owners of the ``tagged`` cards are appended to the state."""
+    def layout(self, unlabelled: str | None = None) -> "_Layout":
+        """The bit layout of DP states (see :class:`_Layout`)."""
+        return _Layout(self, unlabelled)
+
+
+class _Layout:
+    """DP states packed into one int, with a bit field for each player's
+    remaining hand capacity, each category's envelope label (0: not filled
+    yet; the category ``unlabelled`` only records "filled"), each live one-of
+    clause (satisfied yet?), each open wrong accusation and each seen show
+    (counts), and the owners of up to three *tagged* cards.  The layout does
+    not depend on the order the cards are placed in, so layers computed for
+    one order can be continued in another."""
+
+    def __init__(self, pb: _Problem, unlabelled: str | None):
+        self.pb = pb
+        shift = 0
+
+        def field(width):
+            nonlocal shift
+            at = shift
+            shift += width
+            return at
+        self.cap_shift = [field(max(1, c.bit_length())) for c in pb.cap0]
+        self.cap_mask = [((1 << max(1, c.bit_length())) - 1) << sh for c, sh in zip(pb.cap0, self.cap_shift)]
+        self.all_caps = sum(self.cap_mask)
+        # envelope labels: per category, index 0 = empty, then its candidates
+        self.labels = {}
+        self.env_shift, self.env_mask = {}, {}
+        for cat in CATEGORIES:
+            if cat in pb.env_known:
+                labels = [None, pb.env_known[cat]]
+            elif cat == unlabelled:
+                labels = [None, True]
+            else:
+                labels = [None] + [c for c in pb.cards if pb.category[c] == cat and c in pb.allowed
+                                   and len(pb.allowed[c]) > 1 and ENVELOPE in pb.allowed[c]]
+            width = max(1, (len(labels) - 1).bit_length())
+            self.labels[cat] = labels
+            self.env_shift[cat] = field(width)
+            self.env_mask[cat] = ((1 << width) - 1) << self.env_shift[cat]
+        self.clause_bit = [1 << field(1) for _ in pb.clauses]
+        self.notall_shift = [field(2) for _ in pb.notalls]
+        self.weight_shift = [field(2) for _ in pb.weights]
+        self.tag_width = max(1, len(pb.owners).bit_length())
+        self.tag_shift = [field(self.tag_width) for _ in range(3)]
+        self.owner_index = {o: i + 1 for i, o in enumerate(pb.owners)}
+        start = 0
+        for j, c in enumerate(pb.cap0):
+            start |= c << self.cap_shift[j]
+        for cat in CATEGORIES:
+            if cat in pb.env_known:
+                start |= 1 << self.env_shift[cat]
+        self.start = start
+
+    def env(self, state: int) -> tuple:
+        """The envelope labels of a state (None where not filled)."""
+        return tuple(self.labels[cat][(state & self.env_mask[cat]) >> self.env_shift[cat]] for cat in CATEGORIES)
+
+    def tags(self, state: int, n: int) -> tuple:
+        """The owners of the first n tagged cards."""
+        mask = (1 << self.tag_width) - 1
+        return tuple(self.pb.owners[((state >> self.tag_shift[q]) & mask) - 1] for q in range(n))
+
+    def final_ok(self, state: int) -> bool:
+        return not state & self.all_caps and all(state & m for m in self.env_mask.values())
+
+    def stepper(self, order: list, tagged=()):
+        """The transition function for placing the cards in ``order``;
+        ``tagged`` cards (at most three) have their owners recorded."""
+        pb = self.pb
+        tagged = list(tagged)
         index = {c: i for i, c in enumerate(order)}
 
         def last(cs):
             return max((index[c] for c in cs), default=-1)
-        clauses, notalls, weights = self.clauses, self.notalls, self.weights
-        closes = defaultdict(lambda: ([], [], []))
-        for q, (_, cs) in enumerate(clauses):
-            closes[last(cs)][0].append(q)
-        for q, cs in enumerate(notalls):
-            closes[last(cs)][1].append(q)
-        for q, (_, _, cs) in enumerate(weights):
-            closes[last(cs)][2].append(q)
-        category, slot_of = self.category, self.slot_of
-        touch_clause = {c: [(q, o) for q, (o, cs) in enumerate(clauses) if c in cs] for c in order}
-        touch_notall = {c: [q for q, cs in enumerate(notalls) if c in cs] for c in order}
-        touch_weight = {c: [(q, sh) for q, (sh, _, cs) in enumerate(weights) if c in cs] for c in order}
+        moves = []
+        for c in order:
+            per = {}
+            for o in pb.allowed[c]:
+                orm = add = 0
+                for q, (co, cs) in enumerate(pb.clauses):
+                    if co == o and c in cs:
+                        orm |= self.clause_bit[q]
+                for q, (sh, _, cs) in enumerate(pb.weights):
+                    if sh == o and c in cs:
+                        add += 1 << self.weight_shift[q]
+                if c in tagged:
+                    orm |= self.owner_index[o] << self.tag_shift[tagged.index(c)]
+                if o == ENVELOPE:
+                    cat = pb.category[c]
+                    labels = self.labels[cat]
+                    if cat in pb.env_known or (c not in labels and True not in labels):
+                        continue  # the envelope cannot take it
+                    label = labels.index(True) if True in labels else labels.index(c)
+                    for q, cs in enumerate(pb.notalls):
+                        if c in cs:
+                            add += 1 << self.notall_shift[q]
+                    per[o] = (0, 0, self.env_mask[cat], label << self.env_shift[cat], orm, add)
+                else:
+                    j = pb.slot_of[o]
+                    per[o] = (self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add)
+            moves.append(per)
+        closes: list = [None] * len(order)
+        # (a constraint with no free card left was settled by _Problem)
+        for q, (_, cs) in enumerate(pb.clauses):
+            i = last(cs)
+            if i < 0:
+                continue
+            closes[i] = closes[i] or [0, [], [], 0]
+            closes[i][0] |= self.clause_bit[q]
+            closes[i][3] |= self.clause_bit[q]
+        for q, cs in enumerate(pb.notalls):
+            i = last(cs)
+            if i < 0:
+                continue
+            closes[i] = closes[i] or [0, [], [], 0]
+            closes[i][1].append((self.notall_shift[q], len(cs)))
+            closes[i][3] |= 3 << self.notall_shift[q]
+        for q, (_, base, cs) in enumerate(pb.weights):
+            i = last(cs)
+            if i < 0:
+                continue
+            closes[i] = closes[i] or [0, [], [], 0]
+            closes[i][2].append((self.weight_shift[q], base))
+            closes[i][3] |= 3 << self.weight_shift[q]
+        closes = [tuple(c) if c else None for c in closes]
 
-        def step(i, state, o):
-            caps, env, bits, nacnt, wcnt, tags = state
-            c = order[i]
-            factor = 1.0
-            if o == ENVELOPE:
-                ci = CAT_INDEX[category[c]]
-                if env[ci] is not None:
+        def step(i, s, o):
+            move = moves[i].get(o)
+            if move is None:
+                return None
+            cm, cd, em, es, orm, add = move
+            if cm:
+                if not s & cm:
                     return None
-                env = env[:ci] + ((True if category[c] == unlabelled else c),) + env[ci + 1:]
-                for q in touch_notall[c]:
-                    nacnt = nacnt[:q] + (nacnt[q] + 1,) + nacnt[q + 1:]
+                s -= cd
             else:
-                j = slot_of[o]
-                if caps[j] == 0:
+                if s & em:
                     return None
-                caps = caps[:j] + (caps[j] - 1,) + caps[j + 1:]
-            for q, co in touch_clause[c]:
-                if co == o:
-                    bits |= 1 << q
-            for q, sh in touch_weight[c]:
-                if sh == o:
-                    wcnt = wcnt[:q] + (wcnt[q] + 1,) + wcnt[q + 1:]
-            if c in tagged:
-                tags = tags + (o,)
-            if i in closes:
-                cq, nq, wq = closes[i]
-                for q in cq:
-                    if not bits & (1 << q):
-                        return None
-                    bits &= ~(1 << q)
-                for q in nq:
-                    if nacnt[q] == len(notalls[q]):
-                        return None
-                    nacnt = nacnt[:q] + (0,) + nacnt[q + 1:]
-                for q in wq:
-                    factor /= weights[q][1] + wcnt[q]
-                    wcnt = wcnt[:q] + (0,) + wcnt[q + 1:]
-            return (caps, env, bits, nacnt, wcnt, tags), factor
+                s |= es
+            s = (s | orm) + add
+            close = closes[i]
+            if close is None:
+                return s, 1.0
+            need, notall, weight, clear = close
+            if s & need != need:
+                return None
+            for sh, n in notall:
+                if (s >> sh) & 3 == n:
+                    return None
+            factor = 1.0
+            for sh, base in weight:
+                factor /= base + ((s >> sh) & 3)
+            return s & ~clear, factor
         return step
-
-    @staticmethod
-    def final_ok(state) -> bool:
-        caps, env = state[0], state[1]
-        return all(x == 0 for x in caps) and all(e is not None for e in env)
 
 
 def compute(k: Knowledge) -> Beliefs:
@@ -198,13 +320,14 @@ def compute(k: Knowledge) -> Beliefs:
     # distribution is read off the transitions that put a card of it into
     # the envelope, whose states carry the other two labels.
     order_cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
-    free = sorted(pb.free, key=lambda c: (ENVELOPE in allowed[c], order_cats.index(category[c])))
+    free = pb.order()
     last_cat = order_cats[-1]
     unlabelled = last_cat if pb.eligible[last_cat] and last_cat not in pb.env_known else None
-    step = pb.stepper(free, unlabelled, frozenset())
+    lay = pb.layout(unlabelled)
+    step = lay.stepper(free)
     n = len(free)
     forward = [dict() for _ in range(n + 1)]
-    forward[0][pb.start()] = 1.0
+    forward[0][lay.start] = 1.0
     edges: list = []  # per card: (state, owner, next state, factor), reused by the backward pass
     biggest = 1
     for i in range(n):
@@ -220,7 +343,7 @@ def compute(k: Knowledge) -> Beliefs:
         edges.append(out)
         biggest = max(biggest, len(nxt))
     backward = [dict() for _ in range(n + 1)]
-    backward[n] = {s_: (1.0 if pb.final_ok(s_) else 0.0) for s_ in forward[n]}
+    backward[n] = {s_: (1.0 if lay.final_ok(s_) else 0.0) for s_ in forward[n]}
     for i in range(n - 1, -1, -1):
         b = defaultdict(float)
         nb = backward[i + 1]
@@ -244,8 +367,8 @@ def compute(k: Knowledge) -> Beliefs:
     envelope: dict = defaultdict(float)
     if unlabelled is None:
         for state, w in forward[n].items():
-            if pb.final_ok(state):
-                envelope[state[1]] += w / z
+            if lay.final_ok(state):
+                envelope[lay.env(state)] += w / z
     else:
         ui = CAT_INDEX[unlabelled]
         for i, c in enumerate(free):
@@ -256,7 +379,7 @@ def compute(k: Knowledge) -> Beliefs:
                 if o == ENVELOPE:
                     v = fw[state] * factor * nb.get(nxt_state, 0.0)
                     if v:
-                        labels = state[1]
+                        labels = lay.env(state)
                         envelope[labels[:ui] + (c,) + labels[ui + 1:]] += v / z
     envelope = {k_: v for k_, v in envelope.items() if v > 0}
     return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy(envelope.values()),
@@ -356,11 +479,11 @@ class SuggestionEvaluator:
         #: Players after the seat, in disproving order.
         self.order = pb.players[i + 1:] + pb.players[:i]
         cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
-        self.base = sorted(pb.free, key=lambda c: (ENVELOPE in pb.allowed[c], cats.index(pb.category[c])))
+        self.base = pb.order()
         self._position = {c: i for i, c in enumerate(self.base)}
+        self._layout = lay = pb.layout(None)
         self._layers: list = []
-        final = _run(self.base, pb.allowed, pb.stepper(self.base, None, frozenset()), {pb.start(): 1.0},
-                     keep=self._layers)
+        final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=self._layers)
         self._layers.append(final)
         self._cache: dict = {}
 
@@ -394,23 +517,25 @@ class SuggestionEvaluator:
         tagged = [c for c in self.base if c in triple]
         start = min((self._position[c] for c in tagged), default=len(self.base))
         order = self.base[:start] + [c for c in self.base[start:] if c not in tagged] + tagged
-        layer = _run(order, pb.allowed, pb.stepper(order, None, frozenset(tagged)), self._layers[start], start)
+        lay = self._layout
+        layer = _run(order, pb.allowed, lay.stepper(order, tagged), self._layers[start], start)
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
         for state, w in layer.items():
-            if not w or not pb.final_ok(state):
+            if not w or not lay.final_ok(state):
                 continue
+            env = lay.env(state)
             owner = {c: pb.fixed[c] for c in triple if c in pb.fixed}
-            owner.update(zip(tagged, state[5]))
+            owner.update(zip(tagged, lay.tags(state, len(tagged))))
             for p in self.order:
                 shown = [c for c in triple if owner[c] == p]
                 if shown:
                     for c in shown:
-                        joint[(p, c)][state[1]] += w / len(shown)
+                        joint[(p, c)][env] += w / len(shown)
                     choice += w * math.log2(len(shown))
                     break
             else:
-                joint[None][state[1]] += w
+                joint[None][env] += w
         value = self._value(triple, {key: list(d.values()) for key, d in joint.items()}, exact=True,
                             choice=choice)
         self._cache[triple] = value
