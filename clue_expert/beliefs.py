@@ -486,6 +486,9 @@ class SuggestionEvaluator:
         final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=self._layers)
         self._layers.append(final)
         self._cache: dict = {}
+        #: Estimate Shannon values from pattern sums (one pass over the
+        #: envelope distribution in all) instead of a pass per suggestion.
+        self.fast_estimate = True
 
     def candidates(self) -> list:
         """Every distinct suggestion: in each category the free cards and one
@@ -561,19 +564,65 @@ class SuggestionEvaluator:
         gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
         return SuggestionValue(triple, gain, exact, outcomes, after, deal_bits)
 
+    def _pattern_sums(self):
+        """Sums of p and of p*log2(p) over the envelope distribution, by
+        suspect, weapon, room, each pair and each triple: with them the sums
+        over the envelopes that do or do not contain each suggested card
+        follow by inclusion-exclusion, without a pass over the distribution."""
+        if getattr(self, "_sums", None) is None:
+            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(8)]
+            for t, p in self.beliefs.envelope.items():
+                pl = p * math.log2(p) if p > 0 else 0.0
+                for mask in range(8):
+                    key = tuple(t[i] if mask >> i & 1 else None for i in range(3))
+                    cell = tables[mask][key]
+                    cell[0] += p
+                    cell[1] += pl
+            self._sums = tables
+        return self._sums
+
+    def _by_pattern(self, triple) -> dict:
+        """pattern (which suggested cards are the envelope's) -> (sum p, sum p log2 p)."""
+        tables = self._pattern_sums()
+        zero = (0.0, 0.0)
+
+        def f(mask):
+            key = tuple(triple[i] if mask >> i & 1 else None for i in range(3))
+            return tables[mask].get(key, zero)
+        out = {}
+        for pattern in range(8):
+            # inclusion-exclusion over the cards the pattern says are not the envelope's
+            s0 = s1 = 0.0
+            free = [i for i in range(3) if not pattern >> i & 1]
+            for sub in range(1 << len(free)):
+                mask = pattern
+                for b, i in enumerate(free):
+                    if sub >> b & 1:
+                        mask |= 1 << i
+                sign = -1.0 if bin(sub).count("1") % 2 else 1.0
+                v = f(mask)
+                s0 += sign * v[0]
+                s1 += sign * v[1]
+            if s0 > 1e-15:
+                out[tuple(bool(pattern >> i & 1) for i in range(3))] = (s0, s1)
+        return out
+
     def estimate(self, triple) -> SuggestionValue:
         """The quick estimate of the value of suggesting ``triple``."""
         triple = tuple(triple)
         probs = self.beliefs.probabilities
-        env = self.beliefs.envelope
+        fast = self.fast_estimate and self.measure in ("shannon", "deal")
         # the likelihood of each outcome depends on the envelope only through
         # which of the suggested cards it holds
+        if fast:
+            groups = self._by_pattern(triple)
+        else:
+            groups = defaultdict(list)
+            for t, p in self.beliefs.envelope.items():
+                groups[tuple(a == b for a, b in zip(t, triple))].append(p)
         choice = 0.0
-        by_pattern: dict = defaultdict(list)
-        for t, p in env.items():
-            by_pattern[tuple(a == b for a, b in zip(t, triple))].append(p)
         joint: dict = defaultdict(list)
-        for pattern, ps in by_pattern.items():
+        for pattern, group in groups.items():
             q = {}
             for c, in_env in zip(triple, pattern):
                 if in_env:
@@ -582,10 +631,33 @@ class SuggestionEvaluator:
                     rest = 1.0 - probs[ENVELOPE][c]
                     q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
             likelihood, elog = self._likelihood(triple, q)
+            mass = group[0] if fast else sum(group)
             for key, lk in likelihood.items():
-                joint[key].extend(p * lk for p in ps)
-            choice += sum(ps) * elog
-        return self._value(triple, dict(joint), exact=False, choice=choice)
+                if fast:
+                    joint[key].append((lk, group))
+                else:
+                    joint[key].extend(p * lk for p in group)
+            choice += mass * elog
+        if not fast:
+            return self._value(triple, dict(joint), exact=False, choice=choice)
+        # Shannon entropy of each outcome's posterior from the pattern sums:
+        # H = -(1/Z) sum_pattern lk * (S1 + S0 * log2(lk / Z))
+        outcomes, after = {}, {}
+        expected = 0.0
+        for key, parts in joint.items():
+            z = sum(lk * s0 for lk, (s0, _) in parts)
+            if z <= 0:
+                continue
+            h = -sum(lk * (s1 + s0 * math.log2(lk / z)) for lk, (s0, s1) in parts if lk > 0) / z
+            outcomes[key] = z
+            after[key] = max(0.0, h)
+            expected += z * after[key]
+        total = sum(outcomes.values())
+        outcomes = {key: v / total for key, v in outcomes.items()}
+        expected /= total
+        deal_bits = max(0.0, entropy(outcomes.values()) - choice / total)
+        gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
+        return SuggestionValue(triple, gain, False, outcomes, after, deal_bits)
 
     def _likelihood(self, triple, q: dict) -> dict:
         """Outcome probabilities when card c's owner is p with probability

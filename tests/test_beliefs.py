@@ -171,3 +171,20 @@ def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
         assert not est.exact
         assert sum(est.outcomes.values()) == pytest.approx(1.0)
         assert 0.0 <= est.gain_bits <= ev.entropy_bits + 1e-9
+
+
+def test_fast_estimate_agrees_with_the_pass_per_suggestion():
+    from clue_expert.beliefs import SuggestionEvaluator
+    rng = random.Random(4)
+    for players in (3, 4, 5):
+        k = replay(random_record(rng, players, n_turns=10))
+        fast, slow = SuggestionEvaluator(k), SuggestionEvaluator(k)
+        slow.fast_estimate = False
+        for t in fast.candidates()[:40]:
+            a, b = fast.estimate(t), slow.estimate(t)
+            assert a.gain_bits == pytest.approx(b.gain_bits, abs=1e-9)
+            assert a.deal_bits == pytest.approx(b.deal_bits, abs=1e-9)
+            assert set(a.outcomes) == set(b.outcomes)
+            for key in a.outcomes:
+                assert a.outcomes[key] == pytest.approx(b.outcomes[key], abs=1e-9)
+                assert a.entropy_after[key] == pytest.approx(b.entropy_after[key], abs=1e-9)
