@@ -10,6 +10,11 @@
 2. Mixed tournaments on random deals: every built-in strategy family seated
    together, seats rotated across games; win rate per strategy with 95 %
    Wilson intervals (target: the information player highest).
+3. ``--models``: how often the opponent models' probable clues are true (in
+   records of mixed games, checked against the true deal), and what the
+   models, the probable-clues accusation and the seen-model response are
+   worth to a player (the same strategy with and without them, seated
+   together).
 """
 from __future__ import annotations
 
@@ -58,6 +63,44 @@ def tournament_part(players: list, games: int, games_6p: int, workers: int) -> N
                   f"({100 * lo:4.1f}-{100 * hi:4.1f})")
 
 
+def models_part(players: list, games: int, workers: int) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from clue_expert.players import load_decisions
+    from clue_expert.records import load_record, replay
+    from clue_expert.rules import default_rulesets
+
+    models = [load_decisions("model", m) for m in ("first-round-asks", "pattern-analysis")]
+    for n in players:
+        with tempfile.TemporaryDirectory() as tmp:
+            mix = FIELD + ["clue-expert-focused", "kingston-no-intelligence", "mitchell-basic"]
+            run_games(make_specs(players=n, games=games, seed=70 + n, strategies=mix, records=tmp),
+                      workers)
+            tally = {}
+            for path in sorted(Path(tmp).glob("*.yaml")):
+                record = load_record(path)
+                k = replay(record, rulesets=[*default_rulesets(), *models])
+                for (kind, owner, card), j in k.probable.items():
+                    truth = record.deal.owner_of(card) == owner
+                    ok = truth if kind == "probably-held" else not truth
+                    t = tally.setdefault(j.rule, [0, 0])
+                    t[0] += ok
+                    t[1] += 1
+        print(f"Probable clues, {n} players, {games} mixed games (one seat's record each):")
+        for rule, (ok, total) in sorted(tally.items()):
+            print(f"    {rule:<48} {total:>6} clues  {100 * ok / total:5.1f} % true")
+        spec = "clue-expert-focused:model=first-round-asks:model=pattern-analysis:accusation=probable-clues"
+        variants = [spec, spec.replace(":accusation=probable-clues", "") + ":response=seen-model",
+                    "clue-expert-focused"]
+        s = summarize(run_games(make_specs(players=n, games=games, seed=80 + n, strategies=variants), workers))
+        print(f"  with and without the models, {n} players, {games} games "
+              f"(wrong accusations {s['wrong_accusations']}):")
+        for name, v in sorted(s["strategies"].items(), key=lambda kv: -kv[1]["win_rate"]):
+            lo, hi = v["ci95"]
+            print(f"    {name:<90} {100 * v['win_rate']:5.1f} % ({100 * lo:4.1f}-{100 * hi:4.1f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=300, help="games per tournament with 3-4 players")
@@ -67,11 +110,14 @@ def main():
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-kingston", action="store_true")
     ap.add_argument("--skip-tournaments", action="store_true")
+    ap.add_argument("--models", action="store_true", help="also measure the opponent models")
     args = ap.parse_args()
     if not args.skip_kingston:
         kingston_part(args.envelopes, args.workers)
     if not args.skip_tournaments:
         tournament_part(args.players, args.games, args.games_6p, args.workers)
+    if args.models:
+        models_part([p for p in args.players if p <= 4], args.games, args.workers)
 
 
 if __name__ == "__main__":

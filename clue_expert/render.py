@@ -168,8 +168,8 @@ def probable_clues(k: Knowledge) -> Table | None:
     refuted = set(k.probable_clues(refuted=True))
     table = Table(title="probable clues (opponent models; not on the sheet)", title_justify="left",
                   box=box.SIMPLE_HEAD)
-    table.add_column("clue")
-    table.add_column("rule")
+    table.add_column("clue", no_wrap=True)
+    table.add_column("rule", overflow="fold")
     table.add_column("turn", justify="right")
     table.add_column("status")
     for key, j in k.probable.items():
