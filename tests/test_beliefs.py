@@ -188,3 +188,31 @@ def test_fast_estimate_agrees_with_the_pass_per_suggestion():
             for key in a.outcomes:
                 assert a.outcomes[key] == pytest.approx(b.outcomes[key], abs=1e-9)
                 assert a.entropy_after[key] == pytest.approx(b.entropy_after[key], abs=1e-9)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), players=st.integers(3, 5), turns=st.integers(0, 20))
+def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, turns):
+    """Random games: every card's owners sum to 1, every hand to its size,
+    the envelope to 1; the true owner of every card and the true envelope
+    keep positive probability; and the best suggestion's exact value lies
+    between 0 and the envelope's entropy."""
+    from clue_expert.beliefs import SuggestionEvaluator
+    record = random_record(random.Random(seed), players, n_turns=turns, accuse_rate=0.05)
+    k = replay(record)
+    b = compute(k)
+    for c in record.edition.card_ids:
+        assert sum(b.probabilities[o][c] for o in k.owners) == pytest.approx(1.0)
+        assert b.probabilities[record.deal.owner_of(c)][c] > 0
+    for p in k.players:
+        assert sum(b.probabilities[p].values()) == pytest.approx(k.hand_sizes[p])
+    assert sum(b.envelope.values()) == pytest.approx(1.0)
+    assert b.envelope.get(record.deal.envelope, 0) > 0
+    if players <= 4 and not k.solved():
+        best = SuggestionEvaluator(k, b).rank(2)[0]
+        assert -1e-9 <= best.gain_bits <= b.entropy_bits + 1e-9
+        assert sum(best.outcomes.values()) == pytest.approx(1.0)
