@@ -18,11 +18,9 @@ from clue_expert.records import Suggestion, replay
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 
 
-def brute(record, upto):
-    owners = list(record.players) + ["envelope"]
-    probs = defaultdict(float)
-    env = defaultdict(float)
-    z = 0.0
+def weighted_deals(record, upto):
+    """Every deal consistent with the record up to turn ``upto``, with its
+    weight under the model: 1 / (matching cards) for each show the seat saw."""
     for deal in _deals(record):
         if not consistent(record, deal, upto):
             continue
@@ -32,6 +30,14 @@ def brute(record, upto):
                 break
             if isinstance(t, Suggestion) and t.card is not None and t.by == record.me:
                 w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
+        yield deal, w
+
+
+def brute(record, upto):
+    probs = defaultdict(float)
+    env = defaultdict(float)
+    z = 0.0
+    for deal, w in weighted_deals(record, upto):
         z += w
         for c, o in deal.items():
             probs[(o, c)] += w
@@ -104,15 +110,7 @@ def brute_suggestion(record, upto, triple):
     i = record.players.index(me)
     order = list(record.players[i + 1:]) + list(record.players[:i])
     joint = defaultdict(lambda: defaultdict(float))
-    for deal in _deals(record):
-        if not consistent(record, deal, upto):
-            continue
-        w = 1.0
-        for n, t in enumerate(record.turns, start=1):
-            if n > upto:
-                break
-            if isinstance(t, Suggestion) and t.card is not None and t.by == me:
-                w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
+    for deal, w in weighted_deals(record, upto):
         env = tuple(c for c, o in deal.items() if o == "envelope")
         env = tuple(sorted(env))
         for p in order:
