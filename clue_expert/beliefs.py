@@ -511,9 +511,14 @@ class SuggestionEvaluator:
             per_cat.append(cs + list(reps.values()))
         return list(itertools.product(*per_cat))
 
+    def _in_order(self, triple) -> tuple:
+        """The triple as (suspect, weapon, room), whatever order it came in."""
+        cat = self.problem.category
+        return tuple(sorted(triple, key=lambda c: CAT_INDEX[cat[c]]))
+
     def evaluate(self, triple) -> SuggestionValue:
         """The exact value of suggesting ``triple`` (suspect, weapon, room)."""
-        triple = tuple(triple)
+        triple = self._in_order(triple)
         if triple in self._cache:
             return self._cache[triple]
         pb = self.problem
@@ -609,7 +614,7 @@ class SuggestionEvaluator:
 
     def estimate(self, triple) -> SuggestionValue:
         """The quick estimate of the value of suggesting ``triple``."""
-        triple = tuple(triple)
+        triple = self._in_order(triple)
         probs = self.beliefs.probabilities
         fast = self.fast_estimate and self.measure in ("shannon", "deal")
         # the likelihood of each outcome depends on the envelope only through

@@ -105,7 +105,7 @@ def _with_models(args):
         return None
     from .players import load_decisions
     from .rules import default_rulesets
-    return [*default_rulesets(), *(load_decisions("model", m) for m in args.model)]
+    return [*default_rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(args.model))]
 
 
 def cmd_why(args) -> int:

@@ -259,6 +259,9 @@ class Knowledge:
         #: Every firing so far.
         self.firings: list[Firing] = []
         self._step = 0
+        #: Counts resets (new games, replays): part of every cache stamp, so
+        #: nothing computed for an earlier game is reused.
+        self.generation = getattr(self, "generation", 0) + 1
         self._turn: int | None = 0
         self.last_turn = 0
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},

@@ -240,7 +240,7 @@ def most_lacked(k: "Knowledge", cards):
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: "Knowledge"):
     cached = getattr(k, "_beliefs_cache", None)
-    stamp = len(k.justifications), k._step
+    stamp = k.generation, len(k.justifications), k._step
     if cached is None or cached[0] != stamp:
         from .beliefs import compute
         cached = (stamp, compute(k))
@@ -271,7 +271,7 @@ def envelope_top(k: "Knowledge", _unused=None):
 
 def _evaluator(k: "Knowledge", measure: str = "shannon"):
     cached = getattr(k, "_evaluator_cache", None)
-    stamp = len(k.justifications), k._step
+    stamp = k.generation, len(k.justifications), k._step
     if cached is None or cached[0] != stamp:
         cached = (stamp, {})
         k._evaluator_cache = cached
@@ -393,7 +393,7 @@ def _shadow(k: "Knowledge", player: str):
     event, the cards the seat showed him, and what the seat knows of his own
     hand (which he knows too).  Deduction by rules only; cached per state."""
     cache = getattr(k, "_shadow_cache", None)
-    stamp = len(k.justifications), k._step, len(k._observations)
+    stamp = k.generation, len(k.justifications), k._step, len(k._observations)
     if cache is None or cache[0] != stamp:
         cache = (stamp, {})
         k._shadow_cache = cache

@@ -62,7 +62,8 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID "
                             f"or model=ID after the strategy, separated by ':'")
         if key == "model":
-            out["models"].append(value)
+            if value not in out["models"]:
+                out["models"].append(value)
         else:
             out[key] = value
     load_decisions("strategy", out["strategy"])

@@ -96,3 +96,34 @@ def test_reproduce_mitchell_with_an_extra_strategy(capsys):
     tables = json.loads(capsys.readouterr().out)
     extra = [t for t in tables if "clue-expert-focused (ours)" in t["title"]]
     assert extra and all(c["ours"] is not None for row in extra[0]["rows"] for c in row["cells"])
+
+
+def test_a_reused_player_does_not_reuse_the_last_games_beliefs():
+    from clue_expert.cards import get_edition
+    from clue_expert.deals import random_deal
+    from clue_expert.players import RuleBasedPlayer
+    e = get_edition("cluedo")
+    names = ("p1", "p2", "p3")
+    d1, d2 = (random_deal(e, names, random.Random(s)) for s in (1, 2))
+    sizes = {p: len(d1.hands[p]) for p in names}
+    reused = RuleBasedPlayer("p1", "clue-expert-information-gain")
+    reused.start(e, names, sizes, d1.hands["p1"])
+    reused.suggest(1, 1)
+    reused.start(e, names, sizes, d2.hands["p1"])
+    fresh = RuleBasedPlayer("p1", "clue-expert-information-gain")
+    fresh.start(e, names, sizes, d2.hands["p1"])
+    assert reused.suggest(1, 1) == fresh.suggest(1, 1)
+
+
+def test_estimates_do_not_depend_on_the_order_of_the_cards():
+    from clue_expert.beliefs import SuggestionEvaluator
+    k = replay(random_record(random.Random(1), 4, n_turns=12))
+    ev = SuggestionEvaluator(k)
+    for t in ev.candidates()[:10]:
+        assert ev.estimate(t[::-1]).gain_bits == pytest.approx(ev.estimate(t).gain_bits)
+        assert ev.evaluate(t[::-1]).gain_bits == pytest.approx(ev.evaluate(t).gain_bits)
+
+
+def test_a_model_named_twice_runs_once():
+    assert parse_seat("clue-expert-focused:model=first-round-asks:model=first-round-asks")["models"] == \
+        ["first-round-asks"]
