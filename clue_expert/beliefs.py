@@ -478,7 +478,6 @@ class SuggestionEvaluator:
         i = pb.players.index(pb.me)
         #: Players after the seat, in disproving order.
         self.order = pb.players[i + 1:] + pb.players[:i]
-        cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
         self.base = pb.order()
         self._position = {c: i for i, c in enumerate(self.base)}
         self._layout = lay = pb.layout(None)

@@ -104,7 +104,6 @@ def _with_models(args):
     if not getattr(args, "model", None):
         return None
     from .players import load_decisions
-    from .rules import default_rulesets
     return [*default_rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(args.model))]
 
 
@@ -146,7 +145,7 @@ def cmd_why(args) -> int:
             if answer["status"] == "false":
                 console.print(f"No: the opposite is known — {answer['opposite']}.")
             elif answer["status"] in ("probable", "refuted"):
-                console.print(f"A probable clue from an opponent model, not a deduction"
+                console.print("A probable clue from an opponent model, not a deduction"
                               + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."))
             console.print(ExplanationView(tree))
             console.print("[dim]rests on:[/dim] " + "; ".join(describe(r, k.values) for r in k.roots(tree.key)))

@@ -22,7 +22,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from .cards import CATEGORIES, dealt_hand_sizes, get_edition
 from .errors import ClueError

@@ -19,10 +19,10 @@ from pathlib import Path
 import yaml
 
 from .cards import Edition, dealt_hand_sizes, get_edition
-from .errors import ClueError, RecordError
-from .facts import describe, held_key, lacked_key, parse_fact
+from .errors import ClueError
+from .facts import describe, parse_fact
 from .knowledge import Knowledge, Sheet
-from .records import Accusation, Record, load_record, parse_record, replay
+from .records import Record, load_record, parse_record, replay
 from .rules import default_rulesets
 
 

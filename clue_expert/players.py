@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Sequence
 
 from .cards import Edition
 from .errors import ClueError
-from .game import AccusationEvent, Player, SuggestionEvent
+from .game import AccusationEvent, Player
 from .knowledge import Candidate, Firing, Knowledge
 from .paths import data_dir
 from .rules import RuleSet, default_rulesets, load_ruleset

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .facts import describe
-from .knowledge import Firing, Knowledge, Sheet
-from .records import Accusation, Record, Suggestion, feed
+from .knowledge import Knowledge, Sheet
+from .records import Accusation, Record, feed
 
 
 @dataclass

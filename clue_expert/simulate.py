@@ -11,9 +11,9 @@ import itertools
 import math
 import multiprocessing
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from .cards import CATEGORIES, get_edition
 from .deals import Deal, get_deal, random_deal

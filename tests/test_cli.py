@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from clue_expert.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"

@@ -97,7 +97,6 @@ def test_play_cli_random_six_players_and_record(tmp_path, capsys):
     rec = tmp_path / "game.yaml"
     code = main(["play", "--players", "6", "--seed", "3", "--no-color", "--no-sheets", "--show", "quiet",
                  "--strategy", "mitchell-fixed", "--record", str(rec)])
-    out = capsys.readouterr().out
     assert code == 0 and rec.exists()
     assert replay(load_record(rec)).solved()
 

@@ -3,7 +3,6 @@ scripted input and checked on a fixed-width, colourless console."""
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from clue_expert.cli import main
 from clue_expert.deals import get_deal
 from clue_expert.game import play_game
 from clue_expert.human import HumanPlayer, HumanQuit
-from clue_expert.notebook import Changes, Message, Notebook, NotebookSession, split_cards
+from clue_expert.notebook import Changes, Message, NotebookSession, split_cards
 from clue_expert.players import RuleBasedPlayer
 from clue_expert.records import load_record, replay
 from clue_expert.render import make_console, output_item
