@@ -663,46 +663,32 @@ class SuggestionEvaluator:
         gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
         return SuggestionValue(triple, gain, False, outcomes, after, deal_bits)
 
-    def _likelihood(self, triple, q: dict) -> dict:
+    def _likelihood(self, triple, q: dict) -> tuple:
         """Outcome probabilities when card c's owner is p with probability
-        q[c][p], independently (Siebel's sequential formula)."""
+        q[c][p], independently (Siebel's sequential formula), and the
+        expected log2 of the refuter's number of choices."""
         out: dict = defaultdict(float)
         elog = 0.0
-        reach = [(1.0, tuple(triple))]  # (probability, cards whose owner is still open)
+        reach = 1.0  # probability that every player so far passed
         for p in self.order:
-            nxt = []
-            for pr, cards in reach:
-                # enumerate which of the open cards p holds
-                for mask in range(1 << len(cards)):
-                    w = pr
-                    held = []
-                    for b, c in enumerate(cards):
-                        pc = q[c].get(p, 0.0)
-                        if mask >> b & 1:
-                            w *= pc
-                            held.append(c)
-                        else:
-                            w *= 1.0 - pc
-                    if w <= 0:
-                        continue
-                    if held:
-                        for c in held:
-                            out[(p, c)] += w / len(held)
-                        elog += w * math.log2(len(held))
-                    else:
-                        # renormalise the remaining cards' owners: not p
-                        nxt.append((w, cards))
-            # after p passes, the other owners of each open card are rescaled
-            reach = []
-            for w, cards in nxt:
-                reach.append((w, cards))
-            for c in triple:
-                pc = q[c].get(p, 0.0)
+            pcs = [q[c].get(p, 0.0) for c in triple]
+            for mask in range(1, 8):  # which of the three cards p holds
+                w = reach
+                for b, pc in enumerate(pcs):
+                    w *= pc if mask >> b & 1 else 1.0 - pc
+                if w <= 0:
+                    continue
+                held = [c for b, c in enumerate(triple) if mask >> b & 1]
+                for c in held:
+                    out[(p, c)] += w / len(held)
+                elog += w * math.log2(len(held))
+            reach *= math.prod(1.0 - pc for pc in pcs)
+            # given that p passed, each card's other owners are rescaled
+            for c, pc in zip(triple, pcs):
                 if pc < 1.0 and q[c]:
                     q[c] = {o: (v / (1.0 - pc) if o != p else 0.0) for o, v in q[c].items()}
-        nobody = sum(w for w, _ in reach)
-        if nobody > 0:
-            out[None] += nobody
+        if reach > 0:
+            out[None] += reach
         return dict(out), elog
 
     def rank(self, shortlist: int = 6, among=None) -> list:

@@ -259,9 +259,7 @@ class Knowledge:
         #: Every firing so far.
         self.firings: list[Firing] = []
         self._step = 0
-        #: Counts resets (new games, replays): part of every cache stamp, so
-        #: nothing computed for an earlier game is reused.
-        self.generation = getattr(self, "generation", 0) + 1
+        self._memo: tuple = ((), {})
         self._turn: int | None = 0
         self.last_turn = 0
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
@@ -688,6 +686,19 @@ class Knowledge:
     def _case_message(key: Key, n: int) -> str:
         return (f"case analysis: in every deal consistent with these {n} facts, "
                 f"the hand sizes and one card per category, {describe(key)}")
+
+    def memo(self, key, build: Callable):
+        """``build()``, computed once for the knowledge as it stands: a new
+        fact, observation or request, or a new game, starts afresh.  For
+        costly derived views (exact beliefs, suggestion values, opponent
+        models) that rules read several times per decision."""
+        stamp = (len(self.justifications), self._step, len(self._observations))
+        if self._memo[0] != stamp:
+            self._memo = (stamp, {})
+        values = self._memo[1]
+        if key not in values:
+            values[key] = build()
+        return values[key]
 
     def justification(self, key: Key) -> Justification | None:
         """How a fact is known.  A case-analysis fact's premise set is

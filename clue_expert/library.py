@@ -239,13 +239,8 @@ def most_lacked(k: "Knowledge", cards):
 
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: "Knowledge"):
-    cached = getattr(k, "_beliefs_cache", None)
-    stamp = k.generation, len(k.justifications), k._step
-    if cached is None or cached[0] != stamp:
-        from .beliefs import compute
-        cached = (stamp, compute(k))
-        k._beliefs_cache = cached
-    return cached[1]
+    from .beliefs import compute
+    return k.memo("beliefs", lambda: compute(k))
 
 
 @function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
@@ -270,15 +265,8 @@ def envelope_top(k: "Knowledge", _unused=None):
 
 
 def _evaluator(k: "Knowledge", measure: str = "shannon"):
-    cached = getattr(k, "_evaluator_cache", None)
-    stamp = k.generation, len(k.justifications), k._step
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, {})
-        k._evaluator_cache = cached
-    if measure not in cached[1]:
-        from .beliefs import SuggestionEvaluator
-        cached[1][measure] = SuggestionEvaluator(k, _beliefs(k), measure)
-    return cached[1][measure]
+    from .beliefs import SuggestionEvaluator
+    return k.memo(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
 @function("the suggestion (suspect, weapon, room) with the largest exact expected reduction of the "
@@ -391,31 +379,24 @@ def probable_envelope(k: "Knowledge", _unused=None):
 def _shadow(k: "Knowledge", player: str):
     """The player's view as far as the seat can model it: every public
     event, the cards the seat showed him, and what the seat knows of his own
-    hand (which he knows too).  Deduction by rules only; cached per state."""
-    cache = getattr(k, "_shadow_cache", None)
-    stamp = k.generation, len(k.justifications), k._step, len(k._observations)
-    if cache is None or cache[0] != stamp:
-        cache = (stamp, {})
-        k._shadow_cache = cache
-    if player not in cache[1]:
-        from .knowledge import Knowledge
-        from .errors import ContradictionError
-        shadow = Knowledge(k.edition, k.players, player, k.hand_sizes, complete=False)
-        try:
-            shadow.assume([held_key(player, c) for c in k.held_by(player)]
-                          + [lacked_key(player, c) for c in k.lacked_by(player)])
-            for obs in k._observations:
-                if obs[0] == "suggestion":
-                    _, turn, by, cards, passed, shown_by, card = obs
-                    seen = card if (by == player and shown_by == k.me) else None
-                    shadow.observe_suggestion(turn, by, cards, passed, shown_by, seen)
-                elif obs[0] == "accusation":
-                    _, turn, by, cards, correct = obs
-                    shadow.observe_accusation(turn, by, cards, correct)
-        except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
-            pass
-        cache[1][player] = shadow
-    return cache[1][player]
+    hand (which he knows too).  Deduction by rules only."""
+    from .errors import ContradictionError
+    from .knowledge import Knowledge
+    shadow = Knowledge(k.edition, k.players, player, k.hand_sizes, complete=False)
+    try:
+        shadow.assume([held_key(player, c) for c in k.held_by(player)]
+                      + [lacked_key(player, c) for c in k.lacked_by(player)])
+        for obs in k._observations:
+            if obs[0] == "suggestion":
+                _, turn, by, cards, passed, shown_by, card = obs
+                seen = card if (by == player and shown_by == k.me) else None
+                shadow.observe_suggestion(turn, by, cards, passed, shown_by, seen)
+            elif obs[0] == "accusation":
+                _, turn, by, cards, correct = obs
+                shadow.observe_accusation(turn, by, cards, correct)
+    except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
+        pass
+    return shadow
 
 
 @function("the seat's cards that the player is modelled to know the seat holds (Siebel's proposed model "
@@ -424,7 +405,7 @@ def _shadow(k: "Knowledge", player: str):
 def known_to(k: "Knowledge", player):
     if k.me is None or player == k.me:
         return frozenset()
-    shadow = _shadow(k, player)
+    shadow = k.memo(("shadow", player), lambda: _shadow(k, player))
     return frozenset(c for c in k.held_by(k.me) if shadow.status(k.me, c) == "held")
 
 

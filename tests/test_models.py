@@ -76,18 +76,16 @@ def test_deduce_and_why_with_models(tmp_path, capsys):
 
 
 def test_seen_model_shows_a_card_the_asker_already_knows():
-    k = replay(random_record(random.Random(5), 3, n_turns=0))
-    me = k.me
-    asker = next(p for p in k.players if p != me)
-    hand = sorted(k.held_by(me))
     k2 = replay(random_record(random.Random(5), 3, n_turns=0),
                 rulesets=[*default_rulesets(), load_decisions("response", "seen-model")])
+    me = k2.me
+    asker = next(p for p in k2.players if p != me)
+    hand = sorted(k2.held_by(me))
     # the asker saw this seat show hand[1] on an earlier turn
     k2.observe_suggestion(1, asker, (hand[1],), (), me, hand[1])
     cands = k2.request("disprove-request", {"turn": 2, "by": asker, "cards": tuple(hand[:2]),
                                             "matching": tuple(hand[:2])})
     assert cands[0].rule == "show-card-asker-already-knows" and cands[0].options == ((hand[1],),)
-    assert k is not None
 
 
 def test_reproduce_mitchell_with_an_extra_strategy(capsys):
