@@ -13,7 +13,7 @@ from . import __version__
 from .cards import editions
 from .deals import shipped_deals
 from .errors import ClueError, ContradictionError
-from .facts import describe, parse_fact
+from .facts import DECISION_KINDS, describe, parse_fact
 from .paths import data_dir
 from .records import load_record, replay
 from .render import (ExplanationView, RulesView, SheetView, explanation_json, firing_line, knowledge_summary,
@@ -161,8 +161,8 @@ def cmd_rules(args) -> int:
     if args.files:
         rulesets = [load_ruleset(p) for p in args.files]
     else:
-        folders = {"deduction": "deduction", "strategy": "strategies", "response": "responses",
-                   "accusation": "accusations", "model": "models"}
+        from .players import FOLDERS
+        folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
     from .rules import all_rules
@@ -289,7 +289,7 @@ def cmd_play(args) -> int:
         if args.show in ("deductions", "all"):
             for p in names:
                 facts = [f for f in fired[p]
-                         if not (f.conclusions and f.conclusions[0][0] in ("suggest", "show", "accuse"))]
+                         if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
                 if args.show == "all":
                     for f in facts:
                         console.print(deduction_text(p, f))
@@ -570,6 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS
 
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
@@ -603,12 +604,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list every rule with its id and message")
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
-    p.add_argument("--kind", choices=["deduction", "strategy", "response", "accusation", "model"],
+    p.add_argument("--kind", choices=["deduction", *FOLDERS],
                    help="only shipped rules of this kind")
     common(p)
     p.set_defaults(func=cmd_rules)
-
-    from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE
 
     p = sub.add_parser("play", help="play a traced game between rule-based players")
     p.add_argument("--deal", help=f"a shipped deal (default {DEFAULT_PLAY_DEAL}) or a deal file")

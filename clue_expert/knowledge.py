@@ -19,8 +19,8 @@ from typing import Callable, Iterable, Sequence
 from .backbone import SatModel, Unsatisfiable
 from .cards import CATEGORIES, Edition, dealt_hand_sizes
 from .errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
-from .facts import (ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, Key, cards_key, describe, held_key,
-                    key_of, lacked_key)
+from .facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
+                    cards_key, describe, held_key, key_of, lacked_key)
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)
 
@@ -351,7 +351,7 @@ class Knowledge:
         candidates: declares a ``your-turn`` / ``disprove-request`` /
         ``accuse-offer`` fact, runs the engine, and returns what the rules
         proposed, best first (highest priority, then firing order)."""
-        if kind not in ("your-turn", "disprove-request", "accuse-offer"):
+        if kind not in REQUEST_KINDS:
             raise ValueError(f"not a request kind: {kind!r}")
         self._candidates = []
         values = dict(values)
@@ -552,7 +552,7 @@ class Knowledge:
             self._loop(rule, inner, i + 1)
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
-        if rule.then and rule.then[0].kind in ("suggest", "show", "accuse"):
+        if rule.then and rule.then[0].kind in DECISION_KINDS:
             self._decide(rule, env)
             return
         if rule.then and rule.then[0].kind in PROBABLE_KINDS:
@@ -571,20 +571,7 @@ class Knowledge:
                 new.append(key)
         if not new and contradiction is None:
             return
-        premises: list[Key] = []
-        for expr in rule.because:
-            value = expr(env)
-            if isinstance(value, tuple) and value and isinstance(value[0], str):
-                items = [value]
-            else:  # a stable order whatever the hash seed (comprehensions over sets)
-                items = sorted((tuple(p) for p in value), key=self._premise_order)
-            for p in items:
-                p = tuple(p)
-                if p not in self.justifications:
-                    raise RuleFileError(rule.path, rule.id,
-                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
-                if p not in premises:
-                    premises.append(p)
+        premises = self._premises(rule, env)
         message = LazyMessage(rule, env)
         if contradiction is not None:
             raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
@@ -596,6 +583,24 @@ class Knowledge:
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
 
+    def _premises(self, rule: CompiledRule, env: dict, probable_ok: bool = False) -> list[Key]:
+        """The facts a firing rests on (its ``because:`` list), each checked
+        to be known -- or, for a model rule, a probable clue."""
+        premises: list[Key] = []
+        for expr in rule.because:
+            value = expr(env)
+            if isinstance(value, tuple) and value and isinstance(value[0], str):
+                items = [value]
+            else:  # a stable order whatever the hash seed (comprehensions over sets)
+                items = sorted((tuple(p) for p in value), key=self._premise_order)
+            for p in items:
+                if p not in self.justifications and not (probable_ok and p in self.probable):
+                    raise RuleFileError(rule.path, rule.id,
+                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
+                if p not in premises:
+                    premises.append(p)
+        return premises
+
     def _suppose(self, rule: CompiledRule, env: dict) -> None:
         """A model rule fired: record its probable clues (not sheet facts)."""
         new = []
@@ -605,17 +610,7 @@ class Knowledge:
                 new.append(key)
         if not new:
             return
-        premises: list[Key] = []
-        for expr in rule.because:
-            value = expr(env)
-            items = [value] if isinstance(value, tuple) and value and isinstance(value[0], str) else \
-                sorted((tuple(p) for p in value), key=self._premise_order)
-            for p in items:
-                if p not in self.justifications and p not in self.probable:
-                    raise RuleFileError(rule.path, rule.id,
-                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
-                if p not in premises:
-                    premises.append(p)
+        premises = self._premises(rule, env, probable_ok=True)
         step = self._next_step()
         message = LazyMessage(rule, env)
         just = Justification(rule.id, message, tuple(premises), step, self._turn)

@@ -20,7 +20,7 @@ import yaml
 
 from .cards import Edition, dealt_hand_sizes, get_edition
 from .errors import ClueError
-from .facts import describe, parse_fact
+from .facts import DECISION_KINDS, describe, parse_fact
 from .knowledge import Knowledge, Sheet
 from .records import Record, load_record, parse_record, replay
 from .rules import default_rulesets
@@ -529,7 +529,7 @@ class NotebookSession:
         nb = self.notebook
         out: list = [Message(title)]
         for f in (firings or [])[:30]:
-            if f.conclusions and f.conclusions[0][0] in ("suggest", "show", "accuse"):
+            if f.conclusions and f.conclusions[0][0] in DECISION_KINDS:
                 continue
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
         out.append(Changes(changes, title))

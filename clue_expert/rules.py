@@ -27,7 +27,7 @@ import yaml
 from ._experta import AS, KnowledgeEngine, Rule
 from .errors import ExpressionError, RuleFileError
 from .expr import Expression, compile_expression
-from .facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS
+from .facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
 from .library import FUNCTIONS
 from .paths import data_dir
 
@@ -223,9 +223,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deductio
     allowed = FILE_KINDS.get(file_kind)
     when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
     request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
-    if request is None and when & {"your-turn", "disprove-request", "accuse-offer"}:
-        raise RuleFileError(path, rid, f"a deduction rule cannot be triggered by the decision request "
-                                       f"{sorted(when & {'your-turn', 'disprove-request', 'accuse-offer'})}")
+    if request is None and when & REQUEST_KINDS:
+        raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
+                                       f"{sorted(when & REQUEST_KINDS)}")
     if request is not None and when != {request}:
         raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
     on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])

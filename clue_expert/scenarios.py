@@ -31,7 +31,7 @@ import yaml
 
 from .cards import get_edition
 from .errors import ContradictionError, RuleFileError
-from .facts import describe, parse_fact
+from .facts import REQUEST_KINDS, describe, parse_fact
 from .knowledge import Knowledge
 from .records import feed
 from .rules import RuleSet
@@ -58,7 +58,7 @@ SCENARIO_SCHEMA = {
                 "expect": {"type": "array", "items": {"type": "string"}},
                 "contradiction": {"type": "boolean"},
                 "request": {"type": "object", "required": ["kind"],
-                            "properties": {"kind": {"enum": ["your-turn", "disprove-request", "accuse-offer"]}}},
+                            "properties": {"kind": {"enum": sorted(REQUEST_KINDS)}}},
                 "proposes": {},
             },
         }},
