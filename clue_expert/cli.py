@@ -486,6 +486,11 @@ def cmd_replay(args) -> int:
     all_steps = []
     interactive = not args.all and not args.export and sys.stdin.isatty() and sys.stdout.isatty()
     console = _console(args)
+    path = Path(args.export) if args.export else None
+    if path is not None:
+        if path.suffix not in (".md", ".html", ".svg"):
+            raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
+        _check_writable(args.export)
     hind = hindsight(record) if args.hindsight else None
     for step in steps(record, complete=not args.no_complete):
         all_steps.append(step)
@@ -503,16 +508,12 @@ def cmd_replay(args) -> int:
             elif answer == "q":
                 break
     final = all_steps[-1]
-    k = final.knowledge
-    trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
-    if args.export:
-        path = Path(args.export)
-        if path.suffix not in (".md", ".html", ".svg"):
-            raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
-        _check_writable(args.export)
+    if path is not None:
+        k = final.knowledge
+        trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
         if path.suffix == ".md":
             path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
-        elif path.suffix in (".html", ".svg"):
+        else:
             rec = make_console(width=110, color=True, record=True, file=io.StringIO())
             rec.print(f"[bold]Replay: {record.me}'s seat[/bold]")
             if hind:
@@ -526,8 +527,6 @@ def cmd_replay(args) -> int:
                 path.write_text(rec.export_html(inline_styles=True), encoding="utf-8")
             else:
                 path.write_text(rec.export_svg(title=f"clue-expert replay: {record.me}"), encoding="utf-8")
-        else:
-            raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
         print(f"exported {len(all_steps)} steps to {path}")
     else:
         console.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet at the end"))

@@ -161,6 +161,11 @@ class Sheet:
                 "cells": {o: dict(c) for o, c in self.cells.items()},
                 "envelope": dict(self.envelope), "me": self.me, "turn": self.turn}
 
+    def changes_from(self, before: "Sheet") -> list:
+        """The cells that differ from ``before``: (owner, card, before, after)."""
+        return [(o, c, before.cells[o][c], self.cells[o][c]) for o in self.owners for c in self.cards
+                if before.cells[o][c] != self.cells[o][c]]
+
 
 @functools.lru_cache(maxsize=32)
 def _engine_class(rules: tuple) -> tuple[type, DispatchTable]:

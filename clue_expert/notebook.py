@@ -160,10 +160,7 @@ class Notebook:
 
     def _build(self, record: Record) -> Knowledge:
         rulesets = default_rulesets() + ((self.strategy,) if self.strategy else ())
-        k, error = replay(record, rulesets=rulesets, strict=False)
-        if error is not None:
-            raise error
-        return k
+        return replay(record, rulesets=rulesets)
 
     def _apply(self, turns: list) -> list:
         """Validate and adopt a new list of turns; returns the sheet changes.
@@ -172,11 +169,9 @@ class Notebook:
         record = self._validate(turns)
         knowledge = self._build(record)
         before = self.knowledge.sheet()
-        after = knowledge.sheet()
         self.turns, self.record, self.knowledge = list(turns), record, knowledge
         self.save()
-        return [(o, c, before.cells[o][c], after.cells[o][c]) for o in after.owners for c in after.cards
-                if before.cells[o][c] != after.cells[o][c]]
+        return knowledge.sheet().changes_from(before)
 
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .facts import describe
+from .errors import ClueError
 from .knowledge import Knowledge, Sheet
 from .records import Accusation, Record, feed
 
@@ -65,7 +66,7 @@ def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
         fired.clear()
         try:
             feed(k, n, turn)
-        except Exception as exc:  # a contradiction: report it, keep the sheet before it
+        except ClueError as exc:  # a contradiction: report it, keep the sheet before it
             yield Step(n, describe_turn(record, n, turn), [], k.sheet(), [], k.solved(), error=str(exc), knowledge=k)
             return
         yield _step(n, describe_turn(record, n, turn), k, before, fired)
@@ -73,9 +74,7 @@ def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
 
 def _step(n: int, text: str, k: Knowledge, before: Sheet, fired: list) -> Step:
     after = k.sheet()
-    changes = [(o, c, before.cells[o][c], after.cells[o][c]) for o in after.owners for c in after.cards
-               if before.cells[o][c] != after.cells[o][c]]
-    return Step(n, text, list(fired), after, changes, k.solved(), knowledge=k)
+    return Step(n, text, list(fired), after, after.changes_from(before), k.solved(), knowledge=k)
 
 
 def hindsight(record: Record) -> dict:
