@@ -99,10 +99,19 @@ def kingston(*, envelopes: int = 18, workers: int = 1, response: str = "minimal-
     return tables
 
 
-def _same_strategy_cell(deal_id: str, strategy: str, games: int, seed: int, workers: int, progress) -> float | None:
-    deal = get_deal(deal_id)
-    specs = [GameSpec(g, deal, (strategy,) * len(deal.players), hash_seed(seed, g)) for g in range(games)]
-    return summarize(run_games(specs, workers, progress))["mean_rounds_to_solution"]
+def _same_strategy_cells(cells: list, games: int, seed: int, workers: int, progress) -> list:
+    """Mean rounds to a solution for each (deal id, strategy), every seat
+    playing that strategy, ``games`` seeded games each -- all in one run."""
+    specs, cell_of = [], []
+    for i, (deal_id, strategy) in enumerate(cells):
+        deal = get_deal(deal_id)
+        for g in range(games):
+            specs.append(GameSpec(len(specs), deal, (strategy,) * len(deal.players), hash_seed(seed, g)))
+            cell_of.append(i)
+    per_cell: list = [[] for _ in cells]
+    for i, r in zip(cell_of, run_games(specs, workers, progress)):
+        per_cell[i].append(r)
+    return [summarize(rs)["mean_rounds_to_solution"] for rs in per_cell]
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
@@ -112,9 +121,15 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     whose cells read *Mitchell's advanced player (published) / the strategy
     (ours)*."""
     pub = published("mitchell")
-    out = []
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), complete "
             f"deduction for every seat, responses 'minimal-information'")
+    cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
+
+    def cell(deal: str, column: str, strategy: str | None = None) -> int:
+        n, kind = column.split("p-")
+        cells.append((f"mitchell-{deal}-{n}p", strategy or MITCHELL[kind]))
+        return len(cells) - 1
+    layouts = []  # (table, [(row label, [(published, cell index)])])
     for name, title, notes in (
             ("5.1", "Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
              ["published rows are labelled deals 1, 2, 3, 4, 6, 7; read here as deals 1-6"]),
@@ -122,29 +137,23 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
         if name not in tables:
             continue
         data = pub["table_" + name.replace(".", "_")]
-        t = Comparison(title, data["columns"], notes=[note, *notes])
-        for d, row in data["rows"].items():
-            cells = []
-            for p, col in zip(row, data["columns"]):
-                n, kind = col.split("p-")
-                ours = _same_strategy_cell(f"mitchell-{d}-{n}p", MITCHELL[kind], games, seed, workers, progress)
-                cells.append((p, None if ours is None else round(ours, 2)))
-            t.rows.append((f"deal {d}", cells))
-        out.append(t)
+        layouts.append((Comparison(title, data["columns"], notes=[note, *notes]),
+                        [(f"deal {d}", [(p, cell(d, col)) for p, col in zip(row, data["columns"])])
+                         for d, row in data["rows"].items()]))
+        advanced = [c for c in data["columns"] if c.endswith("-advanced")]
         for strategy in extra:
-            cols = [c for c in data["columns"] if c.endswith("-advanced")]
-            t = Comparison(f"{title.split(':')[0]}: Mitchell's advanced player (published) / {strategy} (ours)",
-                           [c.replace("-advanced", "") for c in cols], notes=[note, *notes])
-            for d, row in data["rows"].items():
-                cells = []
-                for p, col in zip(row, data["columns"]):
-                    if col not in cols:
-                        continue
-                    n = col.split("p-")[0]
-                    ours = _same_strategy_cell(f"mitchell-{d}-{n}p", strategy, games, seed, workers, progress)
-                    cells.append((p, None if ours is None else round(ours, 2)))
-                t.rows.append((f"deal {d}", cells))
-            out.append(t)
+            layouts.append((
+                Comparison(f"{title.split(':')[0]}: Mitchell's advanced player (published) / {strategy} (ours)",
+                           [c.replace("-advanced", "") for c in advanced], notes=[note, *notes]),
+                [(f"deal {d}", [(p, cell(d, col, strategy)) for p, col in zip(row, data["columns"])
+                                if col in advanced])
+                 for d, row in data["rows"].items()]))
+    means = _same_strategy_cells(cells, games, seed, workers, progress)
+    out = []
+    for table, rows in layouts:
+        table.rows = [(label, [(p, None if means[i] is None else round(means[i], 2)) for p, i in row])
+                      for label, row in rows]
+        out.append(table)
     if "5.3" in tables:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
                        [f"seat {i}" for i in range(1, 7)],
