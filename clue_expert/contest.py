@@ -181,8 +181,7 @@ class ContestAgent:
             left = len(EDITION.cards) - 3 - len(hand)
             if not 0 <= left <= 18:
                 raise ProtocolError(f"a hand of {len(hand)} cards is impossible")
-            base, extra = divmod(left, len(others))
-            sizes = {p: base + (1 if i < extra else 0) for i, p in enumerate(others)}
+            sizes = dict(zip(others, dealt_hand_sizes(len(others), left + 3)))
             sizes[self.me] = len(hand)
         self.hand_sizes = sizes
         self.player.name = self.me

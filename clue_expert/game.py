@@ -10,7 +10,7 @@ kind of player it talks to.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from .cards import CATEGORIES, Edition
@@ -58,6 +58,14 @@ class AccusationEvent:
     """Suspect, weapon, room."""
     correct: bool
     """Whether it matched the envelope."""
+
+
+def feed_event(k, event) -> None:
+    """Tell a :class:`~clue_expert.knowledge.Knowledge` what a player was told."""
+    if isinstance(event, AccusationEvent):
+        k.observe_accusation(event.turn, event.by, event.cards, event.correct)
+    else:
+        k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
 
 
 class Player(ABC):
@@ -113,8 +121,6 @@ class GameResult:
     """turn -> round."""
     reports: dict = field(default_factory=dict)
     """player -> its report()."""
-    seat_labels: dict = field(default_factory=dict)
-    """player -> label (strategy) given by whoever set the game up."""
 
     @property
     def solution_round(self) -> int | None:
@@ -170,12 +176,9 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
         result.events.append(event)
         if on_event is not None:
             on_event(event)
+        public = replace(event, card=None) if private is not None else event
         for p in names:
-            if private is not None and p not in private:
-                players[p].observe(SuggestionEvent(event.turn, event.round, event.by, event.cards, event.passed,
-                                                   event.shown_by, None))
-            else:
-                players[p].observe(event)
+            players[p].observe(event if private is None or p in private else public)
 
     for rnd in range(1, max_rounds + 1):
         result.rounds = rnd

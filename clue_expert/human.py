@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from .cards import CATEGORIES, Edition
 from .errors import ClueError
-from .game import AccusationEvent, Player, SuggestionEvent
+from .game import Player, SuggestionEvent, feed_event
 from .knowledge import Knowledge
 from .notebook import Message, split_cards
 from .rules import default_rulesets
@@ -155,11 +155,7 @@ class HumanPlayer(Player):
 
     def observe(self, event) -> None:
         for k in (self.marks, self.engine):
-            if k is None:
-                continue
-            if isinstance(event, AccusationEvent):
-                k.observe_accusation(event.turn, event.by, event.cards, event.correct)
-            else:
-                k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
+            if k is not None:
+                feed_event(k, event)
         if isinstance(event, SuggestionEvent) and event.card is not None and event.by == self.name:
             self.tell(Message(f"{event.shown_by} shows you {event.card}", "advice"))

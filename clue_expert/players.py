@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Sequence
 
 from .cards import Edition
 from .errors import ClueError
-from .game import AccusationEvent, Player
+from .game import Player, feed_event
 from .knowledge import Candidate, Firing, Knowledge
 from .paths import data_dir
 from .rules import RuleSet, default_rulesets, load_ruleset
@@ -179,11 +179,7 @@ class RuleBasedPlayer(Player):
         return self._pick(chosen.options, self.accusation)
 
     def observe(self, event) -> None:
-        k = self.knowledge
-        if isinstance(event, AccusationEvent):
-            k.observe_accusation(event.turn, event.by, event.cards, event.correct)
-        else:
-            k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
+        feed_event(self.knowledge, event)
         self._check_solved(event.turn)
 
     def report(self) -> dict:
