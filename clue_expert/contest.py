@@ -26,7 +26,7 @@ from typing import TextIO
 
 from .cards import CATEGORIES, dealt_hand_sizes, get_edition
 from .errors import ClueError
-from .game import AccusationEvent, SuggestionEvent
+from .game import AccusationEvent, Player, SuggestionEvent, play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, DEFAULT_STRATEGY, RuleBasedPlayer
 from .records import Accusation, Record, Suggestion, dump_record
 
@@ -404,99 +404,80 @@ class FakeContestServer:
     def play_game(self, deal, seat: int, opponents: dict, max_rounds: int = 60) -> dict:
         """Play one game: the agent sits at ``seat`` of ``deal`` (contest
         edition, players p0..pN-1); ``opponents`` maps the other seat names to
-        :class:`~clue_expert.game.Player` objects.  Raises
-        :class:`Disqualified` for any rule the reference server enforces."""
-        names = deal.players
-        agent = names[seat]
-        sizes = {p: len(h) for p, h in deal.hands.items()}
-        for p, pl in opponents.items():
-            pl.start(deal.edition, names, sizes, deal.hands[p])
-        expect(self.ask(f"reset {len(names)} {seat} {codes(deal.hands[agent])}"), "ok", "reset")
-        seen = set(deal.hands[agent])
-        made: set = set()
-        out: set = set()
-        turn = 0
-        for rnd in range(1, max_rounds + 1):
-            for i, by in enumerate(names):
-                if by in out:
-                    continue
-                turn += 1
-                if by == agent:
-                    reply = self.ask("suggest")
-                    if len(reply) != 16 or not reply.lower().startswith("suggest "):
-                        raise Disqualified(f"protocol violation answering suggest: {reply!r}")
-                    cards = _triple(reply[8:].split())
-                    if cards in made:
-                        raise Disqualified(f"repeated suggestion {reply!r}")
-                    made.add(cards)
-                else:
-                    cards = tuple(opponents[by].suggest(turn, rnd))
-                order = names[i + 1:] + names[:i]
-                shower = card = None
-                passed = []
-                for p in order:
-                    matching = [c for c in cards if c in deal.hands[p]]
-                    if not matching:
-                        passed.append(p)
-                        continue
-                    shower = p
-                    if p == agent and len(matching) > 1:
-                        reply = self.ask(f"disprove {i} {codes(cards)}")
-                        if len(reply) != 7 or not reply.lower().startswith("show "):
-                            raise Disqualified(f"protocol violation answering disprove: {reply!r}")
-                        card = _card(reply[5:])
-                        if card not in matching:
-                            raise Disqualified(f"invalid disprove {reply!r}")
-                    elif p == agent:
-                        card = matching[0]
-                    else:
-                        card = opponents[p].disprove(turn, by, cards, tuple(matching)) if len(matching) > 1 \
-                            else matching[0]
-                    break
-                must_accuse = False
-                if shower is None:
-                    msg = f"suggestion {i} {codes(cards)} -"
-                    must_accuse = by == agent and not (set(cards) & seen)
-                else:
-                    j = names.index(shower)
-                    msg = f"suggestion {i} {codes(cards)} {j}"
-                    if agent in (by, shower):
-                        msg += f" {CODE[card]}"
-                    if by == agent:
-                        seen.add(card)
-                expect(self.ask(msg), "ok", "suggestion")
-                for p, pl in opponents.items():
-                    pl.observe(SuggestionEvent(turn, rnd, by, cards, tuple(passed), shower,
-                                               card if p in (by, shower) else None))
-                if by == agent:
-                    reply = self.ask("accuse")
-                    if reply == "-":
-                        if must_accuse:
-                            raise Disqualified("missed accusation: its own suggestion went undisproved")
-                        continue
-                    if len(reply) != 15 or not reply.lower().startswith("accuse "):
-                        raise Disqualified(f"protocol violation answering accuse: {reply!r}")
-                    accusation = _triple(reply[7:].split())
-                    if set(accusation) & seen:
-                        raise Disqualified(f"suicidal accusation {reply!r}")
-                else:
-                    accusation = opponents[by].accuse(turn)
-                    if accusation is None:
-                        continue
-                    accusation = tuple(accusation)
-                turn += 1
-                correct = accusation == deal.envelope
-                expect(self.ask(f"accusation {i} {codes(accusation)} {'+' if correct else '-'}"), "ok",
-                       "accusation")
-                for pl in opponents.values():
-                    pl.observe(AccusationEvent(turn, rnd, by, accusation, correct))
-                if correct:
-                    return {"winner": by, "round": rnd, "agent": agent}
-                out.add(by)
-                left = [p for p in names if p not in out]
-                if len(left) == 1:
-                    return {"winner": left[0], "round": rnd, "agent": agent}
-        return {"winner": None, "round": max_rounds, "agent": agent}
+        :class:`~clue_expert.game.Player` objects.  The game is the driver's
+        (:func:`~clue_expert.game.play_game`); the agent's seat is a
+        :class:`RemoteSeat`, which raises :class:`Disqualified` for any rule
+        the reference server enforces."""
+        agent = deal.players[seat]
+        result = play_game(deal, {**opponents, agent: RemoteSeat(self, seat)}, max_rounds=max_rounds)
+        return {"winner": result.winner, "round": result.win_round or max_rounds, "agent": agent}
+
+
+class RemoteSeat(Player):
+    """The agent under test as a seat of the game driver: each call is one
+    protocol message to it, and each answer is checked as the reference
+    server checks it (format, repeated suggestions, shown card, missed and
+    suicidal accusations)."""
+
+    def __init__(self, server: FakeContestServer, seat: int):
+        self.server = server
+        self.seat = seat
+
+    def start(self, edition, players, hand_sizes, hand) -> None:
+        self.names = list(players)
+        #: Cards the agent holds or has been shown.
+        self.seen = set(hand)
+        self.made: set = set()
+        self.must_accuse = False
+        expect(self.server.ask(f"reset {len(players)} {self.seat} {codes(hand)}"), "ok", "reset")
+
+    def suggest(self, turn, round) -> tuple:
+        reply = self.server.ask("suggest")
+        if len(reply) != 16 or not reply.lower().startswith("suggest "):
+            raise Disqualified(f"protocol violation answering suggest: {reply!r}")
+        cards = _triple(reply[8:].split())
+        if cards in self.made:
+            raise Disqualified(f"repeated suggestion {reply!r}")
+        self.made.add(cards)
+        return cards
+
+    def disprove(self, turn, by, cards, matching) -> str:
+        reply = self.server.ask(f"disprove {self.names.index(by)} {codes(cards)}")
+        if len(reply) != 7 or not reply.lower().startswith("show "):
+            raise Disqualified(f"protocol violation answering disprove: {reply!r}")
+        card = _card(reply[5:])
+        if card not in matching:
+            raise Disqualified(f"invalid disprove {reply!r}")
+        return card
+
+    def observe(self, event) -> None:
+        i = self.names.index(event.by)
+        if isinstance(event, AccusationEvent):
+            message = f"accusation {i} {codes(event.cards)} {'+' if event.correct else '-'}"
+        elif event.shown_by is None:
+            message = f"suggestion {i} {codes(event.cards)} -"
+        else:
+            message = f"suggestion {i} {codes(event.cards)} {self.names.index(event.shown_by)}"
+            if event.card is not None:  # the agent suggested or showed it
+                message += f" {CODE[event.card]}"
+                if i == self.seat:
+                    self.seen.add(event.card)
+        if isinstance(event, SuggestionEvent):
+            self.must_accuse = i == self.seat and event.shown_by is None and not set(event.cards) & self.seen
+        expect(self.server.ask(message), "ok", message.split()[0])
+
+    def accuse(self, turn):
+        reply = self.server.ask("accuse")
+        if reply == "-":
+            if self.must_accuse:
+                raise Disqualified("missed accusation: its own suggestion went undisproved")
+            return None
+        if len(reply) != 15 or not reply.lower().startswith("accuse "):
+            raise Disqualified(f"protocol violation answering accuse: {reply!r}")
+        accusation = _triple(reply[7:].split())
+        if set(accusation) & self.seen:
+            raise Disqualified(f"suicidal accusation {reply!r}")
+        return accusation
 
 
 def expect(reply: str, wanted: str, what: str) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import random
+import socket
 import subprocess
 import sys
 import threading
@@ -200,3 +201,36 @@ def test_cli_agent_as_the_server_launches_it(tmp_path):
             proc.kill()
     assert "-> 'dead'" in logfile.read_text()
     assert len(list(tmp_path.glob("bot1-game-*.yaml"))) == 1
+
+
+def test_fake_server_disqualifies_a_repeated_suggestion():
+    """The test double enforces the reference server's rules: a client that
+    always suggests the same triple is disqualified."""
+    from clue_expert.contest import Disqualified
+    server = FakeContestServer(timeout=10)
+    port = server.start()
+    same = "suggest " + codes([EDITION.category_cards(cat)[0] for cat in ("suspect", "weapon", "room")])
+
+    def client():
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"lazy alive")
+            while True:
+                message = conn.recv(512).decode("ascii")
+                if not message or message == "done":
+                    return
+                word = message.split()[0]
+                reply = {"suggest": same, "accuse": "-"}.get(word, "ok")
+                if word == "disprove":
+                    reply = "show " + message.split()[2]
+                conn.sendall(reply.encode("ascii"))
+    thread = threading.Thread(target=client, daemon=True)
+    thread.start()
+    try:
+        server.accept("lazy")
+        names = ("p0", "p1", "p2")
+        deal = random_deal(EDITION, names, random.Random(1))
+        opponents = {p: RuleBasedPlayer(p, "mitchell-advanced", seed=i) for i, p in enumerate(names[1:])}
+        with pytest.raises(Disqualified, match="repeated suggestion|missed accusation|invalid disprove"):
+            server.play_game(deal, 0, opponents)
+    finally:
+        server.close()
