@@ -462,7 +462,7 @@ class NotebookSession:
             if not nb.turns:
                 return [Message("no turns yet")]
             from .replay import describe_turn
-            return [Message(describe_turn(nb.record, n, t)) for n, t in enumerate(nb.record.turns, start=1)]
+            return [Message(describe_turn(n, t)) for n, t in enumerate(nb.record.turns, start=1)]
         if word == "why":
             key = parse_fact(rest, nb.edition, nb.knowledge.owners)
             if nb.knowledge.known(key):
@@ -481,7 +481,7 @@ class NotebookSession:
                 raise ClueError(f"there is no turn {n}")
             self._edit = n
             from .replay import describe_turn
-            return [Message("was: " + describe_turn(nb.record, n, nb.record.turns[n - 1]) +
+            return [Message("was: " + describe_turn(n, nb.record.turns[n - 1]) +
                             "; type the corrected turn (Enter to cancel)")]
         if word == "save":
             path = nb.save(rest.strip() or None)

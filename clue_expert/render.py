@@ -179,7 +179,7 @@ def probable_clues(k: Knowledge) -> Table | None:
 
 
 # --------------------------------------------------------------------- games
-def event_text(event, edition: Edition | None = None) -> Text:
+def event_text(event) -> Text:
     """One line per driver event, with all cards visible (the table's view)."""
     from .game import AccusationEvent
     if isinstance(event, AccusationEvent):

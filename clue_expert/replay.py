@@ -38,7 +38,7 @@ class Step:
     a replay, so only the last step's view of it is current)."""
 
 
-def describe_turn(record: Record, n: int, turn) -> str:
+def describe_turn(n: int, turn) -> str:
     """A turn in words, as the record's seat saw it."""
     if isinstance(turn, Accusation):
         return f"turn {n}: {turn.by} accuses {', '.join(turn.cards)} — {'right' if turn.correct else 'wrong'}"
@@ -67,9 +67,9 @@ def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
         try:
             feed(k, n, turn)
         except ClueError as exc:  # a contradiction: report it, keep the sheet before it
-            yield Step(n, describe_turn(record, n, turn), [], k.sheet(), [], k.solved(), error=str(exc), knowledge=k)
+            yield Step(n, describe_turn(n, turn), [], k.sheet(), [], k.solved(), error=str(exc), knowledge=k)
             return
-        yield _step(n, describe_turn(record, n, turn), k, before, fired)
+        yield _step(n, describe_turn(n, turn), k, before, fired)
 
 
 def _step(n: int, text: str, k: Knowledge, before: Sheet, fired: list) -> Step:
