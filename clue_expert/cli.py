@@ -7,6 +7,7 @@ import io
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -232,8 +233,6 @@ def cmd_play(args) -> int:
             raise ClueError(f"deal {deal.id} has {len(deal.players)} players, not {args.players}")
     elif args.players or args.seed is not None:
         n = args.players or 3
-        if not 3 <= n <= 6:
-            raise ClueError("Speed Clue is for 3 to 6 players")
         deal = random_deal(get_edition(args.edition), tuple(f"player{i + 1}" for i in range(n)),
                            _random.Random(args.seed if args.seed is not None else 0))
     else:
@@ -251,11 +250,8 @@ def cmd_play(args) -> int:
         if args.human in deal.players and deal.players.index(args.human) != seat:
             raise ClueError(f"{args.human!r} is already another seat's name")
         old = deal.players[seat]
-        renamed = tuple(args.human if p == old else p for p in deal.players)
-        from .deals import Deal
-        deal = Deal(id=deal.id, edition=deal.edition, players=renamed, envelope=deal.envelope,
-                    hands={(args.human if p == old else p): h for p, h in deal.hands.items()},
-                    name=deal.name, source=deal.source)
+        deal = replace(deal, players=tuple(args.human if p == old else p for p in deal.players),
+                       hands={(args.human if p == old else p): h for p, h in deal.hands.items()})
         return _play_human(args, deal, console)
     names = deal.players
     strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
@@ -392,8 +388,10 @@ def _play_human(args, deal, console) -> int:
         console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
     if args.record:
         from .records import dump_record
-        dump_record(result.record(args.human), args.record)
-        console.print(f"record of the game from your seat written to {args.record}")
+        seat = args.record_seat or args.human
+        dump_record(result.record(seat), args.record)
+        whose = "your" if seat == args.human else f"{seat}'s"
+        console.print(f"record of the game from {whose} seat written to {args.record}")
     return 0
 
 
