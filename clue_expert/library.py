@@ -356,17 +356,18 @@ def probably_lacked(k: "Knowledge", owner):
 @function("the envelope (suspect, weapon, room) if the sheet plus the unrefuted probable clues name "
           "one card in every category, else None")
 def probable_envelope(k: "Knowledge", _unused=None):
+    clues = k.probable_clues()
+    probably_owned = {c for kind, o, c in clues if kind == "probably-held" and o in k.players}
+    lacks = {p: k._lacked[p] | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
+             for p in k.players}
     out = []
-    players = [p for p in k.players]
     for cat in ("suspect", "weapon", "room"):
         known = envelope_card(k, cat)
         if known:
             out.append(known)
             continue
-        pool = [c for c in maybe_envelope(k, cat)
-                if not k._holders[c] and not any(c in probably_held(k, p) for p in players)]
-        lacked_by_all = [c for c in pool if all(c in k._lacked[p] or c in probably_lacked(k, p)
-                                                 for p in players)]
+        pool = [c for c in maybe_envelope(k, cat) if not k._holders[c] and c not in probably_owned]
+        lacked_by_all = [c for c in pool if all(c in lacks[p] for p in k.players)]
         if len(pool) == 1:
             out.append(pool[0])
         elif len(lacked_by_all) == 1:
