@@ -12,10 +12,10 @@ import argparse
 import statistics
 import time
 
-from clue_expert.beliefs import compute
-from clue_expert.knowledge import Knowledge
-from clue_expert.randomgame import random_records
-from clue_expert.records import feed
+from clue_expert.engine.beliefs import compute
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.testing.randomgame import random_records
+from clue_expert.core.records import feed
 
 TURNS = (6, 9, 12, 15, 18)
 

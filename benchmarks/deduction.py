@@ -10,12 +10,12 @@ import argparse
 import statistics
 import time
 
-from clue_expert.backbone import SatModel
-from clue_expert.cards import CATEGORIES
-from clue_expert.knowledge import Knowledge
-from clue_expert.oracle import cnf_entailed
-from clue_expert.randomgame import random_records
-from clue_expert.records import Accusation, feed
+from clue_expert.engine.backbone import SatModel
+from clue_expert.core.cards import CATEGORIES
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.testing.oracle import cnf_entailed
+from clue_expert.testing.randomgame import random_records
+from clue_expert.core.records import Accusation, feed
 
 
 def pct(xs, p):

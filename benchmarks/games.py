@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from clue_expert.simulate import make_specs, run_game
+from clue_expert.play.simulate import make_specs, run_game
 
 
 def main():

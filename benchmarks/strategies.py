@@ -22,8 +22,8 @@ import argparse
 import os
 import time
 
-from clue_expert.reproduce import kingston
-from clue_expert.simulate import make_specs, run_games, summarize
+from clue_expert.play.reproduce import kingston
+from clue_expert.play.simulate import make_specs, run_games, summarize
 
 OURS = ["clue-expert-open-information-gain", "clue-expert-information-gain", "clue-expert-focused"]
 FIELD = ["kingston-next-not-held", "mitchell-fixed", "mitchell-advanced"]
@@ -67,9 +67,9 @@ def models_part(players: list, games: int, workers: int) -> None:
     import tempfile
     from pathlib import Path
 
-    from clue_expert.players import load_decisions
-    from clue_expert.records import load_record, replay
-    from clue_expert.rules import default_rulesets
+    from clue_expert.play.players import load_decisions
+    from clue_expert.core.records import load_record, replay
+    from clue_expert.engine.rules import default_rulesets
 
     models = [load_decisions("model", m) for m in ("first-round-asks", "pattern-analysis")]
     for n in players:

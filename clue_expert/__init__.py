@@ -4,10 +4,10 @@ Facts about hands, passes and shown cards go into a forward-chaining experta
 engine whose rules are compiled from YAML files in ``rules/``; a SAT case
 analysis makes the deduction complete, and every conclusion is explained.
 """
-from .cards import Edition, get_edition
-from .errors import ClueError, ContradictionError, RecordError, RuleFileError, UnknownCardError
-from .knowledge import Knowledge, Sheet
-from .records import Record, load_record, replay
+from .core.cards import Edition, get_edition
+from .core.errors import ClueError, ContradictionError, RecordError, RuleFileError, UnknownCardError
+from .engine.knowledge import Knowledge, Sheet
+from .core.records import Record, load_record, replay
 
 __version__ = "0.1.0"
 __all__ = ["Edition", "get_edition", "ClueError", "ContradictionError", "RecordError", "RuleFileError",

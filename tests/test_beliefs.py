@@ -9,11 +9,11 @@ from collections import defaultdict
 
 import pytest
 
-from clue_expert.beliefs import compute
-from clue_expert.cards import build_edition
-from clue_expert.oracle import _deals, consistent
-from clue_expert.randomgame import random_record
-from clue_expert.records import Suggestion, replay
+from clue_expert.engine.beliefs import compute
+from clue_expert.core.cards import build_edition
+from clue_expert.testing.oracle import _deals, consistent
+from clue_expert.testing.randomgame import random_record
+from clue_expert.core.records import Suggestion, replay
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 
@@ -92,7 +92,7 @@ def test_deduce_probabilities_json(capsys):
     import json
     from pathlib import Path
 
-    from clue_expert.cli import main
+    from clue_expert.people.cli import main
     ex = Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml"
     assert main(["deduce", "--json", "--probabilities", "--turn", "2", str(ex)]) == 0
     sheet = json.loads(capsys.readouterr().out)
@@ -130,7 +130,7 @@ def brute_suggestion(record, upto, triple):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_suggestion_values_match_brute_force(players):
-    from clue_expert.beliefs import SuggestionEvaluator
+    from clue_expert.engine.beliefs import SuggestionEvaluator
     rng = random.Random(300 + players)
     for _ in range(5):
         record = random_record(rng, players, n_turns=6, edition=SMALL, accuse_rate=0.1)
@@ -155,7 +155,7 @@ def test_suggestion_values_match_brute_force(players):
 
 
 def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
-    from clue_expert.beliefs import SuggestionEvaluator
+    from clue_expert.engine.beliefs import SuggestionEvaluator
     record = random_record(random.Random(5), 3, n_turns=9)
     k = replay(record)
     ev = SuggestionEvaluator(k)
@@ -172,7 +172,7 @@ def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
 
 
 def test_fast_estimate_agrees_with_the_pass_per_suggestion():
-    from clue_expert.beliefs import SuggestionEvaluator
+    from clue_expert.engine.beliefs import SuggestionEvaluator
     rng = random.Random(4)
     for players in (3, 4, 5):
         k = replay(random_record(rng, players, n_turns=10))
@@ -199,7 +199,7 @@ def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, t
     the envelope to 1; the true owner of every card and the true envelope
     keep positive probability; and the best suggestion's exact value lies
     between 0 and the envelope's entropy."""
-    from clue_expert.beliefs import SuggestionEvaluator
+    from clue_expert.engine.beliefs import SuggestionEvaluator
     record = random_record(random.Random(seed), players, n_turns=turns, accuse_rate=0.05)
     k = replay(record)
     b = compute(k)

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from clue_expert.cards import dealt_hand_sizes, editions, get_edition
-from clue_expert.deals import get_deal, parse_deal, shipped_deals
-from clue_expert.errors import DealError, UnknownCardError, UnknownEditionError
+from clue_expert.core.cards import dealt_hand_sizes, editions, get_edition
+from clue_expert.core.deals import get_deal, parse_deal, shipped_deals
+from clue_expert.core.errors import DealError, UnknownCardError, UnknownEditionError
 
 
 def test_editions_shipped():

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clue_expert.cli import main
+from clue_expert.people.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 EX = str(EXAMPLES / "three-players.yaml")

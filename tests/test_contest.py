@@ -10,10 +10,10 @@ import threading
 
 import pytest
 
-from clue_expert.contest import EDITION, ContestAgent, FakeContestServer, codes
-from clue_expert.deals import random_deal
-from clue_expert.players import RuleBasedPlayer
-from clue_expert.records import load_record, replay
+from clue_expert.play.contest import EDITION, ContestAgent, FakeContestServer, codes
+from clue_expert.core.deals import random_deal
+from clue_expert.play.players import RuleBasedPlayer
+from clue_expert.core.records import load_record, replay
 
 
 def start_agent(identifier="agent7", **kw):
@@ -143,7 +143,7 @@ rules:
 
 
 def test_bad_rule_file_fails_at_start(tmp_path):
-    from clue_expert.errors import RuleFileError
+    from clue_expert.core.errors import RuleFileError
     bad = tmp_path / "bad.yaml"
     bad.write_text("id: bad\nkind: strategy\ntitle: t\nrules:\n  - id: r\n    message: m\n    when: your-turn\n"
                    "    then:\n      - suggest: {suspect: green, weapon: 'x', room: 'y'}\n")
@@ -206,7 +206,7 @@ def test_cli_agent_as_the_server_launches_it(tmp_path):
 def test_fake_server_disqualifies_a_repeated_suggestion():
     """The test double enforces the reference server's rules: a client that
     always suggests the same triple is disqualified."""
-    from clue_expert.contest import Disqualified
+    from clue_expert.play.contest import Disqualified
     server = FakeContestServer(timeout=10)
     port = server.start()
     same = "suggest " + codes([EDITION.category_cards(cat)[0] for cat in ("suspect", "weapon", "room")])

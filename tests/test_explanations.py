@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from clue_expert.cards import get_edition
-from clue_expert.knowledge import CASE_ANALYSIS, Knowledge
-from clue_expert.randomgame import random_record
-from clue_expert.records import load_record, replay
+from clue_expert.core.cards import get_edition
+from clue_expert.engine.knowledge import CASE_ANALYSIS, Knowledge
+from clue_expert.testing.randomgame import random_record
+from clue_expert.core.records import load_record, replay
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 

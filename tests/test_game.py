@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from clue_expert.cards import CATEGORIES, get_edition
-from clue_expert.deals import Deal, get_deal, random_deal
-from clue_expert.game import AccusationEvent, PlayerError, SuggestionEvent, play_game
-from clue_expert.players import RuleBasedPlayer, ScriptedPlayer
-from clue_expert.records import replay
+from clue_expert.core.cards import CATEGORIES, get_edition
+from clue_expert.core.deals import Deal, get_deal, random_deal
+from clue_expert.play.game import AccusationEvent, PlayerError, SuggestionEvent, play_game
+from clue_expert.play.players import RuleBasedPlayer, ScriptedPlayer
+from clue_expert.core.records import replay
 
 ED = get_edition("cluedo")
 

@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from clue_expert.cli import main
-from clue_expert.deals import get_deal
-from clue_expert.errors import ClueError
-from clue_expert.game import play_game
-from clue_expert.players import load_decisions, parse_seat, seat_player
-from clue_expert.randomgame import random_record
-from clue_expert.records import dump_record, replay
-from clue_expert.rules import default_rulesets
+from clue_expert.people.cli import main
+from clue_expert.core.deals import get_deal
+from clue_expert.core.errors import ClueError
+from clue_expert.play.game import play_game
+from clue_expert.play.players import load_decisions, parse_seat, seat_player
+from clue_expert.testing.randomgame import random_record
+from clue_expert.core.records import dump_record, replay
+from clue_expert.engine.rules import default_rulesets
 
 MODELS = [load_decisions("model", "first-round-asks"), load_decisions("model", "pattern-analysis")]
 
@@ -97,9 +97,9 @@ def test_reproduce_mitchell_with_an_extra_strategy(capsys):
 
 
 def test_a_reused_player_does_not_reuse_the_last_games_beliefs():
-    from clue_expert.cards import get_edition
-    from clue_expert.deals import random_deal
-    from clue_expert.players import RuleBasedPlayer
+    from clue_expert.core.cards import get_edition
+    from clue_expert.core.deals import random_deal
+    from clue_expert.play.players import RuleBasedPlayer
     e = get_edition("cluedo")
     names = ("p1", "p2", "p3")
     d1, d2 = (random_deal(e, names, random.Random(s)) for s in (1, 2))
@@ -114,7 +114,7 @@ def test_a_reused_player_does_not_reuse_the_last_games_beliefs():
 
 
 def test_estimates_do_not_depend_on_the_order_of_the_cards():
-    from clue_expert.beliefs import SuggestionEvaluator
+    from clue_expert.engine.beliefs import SuggestionEvaluator
     k = replay(random_record(random.Random(1), 4, n_turns=12))
     ev = SuggestionEvaluator(k)
     for t in ev.candidates()[:10]:

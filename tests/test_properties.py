@@ -8,12 +8,12 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clue_expert.cards import get_edition
-from clue_expert.deals import random_deal
-from clue_expert.errors import ContradictionError
-from clue_expert.knowledge import Knowledge
-from clue_expert.randomgame import random_turns, seat_view
-from clue_expert.records import Accusation, Suggestion, feed
+from clue_expert.core.cards import get_edition
+from clue_expert.core.deals import random_deal
+from clue_expert.core.errors import ContradictionError
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.testing.randomgame import random_turns, seat_view
+from clue_expert.core.records import Accusation, Suggestion, feed
 
 ED = get_edition("cluedo")
 SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])

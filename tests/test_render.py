@@ -4,9 +4,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from clue_expert.records import load_record, replay
-from clue_expert.render import ExplanationView, RulesView, SheetView, make_console
-from clue_expert.rules import default_rulesets
+from clue_expert.core.records import load_record, replay
+from clue_expert.people.render import ExplanationView, RulesView, SheetView, make_console
+from clue_expert.engine.rules import default_rulesets
 
 EX = Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml"
 

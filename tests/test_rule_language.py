@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from clue_expert.errors import ExpressionError, RuleFileError
-from clue_expert.expr import compile_expression
-from clue_expert.library import FUNCTIONS
-from clue_expert.rules import load_ruleset, parse_ruleset
+from clue_expert.core.errors import ExpressionError, RuleFileError
+from clue_expert.engine.expr import compile_expression
+from clue_expert.engine.library import FUNCTIONS
+from clue_expert.engine.rules import load_ruleset, parse_ruleset
 
 
 def ev(src, **env):
@@ -80,8 +80,8 @@ def test_duplicate_rule_id():
 
 
 def test_user_rule_file_loads_and_runs(tmp_path):
-    from clue_expert.cards import get_edition
-    from clue_expert.knowledge import Knowledge
+    from clue_expert.core.cards import get_edition
+    from clue_expert.engine.knowledge import Knowledge
     rule = {"id": "mine", "title": "t", "rules": [{
         "id": "others-lack-held-card", "message": "{owner} holds {card}, so {other} lacks it", "when": "held",
         "for": {"other": "others(owner)"}, "then": [{"lacked": ["other", "card"]}]}]}
@@ -95,9 +95,9 @@ def test_user_rule_file_loads_and_runs(tmp_path):
 
 
 def test_unsound_user_rule_is_caught_as_a_named_contradiction(tmp_path):
-    from clue_expert.cards import get_edition
-    from clue_expert.errors import ContradictionError
-    from clue_expert.knowledge import Knowledge
+    from clue_expert.core.cards import get_edition
+    from clue_expert.core.errors import ContradictionError
+    from clue_expert.engine.knowledge import Knowledge
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(GOOD))
     k = Knowledge(get_edition("cluedo"), ["a", "b", "c"], rulesets=[load_ruleset(path)], complete=False)
@@ -109,7 +109,7 @@ def test_unsound_user_rule_is_caught_as_a_named_contradiction(tmp_path):
 def test_every_library_function_is_documented():
     from pathlib import Path
 
-    from clue_expert.library import DESCRIPTIONS
+    from clue_expert.engine.library import DESCRIPTIONS
     doc = (Path(__file__).resolve().parent.parent / "docs" / "rule-language.md").read_text(encoding="utf-8")
     missing = [name for name, text in DESCRIPTIONS.items() if f"| `{name}(" not in doc or text not in doc]
     assert not missing, f"docs/rule-language.md lacks (or has an old description of): {missing}"

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from clue_expert.cli import main
-from clue_expert.deals import get_deal
-from clue_expert.errors import ClueError
-from clue_expert.records import load_record, replay
-from clue_expert.reproduce import kingston, published
-from clue_expert.simulate import envelope_variants, make_specs, run_games, summarize, wilson
+from clue_expert.people.cli import main
+from clue_expert.core.deals import get_deal
+from clue_expert.core.errors import ClueError
+from clue_expert.core.records import load_record, replay
+from clue_expert.play.reproduce import kingston, published
+from clue_expert.play.simulate import envelope_variants, make_specs, run_games, summarize, wilson
 
 
 def test_seats_rotate_across_games():

@@ -7,12 +7,12 @@ import random
 
 import pytest
 
-from clue_expert.cards import build_edition, get_edition
-from clue_expert.deals import random_deal
-from clue_expert.knowledge import Knowledge
-from clue_expert.oracle import brute_force_entailed, cnf_entailed
-from clue_expert.randomgame import random_record, random_turns, seat_view
-from clue_expert.records import Record, feed
+from clue_expert.core.cards import build_edition, get_edition
+from clue_expert.core.deals import random_deal
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed
+from clue_expert.testing.randomgame import random_record, random_turns, seat_view
+from clue_expert.core.records import Record, feed
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clue_expert.cards import get_edition
-from clue_expert.cli import main
-from clue_expert.deals import get_deal
-from clue_expert.game import play_game
-from clue_expert.human import HumanPlayer, HumanQuit
-from clue_expert.notebook import Changes, Message, NotebookSession, split_cards
-from clue_expert.players import RuleBasedPlayer
-from clue_expert.records import load_record, replay
-from clue_expert.render import make_console, output_item
-from clue_expert.replay import hindsight, steps
+from clue_expert.core.cards import get_edition
+from clue_expert.people.cli import main
+from clue_expert.core.deals import get_deal
+from clue_expert.play.game import play_game
+from clue_expert.people.human import HumanPlayer, HumanQuit
+from clue_expert.people.notebook import Changes, Message, NotebookSession, split_cards
+from clue_expert.play.players import RuleBasedPlayer
+from clue_expert.core.records import load_record, replay
+from clue_expert.people.render import make_console, output_item
+from clue_expert.people.replay import hindsight, steps
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 CLUEDO = get_edition("cluedo")
@@ -168,7 +168,7 @@ def test_human_seat_validates_and_plays():
     assert any("did you mean 'hall'" in m for m in msgs)
     assert any("names one suspect, one weapon and one room" in m or "shows you" in m for m in msgs)
     assert any("'sheet'" in m for m in msgs)  # help
-    from clue_expert.knowledge import Sheet
+    from clue_expert.engine.knowledge import Sheet
     assert any(isinstance(t, Sheet) for t in told)
     # his own marks only: no envelope deduction without hints
     assert human.marks.status("envelope", "prof-plum") == "unknown"

@@ -19,8 +19,8 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
-from .cards import CATEGORIES
-from .records import Accusation, Record
+from ..core.cards import CATEGORIES
+from ..core.records import Accusation, Record
 
 ENVELOPE = "envelope"
 

@@ -29,8 +29,8 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .cards import CATEGORIES
-from .facts import ENVELOPE
+from ..core.cards import CATEGORIES
+from ..core.facts import ENVELOPE
 from .knowledge import Knowledge
 
 CAT_INDEX = {cat: i for i, cat in enumerate(CATEGORIES)}

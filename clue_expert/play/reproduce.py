@@ -15,7 +15,8 @@ from typing import Callable
 
 import yaml
 
-from .deals import get_deal
+from ..core.deals import get_deal
+from ..core.paths import published_dir
 from .simulate import GameSpec, envelope_variants, hash_seed, make_specs, run_games, summarize
 
 KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
@@ -45,7 +46,7 @@ class Comparison:
 @functools.lru_cache(maxsize=None)
 def published(name: str) -> dict:
     """The published figures of a paper."""
-    with open(Path(__file__).resolve().parent / "published" / f"{name}.yaml", encoding="utf-8") as fh:
+    with open(published_dir() / f"{name}.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import yaml
 
-from .cards import Edition, dealt_hand_sizes, get_edition
-from .errors import ClueError
-from .facts import DECISION_KINDS, describe, parse_fact
-from .knowledge import Knowledge, Sheet
-from .records import Record, load_record, parse_record, replay
-from .rules import default_rulesets
+from ..core.cards import Edition, dealt_hand_sizes, get_edition
+from ..core.errors import ClueError
+from ..core.facts import DECISION_KINDS, describe, parse_fact
+from ..engine.knowledge import Knowledge, Sheet
+from ..core.records import Record, load_record, parse_record, replay
+from ..engine.rules import default_rulesets
 
 
 @dataclass
@@ -144,7 +144,7 @@ class Notebook:
         self.path = Path(path) if path else None
         self.strategy = None
         if strategy:
-            from .players import load_decisions
+            from ..play.players import load_decisions
             self.strategy = load_decisions("strategy", strategy)
         self.record = self._validate(self.turns)
         self.knowledge = self._build(self.record)
@@ -456,7 +456,7 @@ class NotebookSession:
         if word == "sheet":
             return [nb.knowledge.sheet()]
         if word in ("odds", "probabilities"):
-            from .beliefs import compute
+            from ..engine.beliefs import compute
             return [Probabilities(nb.knowledge.sheet(), compute(nb.knowledge))]
         if word == "history":
             if not nb.turns:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def data_dir(name: str) -> Path:
@@ -21,3 +21,8 @@ def data_dir(name: str) -> Path:
 def editions_dir() -> Path:
     """The directory of edition files (package data)."""
     return _PACKAGE / "editions"
+
+
+def published_dir() -> Path:
+    """The directory of the published result tables (package data)."""
+    return _PACKAGE / "published"

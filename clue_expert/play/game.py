@@ -13,10 +13,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from .cards import CATEGORIES, Edition
-from .deals import Deal
-from .errors import ClueError
-from .records import Accusation, Record, Suggestion
+from ..core.cards import CATEGORIES, Edition
+from ..core.deals import Deal
+from ..core.errors import ClueError
+from ..core.records import Accusation, Record, Suggestion
 
 
 class PlayerError(ClueError):

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .cards import CATEGORIES, get_edition
-from .deals import Deal, get_deal, random_deal
-from .errors import ClueError
+from ..core.cards import CATEGORIES, get_edition
+from ..core.deals import Deal, get_deal, random_deal
+from ..core.errors import ClueError
 from .game import play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, parse_seat, seat_player
-from .records import dump_record
+from ..core.records import dump_record
 
 
 @dataclass(frozen=True)

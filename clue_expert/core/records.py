@@ -355,7 +355,7 @@ def replay(record: Record, upto: int | None = None, *, on_fire: Callable | None 
     turn ``upto`` (all turns when None).  With ``strict`` a contradiction
     raises; otherwise returns ``(knowledge, error)`` with the knowledge as it
     was before the offending turn."""
-    from .knowledge import Knowledge
+    from ..engine.knowledge import Knowledge
 
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
                   rulesets=rulesets, on_fire=on_fire)

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from .cards import CATEGORIES, dealt_hand_sizes, get_edition
-from .errors import ClueError
+from ..core.cards import CATEGORIES, dealt_hand_sizes, get_edition
+from ..core.errors import ClueError
 from .game import AccusationEvent, Player, SuggestionEvent, play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, DEFAULT_STRATEGY, RuleBasedPlayer
-from .records import Accusation, Record, Suggestion, dump_record
+from ..core.records import Accusation, Record, Suggestion, dump_record
 
 EDITION = get_edition("contest")
 #: card id -> two-letter code, and back (lower-case).

@@ -24,7 +24,7 @@ import ast
 import operator
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import ExpressionError
+from ..core.errors import ExpressionError
 
 Env = dict
 Compiled = Callable[[Env], Any]

@@ -8,12 +8,12 @@ import random
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .cards import Edition
-from .errors import ClueError
+from ..core.cards import Edition
+from ..core.errors import ClueError
 from .game import Player, feed_event
-from .knowledge import Candidate, Firing, Knowledge
-from .paths import data_dir
-from .rules import RuleSet, default_rulesets, load_ruleset
+from ..engine.knowledge import Candidate, Firing, Knowledge
+from ..core.paths import data_dir
+from ..engine.rules import RuleSet, default_rulesets, load_ruleset
 
 #: Rule-file kind -> its folder under rules/.
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}

@@ -25,11 +25,11 @@ import jsonschema
 import yaml
 
 from ._experta import AS, KnowledgeEngine, Rule
-from .errors import ExpressionError, RuleFileError
+from ..core.errors import ExpressionError, RuleFileError
 from .expr import Expression, compile_expression
-from .facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
+from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
 from .library import FUNCTIONS
-from .paths import data_dir
+from ..core.paths import data_dir
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {

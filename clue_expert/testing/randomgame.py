@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from .cards import CATEGORIES, Edition, get_edition
-from .deals import Deal, random_deal
-from .records import Accusation, Record, Suggestion
+from ..core.cards import CATEGORIES, Edition, get_edition
+from ..core.deals import Deal, random_deal
+from ..core.records import Accusation, Record, Suggestion
 
 
 def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: float = 0.03) -> list:

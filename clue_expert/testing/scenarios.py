@@ -29,12 +29,12 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from .cards import get_edition
-from .errors import ContradictionError, RuleFileError
-from .facts import REQUEST_KINDS, describe, parse_fact
-from .knowledge import Knowledge
-from .records import feed
-from .rules import RuleSet
+from ..core.cards import get_edition
+from ..core.errors import ContradictionError, RuleFileError
+from ..core.facts import REQUEST_KINDS, describe, parse_fact
+from ..engine.knowledge import Knowledge
+from ..core.records import feed
+from ..engine.rules import RuleSet
 
 SCENARIO_SCHEMA = {
     "type": "object",
@@ -198,7 +198,7 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
 
 def _turns(raw_turns, edition, players):
     """Turns of a scenario, parsed leniently (no seat's hand needed)."""
-    from .records import Accusation, Suggestion
+    from ..core.records import Accusation, Suggestion
     out = []
     for t in raw_turns:
         if "accuse" in t:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Callable
 
-from .facts import ENVELOPE, cards_key, held_key, lacked_key
+from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from .knowledge import Knowledge
@@ -381,7 +381,7 @@ def _shadow(k: "Knowledge", player: str):
     """The player's view as far as the seat can model it: every public
     event, the cards the seat showed him, and what the seat knows of his own
     hand (which he knows too).  Deduction by rules only."""
-    from .errors import ContradictionError
+    from ..core.errors import ContradictionError
     from .knowledge import Knowledge
     shadow = Knowledge(k.edition, k.players, player, k.hand_sizes, complete=False)
     try:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .facts import describe
-from .errors import ClueError
-from .knowledge import Knowledge, Sheet
-from .records import Accusation, Record, feed
+from ..core.facts import describe
+from ..core.errors import ClueError
+from ..engine.knowledge import Knowledge, Sheet
+from ..core.records import Accusation, Record, feed
 
 
 @dataclass

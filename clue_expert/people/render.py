@@ -14,10 +14,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from .cards import CATEGORIES, Edition
-from .facts import describe
-from .knowledge import Explanation, Firing, Knowledge, Sheet
-from .rules import RuleSet
+from ..core.cards import CATEGORIES, Edition
+from ..core.facts import describe
+from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
+from ..engine.rules import RuleSet
 
 MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
 STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
@@ -181,7 +181,7 @@ def probable_clues(k: Knowledge) -> Table | None:
 # --------------------------------------------------------------------- games
 def event_text(event) -> Text:
     """One line per driver event, with all cards visible (the table's view)."""
-    from .game import AccusationEvent
+    from ..play.game import AccusationEvent
     if isinstance(event, AccusationEvent):
         t = Text(f"turn {event.turn:3d}  ", style="dim")
         t.append(f"{event.by} accuses {', '.join(event.cards)}: ", style="bold")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ._experta import Fact
+from ..engine._experta import Fact
 
 #: The owner name of the case file.
 ENVELOPE = "envelope"

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .cards import CATEGORIES, Edition
-from .errors import ClueError
-from .game import Player, SuggestionEvent, feed_event
-from .knowledge import Knowledge
+from ..core.cards import CATEGORIES, Edition
+from ..core.errors import ClueError
+from ..play.game import Player, SuggestionEvent, feed_event
+from ..engine.knowledge import Knowledge
 from .notebook import Message, split_cards
-from .rules import default_rulesets
+from ..engine.rules import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
 OWN_MARKS = ("record-own-hand", "record-pass-as-lacked", "record-seen-card-as-held", "full-hand-lacks-everything-else")
@@ -87,7 +87,7 @@ class HumanPlayer(Player):
         self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False)
         self.marks.observe_hand(hand)
         if self.hints:
-            from .players import load_decisions
+            from ..play.players import load_decisions
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),))
             self.engine.observe_hand(hand)

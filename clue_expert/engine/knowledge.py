@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from .backbone import SatModel, Unsatisfiable
-from .cards import CATEGORIES, Edition, dealt_hand_sizes
-from .errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
-from .facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
+from ..core.cards import CATEGORIES, Edition, dealt_hand_sizes
+from ..core.errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
+from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
                     cards_key, describe, held_key, key_of, lacked_key)
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)

@@ -10,16 +10,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from . import __version__
-from .cards import editions
-from .deals import shipped_deals
-from .errors import ClueError, ContradictionError
-from .facts import DECISION_KINDS, describe, parse_fact
-from .paths import data_dir
-from .records import load_record, replay
+from .. import __version__
+from ..core.cards import editions
+from ..core.deals import shipped_deals
+from ..core.errors import ClueError, ContradictionError
+from ..core.facts import DECISION_KINDS, describe, parse_fact
+from ..core.paths import data_dir
+from ..core.records import load_record, replay
 from .render import (ExplanationView, RulesView, SheetView, explanation_json, firing_line, knowledge_summary,
                      make_console)
-from .rules import default_rulesets, load_ruleset
+from ..engine.rules import default_rulesets, load_ruleset
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
 
@@ -65,7 +65,7 @@ def cmd_deduce(args) -> int:
                           rulesets=_with_models(args))
         beliefs = None
         if args.probabilities:
-            from .beliefs import compute
+            from ..engine.beliefs import compute
             beliefs = compute(k)
         if args.json:
             sheet = k.sheet().to_json()
@@ -104,7 +104,7 @@ def _with_models(args):
     """The deduction rules plus the ``--model`` rule sets, or None (default)."""
     if not getattr(args, "model", None):
         return None
-    from .players import load_decisions
+    from ..play.players import load_decisions
     return [*default_rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(args.model))]
 
 
@@ -157,16 +157,16 @@ def cmd_why(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    from .rules import rule_files
+    from ..engine.rules import rule_files
 
     if args.files:
         rulesets = [load_ruleset(p) for p in args.files]
     else:
-        from .players import FOLDERS
+        from ..play.players import FOLDERS
         folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
-    from .rules import all_rules
+    from ..engine.rules import all_rules
     for kind in {rs.kind for rs in rulesets}:
         all_rules([rs for rs in rulesets if rs.kind == kind])  # rule ids must be unique
     if args.json:
@@ -211,11 +211,11 @@ DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mit
 def cmd_play(args) -> int:
     import random as _random
 
-    from .deals import get_deal, random_deal
-    from .cards import get_edition
-    from .game import play_game
-    from .players import seat_player
-    from .records import dump_record
+    from ..core.deals import get_deal, random_deal
+    from ..core.cards import get_edition
+    from ..play.game import play_game
+    from ..play.players import seat_player
+    from ..core.records import dump_record
     from .render import decision_text, deduction_text, event_text
 
     console = _console(args)
@@ -336,9 +336,9 @@ def cmd_play(args) -> int:
 
 def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
-    from .game import AccusationEvent, play_game
+    from ..play.game import AccusationEvent, play_game
     from .human import HumanPlayer, HumanQuit
-    from .players import seat_player
+    from ..play.players import seat_player
     from .render import output_item
 
     names = deal.players
@@ -387,7 +387,7 @@ def _play_human(args, deal, console) -> int:
     if args.sheets:
         console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
     if args.record:
-        from .records import dump_record
+        from ..core.records import dump_record
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)
         whose = "your" if seat == args.human else f"{seat}'s"
@@ -399,7 +399,7 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .render import SummaryView
-    from .simulate import make_specs, run_games, summarize
+    from ..play.simulate import make_specs, run_games, summarize
 
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
@@ -434,11 +434,11 @@ def cmd_simulate(args) -> int:
 
 def cmd_reproduce(args) -> int:
     from .render import ComparisonView
-    from .reproduce import kingston, mitchell
+    from ..play.reproduce import kingston, mitchell
 
     workers = args.workers or os.cpu_count() or 1
     extra = tuple(args.strategy or ())
-    from .players import parse_seat
+    from ..play.players import parse_seat
     for spec in extra:
         parse_seat(spec)  # fail early on unknown names
     if args.paper == "kingston":
@@ -456,7 +456,7 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_contest_agent(args) -> int:
-    from .contest import ContestAgent
+    from ..play.contest import ContestAgent
 
     if not 1 <= args.port <= 65535:
         raise ClueError(f"port {args.port} is not a TCP port (1-65535)")
@@ -567,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS
+    from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS
 
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")

@@ -1,0 +1,89 @@
+"""The frozendict==1.2 workaround lives in clue_expert/_experta.py only, and
+gives a working engine on this Python."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "clue_expert"
+
+
+def test_experta_works_in_a_fresh_interpreter():
+    code = ("from clue_expert.engine._experta import KnowledgeEngine, Rule, Fact, AS\n"
+            "class F(Fact): pass\n"
+            "hits = []\n"
+            "class E(KnowledgeEngine):\n"
+            "    @Rule(AS.f << F(x=1))\n"
+            "    def r(self, f): hits.append(f['x'])\n"
+            "e = E(); e.reset(); e.declare(F(x=1)); e.declare(F(x=2)); e.run()\n"
+            "assert hits == [1], hits\n"
+            "import experta, frozendict; print(experta.__version__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1.9.4"
+
+
+def test_only_the_shim_imports_experta():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "_experta.py":
+            continue
+        if re.search(r"^\s*(from|import)\s+experta\b", path.read_text(), re.M):
+            offenders.append(path.name)
+    assert not offenders, f"import experta through clue_expert.engine._experta, not directly: {offenders}"
+
+
+#: Which layers each layer may import (arrows point down only).
+ALLOWED = {
+    "core": {"core"},
+    "engine": {"core", "engine"},
+    "play": {"core", "engine", "play"},
+    "testing": {"core", "engine", "play", "testing"},
+    "people": {"core", "engine", "play", "testing", "people"},
+}
+
+
+def _imports(path: Path):
+    """(line number, indented?, absolute target module) of each package import."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    here = list(rel.parts[:-1])
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        m = re.match(r"^(\s*)from (\.+)([\w.]*) import", line)
+        if m:
+            base = here[: len(here) - (len(m.group(2)) - 1)]
+            target = ".".join(base + ([m.group(3)] if m.group(3) else []))
+            yield n, bool(m.group(1)), target
+        m = re.match(r"^(\s*)(?:from|import) (clue_expert[\w.]*)", line)
+        if m:
+            yield n, bool(m.group(1)), m.group(2)
+
+
+def test_layers_point_one_way():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        if len(parts) < 2:
+            continue
+        layer = parts[0]
+        for n, _, target in _imports(path):
+            tparts = target.split(".")
+            if len(tparts) >= 2 and tparts[1] in ALLOWED and tparts[1] not in ALLOWED[layer]:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{n} imports {target}")
+    assert not offenders, offenders
+
+
+def test_no_function_local_imports_of_the_package():
+    offenders = [f"{path.relative_to(PACKAGE)}:{n} imports {target}"
+                 for path in PACKAGE.rglob("*.py") for n, local, target in _imports(path) if local]
+    assert not offenders, offenders
+
+
+def test_only_render_imports_rich_and_only_cli_imports_argparse():
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text()
+        if path.name != "render.py":
+            assert not re.search(r"^\s*(from|import)\s+rich\b", text, re.M), path
+        if path.name != "cli.py":
+            assert not re.search(r"^\s*(from|import)\s+argparse\b", text, re.M), path
