@@ -15,7 +15,7 @@ import time
 from clue_expert.engine.beliefs import compute
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_records
-from clue_expert.core.records import feed
+from clue_expert.core.observations import DealtHand
 
 TURNS = (6, 9, 12, 15, 18)
 
@@ -31,9 +31,9 @@ def main():
         times, states = [], []
         for record in random_records(args.seed * 10 + n, args.records, n, max(TURNS)):
             k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
-            k.observe_hand(record.hand)
+            k.observe(DealtHand(k.me, tuple(record.hand)))
             for i, turn in enumerate(record.turns, start=1):
-                feed(k, i, turn)
+                k.observe(turn, i)
                 if i in TURNS:
                     t = time.perf_counter()
                     b = compute(k)

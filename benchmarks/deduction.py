@@ -15,7 +15,7 @@ from clue_expert.core.cards import CATEGORIES
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_records
-from clue_expert.core.records import Accusation, feed
+from clue_expert.core.observations import Accusation, DealtHand
 
 
 def pct(xs, p):
@@ -37,12 +37,12 @@ def engine_run(record, oracle: bool):
     else:
         k.new_game(record.me, record.hand_sizes)
     t = time.perf_counter()
-    k.observe_hand(record.hand)
+    k.observe(DealtHand(k.me, tuple(record.hand)))
     times.append(time.perf_counter() - t)
     checks = []
     for n, turn in enumerate(record.turns, start=1):
         t = time.perf_counter()
-        feed(k, n, turn)
+        k.observe(turn, n)
         times.append(time.perf_counter() - t)
         if oracle:
             checks.append((n, {(o, c): s for o in k.owners for c in record.edition.card_ids

@@ -7,7 +7,8 @@ analysis makes the deduction complete, and every conclusion is explained.
 from .core.cards import Edition, get_edition
 from .core.errors import ClueError, ContradictionError, RecordError, RuleFileError, UnknownCardError
 from .engine.knowledge import Knowledge, Sheet
-from .core.records import Record, load_record, replay
+from .core.records import Record, load_record
+from .engine.knowledge import replay_record as replay
 
 __version__ = "0.1.0"
 __all__ = ["Edition", "get_edition", "ClueError", "ContradictionError", "RecordError", "RuleFileError",

@@ -13,7 +13,8 @@ from clue_expert.engine.beliefs import compute
 from clue_expert.core.cards import build_edition
 from clue_expert.testing.oracle import _deals, consistent
 from clue_expert.testing.randomgame import random_record
-from clue_expert.core.records import Suggestion, replay
+from clue_expert.core.records import Suggestion
+from clue_expert.engine.knowledge import replay_record as replay
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 

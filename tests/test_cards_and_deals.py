@@ -78,7 +78,7 @@ def test_valid_deal_parses():
 
 @pytest.mark.parametrize("change,message", [
     (lambda d: d["hands"]["a"].__setitem__(0, "rope"), "dealt twice"),
-    (lambda d: d.__setitem__("envelope", ["plum", "hall", "rope"]), "one suspect, one weapon and one room"),
+    (lambda d: d.__setitem__("envelope", ["plum", "hall", "kitchen"]), "one suspect, one weapon and one room"),
     (lambda d: d["hands"]["a"].pop(), "not dealt"),
     (lambda d: (d["hands"]["a"].pop(), d["hands"]["c"].append("candlestick")), "dealing rule"),
     (lambda d: d["hands"].pop("c"), "hands are given for"),

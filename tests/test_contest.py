@@ -13,7 +13,8 @@ import pytest
 from clue_expert.play.contest import EDITION, ContestAgent, FakeContestServer, codes
 from clue_expert.core.deals import random_deal
 from clue_expert.play.players import RuleBasedPlayer
-from clue_expert.core.records import load_record, replay
+from clue_expert.core.records import load_record
+from clue_expert.engine.knowledge import replay_record as replay
 
 
 def start_agent(identifier="agent7", **kw):

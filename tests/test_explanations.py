@@ -8,7 +8,9 @@ from pathlib import Path
 from clue_expert.core.cards import get_edition
 from clue_expert.engine.knowledge import CASE_ANALYSIS, Knowledge
 from clue_expert.testing.randomgame import random_record
-from clue_expert.core.records import load_record, replay
+from clue_expert.core.observations import DealtHand
+from clue_expert.core.records import load_record
+from clue_expert.engine.knowledge import replay_record as replay
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 
@@ -67,6 +69,6 @@ def test_why_tree_reaches_observations():
 def test_watch_reports_firings_in_order():
     fired = []
     k = Knowledge(get_edition("cluedo"), ["a", "b", "c"], "a", on_fire=fired.append)
-    k.observe_hand(["scarlett", "rope", "hall", "lounge", "dagger", "plum"])
+    k.observe(DealtHand(k.me, tuple(["scarlett", "rope", "hall", "lounge", "dagger", "plum"])))
     assert fired and [f.step for f in fired] == sorted(f.step for f in fired)
     assert fired[0].rule in ("envelope-needs-one-card-per-category", "record-own-hand")

@@ -6,11 +6,13 @@ import random
 
 import pytest
 
-from clue_expert.core.cards import CATEGORIES, get_edition
+from clue_expert.core.cards import CLASSIC_CATEGORIES as CATEGORIES, get_edition
 from clue_expert.core.deals import Deal, get_deal, random_deal
-from clue_expert.play.game import AccusationEvent, PlayerError, SuggestionEvent, play_game
+from clue_expert.core.observations import Accusation, Suggestion
+from clue_expert.play.game import PlayerError, play_game
 from clue_expert.play.players import RuleBasedPlayer, ScriptedPlayer
-from clue_expert.core.records import replay
+from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.knowledge import replay_record as replay
 
 ED = get_edition("cluedo")
 
@@ -38,13 +40,13 @@ def test_turn_order_and_what_each_player_sees():
     bob = ScriptedPlayer("bob", [("scarlett", "spanner", "hall")])  # cat holds spanner -> cat answers first
     cat = ScriptedPlayer("cat", [("plum", "rope", "hall")], accusations={3: ("plum", "rope", "hall")})
     result = play_game(deal, {"ann": ann, "bob": bob, "cat": cat}, max_rounds=1)
-    e1, e2, e3, e4 = result.events
+    e1, e2, e3, e4 = (e.observation for e in result.events)
     assert (e1.by, e1.passed, e1.shown_by, e1.card) == ("ann", (), "bob", "white")
     assert (e2.by, e2.passed, e2.shown_by, e2.card) == ("bob", (), "cat", "spanner")
     assert (e3.by, e3.passed, e3.shown_by) == ("cat", ("ann", "bob"), None)
-    assert isinstance(e4, AccusationEvent) and e4.correct and result.winner == "cat" and result.win_round == 1
+    assert isinstance(e4, Accusation) and e4.correct and result.winner == "cat" and result.win_round == 1
     # the card is told only to the suggester and the shower
-    told = {name: [e for e in p.seen if isinstance(e, SuggestionEvent) and e.turn == 1]
+    told = {name: [e.observation for e in p.seen if hasattr(e, 'observation') and e.turn == 1]
             for name, p in (("ann", ann), ("bob", bob), ("cat", cat))}
     assert told["ann"][0].card == "white" and told["bob"][0].card == "white" and told["cat"][0].card is None
     assert told["cat"][0].shown_by == "bob"  # but everyone sees who showed
@@ -59,7 +61,7 @@ def test_player_with_several_matches_chooses():
     bob = ScriptedPlayer("bob", [("white", "rope", "hall")])
     cat = ScriptedPlayer("cat", [("plum", "rope", "kitchen")], shows={1: "study"})
     result = play_game(deal, {"ann": ann, "bob": bob, "cat": cat}, max_rounds=1)
-    assert result.events[0].shown_by == "cat" and result.events[0].card == "study"
+    assert result.events[0].observation.shown_by == "cat" and result.events[0].observation.card == "study"
     assert ("disprove", 1, "ann", ("peacock", "spanner", "study"), ("peacock", "spanner", "study")) in cat.seen
 
 
@@ -69,7 +71,7 @@ def test_invalid_show_and_suggestion_are_refused():
     cat = ScriptedPlayer("cat", [("plum", "rope", "kitchen")], shows={1: "rope"})
     with pytest.raises(PlayerError, match="cat tried to show 'rope'"):
         play_game(deal, {"ann": ann, "bob": ScriptedPlayer("bob", [("white", "rope", "hall")]), "cat": cat})
-    with pytest.raises(PlayerError, match="not one suspect"):
+    with pytest.raises(PlayerError, match="one suspect, one weapon and one room"):
         play_game(deal, {"ann": ScriptedPlayer("ann", [("rope", "plum", "hall")]),
                          "bob": ScriptedPlayer("bob", [("white", "rope", "hall")]), "cat": cat})
 
@@ -82,7 +84,7 @@ def test_wrong_accuser_is_out_but_still_disproves_and_last_one_wins():
     result = play_game(deal, {"ann": ann, "bob": bob, "cat": cat}, max_rounds=3)
     assert [w[0] for w in result.wrong_accusations] == ["ann", "bob"]
     assert result.winner == "cat"
-    suggesters = [e.by for e in result.events if isinstance(e, SuggestionEvent)]
+    suggesters = [e.observation.by for e in result.events if isinstance(e.observation, Suggestion)]
     assert suggesters == ["ann", "bob"]
 
 
@@ -92,9 +94,10 @@ def test_eliminated_player_still_disproves():
     bob = ScriptedPlayer("bob", [("scarlett", "rope", "hall")])
     cat = ScriptedPlayer("cat", [("peacock", "rope", "hall")])
     result = play_game(deal, {"ann": ann, "bob": bob, "cat": cat}, max_rounds=2)
-    bob_turns = [e for e in result.events if isinstance(e, SuggestionEvent) and e.by == "bob"]
+    bob_turns = [e.observation for e in result.events
+                 if isinstance(e.observation, Suggestion) and e.observation.by == "bob"]
     assert len(bob_turns) == 2 and all(e.shown_by == "ann" and e.card == "scarlett" for e in bob_turns)
-    assert all(e.by != "ann" for e in result.events[2:] if isinstance(e, SuggestionEvent))
+    assert all(e.observation.by != "ann" for e in result.events[2:] if isinstance(e.observation, Suggestion))
 
 
 def play_seeded(seed, strategies=("clue-expert-focused", "mitchell-advanced", "kingston-next-not-held")):

@@ -13,7 +13,9 @@ from clue_expert.core.errors import ClueError
 from clue_expert.play.game import play_game
 from clue_expert.play.players import load_decisions, parse_seat, seat_player
 from clue_expert.testing.randomgame import random_record
-from clue_expert.core.records import dump_record, replay
+from clue_expert.core.observations import Suggestion
+from clue_expert.core.records import dump_record
+from clue_expert.engine.knowledge import replay_record as replay
 from clue_expert.engine.rules import default_rulesets
 
 MODELS = [load_decisions("model", "first-round-asks"), load_decisions("model", "pattern-analysis")]
@@ -82,7 +84,7 @@ def test_seen_model_shows_a_card_the_asker_already_knows():
     asker = next(p for p in k2.players if p != me)
     hand = sorted(k2.held_by(me))
     # the asker saw this seat show hand[1] on an earlier turn
-    k2.observe_suggestion(1, asker, (hand[1],), (), me, hand[1])
+    k2.observe(Suggestion(asker, (hand[1],), (), me, hand[1]), 1)
     cands = k2.request("disprove-request", {"turn": 2, "by": asker, "cards": tuple(hand[:2]),
                                             "matching": tuple(hand[:2])})
     assert cands[0].rule == "show-card-asker-already-knows" and cands[0].options == ((hand[1],),)

@@ -13,7 +13,7 @@ from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import ContradictionError
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_turns, seat_view
-from clue_expert.core.records import Accusation, Suggestion, feed
+from clue_expert.core.observations import Accusation, DealtHand, Suggestion
 
 ED = get_edition("cluedo")
 SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -31,9 +31,9 @@ def test_random_games_never_conclude_a_falsehood(seed, players, turns):
     all_turns = random_turns(deal, rng, turns)
     me = rng.choice(deal.players)
     k = Knowledge(ED, deal.players, me, {p: len(h) for p, h in deal.hands.items()})
-    k.observe_hand(deal.hands[me])
+    k.observe(DealtHand(k.me, tuple(deal.hands[me])))
     for n, t in enumerate(seat_view(all_turns, me), start=1):
-        feed(k, n, t)
+        k.observe(t, n)
     for (o, c), s in snapshot(k).items():
         if s != "unknown":
             assert (deal.owner_of(c) == o) == (s == "held")
@@ -71,7 +71,7 @@ def test_corrupted_streams_name_contradictions_and_keep_state(seed, players, rat
     me = deal.players[0]
     turns = seat_view(random_turns(deal, rng, 30), me)
     k = Knowledge(ED, deal.players, me, {p: len(h) for p, h in deal.hands.items()})
-    k.observe_hand(deal.hands[me])
+    k.observe(DealtHand(k.me, tuple(deal.hands[me])))
     n = 0
     for t in turns:
         if rng.random() < rate:
@@ -80,7 +80,7 @@ def test_corrupted_streams_name_contradictions_and_keep_state(seed, players, rat
         before = snapshot(k)
         before_facts = dict(k.justifications)
         try:
-            feed(k, n, t)
+            k.observe(t, n)
         except ContradictionError as exc:
             assert exc.turn == n
             assert exc.facts, f"contradiction without named facts: {exc}"

@@ -4,7 +4,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from clue_expert.core.records import load_record, replay
+from clue_expert.core.records import load_record
+from clue_expert.engine.knowledge import replay_record as replay
 from clue_expert.people.render import ExplanationView, RulesView, SheetView, make_console
 from clue_expert.engine.rules import default_rulesets
 

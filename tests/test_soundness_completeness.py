@@ -12,7 +12,8 @@ from clue_expert.core.deals import random_deal
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed
 from clue_expert.testing.randomgame import random_record, random_turns, seat_view
-from clue_expert.core.records import Record, feed
+from clue_expert.core.observations import DealtHand
+from clue_expert.core.records import Record
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 
@@ -24,11 +25,11 @@ def sheet_facts(k: Knowledge) -> dict:
 
 def check_every_step(record: Record, oracle) -> int:
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
-    k.observe_hand(record.hand)
+    k.observe(DealtHand(k.me, tuple(record.hand)))
     checked = 0
     for n in range(0, len(record.turns) + 1):
         if n:
-            feed(k, n, record.turns[n - 1])
+            k.observe(record.turns[n - 1], n)
         facts = sheet_facts(k)
         truth = record.deal
         for (o, c), s in facts.items():
@@ -75,9 +76,9 @@ def test_sound_on_every_seat_of_many_games(players):
                             hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, me),
                             deal=deal)
             k = Knowledge(record.edition, record.players, me, record.hand_sizes)
-            k.observe_hand(record.hand)
+            k.observe(DealtHand(k.me, tuple(record.hand)))
             for n, t in enumerate(record.turns, start=1):
-                feed(k, n, t)
+                k.observe(t, n)
             for (o, c), s in sheet_facts(k).items():
                 assert (deal.owner_of(c) == o) == (s == "held")
             # the envelope is named only when it is the real one

@@ -18,7 +18,8 @@ from clue_expert.play.game import play_game
 from clue_expert.people.human import HumanPlayer, HumanQuit
 from clue_expert.people.notebook import Changes, Message, NotebookSession, split_cards
 from clue_expert.play.players import RuleBasedPlayer
-from clue_expert.core.records import load_record, replay
+from clue_expert.core.records import load_record
+from clue_expert.engine.knowledge import replay_record as replay
 from clue_expert.people.render import make_console, output_item
 from clue_expert.people.replay import hindsight, steps
 

@@ -1,26 +1,31 @@
 """Editions, cards, name matching and the dealing rule.
 
-An edition is data (``clue_expert/editions/*.yaml``): three categories of
-cards, each card with an id, a display name and aliases.  Names match
+An edition is data (``clue_expert/editions/*.yaml``, or any YAML file a user
+writes): one or more categories of cards in sheet order, each card with an id,
+a display name and aliases, and how many cards of each category the envelope
+takes (``envelope:``, default 1 each; the classic game has suspect, weapon and
+room, one each; the generalized game one pool of cards and k hidden).  Names match
 case-insensitively, with spaces and underscores read as hyphens; an unknown
 name raises :class:`~clue_expert.errors.UnknownCardError` naming the nearest
 cards.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import yaml
 
-from .errors import ClueError, UnknownCardError, UnknownEditionError
+from .errors import ClueError, EditionError, UnknownCardError, UnknownEditionError
 from .paths import editions_dir
 
-#: The three categories, in sheet order.
-CATEGORIES: tuple[str, ...] = ("suspect", "weapon", "room")
+#: The categories of the classic game, in sheet order (the shipped editions' and the contest's).
+CLASSIC_CATEGORIES: tuple[str, ...] = ("suspect", "weapon", "room")
 
 
 def normalize(name: str) -> str:
@@ -41,7 +46,7 @@ class Card:
     name: str
     """Display name, e.g. ``"Lead Pipe"``."""
     category: str
-    """One of :data:`CATEGORIES`."""
+    """Its category (one of the edition's ``categories``)."""
     aliases: tuple[str, ...] = ()
     """Other accepted spellings (normalized)."""
     index: int = 0
@@ -57,20 +62,55 @@ class Edition:
     name: str
     """Human title."""
     cards: tuple[Card, ...]
-    """All cards, suspects first, then weapons, then rooms."""
+    """All cards, category by category in sheet order."""
     description: str = ""
     """One line on what the edition is."""
     aliases: tuple[str, ...] = ()
     """Other names of the edition."""
+    categories: tuple[str, ...] = CLASSIC_CATEGORIES
+    """The categories in sheet order."""
+    envelope_counts: dict = field(default_factory=dict, compare=False)
+    """category -> how many of its cards the envelope takes (default 1 each)."""
+    source: str | None = None
+    """The file it was read from, when given by path (None for a shipped edition)."""
     _lookup: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        counts = {cat: int(self.envelope_counts.get(cat, 1)) for cat in self.categories}
+        object.__setattr__(self, "envelope_counts", counts)
+        stray = {c.category for c in self.cards} - set(self.categories)
+        if stray:
+            raise ClueError(f"edition {self.id!r}: cards of unknown categories {sorted(stray)}")
         for card in self.cards:
             for key in (card.id, normalize(card.name), *card.aliases):
                 other = self._lookup.get(key)
                 if other is not None and other != card.id:
                     raise ClueError(f"edition {self.id!r}: name {key!r} is ambiguous ({other} / {card.id})")
                 self._lookup[key] = card.id
+
+    @property
+    def ref(self) -> str:
+        """What a record writes as its ``edition:``: the id, or the file path."""
+        return self.source or self.id
+
+    @property
+    def envelope_size(self) -> int:
+        """How many cards the envelope holds."""
+        return sum(self.envelope_counts.values())
+
+    @property
+    def classic(self) -> bool:
+        """Whether this is the classic shape: suspect, weapon, room, one each
+        (the shape the Speed Clue contest protocol speaks)."""
+        return self.categories == CLASSIC_CATEGORIES and self.envelope_size == 3
+
+    def hand_sizes(self, n_players: int) -> list[int]:
+        """Hand sizes under the dealing rule for ``n_players``."""
+        return dealt_hand_sizes(n_players, len(self.cards), self.envelope_size)
+
+    def sort_cards(self, cards: Iterable[str]) -> tuple[str, ...]:
+        """Card ids in sheet order."""
+        return tuple(sorted(cards, key=lambda c: self._by_id[c].index))
 
     @property
     def card_ids(self) -> tuple[str, ...]:
@@ -114,49 +154,175 @@ class Edition:
         """Resolve several names, keeping order."""
         return tuple(self.resolve(n) for n in names)
 
+    def suggestion_text(self) -> str:
+        """What a suggestion names, in words ("one suspect, one weapon and one room")."""
+        parts = [f"one {cat}" for cat in self.categories]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    def envelope_text(self) -> str:
+        """What the envelope holds, in words ("one suspect, one weapon and one room")."""
+        parts = [f"{n} {cat}{'s' if n != 1 else ''}" if n != 1 else f"one {cat}"
+                 for cat, n in self.envelope_counts.items() if n]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    def check_suggestion(self, cards: Iterable[str]) -> tuple[str, ...]:
+        """``cards`` (ids) as a suggestion: one card of each category, returned
+        in sheet order; raises :class:`ClueError` otherwise."""
+        cards = tuple(cards)
+        cats = [self.category_of(c) for c in cards]
+        if sorted(cats, key=self.categories.index) != list(self.categories):
+            raise ClueError(f"a suggestion names {self.suggestion_text()}, got {list(cards)}")
+        return self.sort_cards(cards)
+
+    def check_accusation(self, cards: Iterable[str]) -> tuple[str, ...]:
+        """``cards`` (ids) as an accusation or an envelope: as many distinct
+        cards of each category as the envelope takes, returned in sheet order;
+        raises :class:`ClueError` otherwise."""
+        cards = tuple(cards)
+        counts = {cat: 0 for cat in self.categories}
+        for c in cards:
+            counts[self.category_of(c)] += 1
+        if len(set(cards)) != len(cards) or counts != self.envelope_counts:
+            raise ClueError(f"an accusation names {self.envelope_text()}, got {list(cards)}")
+        return self.sort_cards(cards)
+
     def display(self, card_id: str) -> str:
         """Display name of a card id."""
         return self._by_id[card_id].name
 
 
-def _parse_edition(data: dict, source: str) -> Edition:
+#: Limits on an edition file (a hostile or mistaken file gets a clear error).
+MAX_EDITION_BYTES = 256_000
+MAX_CARDS = 400
+MAX_CATEGORIES = 40
+
+
+def _parse_edition(data: object, source: str) -> Edition:
+    def bad(problem: str) -> EditionError:
+        return EditionError(f"{source}: malformed edition file: {problem}")
+
+    if not isinstance(data, dict):
+        raise bad("the top level must be a mapping with id, name and categories")
+    for key in ("id", "categories"):
+        if key not in data:
+            raise bad(f"missing key {key!r}")
+    unknown_keys = set(data) - {"id", "name", "description", "aliases", "categories", "envelope", "metadata"}
+    if unknown_keys:
+        raise bad(f"unknown key(s) {', '.join(sorted(map(str, unknown_keys)))}")
+    if not isinstance(data["id"], (str, int)) or not normalize(data["id"]):
+        raise bad("'id' must be a non-empty name")
+    cats = data["categories"]
+    if not isinstance(cats, dict) or not cats:
+        raise bad("'categories' must map each category name to its list of cards")
+    if len(cats) > MAX_CATEGORIES:
+        raise bad(f"more than {MAX_CATEGORIES} categories")
+    envelope = data.get("envelope") or {}
+    if not isinstance(envelope, dict):
+        raise bad("'envelope' must map a category to how many of its cards the envelope takes")
+    categories = tuple(normalize(c) for c in cats)
+    if len(set(categories)) != len(categories) or not all(categories):
+        raise bad("category names must be distinct and non-empty")
+    for c in envelope:
+        if normalize(c) not in categories:
+            raise bad(f"'envelope' names {c!r}, which is not a category ({', '.join(categories)})")
+    counts: dict[str, int] = {}
+    cards: list[Card] = []
+    for raw_cat, category in zip(cats, categories):
+        entries = cats[raw_cat]
+        if not isinstance(entries, list) or not entries:
+            raise bad(f"category {category!r} must be a non-empty list of cards")
+        for entry in entries:
+            if isinstance(entry, (str, int)):
+                entry = {"id": entry}
+            if not isinstance(entry, dict) or "id" not in entry or not normalize(entry["id"]):
+                raise bad(f"a card of {category!r} must be a name or a mapping with an id")
+            extra = set(entry) - {"id", "name", "aliases"}
+            if extra:
+                raise bad(f"card {entry['id']!r}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+            aliases = entry.get("aliases", []) or []
+            if not isinstance(aliases, list) or not all(isinstance(a, (str, int)) for a in aliases):
+                raise bad(f"card {entry['id']!r}: 'aliases' must be a list of names")
+            cards.append(Card(id=normalize(entry["id"]), name=str(entry.get("name", entry["id"]))[:80],
+                              category=category, aliases=tuple(normalize(a) for a in aliases), index=len(cards)))
+            if len(cards) > MAX_CARDS:
+                raise bad(f"more than {MAX_CARDS} cards")
+        n = next((v for k, v in envelope.items() if normalize(k) == category), 1)
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(entries):
+            raise bad(f"the envelope's count for {category!r} must be a whole number from 0 to {len(entries)}")
+        counts[category] = n
+    if sum(counts.values()) < 1:
+        raise bad("the envelope must take at least one card")
+    if len({c.id for c in cards}) != len(cards):
+        raise bad("card ids must be distinct")
+    aliases = data.get("aliases", []) or []
+    if not isinstance(aliases, list):
+        raise bad("'aliases' must be a list of names")
     try:
-        cats = data["categories"]
-        cards: list[Card] = []
-        for category in CATEGORIES:
-            for entry in cats[category]:
-                cards.append(Card(
-                    id=normalize(entry["id"]),
-                    name=str(entry.get("name", entry["id"])),
-                    category=category,
-                    aliases=tuple(normalize(a) for a in entry.get("aliases", []) or []),
-                    index=len(cards),
-                ))
-        return Edition(
-            id=str(data["id"]),
-            name=str(data.get("name", data["id"])),
-            description=str(data.get("description", "")),
-            aliases=tuple(normalize(a) for a in data.get("aliases", []) or []),
-            cards=tuple(cards),
-        )
-    except (KeyError, TypeError) as exc:
-        raise ClueError(f"{source}: malformed edition file ({exc!r})") from None
+        return Edition(id=normalize(data["id"]), name=str(data.get("name", data["id"]))[:120],
+                       description=str(data.get("description", ""))[:500],
+                       aliases=tuple(normalize(a) for a in aliases), cards=tuple(cards),
+                       categories=categories, envelope_counts=counts)
+    except ClueError as exc:
+        raise bad(str(exc)) from None
+
+
+def load_edition_file(path: str | Path) -> Edition:
+    """Read an edition from a YAML file; any problem is one
+    :class:`EditionError` naming the file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_EDITION_BYTES:
+            raise EditionError(f"{path}: edition file is {size} bytes, more than the limit of {MAX_EDITION_BYTES}")
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as exc:
+        raise EditionError(f"{path}: cannot read edition file: {exc.strerror or exc}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" (line {where.line + 1})" if where is not None else ""
+        raise EditionError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+    return _parse_edition(data, str(path))
 
 
 @functools.lru_cache(maxsize=None)
-def editions() -> dict[str, Edition]:
-    """Every shipped edition, by id."""
+def _shipped() -> tuple[dict[str, Edition], dict[str, str]]:
     found: dict[str, Edition] = {}
+    broken: dict[str, str] = {}
     for path in sorted(editions_dir().glob("*.yaml")):
-        with open(path, encoding="utf-8") as fh:
-            ed = _parse_edition(yaml.safe_load(fh), str(path))
+        try:
+            ed = load_edition_file(path)
+        except EditionError as exc:
+            broken[path.name] = str(exc)
+            continue
         found[ed.id] = ed
-    return found
+    return found, broken
 
 
-def get_edition(name: str) -> Edition:
-    """The edition called ``name`` (id or alias, case-insensitive)."""
-    key = normalize(name)
+def editions() -> dict[str, Edition]:
+    """Every shipped edition that loads, by id (a broken file is left out;
+    see :func:`edition_errors`)."""
+    return _shipped()[0]
+
+
+def edition_errors() -> dict[str, str]:
+    """File name -> the error, for edition files in the editions folder that do not load."""
+    return _shipped()[1]
+
+
+def get_edition(name: str, base: str | Path | None = None) -> Edition:
+    """The edition called ``name``: a shipped edition's id or alias
+    (case-insensitive), or the path of an edition YAML file (relative to
+    ``base`` when given, e.g. a record's folder)."""
+    if isinstance(name, Edition):
+        return name
+    text = str(name)
+    if text.endswith((".yaml", ".yml")) or "/" in text or "\\" in text:
+        path = Path(text).expanduser()
+        if not path.is_absolute() and base is not None:
+            path = Path(base) / path
+        return _edition_from_path(str(path.resolve()))
+    key = normalize(text)
     eds = editions()
     if key in eds:
         return eds[key]
@@ -165,24 +331,36 @@ def get_edition(name: str) -> Edition:
             return ed
     near = difflib.get_close_matches(key, list(eds), n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(near)}?" if near else f"; known editions: {', '.join(sorted(eds))}"
-    raise UnknownEditionError(f"unknown edition {name!r}{hint}")
+    raise UnknownEditionError(f"unknown edition {name!r}{hint} (or give the path of an edition file)")
 
 
-def dealt_hand_sizes(n_players: int, n_cards: int) -> list[int]:
-    """Hand sizes under the dealing rule: after one card of each category goes
-    into the envelope, the rest are dealt one at a time in seat order, so the
-    first seats get the extra cards (18 cards: 6/6/6, 5/5/4/4, 4/4/4/3/3, 3x6)."""
+@functools.lru_cache(maxsize=64)
+def _edition_from_path(path: str) -> Edition:
+    ed = load_edition_file(path)
+    return dataclasses.replace(ed, source=path)
+
+
+def dealt_hand_sizes(n_players: int, n_cards: int, envelope_size: int = 3) -> list[int]:
+    """Hand sizes under the dealing rule: after the envelope's cards are set
+    aside, the rest are dealt one at a time in seat order, so the first seats
+    get the extra cards (18 cards, 3 in the envelope: 6/6/6, 5/5/4/4,
+    4/4/4/3/3, 3x6)."""
     if n_players < 1:
         raise ClueError("a game needs at least one player")
-    dealt = n_cards - len(CATEGORIES)
+    dealt = n_cards - envelope_size
     base, extra = divmod(dealt, n_players)
     return [base + (1 if i < extra else 0) for i in range(n_players)]
 
 
-def build_edition(id: str, categories: dict[str, Sequence[str]], name: str | None = None) -> Edition:
-    """A small ad-hoc edition (used by tests and the brute-force oracle)."""
+def build_edition(id: str, categories: dict[str, Sequence[str]], name: str | None = None,
+                  envelope: dict[str, int] | None = None) -> Edition:
+    """A small ad-hoc edition (used by tests and the oracles): ``categories``
+    maps each category (in sheet order) to its card ids; ``envelope`` gives
+    how many cards of a category the envelope takes (default 1 each)."""
     cards = []
-    for category in CATEGORIES:
-        for cid in categories[category]:
-            cards.append(Card(id=normalize(cid), name=str(cid), category=category, index=len(cards)))
-    return Edition(id=id, name=name or id, cards=tuple(cards))
+    cats = tuple(normalize(c) for c in categories)
+    for cat, raw in zip(cats, categories):
+        for cid in categories[raw]:
+            cards.append(Card(id=normalize(cid), name=str(cid), category=cat, index=len(cards)))
+    counts = {cat: (envelope or {}).get(cat, 1) for cat in cats}
+    return Edition(id=id, name=name or id, cards=tuple(cards), categories=cats, envelope_counts=counts)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from .cards import CATEGORIES, Edition, dealt_hand_sizes, get_edition
+from .cards import Edition, get_edition
 from .errors import ClueError, DealError
 from .paths import data_dir
 
@@ -29,8 +29,8 @@ class Deal:
     """The card list."""
     players: tuple[str, ...]
     """Seat order."""
-    envelope: tuple[str, str, str]
-    """Suspect, weapon, room."""
+    envelope: tuple[str, ...]
+    """The envelope's cards in sheet order (classic: suspect, weapon, room)."""
     hands: dict
     """player -> tuple of card ids."""
     name: str = ""
@@ -47,12 +47,12 @@ class Deal:
 
     def to_dict(self) -> dict:
         """The YAML/JSON form."""
-        return {"id": self.id, "name": self.name, "source": self.source, "edition": self.edition.id,
+        return {"id": self.id, "name": self.name, "source": self.source, "edition": self.edition.ref,
                 "players": list(self.players), "envelope": list(self.envelope),
                 "hands": {p: list(h) for p, h in self.hands.items()}}
 
 
-def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True) -> Deal:
+def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True, base=None) -> Deal:
     """Validate and build a deal from its parsed YAML."""
     if not isinstance(data, dict):
         raise DealError(f"{source}: a deal must be a mapping, got {type(data).__name__}")
@@ -60,7 +60,8 @@ def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True
         if key not in data:
             raise DealError(f"{source}: missing key {key!r}")
     try:
-        edition = get_edition(str(data["edition"]))
+        edition = get_edition(data["edition"] if hasattr(data["edition"], "cards") else str(data["edition"]),
+                              base=base)
         players = tuple(str(p) for p in data["players"])
         envelope = edition.resolve_all(data["envelope"])
         hands = {str(p): edition.resolve_all(h) for p, h in dict(data["hands"]).items()}
@@ -72,9 +73,10 @@ def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True
         raise DealError(f"{source}: players repeat: {list(players)}")
     if set(hands) != set(players):
         raise DealError(f"{source}: hands are given for {sorted(hands)} but the players are {list(players)}")
-    if [edition.category_of(c) for c in envelope] != list(CATEGORIES):
-        raise DealError(f"{source}: the envelope must be one suspect, one weapon and one room, in that order; "
-                        f"got {list(envelope)}")
+    try:
+        envelope = edition.check_accusation(envelope)
+    except ClueError:
+        raise DealError(f"{source}: the envelope must hold {edition.envelope_text()}; got {list(envelope)}") from None
     seen: dict[str, str] = {c: "envelope" for c in envelope}
     for p in players:
         for c in hands[p]:
@@ -85,7 +87,7 @@ def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True
     if missing:
         raise DealError(f"{source}: cards not dealt: {', '.join(missing)}")
     if check_sizes:
-        sizes = dealt_hand_sizes(len(players), len(edition.cards))
+        sizes = edition.hand_sizes(len(players))
         for p, size in zip(players, sizes):
             if len(hands[p]) != size:
                 raise DealError(f"{source}: {p} holds {len(hands[p])} cards; the dealing rule gives "
@@ -106,7 +108,7 @@ def load_deal(path: str | Path) -> Deal:
         raise DealError(f"{path}: cannot read ({exc.strerror})") from None
     except yaml.YAMLError as exc:
         raise DealError(f"{path}: not valid YAML ({exc})") from None
-    return parse_deal(data, str(path))
+    return parse_deal(data, str(path), base=Path(path).parent)
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,10 +132,11 @@ def get_deal(name: str) -> Deal:
 
 
 def random_deal(edition: Edition, players, rng: random.Random) -> Deal:
-    """Shuffle and deal under the dealing rule: one card per category to the
-    envelope, the rest one at a time in seat order."""
+    """Shuffle and deal under the dealing rule: the envelope takes its
+    cards of each category, the rest go one at a time in seat order."""
     players = tuple(players)
-    envelope = tuple(rng.choice(edition.category_cards(cat)) for cat in CATEGORIES)
+    envelope = edition.sort_cards(c for cat in edition.categories
+                                  for c in rng.sample(edition.category_cards(cat), edition.envelope_counts[cat]))
     rest = [c for c in edition.card_ids if c not in envelope]
     rng.shuffle(rest)
     hands: dict = {p: [] for p in players}

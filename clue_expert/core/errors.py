@@ -29,6 +29,10 @@ class UnknownEditionError(ClueError):
     """An edition id or alias that is not shipped."""
 
 
+class EditionError(ClueError):
+    """An edition file that cannot be read (names the file and the problem)."""
+
+
 class UnknownPlayerError(ClueError):
     """A player name that is not seated in the game."""
 

@@ -1,122 +1,51 @@
-"""The fact vocabulary.
+"""The fact vocabulary: kinds, keys and their English.
 
-Every fact the engine knows is an experta :class:`Fact` subclass and has a
-*key*: a small tuple that names it uniquely (``("lacked", "bob", "rope")``).
-Keys are what justifications point at, what ``why`` explains and what rules
-cite as premises.
-
-Observations (what a seat saw):
-
-* :class:`Game` -- the seating, the owners and the hand sizes (turn 0);
-* :class:`Dealt` -- the cards in the seat's own hand (turn 0);
-* :class:`Passed` -- a player could not disprove a suggestion;
-* :class:`Showed` -- a player disproved a suggestion, with the card if seen;
-* :class:`Accused` -- an accusation and whether it was right.
-
-Knowledge (derived by rules or by case analysis):
-
-* :class:`Held` / :class:`Lacked` -- an owner (a player or ``envelope``)
-  holds / does not hold a card;
-* :class:`OneOf` -- an owner holds at least one of some cards;
-* :class:`NotAll` -- an owner does not hold all of some cards (a wrong
-  accusation: the envelope is not all three);
-* :class:`HandSize` -- how many cards an owner holds.
+Every fact the engine knows has a *kind* (see :data:`KINDS`) and a *key*: a
+small tuple that names it uniquely (``("lacked", "bob", "rope")``).  Keys are
+what justifications point at, what ``why`` explains and what rules cite as
+premises.  This module is plain data; the engine maps each kind onto a fact
+class of its rule engine.
 """
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Iterable
 
-from ..engine._experta import Fact
+from .errors import QueryError, UnknownPlayerError
 
 #: The owner name of the case file.
 ENVELOPE = "envelope"
 
-
-class Observation(Fact):
-    """Base of the observation facts (what a seat saw)."""
-
-
-class SheetFact(Fact):
-    """Base of the derived facts (held, lacked, one-of, not-all)."""
-
-
-class Game(Observation):
-    """The set-up: ``players`` (seat order), ``me`` (whose knowledge)."""
-
-
-class HandSize(Observation):
-    """``owner`` holds exactly ``size`` cards."""
-
-
-class Dealt(Observation):
-    """``owner`` (the seat itself) was dealt ``cards``."""
-
-
-class Passed(Observation):
-    """On ``turn``, ``player`` could not disprove ``by``'s suggestion ``cards``."""
-
-
-class Showed(Observation):
-    """On ``turn``, ``player`` showed ``by`` one of ``cards``; ``card`` is the
-    card when the seat saw it, else ``None``."""
-
-
-class Accused(Observation):
-    """On ``turn``, ``by`` accused ``cards``; ``correct`` says whether it was right."""
-
-
-class Request(Fact):
-    """Base of the decision requests a player puts to its own rules."""
-
-
-class YourTurn(Request):
-    """Request: the seat must make a suggestion on ``turn`` (in ``round``)."""
-
-
-class DisproveRequest(Request):
-    """Request: ``by`` suggested ``cards`` on ``turn``; the seat holds
-    ``matching`` of them and must show one."""
-
-
-class AccuseOffer(Request):
-    """Request: the seat may accuse after its suggestion on ``turn``."""
-
-
-class Held(SheetFact):
-    """``owner`` holds ``card``."""
-
-
-class Lacked(SheetFact):
-    """``owner`` does not hold ``card``."""
-
-
-class OneOf(SheetFact):
-    """``owner`` holds at least one of ``cards``."""
-
-
-class NotAll(SheetFact):
-    """``owner`` does not hold every one of ``cards``."""
-
-
-#: Fact kind (as written in rule files) -> (experta class, its fields).
-KINDS: dict[str, tuple[type, tuple[str, ...]]] = {
-    "game": (Game, ("players", "me")),
-    "hand-size": (HandSize, ("owner", "size")),
-    "dealt": (Dealt, ("owner", "cards")),
-    "passed": (Passed, ("turn", "player", "by", "cards")),
-    "showed": (Showed, ("turn", "player", "by", "cards", "card")),
-    "accused": (Accused, ("turn", "by", "cards", "correct")),
-    "your-turn": (YourTurn, ("turn", "round")),
-    "disprove-request": (DisproveRequest, ("turn", "by", "cards", "matching")),
-    "accuse-offer": (AccuseOffer, ("turn",)),
-    "held": (Held, ("owner", "card")),
-    "lacked": (Lacked, ("owner", "card")),
-    "one-of": (OneOf, ("owner", "cards")),
-    "not-all": (NotAll, ("owner", "cards")),
+#: Fact kind (as written in rule files) -> its fields.  The engine gives each
+#: kind a fact class of its own (``clue_expert.engine._experta.fact_class``).
+#:
+#: Observations (what a seat saw): ``game`` (seating, whose knowledge),
+#: ``hand-size``, ``dealt`` (the seat's own cards), ``passed``, ``showed``
+#: (with the card when seen), ``accused``, ``revealed`` (a hand shown to all).
+#: Requests (a decision is asked for): ``your-turn``, ``disprove-request``,
+#: ``accuse-offer``.  Knowledge (derived): ``held`` / ``lacked`` (an owner, a
+#: player or the envelope, holds / does not hold a card), ``one-of`` (holds at
+#: least one of some cards), ``not-all`` (does not hold every one of them).
+KINDS: dict[str, tuple[str, ...]] = {
+    "game": ("players", "me"),
+    "hand-size": ("owner", "size"),
+    "dealt": ("owner", "cards"),
+    "passed": ("turn", "player", "by", "cards"),
+    "showed": ("turn", "player", "by", "cards", "card"),
+    "accused": ("turn", "by", "cards", "correct"),
+    "revealed": ("turn", "player", "cards"),
+    "your-turn": ("turn", "round"),
+    "disprove-request": ("turn", "by", "cards", "matching"),
+    "accuse-offer": ("turn",),
+    "held": ("owner", "card"),
+    "lacked": ("owner", "card"),
+    "one-of": ("owner", "cards"),
+    "not-all": ("owner", "cards"),
 }
 
 #: Kinds that are observations (leaves of every explanation).
-OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused"})
+OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused", "revealed"})
 
 #: Kinds that ask the seat for a decision (strategies, responses, accusations).
 REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer"})
@@ -146,6 +75,8 @@ def key_of(kind: str, values: dict) -> Key:
         return (kind, values["turn"])
     if kind in ("hand-size", "dealt"):
         return (kind, values["owner"])
+    if kind == "revealed":
+        return (kind, values["turn"], values["player"])
     if kind == "game":
         return ("game",)
     raise KeyError(kind)
@@ -169,7 +100,7 @@ def cards_key(kind: str, owner: str, cards: Iterable[str]) -> Key:
 def turn_of(key: Key) -> int | None:
     """The turn an observation key belongs to (0 for the set-up), else None."""
     kind = key[0]
-    if kind in ("passed", "showed", "accused"):
+    if kind in ("passed", "showed", "accused", "revealed"):
         return key[1]
     if kind in ("game", "hand-size", "dealt"):
         return 0
@@ -220,6 +151,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
         what = card if card else "a card"
         return (f"turn {key[1]}: {v.get('player', '?')} showed {v.get('by', '?')} {what}"
                 f" for {_join(v.get('cards', ()))}")
+    if kind == "revealed":
+        return f"turn {key[1]}: {key[2]} showed everyone the whole hand {_join(v.get('cards', ()))}"
     if kind == "accused":
         verdict = "right" if v.get("correct") else "wrong"
         return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
@@ -237,10 +170,6 @@ def parse_fact(text: str, edition, owners) -> Key:
     envelope"`` or a probable clue (``"bob probably holds rope"``) into a
     fact key.  Card names go through the edition (aliases,
     near-match errors)."""
-    import re
-
-    from .errors import QueryError, UnknownPlayerError
-
     s = " ".join(str(text).replace("'", "").split()).lower()
     m = re.fullmatch(r"(\S+) probably (holds|has|lacks) (.+)", s)
     if m:
@@ -260,7 +189,6 @@ def parse_fact(text: str, edition, owners) -> Key:
     owner, verb, _, quant, rest = m.groups()
     owners_l = {o.lower(): o for o in owners}
     if owner not in owners_l:
-        import difflib
         near = difflib.get_close_matches(owner, list(owners_l), n=2)
         raise UnknownPlayerError(f"unknown owner {owner!r}; owners are {', '.join(owners)}"
                                  + (f" (did you mean {near[0]}?)" if near else ""))

@@ -1,67 +1,33 @@
 """The game record: one game seen from one seat (YAML or JSON).
 
 See ``docs/record-format.md``.  :func:`load_record` parses and validates a
-record against the rules of the game; :func:`replay` feeds it to a
-:class:`~clue_expert.knowledge.Knowledge`.
+record against the rules of the game; :meth:`Record.observations` gives
+what its seat saw as observations (``clue_expert.core.observations``).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Union
 
 import yaml
 
-from .cards import CATEGORIES, Edition, dealt_hand_sizes, get_edition
+from .cards import Edition, get_edition
 from .deals import Deal, parse_deal
 from .errors import ClueError, ContradictionError, RecordError
+from .observations import Accusation, DealtHand, Suggestion, Turn
+
+#: How many players a game of the family may have.
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 
-@dataclass(frozen=True)
-class Suggestion:
-    """A suggestion and its answer."""
-
-    by: str
-    """The suggester."""
-    cards: tuple[str, str, str]
-    """Suspect, weapon, room."""
-    passed: tuple[str, ...] = ()
-    """Players who could not disprove, in asking order."""
-    shown_by: str | None = None
-    """Who disproved it (None: nobody could)."""
-    card: str | None = None
-    """The card shown, when the record's seat saw it."""
-    actual: str | None = None
-    """The card actually shown, whoever saw it (only in records that carry the
-    true deal, e.g. written by ``play``/``simulate``; lets ``replay --as``
-    take any seat)."""
-
-    def to_dict(self) -> dict:
-        d = {"by": self.by, "suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by}
-        if self.card is not None:
-            d["card"] = self.card
-        if self.actual is not None and self.actual != self.card:
-            d["actual"] = self.actual
-        return d
+def _folder(source: str):
+    """The folder of a record file (editions given by path are relative to it)."""
+    path = Path(source)
+    return path.parent if source and not source.startswith("<") else None
 
 
-@dataclass(frozen=True)
-class Accusation:
-    """An accusation and its verdict."""
 
-    by: str
-    """The accuser."""
-    cards: tuple[str, str, str]
-    """Suspect, weapon, room."""
-    correct: bool
-    """Whether it matched the envelope."""
-
-    def to_dict(self) -> dict:
-        return {"by": self.by, "accuse": list(self.cards), "correct": self.correct}
-
-
-Turn = Union[Suggestion, Accusation]
 
 
 @dataclass
@@ -109,9 +75,18 @@ class Record:
         return Record(edition=self.edition, players=self.players, me=player, hand=self.deal.hands[player],
                       hand_sizes=dict(self.hand_sizes), turns=turns, deal=self.deal, source=self.source)
 
+    def observations(self, upto: int | None = None):
+        """(turn, observation) pairs as the record's seat saw them: its hand
+        at turn 0, then each turn up to ``upto`` (all when None)."""
+        yield 0, DealtHand(self.me, tuple(self.hand))
+        for n, turn in enumerate(self.turns, start=1):
+            if upto is not None and n > upto:
+                break
+            yield n, turn
+
     def to_dict(self) -> dict:
         """The YAML/JSON form."""
-        d = {"edition": self.edition.id, "players": list(self.players), "me": self.me,
+        d = {"edition": self.edition.ref, "players": list(self.players), "me": self.me,
              "hand": list(self.hand), "hand_sizes": dict(self.hand_sizes),
              "turns": [t.to_dict() for t in self.turns]}
         if self.deal is not None:
@@ -152,13 +127,22 @@ def _cards(edition: Edition, names, source, turn, what) -> tuple:
         raise RecordError(f"{what}: {exc}", source=source, turn=turn) from None
 
 
-def _triple(edition, names, source, turn, what) -> tuple:
+def _suggestion(edition, names, source, turn, what) -> tuple:
     cards = _cards(edition, names, source, turn, what)
-    cats = [edition.category_of(c) for c in cards]
-    if len(cards) != 3 or sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
-        raise RecordError(f"{what} must name one suspect, one weapon and one room, got {list(names)}",
-                          source=source, turn=turn)
-    return tuple(sorted(cards, key=lambda c: CATEGORIES.index(edition.category_of(c))))
+    try:
+        return edition.check_suggestion(cards)
+    except ClueError:
+        raise RecordError(f"{what} must name {edition.suggestion_text()}, got {list(names)}",
+                          source=source, turn=turn) from None
+
+
+def _accusation(edition, names, source, turn, what) -> tuple:
+    cards = _cards(edition, names, source, turn, what)
+    try:
+        return edition.check_accusation(cards)
+    except ClueError:
+        raise RecordError(f"{what} must name {edition.envelope_text()}, got {list(names)}",
+                          source=source, turn=turn) from None
 
 
 def parse_record(data: object, source: str = "<record>") -> Record:
@@ -172,12 +156,13 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if key not in data:
             raise RecordError(f"missing key {key!r}", source=source)
     try:
-        edition = get_edition(str(data["edition"]))
+        edition = get_edition(str(data["edition"]), base=_folder(source))
     except ClueError as exc:
         raise RecordError(str(exc), source=source) from None
     players = data["players"]
-    if not isinstance(players, list) or not 2 <= len(players) <= 6:
-        raise RecordError(f"players must be a list of 2 to 6 names, got {players!r}", source=source)
+    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise RecordError(f"players must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names, got {players!r}",
+                          source=source)
     if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in players):
         raise RecordError(f"player names must be plain names, got {players!r}", source=source)
     players = tuple(str(p) for p in players)
@@ -192,7 +177,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             raise RecordError(f"{what} {name!r} is not one of the players {list(players)}", source=source, turn=turn)
         return str(name)
 
-    sizes = dict(zip(players, dealt_hand_sizes(len(players), len(edition.cards))))
+    sizes = dict(zip(players, edition.hand_sizes(len(players))))
     given = data.get("hand_sizes") or {}
     if not isinstance(given, dict):
         raise RecordError("hand_sizes must map players to numbers", source=source)
@@ -201,8 +186,9 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise RecordError(f"hand size of {p} must be a whole number, got {n!r}", source=source)
         sizes[str(p)] = n
-    if sum(sizes.values()) != len(edition.cards) - 3:
-        raise RecordError(f"hand sizes {sizes} add up to {sum(sizes.values())}, but {len(edition.cards) - 3} "
+    dealt = len(edition.cards) - edition.envelope_size
+    if sum(sizes.values()) != dealt:
+        raise RecordError(f"hand sizes {sizes} add up to {sum(sizes.values())}, but {dealt} "
                           f"cards are dealt", source=source)
     hand = _cards(edition, data["hand"], source, None, "hand")
     if len(set(hand)) != len(hand):
@@ -214,7 +200,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if not isinstance(data["deal"], dict):
             raise RecordError("deal must be a mapping with envelope and hands", source=source)
         d = dict(data["deal"])
-        d.setdefault("edition", edition.id)
+        d["edition"] = edition
         d["players"] = list(players)
         try:
             deal = parse_deal(d, "deal", check_sizes=False)
@@ -245,7 +231,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             extra = set(raw) - {"by", "accuse", "correct"}
             if extra:
                 raise RecordError(f"unknown key(s) {sorted(extra)} in an accusation", source=source, turn=n)
-            cards = _triple(edition, raw["accuse"], source, n, "accuse")
+            cards = _accusation(edition, raw["accuse"], source, n, "accuse")
             correct = raw.get("correct")
             if not isinstance(correct, bool):
                 raise RecordError("an accusation needs correct: true or false", source=source, turn=n)
@@ -263,7 +249,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
         if extra:
             raise RecordError(f"unknown key(s) {sorted(extra)} in a suggestion", source=source, turn=n)
-        cards = _triple(edition, raw["suggest"], source, n, "suggest")
+        cards = _suggestion(edition, raw["suggest"], source, n, "suggest")
         passed_raw = raw.get("passed") or []
         if not isinstance(passed_raw, list):
             raise RecordError("passed must be a list of players", source=source, turn=n)
@@ -339,37 +325,3 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         turns.append(Suggestion(by, cards, passed, shown_by, card, actual))
     return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
                   deal=deal, source=source)
-
-
-def feed(knowledge, turn_number: int, turn: Turn) -> None:
-    """Give one turn to a knowledge."""
-    if isinstance(turn, Accusation):
-        knowledge.observe_accusation(turn_number, turn.by, turn.cards, turn.correct)
-    else:
-        knowledge.observe_suggestion(turn_number, turn.by, turn.cards, turn.passed, turn.shown_by, turn.card)
-
-
-def replay(record: Record, upto: int | None = None, *, on_fire: Callable | None = None,
-           complete: bool = True, rulesets=None, strict: bool = True):
-    """Feed a record to a new :class:`~clue_expert.knowledge.Knowledge` up to
-    turn ``upto`` (all turns when None).  With ``strict`` a contradiction
-    raises; otherwise returns ``(knowledge, error)`` with the knowledge as it
-    was before the offending turn."""
-    from ..engine.knowledge import Knowledge
-
-    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
-                  rulesets=rulesets, on_fire=on_fire)
-    error = None
-    try:
-        k.observe_hand(record.hand)
-        for n, turn in enumerate(record.turns, start=1):
-            if upto is not None and n > upto:
-                break
-            feed(k, n, turn)
-    except ContradictionError as exc:
-        if exc.turn is None:
-            exc.turn = k.last_turn
-        if strict:
-            raise
-        error = exc
-    return k if strict else (k, error)

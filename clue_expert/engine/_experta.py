@@ -10,7 +10,7 @@ imported for the first time, the old ``collections`` aliases are restored from
 ``collections.abc``.  The aliases are the very same classes, so nothing else
 changes; with frozendict >= 2 installed the shim is harmless.  Every other
 module imports experta names from this module, never from ``experta`` itself
-(``tests/test_experta_shim.py`` checks both that the engine works on this
+(``tests/test_layers.py`` checks both that the engine works on this
 Python and that no other module imports experta directly).
 
 One speed adaptation lives here too: experta's RETE root (``BusNode``) offers
@@ -73,4 +73,16 @@ def _bus_remove(self, fact):
 BusNode.add = _bus_add
 BusNode.remove = _bus_remove
 
-__all__ = ["AS", "MATCH", "W", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION"]
+_CLASSES: dict = {}
+
+
+def fact_class(kind: str) -> type:
+    """The experta ``Fact`` subclass of a fact kind (one class per kind of
+    :data:`clue_expert.core.facts.KINDS`, made on first use)."""
+    cls = _CLASSES.get(kind)
+    if cls is None:
+        name = "".join(part.capitalize() for part in kind.split("-"))
+        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__})
+    return cls
+
+__all__ = ["AS", "MATCH", "W", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION", "fact_class"]

@@ -2,7 +2,7 @@
 
 The deal is encoded with one Boolean per (owner, card): every card has exactly
 one owner, every player holds exactly his hand size, the envelope holds exactly
-one card of each category.  Known held/lacked facts and one-of / not-all clause
+its count of each category (one each in the classic game).  Known held/lacked facts and one-of / not-all clause
 facts enter as *assumptions* (clause facts through selector variables), so an
 unsatisfiable query returns a core made of known facts.
 
@@ -31,7 +31,7 @@ class SatModel:
     """The deal constraints of one game plus the clause facts added so far."""
 
     def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: dict[str, Sequence[str]],
-                 hand_sizes: dict[str, int], envelope: str):
+                 hand_sizes: dict[str, int], envelope: str, envelope_counts: dict[str, int] | None = None):
         #: Owner names; the envelope among them.
         self.owners = list(owners)
         #: Card ids.
@@ -51,19 +51,26 @@ class SatModel:
             s.add_atmost(lits, 1)
         for o in self.owners:
             if o == envelope:
-                for cat_cards in categories.values():
+                for cat, cat_cards in categories.items():
                     lits = [self._var[(o, c)] for c in cat_cards]
-                    s.add_clause(lits)
-                    s.add_atmost(lits, 1)
+                    n = (envelope_counts or {}).get(cat, 1)
+                    self._exactly(lits, n)
                 continue
             size = hand_sizes.get(o)
             if size is None:
                 continue
-            lits = [self._var[(o, c)] for c in self.cards]
-            s.add_atmost(lits, size)
-            s.add_atmost([-x for x in lits], len(lits) - size)
+            self._exactly([self._var[(o, c)] for c in self.cards], size)
         #: selector literal -> clause key
         self.selectors: dict[int, tuple] = {}
+
+    def _exactly(self, lits: list, n: int) -> None:
+        """Exactly ``n`` of ``lits`` are true (two Minicard cardinality constraints)."""
+        if n == 0:
+            for x in lits:
+                self.solver.add_clause([-x])
+            return
+        self.solver.add_atmost(lits, n)
+        self.solver.add_atmost([-x for x in lits], len(lits) - n)
 
     def var(self, owner: str, card: str) -> int:
         """The variable of "owner holds card"."""

@@ -29,7 +29,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..core.cards import CATEGORIES
+from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES  # generalised next
 from ..core.facts import ENVELOPE
 from .knowledge import Knowledge
 

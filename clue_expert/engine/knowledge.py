@@ -2,8 +2,8 @@
 observation intake, justifications, contradictions, the completeness step and
 the queries (sheet, why).
 
-Data flows one way: observations go in (:meth:`Knowledge.observe_hand`,
-:meth:`~Knowledge.observe_suggestion`, :meth:`~Knowledge.observe_accusation`),
+Data flows one way: observations go in through one entry point,
+:meth:`Knowledge.observe` (the types of :mod:`clue_expert.core.observations`),
 rules and the SAT backbone derive facts, each recorded with a
 :class:`Justification`, and queries read them off.  An observation that
 contradicts what is known raises :class:`~clue_expert.errors.ContradictionError`
@@ -13,11 +13,13 @@ before that observation.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
+from ._experta import fact_class
 from .backbone import SatModel, Unsatisfiable
-from ..core.cards import CATEGORIES, Edition, dealt_hand_sizes
+from ..core.cards import Edition
+from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
 from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
                     cards_key, describe, held_key, key_of, lacked_key)
@@ -196,19 +198,21 @@ class Knowledge:
         self.me = me
         if me is not None and me not in self.players:
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
-        sizes = dict(zip(self.players, dealt_hand_sizes(len(self.players), len(edition.cards))))
+        sizes = dict(zip(self.players, edition.hand_sizes(len(self.players))))
         sizes.update(hand_sizes or {})
-        if sum(sizes[p] for p in self.players) != len(edition.cards) - len(CATEGORIES):
+        dealt = len(edition.cards) - edition.envelope_size
+        if sum(sizes[p] for p in self.players) != dealt:
             raise ClueError(f"hand sizes {[sizes[p] for p in self.players]} must add up to "
-                            f"{len(edition.cards) - len(CATEGORIES)}, the cards outside the envelope")
-        sizes[ENVELOPE] = len(CATEGORIES)
+                            f"{dealt}, the cards outside the envelope")
+        sizes[ENVELOPE] = edition.envelope_size
         #: owner -> number of cards held.
         self.hand_sizes: dict[str, int] = sizes
         #: Whether the SAT completeness step runs.
         self.complete = complete
         #: Called with each :class:`Firing` as it happens (``--watch``).
         self.on_fire = on_fire
-        rules = all_rules(rulesets if rulesets is not None else default_rulesets())
+        self._rulesets = tuple(rulesets) if rulesets is not None else default_rulesets()
+        rules = all_rules(self._rulesets)
         if only is not None:
             wanted = set(only)
             rules = [r for r in rules if r.id in wanted]
@@ -219,9 +223,9 @@ class Knowledge:
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
         self._category = {c.id: c.category for c in edition.cards}
-        self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in CATEGORIES}
+        self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in edition.categories}
         self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": CATEGORIES,
+                          "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
                           "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))}}
         self._observations: list[tuple] = []
         self._reset()
@@ -268,7 +272,7 @@ class Knowledge:
         self._turn: int | None = 0
         self.last_turn = 0
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
-                              self.hand_sizes, ENVELOPE) if self.complete else None)
+                              self.hand_sizes, ENVELOPE, self.edition.envelope_counts) if self.complete else None)
         self._sat_lit: dict[int, Key] = {}
         self._unminimized: dict[Key, tuple] = {}
         self._clause_selectors: list[int] = []
@@ -279,30 +283,31 @@ class Knowledge:
         self._run(0)
 
     # ---------------------------------------------------------- observations
-    def observe_hand(self, cards: Iterable[str]) -> None:
-        """The seat's own hand (turn 0)."""
-        if self.me is None:
+    def observe(self, observation: Observation, turn: int = 0) -> None:
+        """Take in one observation (see :mod:`clue_expert.core.observations`)
+        made on ``turn`` (0 for the deal).  A contradiction raises
+        :class:`ContradictionError` and leaves the knowledge as it was."""
+        if not isinstance(observation, (DealtHand, Suggestion, Accusation, RevealedHand, Given)):
+            raise TypeError(f"not an observation: {observation!r}")
+        if isinstance(observation, DealtHand) and self.me is None:
             raise ClueError("a hand can only be observed for a seat ('me')")
-        cards = tuple(cards)
-        self._apply(("hand", cards))
-
-    def observe_suggestion(self, turn: int, by: str, cards: Sequence[str], passed: Sequence[str],
-                           shown_by: str | None, card: str | None = None) -> None:
-        """A suggestion: who passed, who showed, and the card if this seat saw it."""
-        self._apply(("suggestion", turn, by, tuple(cards), tuple(passed), shown_by, card))
-
-    def observe_accusation(self, turn: int, by: str, cards: Sequence[str], correct: bool) -> None:
-        """An accusation and whether it was right."""
-        self._apply(("accusation", turn, by, tuple(cards), bool(correct)))
+        if isinstance(observation, Suggestion) and observation.card is not None and self.me is not None \
+                and self.me not in (observation.by, observation.shown_by):
+            observation = replace(observation, card=None)  # not this seat's to see
+        self._apply((turn, observation))
 
     def assume(self, keys: Iterable[Key]) -> None:
         """Assert facts directly (justified as ``given``), e.g. in scenarios."""
-        self._apply(("given", tuple(keys)))
+        self.observe(Given(tuple(keys)), self._turn or 0)
 
-    def _apply(self, obs: tuple) -> None:
-        self._observations.append(obs)
+    def observations(self) -> tuple:
+        """Every (turn, observation) taken in so far, in order."""
+        return tuple(self._observations)
+
+    def _apply(self, item: tuple) -> None:
+        self._observations.append(item)
         try:
-            self._process(obs)
+            self._process(item)
         except ContradictionError:
             self._observations.pop()
             self._replay()
@@ -312,36 +317,32 @@ class Knowledge:
         on_fire, self.on_fire = self.on_fire, None
         try:
             self._reset()
-            for obs in self._observations:
-                self._process(obs)
+            for item in self._observations:
+                self._process(item)
         finally:
             self.on_fire = on_fire
 
-    def _process(self, obs: tuple) -> None:
-        kind = obs[0]
-        if kind == "hand":
-            turn = 0
-            self._turn = 0
-            self._declare_observation("dealt", {"owner": self.me, "cards": obs[1]}, 0)
-        elif kind == "suggestion":
-            _, turn, by, cards, passed, shown_by, card = obs
-            self._turn = turn
-            for p in passed:
-                self._declare_observation("passed", {"turn": turn, "player": p, "by": by, "cards": cards}, turn)
-            if shown_by is not None:
-                self._declare_observation("showed", {"turn": turn, "player": shown_by, "by": by,
-                                                     "cards": cards, "card": card}, turn)
-        elif kind == "accusation":
-            _, turn, by, cards, correct = obs
-            self._turn = turn
-            self._declare_observation("accused", {"turn": turn, "by": by, "cards": cards,
-                                                  "correct": correct}, turn)
-        elif kind == "given":
-            turn = self._turn
-            for key in obs[1]:
+    def _process(self, item: tuple) -> None:
+        turn, obs = item
+        self._turn = turn
+        if isinstance(obs, DealtHand):
+            self._declare_observation("dealt", {"owner": obs.player, "cards": tuple(obs.cards)}, turn)
+        elif isinstance(obs, Suggestion):
+            cards = tuple(obs.cards)
+            for p in obs.passed:
+                self._declare_observation("passed", {"turn": turn, "player": p, "by": obs.by, "cards": cards}, turn)
+            if obs.shown_by is not None:
+                self._declare_observation("showed", {"turn": turn, "player": obs.shown_by, "by": obs.by,
+                                                     "cards": cards, "card": obs.card}, turn)
+        elif isinstance(obs, Accusation):
+            self._declare_observation("accused", {"turn": turn, "by": obs.by, "cards": tuple(obs.cards),
+                                                  "correct": bool(obs.correct)}, turn)
+        elif isinstance(obs, RevealedHand):
+            self._declare_observation("revealed", {"turn": turn, "player": obs.player,
+                                                   "cards": tuple(obs.cards)}, turn)
+        else:  # Given
+            for key in obs.keys:
                 self._declare_known(key, Justification(GIVEN, "given", (), self._next_step(), turn))
-        else:  # pragma: no cover
-            raise ValueError(obs)
         self.last_turn = turn
         self._run(turn)
 
@@ -364,7 +365,7 @@ class Knowledge:
         self.values[key] = values
         self.justifications[key] = Justification("request", describe(key, self.values), (), self._next_step(),
                                                  values.get("turn"))
-        fact = self._engine.declare(KINDS[kind][0](**values))
+        fact = self._engine.declare(fact_class(kind)(**values))
         try:
             self._engine.run()
         finally:
@@ -386,12 +387,14 @@ class Knowledge:
                 opts = (self._ordered(v for v in _as_set(values[0]) if v in matching),)
             elif c.kind == "suggest":
                 opts = tuple(self._ordered(v for v in _as_set(val) if self._category.get(v) == cat)
-                             for val, cat in zip(values, CATEGORIES))
+                             for val, cat in zip(self._suggestion_slots(rule, c, env), self.edition.categories))
             else:  # accuse
-                triple = values if len(values) == 3 else list(values[0] or ())
-                if len(triple) != 3 or any(t is None for t in triple):
+                cards = values if len(values) > 1 else list(values[0] or ())
+                try:
+                    cards = self.edition.check_accusation(cards)
+                except (ClueError, KeyError, TypeError):
                     continue
-                opts = tuple((t,) for t in triple)
+                opts = tuple((t,) for t in cards)
             if not all(opts):
                 continue
             step = self._next_step()
@@ -399,6 +402,24 @@ class Knowledge:
             cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
             self._candidates.append(cand)
             self._log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._turn))
+
+    def _suggestion_slots(self, rule: CompiledRule, conclusion, env: dict) -> list:
+        """The value of a ``suggest:`` conclusion for each category of the
+        edition: the category's own entry, else ``other`` with ``category``
+        bound to it."""
+        named = conclusion.slots
+        out = []
+        for cat in self.edition.categories:
+            if cat in named:
+                out.append(named[cat](env))
+            elif "other" in named:
+                inner = dict(env)
+                inner["category"] = cat
+                out.append(named["other"](inner))
+            else:
+                raise RuleFileError(rule.path, rule.id, f"names no card for the category {cat!r} of edition "
+                                    f"{self.edition.id!r}; add '{cat}:' or an 'other:' entry to its suggest")
+        return out
 
     def _ordered(self, cards) -> tuple:
         order = self._base_env["__order__"]
@@ -423,7 +444,7 @@ class Knowledge:
                 self._seen.add(values["card"])
             if values["player"] == self.me:
                 self._shown_by_me[values["by"]].add(values["card"])
-        self._engine.declare(KINDS[kind][0](**values))
+        self._engine.declare(fact_class(kind)(**values))
 
     def _declare_known(self, key: Key, just: Justification) -> bool:
         """Record a held / lacked / one-of / not-all fact; False if not new."""
@@ -469,7 +490,7 @@ class Knowledge:
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
         self.values[key] = values
-        self._engine.declare(KINDS[kind][0](**values))
+        self._engine.declare(fact_class(kind)(**values))
         return True
 
     def _is_new_clause(self, kind: str, owner: str, cards: frozenset) -> bool:
@@ -509,7 +530,7 @@ class Knowledge:
 
     # ------------------------------------------------------------ dispatch
     def _dispatch(self, batches: Sequence[Sequence[CompiledRule]], kind: str, fact) -> None:
-        fields = KINDS[kind][1]
+        fields = KINDS[kind]
         env = dict(self._base_env)
         for f in fields:
             v = fact[f]
@@ -660,7 +681,7 @@ class Knowledge:
             core = sat.minimize(exc.core)
             keys = [self._sat_lit[x] for x in core if x in self._sat_lit]
             raise ContradictionError(
-                "no deal is consistent with these facts together (with the hand sizes and one card per category)",
+                "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
                 turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
         for lit, core in found:
             owner, card = sat.cell(abs(lit))
@@ -685,7 +706,7 @@ class Knowledge:
     @staticmethod
     def _case_message(key: Key, n: int) -> str:
         return (f"case analysis: in every deal consistent with these {n} facts, "
-                f"the hand sizes and one card per category, {describe(key)}")
+                f"the hand sizes and the envelope's cards per category, {describe(key)}")
 
     def memo(self, key, build: Callable):
         """``build()``, computed once for the knowledge as it stands: a new
@@ -717,6 +738,100 @@ class Knowledge:
         return j
 
     # -------------------------------------------------------------- queries
+    # The typed, public query interface (see clue_expert.engine.queries):
+    # what rules (through the library), strategies, beliefs and the notebook read.
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """Card ids in sheet order."""
+        return self._cards
+
+    @property
+    def card_set(self) -> frozenset:
+        """Every card id."""
+        return self._all_cards
+
+    @property
+    def owner_set(self) -> frozenset:
+        """Every owner (the players and the envelope)."""
+        return self._owner_set
+
+    def category_of(self, card: str) -> str:
+        """The category of a card."""
+        return self._category[card]
+
+    def category_cards(self, category: str) -> frozenset:
+        """The cards of a category."""
+        return self._category_cards[category]
+
+    def envelope_count(self, category: str) -> int:
+        """How many cards of the category the envelope holds."""
+        return self.edition.envelope_counts[category]
+
+    def hand_size(self, owner: str) -> int | None:
+        """How many cards the owner holds (the envelope: its size)."""
+        return self._hand_size.get(owner)
+
+    def holders(self, card: str) -> frozenset:
+        """Owners known to hold the card."""
+        return frozenset(self._holders[card])
+
+    def lackers(self, card: str) -> frozenset:
+        """Owners known not to hold the card."""
+        return frozenset(self._lackers[card])
+
+    def not_all_clauses(self, owner: str) -> list[frozenset]:
+        """The owner's not-all clauses (card sets he does not hold all of)."""
+        return list(self._not_all[owner])
+
+    def has_clauses(self, owner: str) -> bool:
+        """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""
+        return bool(self._clauses[owner])
+
+    def seen_cards(self) -> frozenset:
+        """Cards that have been shown to this seat."""
+        return frozenset(self._seen)
+
+    def shown_to(self, player: str) -> frozenset:
+        """Cards this seat has shown to ``player``."""
+        return frozenset(self._shown_by_me.get(player, ()))
+
+    def shown_to_anyone(self) -> frozenset:
+        """Cards this seat has shown to anyone."""
+        return frozenset().union(*self._shown_by_me.values()) if self._shown_by_me else frozenset()
+
+    def sheet_position(self, name: str) -> int:
+        """A name's place in sheet order (cards first, then owners); unknown names last."""
+        return self._base_env["__order__"].get(name, 10 ** 6)
+
+    def suggestions_seen(self) -> list[tuple[int, Suggestion]]:
+        """(turn, suggestion) for every suggestion observed, in order."""
+        return [(turn, obs) for turn, obs in self._observations if isinstance(obs, Suggestion)]
+
+    def fresh(self, me: str | None, *, complete: bool | None = None) -> "Knowledge":
+        """A new, empty knowledge of the same game and rules for seat ``me``
+        (e.g. a model of what an opponent knows)."""
+        return Knowledge(self.edition, self.players, me, {p: self.hand_sizes[p] for p in self.players},
+                         rulesets=self._rulesets, complete=self.complete if complete is None else complete)
+
+    def completion_check(self, key: Key) -> dict:
+        """Whether the completion step can settle a held/lacked fact: for
+        each of the fact and its opposite, an example owner of the card in a
+        deal consistent with everything known (None when no such deal).
+        Needs the completion step (``complete=True``)."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        sat = self._sat
+        assumptions = self._assumptions()
+        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        out = {}
+        for want, label in ((lit, "with"), (-lit, "without")):
+            owner = None
+            if sat.solver.solve(assumptions=assumptions + [want]):
+                model = set(sat.solver.get_model())
+                owner = next(o for o in self.owners if sat.var(o, key[2]) in model)
+            out[label] = owner
+        return out
+
     def status(self, owner: str, card: str) -> str:
         """``held``, ``lacked`` or ``unknown``."""
         if card in self._held[owner]:
@@ -737,17 +852,24 @@ class Knowledge:
         """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
         return [c for c in self._clauses[owner] if not (c & self._held[owner])]
 
-    def envelope(self) -> dict[str, str | None]:
-        """category -> the envelope's card where known."""
-        out = {}
-        for cat in CATEGORIES:
+    def envelope(self) -> dict:
+        """category -> the envelope's card where known (None if not); for a
+        category of which the envelope takes several cards, the list of them
+        once all are known.  Categories the envelope takes none of are left out."""
+        out: dict = {}
+        for cat, n in self.edition.envelope_counts.items():
+            if n == 0:
+                continue
             known = [c for c in self.edition.category_cards(cat) if c in self._held[ENVELOPE]]
-            out[cat] = known[0] if known else None
+            if n == 1:
+                out[cat] = known[0] if known else None
+            else:
+                out[cat] = known if len(known) == n else None
         return out
 
     def solved(self) -> bool:
-        """Whether all three envelope cards are known."""
-        return all(self.envelope().values())
+        """Whether every envelope card is known."""
+        return len(self._held[ENVELOPE]) == self.edition.envelope_size
 
     def sheet(self) -> Sheet:
         """The detective sheet."""
@@ -801,3 +923,24 @@ def _as_set(value) -> list:
     if isinstance(value, str):
         return [value]
     return list(value)
+
+
+def replay_record(record, upto: int | None = None, *, on_fire: Callable | None = None,
+                  complete: bool = True, rulesets=None, strict: bool = True):
+    """Feed a :class:`~clue_expert.core.records.Record` to a new
+    :class:`Knowledge` up to turn ``upto`` (all turns when None).  With
+    ``strict`` a contradiction raises; otherwise returns ``(knowledge,
+    error)`` with the knowledge as it was before the offending turn."""
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
+                  rulesets=rulesets, on_fire=on_fire)
+    error = None
+    try:
+        for turn, obs in record.observations(upto):
+            k.observe(obs, turn)
+    except ContradictionError as exc:
+        if exc.turn is None:
+            exc.turn = k.last_turn
+        if strict:
+            raise
+        error = exc
+    return k if strict else (k, error)

@@ -11,7 +11,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Callable
 
+from dataclasses import replace
+
 from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
+from ..core.observations import Accusation, Suggestion
 
 if TYPE_CHECKING:  # pragma: no cover
     from .knowledge import Knowledge
@@ -387,14 +390,12 @@ def _shadow(k: "Knowledge", player: str):
     try:
         shadow.assume([held_key(player, c) for c in k.held_by(player)]
                       + [lacked_key(player, c) for c in k.lacked_by(player)])
-        for obs in k._observations:
-            if obs[0] == "suggestion":
-                _, turn, by, cards, passed, shown_by, card = obs
-                seen = card if (by == player and shown_by == k.me) else None
-                shadow.observe_suggestion(turn, by, cards, passed, shown_by, seen)
-            elif obs[0] == "accusation":
-                _, turn, by, cards, correct = obs
-                shadow.observe_accusation(turn, by, cards, correct)
+        for turn, obs in k.observations():
+            if isinstance(obs, Suggestion):
+                seen = obs.card if (obs.by == player and obs.shown_by == k.me) else None
+                shadow.observe(replace(obs, card=seen), turn)
+            elif isinstance(obs, Accusation):
+                shadow.observe(obs, turn)
     except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
         pass
     return shadow

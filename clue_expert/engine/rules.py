@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 import jsonschema
 import yaml
 
-from ._experta import AS, KnowledgeEngine, Rule
+from ._experta import AS, KnowledgeEngine, Rule, fact_class
 from ..core.errors import ExpressionError, RuleFileError
 from .expr import Expression, compile_expression
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
@@ -93,12 +93,12 @@ RULESET_SCHEMA: dict = {
                         "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
                         "probably-held": _PAIR, "probably-lacked": _PAIR,
                         "contradiction": {"type": "string"},
-                        "suggest": {"type": "object", "required": ["suspect", "weapon", "room"],
-                                    "additionalProperties": False,
-                                    "properties": {"suspect": _EXPR, "weapon": _EXPR, "room": _EXPR}},
+                        "suggest": {"type": "object", "minProperties": 1, "maxProperties": 64,
+                                    "propertyNames": {"pattern": _ID},
+                                    "additionalProperties": _EXPR},
                         "show": _EXPR,
-                        "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 3,
-                                                     "maxItems": 3}]},
+                        "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 2,
+                                                     "maxItems": 64}]},
                     },
                 }},
                 "because": {"type": "array", "items": _EXPR, "minItems": 1},
@@ -118,6 +118,8 @@ class Conclusion:
     """Owner and card(s) expressions."""
     message: str = ""
     """For ``contradiction``: the message template."""
+    slots: dict = field(default_factory=dict)
+    """For ``suggest``: category (or ``other``) -> expression."""
 
 
 @dataclass(eq=False)
@@ -232,7 +234,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deductio
     # names bound by every trigger kind
     fields = None
     for kind in on:
-        kf = set(KINDS[kind][1])
+        kf = set(KINDS[kind])
         fields = kf if fields is None else fields & kf
     names = set(fields) | set(CONSTANTS)
 
@@ -269,8 +271,15 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str = "deductio
             _check_message(value, names, path, rid)
             rule.then.append(Conclusion(kind, (), value))
         elif kind == "suggest":
-            rule.then.append(Conclusion(kind, tuple(comp(value[c], f"then suggest {c}")
-                                                    for c in ("suspect", "weapon", "room"))))
+            slots = {}
+            for cat, src in value.items():
+                if cat == "other":
+                    names.add("category")
+                    slots[cat] = comp(src, "then suggest other")
+                    names.discard("category")
+                else:
+                    slots[cat] = comp(src, f"then suggest {cat}")
+            rule.then.append(Conclusion(kind, (), slots=slots))
         elif kind == "show":
             rule.then.append(Conclusion(kind, (comp(value, "then show"),)))
         elif kind == "accuse":
@@ -406,5 +415,5 @@ def compile_engine(table: DispatchTable) -> type:
             return action
 
         attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
-            AS.fact << KINDS[kind][0](), salience=groups[0][0])(make())
+            AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
     return type("CompiledClueEngine", (KnowledgeEngine,), attrs)

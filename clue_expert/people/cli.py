@@ -16,7 +16,9 @@ from ..core.deals import shipped_deals
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.paths import data_dir
-from ..core.records import load_record, replay
+from ..core.observations import Accusation
+from ..core.records import load_record
+from ..engine.knowledge import replay_record as replay
 from .render import (ExplanationView, RulesView, SheetView, explanation_json, firing_line, knowledge_summary,
                      make_console)
 from ..engine.rules import default_rulesets, load_ruleset
@@ -336,7 +338,7 @@ def cmd_play(args) -> int:
 
 def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
-    from ..play.game import AccusationEvent, play_game
+    from ..play.game import play_game
     from .human import HumanPlayer, HumanQuit
     from ..play.players import seat_player
     from .render import output_item
@@ -358,16 +360,17 @@ def _play_human(args, deal, console) -> int:
                   f"the other players' strategies are hidden.")
 
     def on_event(event):
-        if isinstance(event, AccusationEvent):
-            console.print(f"{event.by} accuses {', '.join(event.cards)}: "
-                          + ("correct!" if event.correct else "wrong, and is out."))
+        obs = event.observation
+        if isinstance(obs, Accusation):
+            console.print(f"{obs.by} accuses {', '.join(obs.cards)}: "
+                          + ("correct!" if obs.correct else "wrong, and is out."))
             return
-        text = f"turn {event.turn}: {event.by} suggests {', '.join(event.cards)}"
-        if event.passed:
-            text += f" — {', '.join(event.passed)} cannot disprove"
-        if event.shown_by:
-            seen = event.card if args.human in (event.by, event.shown_by) else "a card"
-            text += f" — {event.shown_by} shows {'you ' if event.by == args.human else ''}{seen}"
+        text = f"turn {event.turn}: {obs.by} suggests {', '.join(obs.cards)}"
+        if obs.passed:
+            text += f" — {', '.join(obs.passed)} cannot disprove"
+        if obs.shown_by:
+            seen = obs.card if args.human in (obs.by, obs.shown_by) else "a card"
+            text += f" — {obs.shown_by} shows {'you ' if obs.by == args.human else ''}{seen}"
         else:
             text += " — nobody can disprove"
         console.print(text)

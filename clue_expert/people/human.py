@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..core.cards import CATEGORIES, Edition
+from ..core.cards import Edition
 from ..core.errors import ClueError
-from ..play.game import Player, SuggestionEvent, feed_event
+from ..core.observations import DealtHand, Event, Suggestion
+from ..play.game import Player
 from ..engine.knowledge import Knowledge
 from .notebook import Message, split_cards
 from ..engine.rules import default_rulesets
@@ -85,12 +86,12 @@ class HumanPlayer(Player):
         self.edition = edition
         self.hand = tuple(hand)
         self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False)
-        self.marks.observe_hand(hand)
+        self.marks.observe(DealtHand(self.name, tuple(hand)))
         if self.hints:
             from ..play.players import load_decisions
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),))
-            self.engine.observe_hand(hand)
+            self.engine.observe(DealtHand(self.name, tuple(hand)))
         self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
                           f"Your cards: {', '.join(edition.display(c) for c in hand)}."))
         self.tell(Message("Type 'help' at any prompt." + (" Hints are on: 'hint' gives advice." if self.hints else "")))
@@ -98,16 +99,14 @@ class HumanPlayer(Player):
     def _triple(self, line: str, what: str):
         """Three cards, one per category, in category order; None (after
         telling why) when the line is not that."""
+        ed = self.edition
+        accusation = what.endswith("accusation")
         try:
-            cards = split_cards(self.edition, line, 3)
+            cards = split_cards(ed, line, ed.envelope_size if accusation else len(ed.categories))
+            return ed.check_accusation(cards) if accusation else ed.check_suggestion(cards)
         except ClueError as exc:
             self.tell(Message(str(exc), "error"))
             return None
-        cats = [self.edition.category_of(c) for c in cards]
-        if sorted(cats, key=CATEGORIES.index) != list(CATEGORIES):
-            self.tell(Message(f"{what} names one suspect, one weapon and one room", "error"))
-            return None
-        return tuple(sorted(cards, key=lambda c: CATEGORIES.index(self.edition.category_of(c))))
 
     def suggest(self, turn: int, round: int):
         while True:
@@ -156,6 +155,7 @@ class HumanPlayer(Player):
     def observe(self, event) -> None:
         for k in (self.marks, self.engine):
             if k is not None:
-                feed_event(k, event)
-        if isinstance(event, SuggestionEvent) and event.card is not None and event.by == self.name:
-            self.tell(Message(f"{event.shown_by} shows you {event.card}", "advice"))
+                k.observe(event.observation, event.turn)
+        obs = event.observation
+        if isinstance(obs, Suggestion) and obs.card is not None and obs.by == self.name:
+            self.tell(Message(f"{obs.shown_by} shows you {obs.card}", "advice"))

@@ -22,7 +22,8 @@ from ..core.cards import Edition, dealt_hand_sizes, get_edition
 from ..core.errors import ClueError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge, Sheet
-from ..core.records import Record, load_record, parse_record, replay
+from ..core.records import Record, load_record, parse_record
+from ..engine.knowledge import replay_record as replay
 from ..engine.rules import default_rulesets
 
 

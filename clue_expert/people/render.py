@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from ..core.cards import CATEGORIES, Edition
+from ..core.cards import Edition
+from ..core.observations import Accusation
 from ..core.facts import describe
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
 from ..engine.rules import RuleSet
@@ -37,7 +38,7 @@ def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> Table:
     table.add_column("card")
     for o in sheet.owners:
         table.add_column(o, justify=justify)
-    for cat in CATEGORIES:
+    for cat in dict.fromkeys(sheet.categories.values()):
         table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(sheet.owners))
         for c in sheet.cards:
             if sheet.categories[c] == cat:
@@ -65,7 +66,8 @@ class SheetView:
         table = card_table(s, title, "center", label,
                            lambda o, c: Text(MARK[s.cells[o][c]], style=STYLE[s.cells[o][c]]))
         env = s.envelope
-        found = ", ".join(f"{cat}: {env[cat] or '?'}" for cat in CATEGORIES)
+        found = ", ".join(f"{cat}: {', '.join(env[cat]) if isinstance(env[cat], list) else env[cat] or '?'}"
+                          for cat in env)
         solved = all(env.values())
         return Group(table, Text(("Solved! " if solved else "") + "Envelope — " + found,
                                  style="bold yellow" if solved else ""))
@@ -181,19 +183,19 @@ def probable_clues(k: Knowledge) -> Table | None:
 # --------------------------------------------------------------------- games
 def event_text(event) -> Text:
     """One line per driver event, with all cards visible (the table's view)."""
-    from ..play.game import AccusationEvent
-    if isinstance(event, AccusationEvent):
+    obs = event.observation
+    if isinstance(obs, Accusation):
         t = Text(f"turn {event.turn:3d}  ", style="dim")
-        t.append(f"{event.by} accuses {', '.join(event.cards)}: ", style="bold")
-        t.append("correct!" if event.correct else "wrong, and is out", style="bold green" if event.correct else "red")
+        t.append(f"{obs.by} accuses {', '.join(obs.cards)}: ", style="bold")
+        t.append("correct!" if obs.correct else "wrong, and is out", style="bold green" if obs.correct else "red")
         return t
     t = Text(f"turn {event.turn:3d}  ", style="dim")
-    t.append(f"{event.by} suggests {', '.join(event.cards)}", style="bold")
+    t.append(f"{obs.by} suggests {', '.join(obs.cards)}", style="bold")
     parts = []
-    if event.passed:
-        parts.append(f"{', '.join(event.passed)} cannot disprove")
-    if event.shown_by:
-        parts.append(f"{event.shown_by} shows {event.card}")
+    if obs.passed:
+        parts.append(f"{', '.join(obs.passed)} cannot disprove")
+    if obs.shown_by:
+        parts.append(f"{obs.shown_by} shows {obs.card or obs.actual or 'a card'}")
     else:
         parts.append("nobody can disprove")
     t.append(" — " + "; ".join(parts))

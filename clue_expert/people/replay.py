@@ -12,7 +12,8 @@ from typing import Iterator
 from ..core.facts import describe
 from ..core.errors import ClueError
 from ..engine.knowledge import Knowledge, Sheet
-from ..core.records import Accusation, Record, feed
+from ..core.observations import Accusation, DealtHand
+from ..core.records import Record
 
 
 @dataclass
@@ -59,13 +60,13 @@ def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
                   on_fire=fired.append)
     fired.clear()
     before = k.sheet()
-    k.observe_hand(record.hand)
+    k.observe(DealtHand(record.me, tuple(record.hand)))
     yield _step(0, f"the deal: {record.me} holds {', '.join(record.hand)}", k, before, fired)
     for n, turn in enumerate(record.turns, start=1):
         before = k.sheet()
         fired.clear()
         try:
-            feed(k, n, turn)
+            k.observe(turn, n)
         except ClueError as exc:  # a contradiction: report it, keep the sheet before it
             yield Step(n, describe_turn(n, turn), [], k.sheet(), [], k.solved(), error=str(exc), knowledge=k)
             return

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..core.cards import CATEGORIES, dealt_hand_sizes, get_edition
+from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES, dealt_hand_sizes, get_edition
 from ..core.errors import ClueError
-from .game import AccusationEvent, Player, SuggestionEvent, play_game
+from ..core.observations import Event
+from .game import Player, play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, DEFAULT_STRATEGY, RuleBasedPlayer
-from ..core.records import Accusation, Record, Suggestion, dump_record
+from ..core.observations import Accusation, Suggestion
+from ..core.records import Record, dump_record
 
 EDITION = get_edition("contest")
 #: card id -> two-letter code, and back (lower-case).
@@ -256,7 +258,7 @@ class ContestAgent:
             self.must_accuse = cards
         self.turns.append(Suggestion(by, cards, passed, shower, card if self.me in (by, shower) else None))
         try:
-            self.player.observe(SuggestionEvent(turn, self.round, by, cards, passed, shower, card))
+            self.player.observe(Event(turn, self.round, Suggestion(by, cards, passed, shower, card)))
         except ClueError as exc:
             self.log(f"!! observation refused, knowledge unchanged: {exc}")
         return "ok"
@@ -284,7 +286,7 @@ class ContestAgent:
         self.turn += 1
         self.turns.append(Accusation(by, cards, correct))
         try:
-            self.player.observe(AccusationEvent(self.turn, self.round, by, cards, correct))
+            self.player.observe(Event(self.turn, self.round, Accusation(by, cards, correct)))
         except ClueError as exc:
             self.log(f"!! observation refused, knowledge unchanged: {exc}")
         if by == self.me and not correct:
@@ -450,9 +452,10 @@ class RemoteSeat(Player):
             raise Disqualified(f"invalid disprove {reply!r}")
         return card
 
-    def observe(self, event) -> None:
+    def observe(self, event: Event) -> None:
+        event = event.observation
         i = self.names.index(event.by)
-        if isinstance(event, AccusationEvent):
+        if isinstance(event, Accusation):
             message = f"accusation {i} {codes(event.cards)} {'+' if event.correct else '-'}"
         elif event.shown_by is None:
             message = f"suggestion {i} {codes(event.cards)} -"
@@ -462,7 +465,7 @@ class RemoteSeat(Player):
                 message += f" {CODE[event.card]}"
                 if i == self.seat:
                     self.seen.add(event.card)
-        if isinstance(event, SuggestionEvent):
+        if isinstance(event, Suggestion):
             self.must_accuse = i == self.seat and event.shown_by is None and not set(event.cards) & self.seen
         expect(self.server.ask(message), "ok", message.split()[0])
 

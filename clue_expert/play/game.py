@@ -13,59 +13,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from ..core.cards import CATEGORIES, Edition
+from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
-from ..core.records import Accusation, Record, Suggestion
+from ..core.observations import Accusation, Event, Suggestion
+from ..core.records import Record
 
 
 class PlayerError(ClueError):
     """A player broke the rules of the game (an impossible suggestion, a card
     it cannot show, a malformed accusation)."""
-
-
-@dataclass(frozen=True)
-class SuggestionEvent:
-    """What one player is told about a suggestion."""
-
-    turn: int
-    """Record turn number (1-based; accusations count as turns)."""
-    round: int
-    """Round number (1-based)."""
-    by: str
-    """The suggester."""
-    cards: tuple
-    """Suspect, weapon, room."""
-    passed: tuple
-    """Players who could not disprove, in asking order."""
-    shown_by: str | None
-    """Who disproved it, or None."""
-    card: str | None
-    """The card shown -- only for the suggester and the shower, else None."""
-
-
-@dataclass(frozen=True)
-class AccusationEvent:
-    """An accusation, told to everyone."""
-
-    turn: int
-    """Record turn number."""
-    round: int
-    """Round number."""
-    by: str
-    """The accuser."""
-    cards: tuple
-    """Suspect, weapon, room."""
-    correct: bool
-    """Whether it matched the envelope."""
-
-
-def feed_event(k, event) -> None:
-    """Tell a :class:`~clue_expert.knowledge.Knowledge` what a player was told."""
-    if isinstance(event, AccusationEvent):
-        k.observe_accusation(event.turn, event.by, event.cards, event.correct)
-    else:
-        k.observe_suggestion(event.turn, event.by, event.cards, event.passed, event.shown_by, event.card)
 
 
 class Player(ABC):
@@ -88,8 +45,10 @@ class Player(ABC):
         """Which of ``matching`` (the suggested cards this player holds) to show ``by``."""
 
     @abstractmethod
-    def observe(self, event) -> None:
-        """A :class:`SuggestionEvent` or :class:`AccusationEvent`, as this player may see it."""
+    def observe(self, event: Event) -> None:
+        """An :class:`~clue_expert.core.observations.Event` (a suggestion or
+        an accusation with its turn and round), as this player may see it: the
+        shown card only for the suggester and the shower."""
 
     @abstractmethod
     def accuse(self, turn: int) -> Sequence[str] | None:
@@ -133,13 +92,8 @@ class GameResult:
     def record(self, me: str) -> Record:
         """The game as ``me`` saw it, in the knowledge engine's record format
         (with the true deal attached)."""
-        turns = []
-        for e in self.events:
-            if isinstance(e, AccusationEvent):
-                turns.append(Accusation(e.by, e.cards, e.correct))
-            else:
-                card = e.card if me in (e.by, e.shown_by) else None
-                turns.append(Suggestion(e.by, e.cards, e.passed, e.shown_by, card, e.card))
+        turns = [e.observation.seen_by(me) if isinstance(e.observation, Suggestion) else e.observation
+                 for e in self.events]
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],
                       hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d)
@@ -148,12 +102,15 @@ class GameResult:
 def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
     try:
         cards = tuple(cards)
-        cats = [edition.category_of(c) for c in cards]
+        check = edition.check_accusation if what == "accusation" else edition.check_suggestion
+        ordered = check(cards)
+        if ordered != cards:
+            raise ClueError(f"the cards must come in sheet order ({', '.join(edition.categories)})")
+        return cards
     except (KeyError, TypeError):
         raise PlayerError(f"{who} made an invalid {what}: {cards!r}") from None
-    if cats != list(CATEGORIES):
-        raise PlayerError(f"{who}'s {what} {list(cards)} is not one suspect, one weapon and one room")
-    return cards
+    except ClueError as exc:
+        raise PlayerError(f"{who}'s {what} {list(cards)}: {exc}") from None
 
 
 def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
@@ -172,13 +129,13 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
     out: set = set()
     turn = 0
 
-    def tell(event, private=None):
+    def tell(event: Event):
         result.events.append(event)
         if on_event is not None:
             on_event(event)
-        public = replace(event, card=None) if private is not None else event
+        obs = event.observation
         for p in names:
-            players[p].observe(event if private is None or p in private else public)
+            players[p].observe(replace(event, observation=obs.seen_by(p)) if isinstance(obs, Suggestion) else event)
 
     for rnd in range(1, max_rounds + 1):
         result.rounds = rnd
@@ -201,8 +158,7 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
                     raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
                 shown_by = p
                 break
-            event = SuggestionEvent(turn, rnd, by, cards, tuple(passed), shown_by, card)
-            tell(event, private={by, shown_by} if shown_by else None)
+            tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
             accusation = players[by].accuse(turn)
             if accusation is None:
                 continue
@@ -210,7 +166,7 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
             turn += 1
             result.round_of_turn[turn] = rnd
             correct = accusation == deal.envelope
-            tell(AccusationEvent(turn, rnd, by, accusation, correct))
+            tell(Event(turn, rnd, Accusation(by, accusation, correct)))
             if correct:
                 result.winner, result.win_round = by, rnd
                 break

@@ -10,7 +10,8 @@ from typing import Callable, Iterable, Sequence
 
 from ..core.cards import Edition
 from ..core.errors import ClueError
-from .game import Player, feed_event
+from ..core.observations import DealtHand, Event
+from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
 from ..core.paths import data_dir
 from ..engine.rules import RuleSet, default_rulesets, load_ruleset
@@ -126,7 +127,7 @@ class RuleBasedPlayer(Player):
         k.on_fire = self.on_fire
         self.decisions = []
         self._solved_turn = None
-        k.observe_hand(hand)
+        k.observe(DealtHand(self.name, tuple(hand)))
         self._check_solved(0)
 
     def _check_solved(self, turn: int) -> None:
@@ -178,8 +179,8 @@ class RuleBasedPlayer(Player):
         self.decisions.append((turn, chosen))
         return self._pick(chosen.options, self.accusation)
 
-    def observe(self, event) -> None:
-        feed_event(self.knowledge, event)
+    def observe(self, event: Event) -> None:
+        self.knowledge.observe(event.observation, event.turn)
         self._check_solved(event.turn)
 
     def report(self) -> dict:

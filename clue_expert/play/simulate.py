@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..core.cards import CATEGORIES, get_edition
+from ..core.cards import get_edition
 from ..core.deals import Deal, get_deal, random_deal
 from ..core.errors import ClueError
 from .game import play_game
@@ -61,10 +61,14 @@ class GameSummary:
 
 def envelope_variants(deal: Deal) -> list[Deal]:
     """Every envelope of a deal (324 for 6/6/9 cards), Kingston's generator:
-    the new envelope card of each category swaps places with the old one."""
+    the new envelope card of each category swaps places with the old one
+    (the classic shape, one card per category)."""
     ed = deal.edition
+    if any(n != 1 for n in ed.envelope_counts.values()):
+        raise ClueError(f"envelope variants need an edition whose envelope takes one card of each category; "
+                        f"{ed.id} takes {ed.envelope_text()}")
     out = []
-    for combo in itertools.product(*(ed.category_cards(c) for c in CATEGORIES)):
+    for combo in itertools.product(*(ed.category_cards(c) for c in ed.categories)):
         hands = {p: list(h) for p, h in deal.hands.items()}
         for old, new in zip(deal.envelope, combo):
             if old == new:

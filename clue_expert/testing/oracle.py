@@ -19,16 +19,23 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
-from ..core.cards import CATEGORIES
 from ..core.records import Accusation, Record
 
 ENVELOPE = "envelope"
 
 
+def envelopes(ed) -> Iterator[tuple]:
+    """Every possible envelope of an edition: its count of cards from each
+    category (one each in the classic game), in sheet order."""
+    per_category = [itertools.combinations(ed.category_cards(cat), ed.envelope_counts[cat]) for cat in ed.categories]
+    for parts in itertools.product(*per_category):
+        yield tuple(c for part in parts for c in part)
+
+
 def _deals(record: Record) -> Iterator[dict]:
     ed = record.edition
     players = record.players
-    for env in itertools.product(*(ed.category_cards(c) for c in CATEGORIES)):
+    for env in envelopes(ed):
         rest = [c for c in ed.card_ids if c not in env]
         sizes = [record.hand_sizes[p] for p in players]
 
@@ -101,8 +108,8 @@ def cnf_entailed(record: Record, upto: int | None = None) -> dict | None:
         exactly([x[(o, c)] for o in owners], 1)
     for p in record.players:
         exactly([x[(p, c)] for c in ed.card_ids], record.hand_sizes[p])
-    for cat in CATEGORIES:
-        exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], 1)
+    for cat in ed.categories:
+        exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], ed.envelope_counts[cat])
     for c in record.hand:
         clauses.append([x[(record.me, c)]])
     for n, t in enumerate(record.turns, start=1):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from ..core.cards import CATEGORIES, Edition, get_edition
+from ..core.cards import Edition, get_edition
 from ..core.deals import Deal, random_deal
 from ..core.records import Accusation, Record, Suggestion
 
@@ -28,7 +28,7 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
         seat += 1
         if by in out:
             continue
-        cards = tuple(rng.choice(ed.category_cards(cat)) for cat in CATEGORIES)
+        cards = tuple(rng.choice(ed.category_cards(cat)) for cat in ed.categories)
         if rng.random() < accuse_rate and cards != deal.envelope:
             turns.append(Accusation(by, cards, False))
             out.add(by)

@@ -31,9 +31,9 @@ import yaml
 
 from ..core.cards import get_edition
 from ..core.errors import ContradictionError, RuleFileError
+from ..core.observations import Accusation, DealtHand, Suggestion
 from ..core.facts import REQUEST_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
-from ..core.records import feed
 from ..engine.rules import RuleSet
 
 SCENARIO_SCHEMA = {
@@ -132,12 +132,12 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     raised = None
     try:
         if d.get("hand"):
-            k.observe_hand(edition.resolve_all(d["hand"]))
+            k.observe(DealtHand(me, edition.resolve_all(d["hand"])))
         if d.get("given"):
             k.assume([parse_fact(t, edition, k.owners) for t in d["given"]])
         if d.get("turns"):
             for n, t in enumerate(_turns(d["turns"], edition, players), start=1):
-                feed(k, n, t)
+                k.observe(t, n)
     except ContradictionError as exc:
         raised = exc
     if "request" in d:
@@ -198,7 +198,6 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
 
 def _turns(raw_turns, edition, players):
     """Turns of a scenario, parsed leniently (no seat's hand needed)."""
-    from ..core.records import Accusation, Suggestion
     out = []
     for t in raw_turns:
         if "accuse" in t:

@@ -1,0 +1,121 @@
+"""One family of observation types: what a seat can see of a game.
+
+Records, the game driver, the notebook, the human seat and the contest agent
+all speak these frozen dataclasses, and a seat's knowledge takes every one of
+them through one entry point, ``Knowledge.observe(observation, turn)``.  A game
+event is an observation plus its turn (and round): :class:`Event`.
+
+* :class:`DealtHand` -- the seat's own cards (turn 0);
+* :class:`Suggestion` -- a suggestion with its passes and the show (the card
+  only when the seat may see it);
+* :class:`Accusation` -- an accusation and whether it was right;
+* :class:`RevealedHand` -- a whole hand shown to everyone (in the generalized
+  game a wrong guesser's hand is laid open);
+* :class:`Given` -- facts asserted directly (rule scenarios, classroom "what if").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class DealtHand:
+    """The cards dealt to ``player`` (the seat itself)."""
+
+    player: str
+    """Whose hand."""
+    cards: tuple[str, ...]
+    """Card ids."""
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggestion and its answer."""
+
+    by: str
+    """The suggester."""
+    cards: tuple[str, ...]
+    """One card of each category, in sheet order (suspect, weapon, room)."""
+    passed: tuple[str, ...] = ()
+    """Players who could not disprove, in asking order."""
+    shown_by: str | None = None
+    """Who disproved it (None: nobody could)."""
+    card: str | None = None
+    """The card shown, when the observing seat saw it."""
+    actual: str | None = None
+    """The card actually shown, whoever saw it (only in records that carry the
+    true deal, e.g. written by ``play``/``simulate``; lets ``replay --as``
+    take any seat)."""
+
+    def to_dict(self) -> dict:
+        """The record (YAML/JSON) form."""
+        d = {"by": self.by, "suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by}
+        if self.card is not None:
+            d["card"] = self.card
+        if self.actual is not None and self.actual != self.card:
+            d["actual"] = self.actual
+        return d
+
+    def seen_by(self, seat: str | None) -> "Suggestion":
+        """This suggestion as ``seat`` sees it: the card only for the
+        suggester and the shower (from ``actual`` when ``card`` is not set)."""
+        card = self.card if self.card is not None else self.actual
+        visible = seat is not None and seat in (self.by, self.shown_by) and self.shown_by is not None
+        return Suggestion(self.by, self.cards, self.passed, self.shown_by, card if visible else None, self.actual)
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """An accusation and its verdict."""
+
+    by: str
+    """The accuser."""
+    cards: tuple[str, ...]
+    """The envelope's shape: its cards of each category, in sheet order."""
+    correct: bool
+    """Whether it matched the envelope."""
+
+    def to_dict(self) -> dict:
+        """The record (YAML/JSON) form."""
+        return {"by": self.by, "accuse": list(self.cards), "correct": self.correct}
+
+
+@dataclass(frozen=True)
+class RevealedHand:
+    """``player``'s whole hand, shown to everyone."""
+
+    player: str
+    """Whose hand."""
+    cards: tuple[str, ...]
+    """Card ids."""
+
+    def to_dict(self) -> dict:
+        """The record (YAML/JSON) form."""
+        return {"reveal": self.player, "cards": list(self.cards)}
+
+
+@dataclass(frozen=True)
+class Given:
+    """Facts asserted directly, by their keys (see :mod:`clue_expert.core.facts`)."""
+
+    keys: tuple
+
+
+#: What a record's turn can be.
+Turn = Union[Suggestion, Accusation, RevealedHand]
+#: Anything a seat can observe.
+Observation = Union[DealtHand, Suggestion, Accusation, RevealedHand, Given]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A game event: an observation, the turn it happened on (1-based,
+    accusations count as turns) and the round."""
+
+    turn: int
+    """Record turn number."""
+    round: int
+    """Round number (1-based)."""
+    observation: Turn
+    """What happened, as the receiving player may see it."""
