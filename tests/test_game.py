@@ -71,7 +71,7 @@ def test_invalid_show_and_suggestion_are_refused():
     cat = ScriptedPlayer("cat", [("plum", "rope", "kitchen")], shows={1: "rope"})
     with pytest.raises(PlayerError, match="cat tried to show 'rope'"):
         play_game(deal, {"ann": ann, "bob": ScriptedPlayer("bob", [("white", "rope", "hall")]), "cat": cat})
-    with pytest.raises(PlayerError, match="one suspect, one weapon and one room"):
+    with pytest.raises(PlayerError, match="sheet order"):
         play_game(deal, {"ann": ScriptedPlayer("ann", [("rope", "plum", "hall")]),
                          "bob": ScriptedPlayer("bob", [("white", "rope", "hall")]), "cat": cat})
 
