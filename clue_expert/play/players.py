@@ -3,7 +3,9 @@ rule files) and a scripted player (a test double, shipped like python-chess's
 mock transports)."""
 from __future__ import annotations
 
+import difflib
 import functools
+import itertools
 import random
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -14,7 +16,8 @@ from ..core.observations import DealtHand, Event
 from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
 from ..core.paths import data_dir
-from ..engine.rules import RuleSet, default_rulesets, load_ruleset
+from ..engine.levels import DEFAULT_LEVEL, Level, get_level
+from ..engine.rules import RuleSet, load_ruleset
 
 #: Rule-file kind -> its folder under rules/.
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
@@ -39,7 +42,6 @@ def load_decisions(kind: str, name: str) -> RuleSet:
     else:
         candidate = data_dir("rules") / FOLDERS[kind] / f"{name}.yaml"
         if not candidate.exists():
-            import difflib
             names = available(kind)
             near = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
             raise ClueError(f"unknown {kind} {name!r}" + (f"; did you mean {', '.join(near)}?" if near
@@ -50,18 +52,20 @@ def load_decisions(kind: str, name: str) -> RuleSet:
     return rs
 
 
-def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION) -> dict:
-    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...``
-    (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``.
-    Missing parts take ``response`` and ``accusation``; unknown keys and
-    names are errors."""
+def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
+               knowledge: str = DEFAULT_LEVEL) -> dict:
+    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:knowledge=LEVEL]``
+    (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
+    or ``kingston-no-intelligence:knowledge=kingston``.  Missing parts take
+    ``response``, ``accusation`` and ``knowledge``; unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
-    out = {"strategy": strategy, "response": response, "accusation": accusation, "models": []}
+    out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
+           "knowledge": knowledge}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model") or not value:
-            raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID "
-                            f"or model=ID after the strategy, separated by ':'")
+        if not sep or key not in ("response", "accusation", "model", "knowledge") or not value:
+            raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
+                            f"model=ID or knowledge=LEVEL after the strategy, separated by ':'")
         if key == "model":
             if value not in out["models"]:
                 out["models"].append(value)
@@ -72,24 +76,27 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     load_decisions("accusation", out["accusation"])
     for m in out["models"]:
         load_decisions("model", m)
+    get_level(out["knowledge"])
     return out
 
 
 def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                 **kw) -> "RuleBasedPlayer":
     """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
-    d = parse_seat(spec, response, accusation)
-    return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"], **kw)
+    d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
+    return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
+                           knowledge=d["knowledge"], **kw)
 
 
 class RuleBasedPlayer(Player):
     """A player whose every decision is made by rule files, on top of the
-    complete deduction of :class:`~clue_expert.knowledge.Knowledge`."""
+    deduction of its knowledge level (complete by default; see
+    :mod:`clue_expert.engine.levels`)."""
 
     def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
-                 models: Sequence[str | RuleSet] = ()):
+                 models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -103,8 +110,11 @@ class RuleBasedPlayer(Player):
         self.models = tuple(m if isinstance(m, RuleSet) else load_decisions("model", m) for m in models)
         #: Seeded choices.
         self.rng = random.Random(seed)
-        self.complete = complete
+        #: The knowledge level: its deduction rules, completion step and update timing.
+        self.level = get_level(knowledge)
+        self.complete = complete and self.level.completion
         self.on_fire = on_fire
+        self._pending: list = []
         #: The player's knowledge (None before the first game).
         self.knowledge: Knowledge | None = None
         #: The decisions made this game: (turn, Candidate).
@@ -121,12 +131,13 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
-            rulesets = [*default_rulesets(), *self.models, self.strategy, self.response, self.accusation]
+            rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
         k.on_fire = self.on_fire
         self.decisions = []
         self._solved_turn = None
+        self._pending = []
         k.observe(DealtHand(self.name, tuple(hand)))
         self._check_solved(0)
 
@@ -148,12 +159,19 @@ class RuleBasedPlayer(Player):
     def suggest(self, turn: int, round: int) -> tuple:
         return next(self.ranked_suggestions(turn, round))
 
+    def _catch_up(self) -> None:
+        """Take in what was put aside (a level that updates at its own turn)."""
+        pending, self._pending = self._pending, []
+        for event in pending:
+            self.knowledge.observe(event.observation, event.turn)
+            self._check_solved(event.turn)
+
     def ranked_suggestions(self, turn: int, round: int):
         """Every suggestion the strategy would accept, best first: the one
         :meth:`suggest` would make, then the other options of the winning
         candidate, then those of lower candidates (used to avoid repeating a
         suggestion where the rules forbid it)."""
-        import itertools
+        self._catch_up()
         cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
         chosen = self._choose(cands, self.strategy, "suggestion")
         self.decisions.append((turn, chosen))
@@ -180,11 +198,14 @@ class RuleBasedPlayer(Player):
         return self._pick(chosen.options, self.accusation)
 
     def observe(self, event: Event) -> None:
+        if self.level.update == "own-turn" and event.observation.by != self.name:
+            self._pending.append(event)  # read at the start of this seat's next turn
+            return
         self.knowledge.observe(event.observation, event.turn)
         self._check_solved(event.turn)
 
     def report(self) -> dict:
-        return {"solved_turn": self._solved_turn, "strategy": self.strategy.id}
+        return {"solved_turn": self._solved_turn, "strategy": self.strategy.id, "knowledge": self.level.id}
 
 
 class ScriptedPlayer(Player):

@@ -1,0 +1,390 @@
+"""The rule language: the schema of a rule file and the generic compiler
+onto experta.
+
+A rule file is data.  :func:`compile_ruleset` validates an already-parsed
+file against :data:`RULESET_SCHEMA` (JSON Schema) and compiles every
+expression with the whitelisted evaluator of :mod:`clue_expert.engine.expr`
+against a *function table handed to it* (the compiler imports no library of
+functions; :mod:`clue_expert.engine.rules` binds the shipped one).  Nothing
+in a rule file is ever executed as code.
+
+Compilation does not produce one experta rule per YAML rule.  Joins against
+static facts and ``TEST`` lambdas are what make experta slow, so the compiler
+emits *dispatch* rules (see :func:`compile_engine`): one fires once per new
+fact, and its action runs the YAML rules triggered by that fact's kind, group
+by group -- cheap intake first, then propagation, counting and search -- in the
+order of the named salience levels of :data:`SALIENCE`, the single register of
+priorities, and in file order within a group.
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import jsonschema
+
+from ..core.errors import ExpressionError, RuleFileError
+from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
+from ._experta import AS, KnowledgeEngine, Rule, fact_class
+from .expr import Expression, compile_expression
+
+#: Named salience levels -- the one register.  Higher fires first.
+SALIENCE: dict[str, int] = {
+    "intake": 40,      # observations become sheet facts
+    "propagate": 30,   # one fact implies others directly
+    "count": 20,       # counting over hands, categories and clauses
+    "search": 10,      # small searches over clause sets
+}
+
+#: Names every expression may read, besides the trigger's fields.
+CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "CATEGORIES", "this")
+
+#: Rule-file kinds: where they live under ``rules/`` and what their rules may conclude.
+FILE_KINDS: dict[str, tuple[str, ...]] = {
+    "deduction": ("held", "lacked", "one-of", "not-all", "contradiction"),
+    "strategy": ("suggest",),
+    "response": ("show",),
+    "accusation": ("accuse",),
+    "model": PROBABLE_KINDS,
+}
+
+_ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+_EXPR = {"type": ["string", "number", "boolean"]}
+_PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
+
+#: JSON Schema of a rule file.
+RULESET_SCHEMA: dict = {
+    "type": "object",
+    "required": ["id", "title", "rules"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": _ID},
+        "title": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "metadata": {"type": "object"},
+        "kind": {"enum": list(FILE_KINDS)},
+        "choice": {"enum": ["first", "random"]},
+        "rules": {"type": "array", "minItems": 1, "items": {
+            "type": "object",
+            "required": ["id", "message", "when", "then"],
+            "additionalProperties": False,
+            "properties": {
+                "id": {"type": "string", "pattern": _ID},
+                "message": {"type": "string", "minLength": 1},
+                "group": {"enum": list(SALIENCE)},
+                "priority": {"type": "integer"},
+                "when": {"oneOf": [
+                    {"enum": list(KINDS)},
+                    {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
+                ]},
+                "metadata": {"type": "object"},
+                "let": {"type": "object", "additionalProperties": _EXPR},
+                "if": _EXPR,
+                "for": {"type": "object", "additionalProperties": _EXPR},
+                "each": {"type": "object", "additionalProperties": _EXPR},
+                "where": _EXPR,
+                "then": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "minProperties": 1, "maxProperties": 1,
+                    "additionalProperties": False,
+                    "properties": {
+                        "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
+                        "probably-held": _PAIR, "probably-lacked": _PAIR,
+                        "contradiction": {"type": "string"},
+                        "suggest": {"type": "object", "minProperties": 1, "maxProperties": 64,
+                                    "propertyNames": {"pattern": _ID},
+                                    "additionalProperties": _EXPR},
+                        "show": _EXPR,
+                        "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 2,
+                                                     "maxItems": 64}]},
+                    },
+                }},
+                "because": {"type": "array", "items": _EXPR, "minItems": 1},
+            },
+        }},
+    },
+}
+
+
+@dataclass
+class Conclusion:
+    """One ``then:`` item: a fact template, or a contradiction message."""
+
+    kind: str
+    """``held``, ``lacked``, ``one-of``, ``not-all`` or ``contradiction``."""
+    args: tuple[Expression, ...] = ()
+    """Owner and card(s) expressions."""
+    message: str = ""
+    """For ``contradiction``: the message template."""
+    slots: dict = field(default_factory=dict)
+    """For ``suggest``: category (or ``other``) -> expression."""
+
+
+@dataclass(eq=False)
+class CompiledRule:
+    """A validated, compiled YAML rule."""
+
+    id: str
+    """Stable kebab-case id."""
+    message: str
+    """One-line message template with ``{placeholders}``."""
+    group: str
+    """Its group (a key of :data:`SALIENCE`)."""
+    on: tuple[str, ...]
+    """Fact kinds that trigger it."""
+    ruleset: str
+    """Id of the file's ruleset."""
+    path: str
+    """The file it came from."""
+    metadata: dict = field(default_factory=dict)
+    """Free metadata (sources, tags)."""
+    priority: int = 0
+    """For decision rules: higher candidates win."""
+    lets: list = field(default_factory=list)
+    condition: Expression | None = None
+    condition_after: int = 0
+    """How many ``let`` bindings the condition needs; it is checked as soon as
+    they are evaluated, so a failing guard skips the remaining (costlier) lets."""
+    loops: list = field(default_factory=list)
+    each: list = field(default_factory=list)
+    where: Expression | None = None
+    then: list = field(default_factory=list)
+    because: list = field(default_factory=list)
+
+    def format_message(self, env: dict) -> str:
+        """The message with this firing's bindings filled in."""
+        return format_template(self.message, env)
+
+
+def format_template(template: str, env: dict) -> str:
+    """Fill ``{name}`` placeholders from a rule's bindings; card sets are
+    listed in sheet order."""
+    return template.format_map(_Formatter(env))
+
+
+class _Formatter(dict):
+    def __init__(self, env):
+        super().__init__()
+        self.env = env
+
+    def __missing__(self, key):
+        value = self.env.get(key, "{" + key + "}")
+        if isinstance(value, (set, frozenset, list, tuple)):
+            if value and all(isinstance(v, str) for v in value):
+                order = self.env.get("__order__", {})
+                if isinstance(value, (set, frozenset)):
+                    value = sorted(value, key=lambda v: (order.get(v, len(order)), v))
+                return ", ".join(value)
+            return ", ".join(str(v) for v in value)
+        return str(value)
+
+
+@dataclass
+class RuleSet:
+    """The rules of one file."""
+
+    id: str
+    """Kebab-case id."""
+    title: str
+    """Human title."""
+    path: str
+    """The file."""
+    rules: list[CompiledRule]
+    """Its rules in file order."""
+    description: str = ""
+    """Longer description."""
+    metadata: dict = field(default_factory=dict)
+    """Free metadata."""
+    kind: str = "deduction"
+    """``deduction``, ``strategy``, ``response`` or ``accusation``."""
+    choice: str = "first"
+    """How a decision file breaks ties: ``first`` (rule and list order) or ``random`` (seeded)."""
+
+
+def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise RuleFileError(path, rule, f"message {template!r} is not a valid template ({exc}); "
+                                        f"write {{{{ and }}}} for literal braces") from None
+    for _, fname, spec, conv in parts:
+        if fname is None:
+            continue
+        if spec or conv:
+            raise RuleFileError(path, rule, f"message placeholder {{{fname}{'!' + conv if conv else ''}"
+                                            f"{':' + spec if spec else ''}}} has a format spec; write plain {{{fname}}}")
+        if fname not in names:
+            raise RuleFileError(path, rule, f"message placeholder {{{fname}}} is not a bound name "
+                                            f"(bound: {', '.join(sorted(names))})")
+
+
+def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable]) -> CompiledRule:
+    rid = raw["id"]
+    allowed = FILE_KINDS.get(file_kind)
+    when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
+    request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
+    if request is None and when & REQUEST_KINDS:
+        raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
+                                       f"{sorted(when & REQUEST_KINDS)}")
+    if request is not None and when != {request}:
+        raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
+    on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
+    # names bound by every trigger kind
+    fields = None
+    for kind in on:
+        kf = set(KINDS[kind])
+        fields = kf if fields is None else fields & kf
+    names = set(fields) | set(CONSTANTS)
+
+    def comp(src: Any, what: str) -> Expression:
+        try:
+            return compile_expression(src, names, functions)
+        except ExpressionError as exc:
+            raise RuleFileError(path, rid, f"{what}: {exc}") from None
+
+    rule = CompiledRule(id=rid, message=raw["message"], group=raw.get("group", "propagate"), on=on,
+                        ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
+                        priority=int(raw.get("priority", 0)))
+    for name, src in (raw.get("let") or {}).items():
+        rule.lets.append((name, comp(src, f"let {name}")))
+        names.add(name)
+    if "if" in raw:
+        rule.condition = comp(raw["if"], "if")
+        let_names = [name for name, _ in rule.lets]
+        used = [i + 1 for i, name in enumerate(let_names) if name in rule.condition.names]
+        rule.condition_after = max(used, default=0)
+    for name, src in (raw.get("for") or {}).items():
+        rule.loops.append((name, comp(src, f"for {name}")))
+        names.add(name)
+    for name, src in (raw.get("each") or {}).items():
+        rule.each.append((name, comp(src, f"each {name}")))
+        names.add(name)
+    if "where" in raw:
+        rule.where = comp(raw["where"], "where")
+    for item in raw["then"]:
+        (kind, value), = item.items()
+        if allowed is not None and kind not in allowed:
+            raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
+        if kind == "contradiction":
+            _check_message(value, names, path, rid)
+            rule.then.append(Conclusion(kind, (), value))
+        elif kind == "suggest":
+            slots = {}
+            for cat, src in value.items():
+                if cat == "other":
+                    names.add("category")
+                    slots[cat] = comp(src, "then suggest other")
+                    names.discard("category")
+                else:
+                    slots[cat] = comp(src, f"then suggest {cat}")
+            rule.then.append(Conclusion(kind, (), slots=slots))
+        elif kind == "show":
+            rule.then.append(Conclusion(kind, (comp(value, "then show"),)))
+        elif kind == "accuse":
+            parts = value if isinstance(value, list) else [value]
+            rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))
+        else:
+            assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
+            rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
+    rule.because = [comp(src, "because") for src in raw.get("because", ["this"])]
+    _check_message(rule.message, names, path, rid)
+    return rule
+
+
+def _short(err: jsonschema.ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        return err.message.replace("Additional properties are not allowed", "unknown key(s)")
+    if err.validator == "required":
+        return err.message.replace("is a required property", "is missing")
+    if err.validator in ("oneOf", "enum") and err.path and err.path[-1] == "when":
+        return f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {err.instance!r}"
+    return err.message
+
+
+def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
+    """Every rule of ``rulesets``, in load order; rule ids must be unique."""
+    seen: dict[str, str] = {}
+    out = []
+    for rs in rulesets:
+        for r in rs.rules:
+            if r.id in seen:
+                raise RuleFileError(r.path, r.id, f"rule id already used in {seen[r.id]}")
+            seen[r.id] = r.path
+            out.append(r)
+    return out
+
+
+class DispatchTable:
+    """YAML rules indexed by (trigger kind, group), in load order."""
+
+    def __init__(self, rules: Sequence[CompiledRule]):
+        #: All rules, in order.
+        self.rules = list(rules)
+        #: (kind, group) -> rules.
+        self.table: dict[tuple[str, str], list[CompiledRule]] = {}
+        for r in self.rules:
+            for kind in r.on:
+                self.table.setdefault((kind, r.group), []).append(r)
+        #: id -> rule.
+        self.by_id = {r.id: r for r in self.rules}
+
+
+def compile_engine(table: DispatchTable) -> type:
+    """Generate an experta :class:`KnowledgeEngine` subclass with one
+    dispatch rule per fact kind that triggers any YAML rule.  It fires once per
+    new fact of that kind; its action calls ``self.dispatch(batches, kind,
+    fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
+    rules grouped and ordered by the salience register.  The experta rule's own
+    salience is that of the kind's highest group, so observations are taken in
+    before sheet facts propagate.
+
+    One experta rule per kind rather than per YAML rule: no joins, no ``TEST``
+    lambdas; experta matches each new fact by its exact type (experta's
+    ``TypeCheck`` compares ``type(fact) ==``, so one rule over a base class
+    would match nothing)."""
+    by_kind: dict[str, list] = {}
+    for (kind, group), rules in table.table.items():
+        by_kind.setdefault(kind, []).append((SALIENCE[group], tuple(rules)))
+    attrs: dict[str, Any] = {}
+    for kind, groups in sorted(by_kind.items()):
+        groups.sort(key=lambda g: -g[0])
+        batches = tuple(rules for _, rules in groups)
+
+        def make(kind=kind, batches=batches):
+            def action(self, fact):
+                self.dispatch(batches, kind, fact)
+            action.__name__ = f"dispatch_{kind.replace('-', '_')}"
+            return action
+
+        attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
+            AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
+    return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
+
+
+def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> RuleSet:
+    """Validate and compile an already-parsed rule file; its expressions may
+    call the functions of ``functions`` (name -> function) only."""
+    validator = jsonschema.Draft202012Validator(RULESET_SCHEMA)
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        where = list(err.absolute_path)
+        rule = None
+        if len(where) >= 2 and where[0] == "rules" and isinstance(where[1], int):
+            try:
+                rule = raw["rules"][where[1]].get("id") or f"#{where[1] + 1}"
+            except Exception:  # pragma: no cover - defensive
+                rule = f"#{where[1] + 1}"
+            where = where[2:]
+        loc = "/".join(str(p) for p in where)
+        raise RuleFileError(path, rule, (f"at {loc}: " if loc else "") + _short(err))
+    seen: set[str] = set()
+    rules = []
+    for item in raw["rules"]:
+        if item["id"] in seen:
+            raise RuleFileError(path, item["id"], "duplicate rule id in this file")
+        seen.add(item["id"])
+        rules.append(_compile_rule(item, raw["id"], path, raw.get("kind", "deduction"), functions))
+    return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
+                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}),
+                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"))

@@ -1,0 +1,142 @@
+"""Knowledge levels as data: which deduction rule files a seat runs, whether
+the completion (SAT case analysis) step runs, and when the seat takes in what
+it observed.
+
+A level is a YAML file in ``rules/levels/`` (or anywhere, given by path)::
+
+    id: kingston
+    title: Kingston's JESS player (AISB 2017)
+    description: what it knows and what it does not
+    deduction: [levels/kingston/logic, levels/kingston/sheet]   # rule files under rules/, no .yaml
+    completion: false                                           # the SAT case analysis
+    update: every-event                                         # or own-turn
+
+Shipped: ``complete`` (every deduction rule file and the case analysis: every
+entailed fact), ``kingston`` (his JESS player's reasoning) and ``mitchell``
+(her seven deductions, taken in at her own turn).
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..core.errors import ClueError
+from ..core.paths import data_dir
+from .language import RuleSet
+from .rules import load_ruleset
+
+#: The level a seat gets unless told otherwise.
+DEFAULT_LEVEL = "complete"
+#: When a seat takes in observations.
+UPDATES = ("every-event", "own-turn")
+MAX_LEVEL_BYTES = 64_000
+
+
+class LevelError(ClueError):
+    """A knowledge level that is unknown or malformed."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """A knowledge level."""
+
+    id: str
+    """Kebab-case id."""
+    title: str
+    """One line."""
+    deduction: tuple[str, ...]
+    """Rule files (paths under ``rules/`` without ``.yaml``, or file paths)."""
+    completion: bool
+    """Whether the SAT case analysis runs after the rules."""
+    update: str = "every-event"
+    """``every-event``, or ``own-turn``: the seat takes in what it saw only
+    at the start of its own turn (and the answers to its own suggestion at once)."""
+    description: str = ""
+    """What the level knows and what it does not."""
+    path: str = ""
+    """The file it came from."""
+    metadata: dict = field(default_factory=dict, compare=False)
+    """Sources and tags."""
+
+    def rulesets(self) -> tuple[RuleSet, ...]:
+        """The level's deduction rule files, compiled."""
+        return _rulesets(self.deduction, str(Path(self.path).parent) if self.path else "")
+
+
+@functools.lru_cache(maxsize=None)
+def _rulesets(names: tuple, base: str) -> tuple[RuleSet, ...]:
+    root = data_dir("rules")
+    out = []
+    for name in names:
+        shipped = root / f"{name}.yaml"
+        local = Path(base) / name if base else None
+        if shipped.exists():
+            out.append(load_ruleset(shipped))
+        elif local is not None and local.exists():
+            out.append(load_ruleset(local))
+        else:
+            raise LevelError(f"knowledge level names the rule file {name!r}, which is neither "
+                             f"rules/{name}.yaml nor a file")
+    return tuple(out)
+
+
+def _parse(data: object, path: str) -> Level:
+    if not isinstance(data, dict):
+        raise LevelError(f"{path}: a knowledge level must be a mapping")
+    extra = set(data) - {"id", "title", "description", "deduction", "completion", "update", "metadata"}
+    if extra:
+        raise LevelError(f"{path}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    for key in ("id", "deduction", "completion"):
+        if key not in data:
+            raise LevelError(f"{path}: missing key {key!r}")
+    deduction = data["deduction"]
+    if not isinstance(deduction, list) or not all(isinstance(d, str) for d in deduction):
+        raise LevelError(f"{path}: 'deduction' must be a list of rule file names")
+    if not isinstance(data["completion"], bool):
+        raise LevelError(f"{path}: 'completion' must be true or false")
+    update = data.get("update", "every-event")
+    if update not in UPDATES:
+        raise LevelError(f"{path}: 'update' must be one of {', '.join(UPDATES)}, got {update!r}")
+    return Level(id=str(data["id"]), title=str(data.get("title", data["id"])), deduction=tuple(deduction),
+                 completion=data["completion"], update=update, description=str(data.get("description", "")),
+                 path=path, metadata=dict(data.get("metadata") or {}))
+
+
+def load_level(path: str | Path) -> Level:
+    """Read a level file."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_LEVEL_BYTES:
+            raise LevelError(f"{path}: larger than {MAX_LEVEL_BYTES} bytes")
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LevelError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise LevelError(f"{path}: not valid YAML: {exc}") from None
+    return _parse(data, str(path))
+
+
+def available_levels() -> list[str]:
+    """Ids of the shipped levels."""
+    return sorted(p.stem for p in (data_dir("rules") / "levels").glob("*.yaml") if not p.name.endswith(".test.yaml"))
+
+
+@functools.lru_cache(maxsize=None)
+def get_level(name: str = DEFAULT_LEVEL) -> Level:
+    """A shipped level by id, or a level file by path."""
+    if isinstance(name, Level):
+        return name
+    text = str(name)
+    if text.endswith((".yaml", ".yml")):
+        return load_level(text)
+    path = data_dir("rules") / "levels" / f"{text}.yaml"
+    if not path.exists():
+        names = available_levels()
+        near = difflib.get_close_matches(text, names, n=3, cutoff=0.4)
+        raise LevelError(f"unknown knowledge level {text!r}" + (f"; did you mean {', '.join(near)}?" if near
+                                                                 else f"; levels: {', '.join(names)}"))
+    return load_level(path)
