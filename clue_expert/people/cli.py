@@ -6,22 +6,34 @@ import argparse
 import io
 import json
 import os
+import random
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from .. import __version__
-from ..core.cards import editions
-from ..core.deals import shipped_deals
+from ..core.cards import edition_errors, editions, get_edition
+from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
-from ..core.paths import data_dir
 from ..core.observations import Accusation
-from ..core.records import load_record
+from ..core.paths import data_dir
+from ..core.records import dump_record, load_record
+from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
-from .render import (ExplanationView, RulesView, SheetView, explanation_json, firing_line, knowledge_summary,
-                     make_console)
-from ..engine.rules import default_rulesets, load_ruleset
+from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
+from ..engine.rules import all_rules, default_rulesets, load_ruleset, rule_files
+from ..play.contest import ContestAgent
+from ..play.game import play_game
+from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, load_decisions, parse_seat, seat_player
+from ..play.reproduce import kingston, mitchell
+from ..play.simulate import check_players, make_specs, run_games, summarize
+from .human import HumanPlayer, HumanQuit
+from .notebook import NotebookSession
+from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
+                     decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
+                     make_console, output_item, probable_clues, progress_bar)
+from .replay import hindsight, hindsight_text, markdown, steps
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
 
@@ -63,11 +75,11 @@ def cmd_deduce(args) -> int:
         on_fire = None
         if args.watch and not args.json:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
-        k, error = replay(record, args.turn, on_fire=on_fire, complete=not args.no_complete, strict=False,
-                          rulesets=_with_models(args))
+        level = get_level(args.knowledge)
+        k, error = replay(record, args.turn, on_fire=on_fire, complete=level.completion and not args.no_complete,
+                          strict=False, rulesets=_with_models(args))
         beliefs = None
         if args.probabilities:
-            from ..engine.beliefs import compute
             beliefs = compute(k)
         if args.json:
             sheet = k.sheet().to_json()
@@ -90,11 +102,9 @@ def cmd_deduce(args) -> int:
             console.print(SheetView(k.sheet(), record.edition))
             console.print(knowledge_summary(k))
             if args.model:
-                from .render import probable_clues
                 table = probable_clues(k)
                 console.print(table if table is not None else "no probable clues")
             if beliefs is not None:
-                from .render import ProbabilityView
                 console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
         if error is not None:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
@@ -103,17 +113,16 @@ def cmd_deduce(args) -> int:
 
 
 def _with_models(args):
-    """The deduction rules plus the ``--model`` rule sets, or None (default)."""
-    if not getattr(args, "model", None):
-        return None
-    from ..play.players import load_decisions
-    return [*default_rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(args.model))]
+    """The deduction rules of the ``--knowledge`` level plus the ``--model`` rule sets."""
+    level = get_level(getattr(args, "knowledge", None) or DEFAULT_LEVEL)
+    return [*level.rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(getattr(args, "model", None) or ()))]
 
 
 def cmd_why(args) -> int:
     console = _console(args)
     record = load_record(args.record)
-    k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args))
+    level = get_level(args.knowledge)
+    k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args), complete=level.completion)
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
     if key in k.probable:
@@ -159,16 +168,12 @@ def cmd_why(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    from ..engine.rules import rule_files
-
     if args.files:
         rulesets = [load_ruleset(p) for p in args.files]
     else:
-        from ..play.players import FOLDERS
         folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
-    from ..engine.rules import all_rules
     for kind in {rs.kind for rs in rulesets}:
         all_rules([rs for rs in rulesets if rs.kind == kind])  # rule ids must be unique
     if args.json:
@@ -211,15 +216,6 @@ DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mit
 
 
 def cmd_play(args) -> int:
-    import random as _random
-
-    from ..core.deals import get_deal, random_deal
-    from ..core.cards import get_edition
-    from ..play.game import play_game
-    from ..play.players import seat_player
-    from ..core.records import dump_record
-    from .render import decision_text, deduction_text, event_text
-
     console = _console(args)
     if args.max_rounds < 1:
         raise ClueError("--max-rounds must be at least 1")
@@ -236,11 +232,10 @@ def cmd_play(args) -> int:
     elif args.players or args.seed is not None:
         n = args.players or 3
         deal = random_deal(get_edition(args.edition), tuple(f"player{i + 1}" for i in range(n)),
-                           _random.Random(args.seed if args.seed is not None else 0))
+                           random.Random(args.seed if args.seed is not None else 0))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
-    if not 3 <= len(deal.players) <= 6:
-        raise ClueError(f"Speed Clue is for 3 to 6 players; deal {deal.id} has {len(deal.players)}")
+    check_players(len(deal.players), deal.edition)
     if args.record_seat and args.record_seat not in deal.players and args.record_seat != args.human:
         raise ClueError(f"--record-seat {args.record_seat!r} is not one of the players {list(deal.players)}")
     if args.record:
@@ -338,10 +333,6 @@ def cmd_play(args) -> int:
 
 def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
-    from ..play.game import play_game
-    from .human import HumanPlayer, HumanQuit
-    from ..play.players import seat_player
-    from .render import output_item
 
     names = deal.players
     strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
@@ -390,7 +381,6 @@ def _play_human(args, deal, console) -> int:
     if args.sheets:
         console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
     if args.record:
-        from ..core.records import dump_record
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)
         whose = "your" if seat == args.human else f"{seat}'s"
@@ -399,11 +389,6 @@ def _play_human(args, deal, console) -> int:
 
 
 def cmd_simulate(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .render import SummaryView
-    from ..play.simulate import make_specs, run_games, summarize
-
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
     if args.records and Path(args.records).exists() and not Path(args.records).is_dir():
@@ -417,10 +402,8 @@ def cmd_simulate(args) -> int:
     if args.json or not sys.stderr.isatty():
         results = run_games(specs, workers)
     else:
-        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=make_console(file=sys.stderr)) as bar:
-            task = bar.add_task("games", total=len(specs))
-            results = run_games(specs, workers, lambda s: bar.advance(task))
+        with progress_bar("simulating", len(specs)) as advance:
+            results = run_games(specs, workers, lambda s: advance())
     summary = summarize(results)
     summary["config"] = {"players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
                          "strategies": args.strategy or ["clue-expert-focused"], "deal": args.deal,
@@ -436,19 +419,17 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from .render import ComparisonView
-    from ..play.reproduce import kingston, mitchell
-
     workers = args.workers or os.cpu_count() or 1
     extra = tuple(args.strategy or ())
-    from ..play.players import parse_seat
     for spec in extra:
         parse_seat(spec)  # fail early on unknown names
     if args.paper == "kingston":
-        tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra)
+        tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
+                          knowledge=args.knowledge or "kingston",
+                          beside=None if args.no_beside else "complete")
     else:
         tables = mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra,
-                          tables=tuple(args.table or ("5.1", "5.2", "5.3")))
+                          tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell")
     if args.json:
         print(json.dumps([t.to_json() for t in tables]))
     else:
@@ -459,8 +440,6 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_contest_agent(args) -> int:
-    from ..play.contest import ContestAgent
-
     if not 1 <= args.port <= 65535:
         raise ClueError(f"port {args.port} is not a TCP port (1-65535)")
     log = open(args.log, "a", encoding="utf-8") if args.log else None
@@ -478,9 +457,6 @@ def cmd_contest_agent(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .replay import hindsight, hindsight_text, markdown, steps
-    from .render import StepView
-
     record = load_record(args.record)
     if args.as_player:
         record = record.as_seat(args.as_player)
@@ -493,7 +469,8 @@ def cmd_replay(args) -> int:
             raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
         _check_writable(args.export)
     hind = hindsight(record) if args.hindsight else None
-    for step in steps(record, complete=not args.no_complete):
+    level = get_level(args.knowledge)
+    for step in steps(record, complete=level.completion and not args.no_complete, rulesets=level.rulesets()):
         all_steps.append(step)
         if args.export:
             continue
@@ -540,9 +517,6 @@ def cmd_replay(args) -> int:
 
 
 def cmd_notebook(args) -> int:
-    from .notebook import NotebookSession
-    from .render import output_item
-
     console = _console(args)
     session = NotebookSession(args.file, strategy=args.strategy)
 
@@ -570,7 +544,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS
 
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
@@ -581,6 +554,8 @@ def build_parser() -> argparse.ArgumentParser:
         colour(p)
 
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
+    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
     p.add_argument("records", nargs="*", metavar="RECORD",
                    help=f"record files (YAML or JSON); default: the shipped example {DEFAULT_RECORD}")
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
@@ -594,6 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_deduce)
 
     p = sub.add_parser("why", help="explain how a fact was concluded")
+    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
     p.add_argument("--turn", type=_turn, help="as known after turn N")
@@ -611,7 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play a traced game between rule-based players")
     p.add_argument("--deal", help=f"a shipped deal (default {DEFAULT_PLAY_DEAL}) or a deal file")
-    p.add_argument("--players", type=int, help="number of players (3-6) for a random deal")
+    p.add_argument("--players", type=int, help="number of players (2-10) for a random deal")
     p.add_argument("--seed", type=int, help="seed of the random deal and of random choices")
     p.add_argument("--edition", default="cluedo", help="edition of random deals (default cluedo)")
     p.add_argument("--strategy", action="append", metavar="SEAT",
@@ -633,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="play many games and report statistics")
-    p.add_argument("--players", type=int, help="players per game (3-6; default 3, or the deal's)")
+    p.add_argument("--players", type=int, help="players per game (2-10; default 3, or the deal's)")
     p.add_argument("--games", type=int,
                    help="games to play (default 100; with --all-envelopes, one per envelope: 324)")
     p.add_argument("--seed", type=int, default=1)
@@ -656,8 +633,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
     p.add_argument("paper", choices=["kingston", "mitchell"])
     p.add_argument("--games", type=int, default=20, help="mitchell: games per cell (she used 500)")
-    p.add_argument("--envelopes", type=int, default=18,
-                   help="kingston: envelope variants of deal 1 for the 'all' column (324 = all)")
+    p.add_argument("--envelopes", type=int, default=36,
+                   help="kingston: a seeded random sample of this many envelope variants of deal 1 for the "
+                        "'all' column (default 36; 324 = all)")
+    p.add_argument("--knowledge", metavar="LEVEL",
+                   help="the published players' knowledge level (default: the paper's own, kingston or mitchell)")
+    p.add_argument("--no-beside", action="store_true",
+                   help="kingston: leave out the rows with complete deduction")
     p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
     p.add_argument("--strategy", action="append", metavar="SEAT",
                    help="also measure this strategy (seat spec, repeatable): kingston gives it rows of its own; "
@@ -681,6 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_contest_agent)
 
     p = sub.add_parser("replay", help="step through a record: observations, rule firings, sheet changes")
+    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
     p.add_argument("record", metavar="RECORD")
     p.add_argument("--as", dest="as_player", metavar="PLAYER", help="from another seat (needs the true deal)")
     p.add_argument("--all", action="store_true", help="print every step without waiting for Enter")

@@ -6,10 +6,13 @@ prints through (tests use a fixed-width, colourless one).
 """
 from __future__ import annotations
 
+import contextlib
+import sys
 from typing import Iterable
 
 from rich import box
 from rich.console import Console, Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
@@ -358,3 +361,12 @@ class ProbabilityView:
         lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
                      "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))
         return Group(table, lines)
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, total: int):
+    """A progress bar on standard error; yields a function that advances it by one."""
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=make_console(file=sys.stderr)) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda: bar.advance(task)

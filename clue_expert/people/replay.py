@@ -53,11 +53,12 @@ def describe_turn(n: int, turn) -> str:
     return "; ".join(parts)
 
 
-def steps(record: Record, *, complete: bool = True) -> Iterator[Step]:
-    """The replay of a record, step by step."""
+def steps(record: Record, *, complete: bool = True, rulesets=None) -> Iterator[Step]:
+    """The replay of a record, step by step (``rulesets``: the deduction rules
+    of a knowledge level; default: every shipped deduction rule)."""
     fired: list = []
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
-                  on_fire=fired.append)
+                  rulesets=rulesets, on_fire=fired.append)
     fired.clear()
     before = k.sheet()
     k.observe(DealtHand(record.me, tuple(record.hand)))

@@ -9,6 +9,7 @@ basic/advanced mixes).  The published figures are data in
 from __future__ import annotations
 
 import functools
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -55,49 +56,79 @@ def _mean(xs):
     return round(sum(xs) / len(xs), 2) if xs else None
 
 
-def kingston(*, envelopes: int = 18, workers: int = 1, response: str = "minimal-information",
-             progress: Callable | None = None, extra: tuple = ()) -> list[Comparison]:
+def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
+    """The envelope variants behind the 'all' column: every one of them when
+    ``envelopes`` is at least their number (324 for deal 1), else a seeded
+    uniform random sample of ``envelopes`` of them (without replacement), so
+    every suspect, weapon and room can be drawn -- not every k-th variant in
+    suspect x weapon x room order, which keeps the room fixed."""
+    variants = envelope_variants(deal)
+    if envelopes <= 0:
+        return []
+    if envelopes >= len(variants):
+        return variants
+    return random.Random(hash_seed(seed, len(variants), envelopes)).sample(variants, envelopes)
+
+
+def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-information",
+             progress: Callable | None = None, extra: tuple = (), knowledge: str = "kingston",
+             beside: str | None = "complete", seed: int = 1) -> list[Comparison]:
     """Table 1: one game per deal (the strategies are deterministic) and the
-    mean over ``envelopes`` envelope variants of deal 1 (324 = all).
-    ``extra`` strategies (seat specs) get rows of their own, with no
-    published figures; random tie-breaks are seeded per game."""
+    mean over ``envelopes`` envelope variants of deal 1 (see
+    :func:`envelope_sample`; 324 or more = all).  Every seat plays at the
+    knowledge level ``knowledge`` (Kingston's by default); with ``beside``
+    each strategy gets a second row at that level (complete deduction by
+    default).  ``extra`` strategies (seat specs) get rows of their own, with
+    no published figures; random tie-breaks are seeded per game."""
     pub = published("kingston")
     tables = []
+    levels = [knowledge] + ([beside] if beside and beside != knowledge else [])
     for n in (3, 6):
         specs: list[GameSpec] = []
         index = {}
-        for strategy in (*KINGSTON_STRATEGIES, *extra):
-            for d in range(1, 6):
-                deal = get_deal(f"kingston-{d}-{n}p")
-                index[len(specs)] = (strategy, f"deal-{d}")
-                specs.append(GameSpec(len(specs), deal, (strategy,) * n, hash_seed(d, n), response=response))
-            if envelopes:
-                variants = envelope_variants(get_deal(f"kingston-1-{n}p"))
-                step = max(1, len(variants) // envelopes)
-                for v in variants[::step][:envelopes]:
-                    index[len(specs)] = (strategy, "all")
-                    specs.append(GameSpec(len(specs), v, (strategy,) * n, hash_seed(len(specs), n),
-                                          response=response))
+        sample = envelope_sample(get_deal(f"kingston-1-{n}p"), envelopes, seed)
+        rows = []
+        for level in levels:
+            for strategy in (*KINGSTON_STRATEGIES, *extra):
+                label = strategy if level == knowledge else f"{strategy} (with {_level_words(level)})"
+                seat = strategy if ":knowledge=" in strategy else f"{strategy}:knowledge={level}"
+                rows.append((label, strategy))
+                for d in range(1, 6):
+                    deal = get_deal(f"kingston-{d}-{n}p")
+                    index[len(specs)] = (label, f"deal-{d}")
+                    specs.append(GameSpec(len(specs), deal, (seat,) * n, hash_seed(d, n), response=response))
+                for v in sample:
+                    index[len(specs)] = (label, "all")
+                    specs.append(GameSpec(len(specs), v, (seat,) * n, hash_seed(len(specs), n), response=response))
         results = run_games(specs, workers, progress)
         cols = pub["columns"]
+        n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
+        what = (f"all {n_variants} envelope variants" if len(sample) == n_variants else
+                f"a seeded random sample (seed {seed}) of {len(sample)} of the {n_variants} envelope variants")
         table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
                            cols, notes=[
-                               "ours: every seat runs the strategy with complete deduction (SAT case analysis), "
-                               f"responses '{response}', one game per deal",
-                               f"'all': ours is the mean over {envelopes} envelope variants of deal 1 "
-                               "(Kingston's generator swaps the new envelope cards into the hands)"
-                               if envelopes else "'all': not computed (use --envelopes N)"])
-        for strategy in (*KINGSTON_STRATEGIES, *extra):
+                               f"ours: every seat runs the strategy at the knowledge level '{knowledge}'"
+                               + (f"; rows marked 'with {_level_words(beside)}' use the level '{beside}'"
+                                  if len(levels) > 1 else "")
+                               + f"; responses '{response}', one game per deal",
+                               f"'all': ours is the mean over {what} of deal 1 (Kingston's generator swaps the new "
+                               "envelope cards into the hands)" if sample else
+                               "'all': not computed (use --envelopes N)"])
+        for label, strategy in rows:
             ours = {c: [] for c in cols}
             for i, r in enumerate(results):
                 s, col = index[i]
-                if s == strategy:
+                if s == label:
                     ours[col].append(r.solution_round)
             published_row = pub["players"][n].get(strategy, [None] * len(cols))
             cells = [(p, _mean(ours[c])) for p, c in zip(published_row, cols)]
-            table.rows.append((strategy, cells))
+            table.rows.append((label, cells))
         tables.append(table)
     return tables
+
+
+def _level_words(level: str) -> str:
+    return "complete deduction" if level == "complete" else f"{level}'s knowledge"
 
 
 def _same_strategy_cells(cells: list, games: int, seed: int, workers: int, progress) -> list:
@@ -116,19 +147,24 @@ def _same_strategy_cells(cells: list, games: int, seed: int, workers: int, progr
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
-             tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = ()) -> list[Comparison]:
+             tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell") -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
-    (ours)*."""
+    (ours)*.  Mitchell's players run at the knowledge level ``knowledge``
+    (hers by default: her seven deductions, taken in at her own turn);
+    ``extra`` strategies at the level their seat spec names (complete by default)."""
     pub = published("mitchell")
-    note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), complete "
-            f"deduction for every seat, responses 'minimal-information'")
+    note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
+            f"players at the knowledge level '{knowledge}', responses 'minimal-information'")
+
+    def hers(kind: str) -> str:
+        return f"{MITCHELL[kind]}:knowledge={knowledge}"
     cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
 
     def cell(deal: str, column: str, strategy: str | None = None) -> int:
         n, kind = column.split("p-")
-        cells.append((f"mitchell-{deal}-{n}p", strategy or MITCHELL[kind]))
+        cells.append((f"mitchell-{deal}-{n}p", strategy or hers(kind)))
         return len(cells) - 1
     layouts = []  # (table, [(row label, [(published, cell index)])])
     for name, title, notes in (
@@ -161,7 +197,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                        notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
                               f"games; cells are win shares in % (published: wins/500)", note])
         for test, seats in pub["table_5_3"].items():
-            strategies = [MITCHELL["advanced" if s == "A" else "basic"] for s, _ in seats]
+            strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
             specs = make_specs(players=len(seats), games=games, seed=seed * 1000 + int(test), strategies=strategies)
             results = run_games(specs, workers, progress)
             summary = summarize(results)

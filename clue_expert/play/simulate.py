@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..core.cards import get_edition
+from ..core.cards import Edition, get_edition
+from ..core.records import MAX_PLAYERS, MIN_PLAYERS
 from ..core.deals import Deal, get_deal, random_deal
 from ..core.errors import ClueError
 from .game import play_game
@@ -59,6 +60,17 @@ class GameSummary:
     winner_seat: int | None
 
 
+def check_players(n: int, edition: Edition) -> None:
+    """A clear error unless ``n`` players can play ``edition``: 2 to 10, and
+    every player gets at least one card."""
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ClueError(f"a game of the Clue family here has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}")
+    dealt = len(edition.cards) - edition.envelope_size
+    if dealt < n:
+        raise ClueError(f"edition {edition.id} deals only {dealt} cards outside the envelope: "
+                        f"too few for {n} players (each needs at least one)")
+
+
 def envelope_variants(deal: Deal) -> list[Deal]:
     """Every envelope of a deal (324 for 6/6/9 cards), Kingston's generator:
     the new envelope card of each category swaps places with the old one
@@ -95,8 +107,7 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
     if base is not None and players and len(base.players) != players:
         raise ClueError(f"deal {base.id} has {len(base.players)} players, not {players}")
     n = len(base.players) if base is not None else (players or 3)
-    if not 3 <= n <= 6:
-        raise ClueError(f"Speed Clue is for 3 to 6 players, not {n}")
+    check_players(n, base.edition if base is not None else get_edition(edition))
     deals: list[Deal]
     if all_envelopes:
         if base is None:
