@@ -832,6 +832,35 @@ class Knowledge:
             out[label] = owner
         return out
 
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
+        """Single cells that would settle an open held/lacked fact: each
+        (owner, card, holds, result) such that learning "owner holds card"
+        (``holds``) or "owner lacks card" is consistent with what is known
+        and entails ``result`` (the fact or its opposite).  Owners in
+        ``skip`` are left out.  Needs the completion step."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        sat = self._sat
+        assumptions = self._assumptions()
+        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        opposite = (LACKED if key[0] == HELD else HELD, key[1], key[2])
+        out = []
+        for o in self.owners:
+            if o in skip:
+                continue
+            for c in self._cards:
+                if self.status(o, c) != UNKNOWN:
+                    continue
+                for holds in (True, False):
+                    obs = sat.var(o, c) * (1 if holds else -1)
+                    if not sat.solver.solve(assumptions=assumptions + [obs]):
+                        continue
+                    if sat.entails(assumptions + [obs], lit):
+                        out.append((o, c, holds, key))
+                    elif sat.entails(assumptions + [obs], -lit):
+                        out.append((o, c, holds, opposite))
+        return out
+
     def status(self, owner: str, card: str) -> str:
         """``held``, ``lacked`` or ``unknown``."""
         if card in self._held[owner]:

@@ -518,7 +518,7 @@ def cmd_replay(args) -> int:
 
 def cmd_notebook(args) -> int:
     console = _console(args)
-    session = NotebookSession(args.file, strategy=args.strategy)
+    session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge)
 
     def show(items):
         for item in items:
@@ -677,6 +677,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
+    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                   help=f"the sheet's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
     p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
                    help="the game file (created if missing, saved after every entry; default notebook.yaml)")
     p.add_argument("--strategy", metavar="ID|FILE", help="advise suggestions with this strategy")

@@ -17,7 +17,9 @@ from ..core.errors import ClueError
 from ..core.observations import DealtHand, Event, Suggestion
 from ..play.game import Player
 from ..engine.knowledge import Knowledge
-from .notebook import Message, split_cards
+from ..play.players import load_decisions
+from .notebook import split_cards
+from .output import Message
 from ..engine.rules import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
@@ -88,7 +90,6 @@ class HumanPlayer(Player):
         self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False)
         self.marks.observe(DealtHand(self.name, tuple(hand)))
         if self.hints:
-            from ..play.players import load_decisions
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),))
             self.engine.observe(DealtHand(self.name, tuple(hand)))

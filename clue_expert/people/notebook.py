@@ -18,41 +18,17 @@ from pathlib import Path
 
 import yaml
 
-from ..core.cards import Edition, dealt_hand_sizes, get_edition
+from ..core.cards import Edition, get_edition
 from ..core.errors import ClueError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge, Sheet
 from ..core.records import Record, load_record, parse_record
 from ..engine.knowledge import replay_record as replay
-from ..engine.rules import default_rulesets
-
-
-@dataclass
-class Probabilities:
-    """Output item: the exact beliefs beside the sheet they were computed for."""
-
-    sheet: Sheet
-    """The sheet."""
-    beliefs: object
-    """A :class:`~clue_expert.beliefs.Beliefs`."""
-
-
-@dataclass
-class Message:
-    """A line of output."""
-
-    text: str
-    """The text."""
-    kind: str = "info"
-    """``info``, ``error``, ``advice``, ``deduction``, ``dim``."""
-
-
-@dataclass
-class Changes:
-    """Sheet cells that changed: (owner, card, before, after)."""
-
-    cells: list = field(default_factory=list)
-    title: str = "changes"
+from ..engine.beliefs import compute
+from ..engine.levels import DEFAULT_LEVEL, get_level
+from ..play.players import load_decisions
+from .output import Changes, Message, Probabilities
+from .replay import describe_turn
 
 
 HELP = """Enter a turn on one line, for example:
@@ -131,12 +107,15 @@ class Notebook:
     """A game at a real table, from one seat."""
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
-                 *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None):
+                 *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
+                 knowledge: str = DEFAULT_LEVEL):
         self.edition = edition
+        #: The seat's knowledge level (which deductions the sheet shows).
+        self.level = get_level(knowledge)
         self.players = list(players)
         self.me = me
         self.hand = list(hand)
-        sizes = dict(zip(self.players, dealt_hand_sizes(len(self.players), len(edition.cards))))
+        sizes = dict(zip(self.players, edition.hand_sizes(len(self.players))))
         sizes.update(hand_sizes or {})
         self.hand_sizes = sizes
         #: The turns as record dicts.
@@ -145,7 +124,6 @@ class Notebook:
         self.path = Path(path) if path else None
         self.strategy = None
         if strategy:
-            from ..play.players import load_decisions
             self.strategy = load_decisions("strategy", strategy)
         self.record = self._validate(self.turns)
         self.knowledge = self._build(self.record)
@@ -160,8 +138,8 @@ class Notebook:
         return parse_record(self.data(turns), str(self.path or "<notebook>"))
 
     def _build(self, record: Record) -> Knowledge:
-        rulesets = default_rulesets() + ((self.strategy,) if self.strategy else ())
-        return replay(record, rulesets=rulesets)
+        rulesets = self.level.rulesets() + ((self.strategy,) if self.strategy else ())
+        return replay(record, rulesets=rulesets, complete=self.level.completion)
 
     def _apply(self, turns: list) -> list:
         """Validate and adopt a new list of turns; returns the sheet changes.
@@ -203,11 +181,12 @@ class Notebook:
         return self.path
 
     @classmethod
-    def load(cls, path: str | Path, strategy: str | None = None) -> "Notebook":
+    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL) -> "Notebook":
         """Open a saved game (any record file)."""
         r = load_record(path)
         turns = [t.to_dict() for t in r.turns]
-        return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns)
+        return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
+                   knowledge=knowledge)
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:
@@ -290,31 +269,15 @@ class Notebook:
         opposite = ("lacked" if key[0] == "held" else "held", key[1], key[2])
         if k.known(opposite):
             return [Message(f"{describe(key)} is false: {describe(opposite)} is known; ask 'why {describe(opposite)}'")]
-        sat = k._sat
-        assumptions = k._assumptions()
-        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
         out = [Message(f"{describe(key)} is still open: some deals consistent with everything you know have it, "
                        f"others do not.")]
-        for want, label in ((lit, "with it"), (-lit, "without it")):
-            if sat.solver.solve(assumptions=assumptions + [want]):
-                model = set(sat.solver.get_model())
-                owner = next(o for o in k.owners if sat.var(o, key[2]) in model)
-                out.append(Message(f"  a possible deal {label}: {key[2]} is with {owner}", "dim"))
+        for label, owner in k.completion_check(key).items():
+            if owner is not None:
+                out.append(Message(f"  a possible deal {label} it: {key[2]} is with {owner}", "dim"))
         settle = []
-        for o in k.owners:
-            if o in (self.me, "envelope"):
-                continue
-            for c in self.edition.card_ids:
-                if k.status(o, c) != "unknown":
-                    continue
-                for sign, words in ((1, f"{o} shows you {c}"), (-1, f"{o} cannot disprove a suggestion with {c}")):
-                    obs = sign * sat.var(o, c)
-                    if not sat.solver.solve(assumptions=assumptions + [obs]):
-                        continue
-                    if sat.entails(assumptions + [obs], lit):
-                        settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(key)}"))
-                    elif sat.entails(assumptions + [obs], -lit):
-                        settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(opposite)}"))
+        for o, c, holds, result in k.settling_cells(key, skip=(self.me, "envelope")):
+            words = f"{o} shows you {c}" if holds else f"{o} cannot disprove a suggestion with {c}"
+            settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(result)}"))
         if settle:
             out.append(Message("single observations that would settle it:"))
             for _, s in sorted(settle)[:8]:
@@ -330,9 +293,11 @@ class NotebookSession:
 
     SETUP = ("edition", "players", "me", "hand", "sizes")
 
-    def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None):
+    def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
+                 knowledge: str = DEFAULT_LEVEL):
         self.path = Path(path)
         self.strategy = strategy
+        self.knowledge_level = get_level(knowledge)
         self.notebook: Notebook | None = None
         self.done = False
         self._setup: dict = {}
@@ -340,7 +305,7 @@ class NotebookSession:
         self._step: dict | None = None
         self._edit: int | None = None
         if self.path.exists():
-            self.notebook = Notebook.load(self.path, strategy)
+            self.notebook = Notebook.load(self.path, strategy, self.knowledge_level)
         else:
             self._stage = "edition"
 
@@ -419,7 +384,7 @@ class NotebookSession:
             if not match:
                 raise ClueError(f"you must be one of {', '.join(s['players'])}")
             s["me"] = match[0]
-            s["sizes"] = dict(zip(s["players"], dealt_hand_sizes(len(s["players"]), len(s["edition"].cards))))
+            s["sizes"] = dict(zip(s["players"], s["edition"].hand_sizes(len(s["players"]))))
             self._stage = "hand"
             return [Message(f"{s['me']} holds {s['sizes'][s['me']]} cards by the dealing rule")]
         if self._stage == "hand":
@@ -441,7 +406,7 @@ class NotebookSession:
                         raise ClueError(f"cannot read {name} {n}")
                     s["sizes"][p] = int(n)
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
-                                     strategy=self.strategy, path=self.path)
+                                     strategy=self.strategy, path=self.path, knowledge=self.knowledge_level)
             self.notebook.save()
             self._stage = None
             out = [Message(f"game saved to {self.path} after every entry"), self.notebook.knowledge.sheet()]
@@ -457,12 +422,10 @@ class NotebookSession:
         if word == "sheet":
             return [nb.knowledge.sheet()]
         if word in ("odds", "probabilities"):
-            from ..engine.beliefs import compute
             return [Probabilities(nb.knowledge.sheet(), compute(nb.knowledge))]
         if word == "history":
             if not nb.turns:
                 return [Message("no turns yet")]
-            from .replay import describe_turn
             return [Message(describe_turn(n, t)) for n, t in enumerate(nb.record.turns, start=1)]
         if word == "why":
             key = parse_fact(rest, nb.edition, nb.knowledge.owners)
@@ -481,7 +444,6 @@ class NotebookSession:
             if not 1 <= n <= len(nb.turns):
                 raise ClueError(f"there is no turn {n}")
             self._edit = n
-            from .replay import describe_turn
             return [Message("was: " + describe_turn(n, nb.record.turns[n - 1]) +
                             "; type the corrected turn (Enter to cancel)")]
         if word == "save":

@@ -22,6 +22,7 @@ from ..core.observations import Accusation
 from ..core.facts import describe
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
 from ..engine.rules import RuleSet
+from .output import Changes, Message, Probabilities
 
 MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
 STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
@@ -325,7 +326,6 @@ MESSAGE_STYLE = {"info": "", "error": "bold red", "advice": "bold yellow", "dedu
 
 def output_item(item, edition: Edition):
     """A rich renderable for one output item of the notebook or human seat."""
-    from .notebook import Changes, Message, Probabilities
     if isinstance(item, Probabilities):
         return ProbabilityView(item.sheet, item.beliefs, edition)
     if isinstance(item, Message):

@@ -67,7 +67,7 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
         return []
     if envelopes >= len(variants):
         return variants
-    return random.Random(hash_seed(seed, len(variants), envelopes)).sample(variants, envelopes)
+    return random.Random(hash_seed(seed, envelopes)).sample(variants, envelopes)
 
 
 def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-information",
