@@ -137,6 +137,12 @@ class SatModel:
                 i += 1
         return core
 
-    def count_models_ok(self, assumptions: Sequence[int]) -> bool:
+    def consistent(self, assumptions: Sequence[int]) -> bool:
         """Whether any deal satisfies ``assumptions``."""
         return bool(self.solver.solve(assumptions=list(assumptions)))
+
+    def example(self, assumptions: Sequence[int]) -> set | None:
+        """The true literals of one deal satisfying ``assumptions`` (None if none does)."""
+        if not self.solver.solve(assumptions=list(assumptions)):
+            return None
+        return set(self.solver.get_model())

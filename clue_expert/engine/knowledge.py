@@ -826,11 +826,17 @@ class Knowledge:
         out = {}
         for want, label in ((lit, "with"), (-lit, "without")):
             owner = None
-            if sat.solver.solve(assumptions=assumptions + [want]):
-                model = set(sat.solver.get_model())
+            model = sat.example(assumptions + [want])
+            if model is not None:
                 owner = next(o for o in self.owners if sat.var(o, key[2]) in model)
             out[label] = owner
         return out
+
+    def consistent(self) -> bool:
+        """Whether some deal satisfies everything known (needs the completion step)."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        return self._sat.consistent(self._assumptions())
 
     def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
         """Single cells that would settle an open held/lacked fact: each
@@ -853,7 +859,7 @@ class Knowledge:
                     continue
                 for holds in (True, False):
                     obs = sat.var(o, c) * (1 if holds else -1)
-                    if not sat.solver.solve(assumptions=assumptions + [obs]):
+                    if not sat.consistent(assumptions + [obs]):
                         continue
                     if sat.entails(assumptions + [obs], lit):
                         out.append((o, c, holds, key))

@@ -32,7 +32,7 @@ from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
 from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
-                     make_console, output_item, probable_clues, progress_bar)
+                     make_console, output_item, probable_clues, progress_bar, EditionsView)
 from .replay import hindsight, hindsight_text, markdown, steps
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
@@ -198,16 +198,22 @@ def cmd_deals(args) -> int:
 
 
 def cmd_editions(args) -> int:
-    eds = editions()
+    eds = list(editions().values())
+    for path in args.files:
+        eds.append(get_edition(path))
+    broken = edition_errors()
     if args.json:
-        print(json.dumps({e.id: {"name": e.name, "cards": {cat: list(e.category_cards(cat))
-                                                         for cat in ("suspect", "weapon", "room")}}
-                          for e in eds.values()}))
-        return 0
-    console = _console(args)
-    for e in eds.values():
-        console.print(f"[bold]{e.id}[/bold] — {e.name}: {len(e.category_cards('suspect'))} suspects, "
-                      f"{len(e.category_cards('weapon'))} weapons, {len(e.category_cards('room'))} rooms")
+        out = {e.id: {"name": e.name, "source": e.source,
+                      "cards": {cat: list(e.category_cards(cat)) for cat in e.categories},
+                      "envelope": dict(e.envelope_counts)} for e in eds}
+        if broken:
+            out["_errors"] = broken
+        print(json.dumps(out))
+    else:
+        console = _console(args)
+        console.print(EditionsView(eds))
+        for message in broken.values():
+            console.print(f"error: {message} (left out)", markup=False)
     return 0
 
 
@@ -690,6 +696,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_deals)
 
     p = sub.add_parser("editions", help="list the shipped editions")
+    p.add_argument("files", nargs="*", metavar="FILE", help="edition files of your own to check and list")
     common(p)
     p.set_defaults(func=cmd_editions)
     return parser

@@ -370,3 +370,20 @@ def progress_bar(label: str, total: int):
                   console=make_console(file=sys.stderr)) as bar:
         task = bar.add_task(label, total=total)
         yield lambda: bar.advance(task)
+
+
+class EditionsView:
+    """The editions: id, title, categories with their sizes, the envelope."""
+
+    def __init__(self, editions):
+        self.editions = list(editions)
+
+    def __rich__(self):
+        table = Table(title="editions", header_style="bold")
+        for col in ("id", "name", "categories (cards)", "envelope"):
+            table.add_column(col, overflow="fold")
+        for e in self.editions:
+            cats = ", ".join(f"{c} ({len(e.category_cards(c))})" for c in e.categories)
+            table.add_row(Text(e.id, style="bold"), Text(e.name + (f"\n{e.source}" if e.source else "")),
+                          Text(cats), Text(e.envelope_text()))
+        return table
