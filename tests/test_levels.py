@@ -19,6 +19,9 @@ from clue_expert.play.game import play_game
 from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.play.reproduce import envelope_sample, kingston
 from clue_expert.play.simulate import check_players, envelope_variants
+from clue_expert.testing.oracle import cnf_entailed
+from clue_expert.testing.randomgame import random_records
+from clue_expert.testing.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "kingston-1-player1.yaml"
 
@@ -114,3 +117,36 @@ def test_player_counts_outside_the_family_are_clear_errors(capsys):
         check_players(11, get_edition("cluedo"))
     assert main(["simulate", "--players", "1", "--games", "1"]) == 2
     assert "2 to 10 players" in capsys.readouterr().err
+
+
+LEVEL_CASES = [pytest.param(name, rs, sc, id=f"{name}::{rs.id}::{sc.rule}::{sc.name}")
+               for name in available_levels() if name != "complete"
+               for rs in get_level(name).rulesets()
+               for sc in load_scenarios(scenario_path(rs.path))]
+
+
+@pytest.mark.parametrize("name", [n for n in available_levels() if n != "complete"])
+def test_every_level_rule_has_scenarios(name):
+    for rs in get_level(name).rulesets():
+        path = scenario_path(rs.path)
+        assert path.exists(), f"{rs.path} has no scenario file beside it"
+        problems = check_coverage(rs, load_scenarios(path))
+        assert not problems, f"{path}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("name, ruleset, scenario", LEVEL_CASES)
+def test_level_scenario(name, ruleset, scenario):
+    run_scenario(scenario, get_level(name).rulesets())
+
+
+@pytest.mark.parametrize("name", ["kingston", "mitchell"])
+@pytest.mark.parametrize("n_players", [3, 4, 6])
+def test_levels_are_sound_against_the_oracle(name, n_players):
+    level = get_level(name)
+    for record in random_records(100 + n_players, 6, n_players, 24):
+        entailed = cnf_entailed(record)
+        k = replay_record(record, rulesets=level.rulesets(), complete=level.completion)
+        for o, row in k.sheet().cells.items():
+            for c, s in row.items():
+                if s != "unknown":
+                    assert entailed.get((o, c)) == s, (name, record.me, o, c, s)
