@@ -1,10 +1,11 @@
 """Exact beliefs: time per update over 3-6-player mid-game positions.
 
-    python benchmarks/beliefs.py [--records 20] [--seed 1]
+    python benchmarks/beliefs.py [--records 20] [--seed 1] [--edition cluedo]
 
 Positions are taken after turns 6, 9, 12, 15 and 18 of seeded random records;
 each is timed from the complete sheet to the full result (every cell's
 probability, the envelope's joint distribution and its entropy).
+``--edition`` takes any edition: a shipped one's name or an edition file's path.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import argparse
 import statistics
 import time
 
+from clue_expert.core.cards import get_edition
 from clue_expert.engine.beliefs import compute
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_records
@@ -24,12 +26,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--edition", default="cluedo", help="edition name or file (default: cluedo)")
     args = ap.parse_args()
-    print(f"{args.records} records per player count, positions after turns {', '.join(map(str, TURNS))}")
+    edition = get_edition(args.edition)
+    print(f"{edition.id}: {args.records} records per player count, positions after turns "
+          f"{', '.join(map(str, TURNS))}")
     print(f"{'players':>7} {'positions':>9} {'median':>9} {'p99':>9} {'max':>9} {'max states':>10}")
     for n in (3, 4, 5, 6):
         times, states = [], []
-        for record in random_records(args.seed * 10 + n, args.records, n, max(TURNS)):
+        for record in random_records(args.seed * 10 + n, args.records, n, max(TURNS), edition=edition):
             k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
             k.observe(DealtHand(k.me, tuple(record.hand)))
             for i, turn in enumerate(record.turns, start=1):

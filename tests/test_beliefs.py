@@ -11,27 +11,22 @@ import pytest
 
 from clue_expert.engine.beliefs import compute
 from clue_expert.core.cards import build_edition
-from clue_expert.testing.oracle import _deals, consistent
-from clue_expert.testing.randomgame import random_record
-from clue_expert.core.records import Suggestion
+from clue_expert.testing.oracle import weighted_deals
+from clue_expert.testing.randomgame import random_edition, random_record
 from clue_expert.engine.knowledge import replay_record as replay
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
-
-
-def weighted_deals(record, upto):
-    """Every deal consistent with the record up to turn ``upto``, with its
-    weight under the model: 1 / (matching cards) for each show the seat saw."""
-    for deal in _deals(record):
-        if not consistent(record, deal, upto):
-            continue
-        w = 1.0
-        for n, t in enumerate(record.turns, start=1):
-            if n > upto:
-                break
-            if isinstance(t, Suggestion) and t.card is not None and t.by == record.me:
-                w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
-        yield deal, w
+#: Other shapes of the family: one pool of cards with two hidden; two
+#: categories with two cards of one in the envelope; four categories; a
+#: category the envelope takes none of.
+POOL = build_edition("pool", {"card": [f"c{i}" for i in range(1, 8)]}, envelope={"card": 2})
+TWO = build_edition("two", {"suspect": ["s1", "s2", "s3", "s4", "s5"], "room": ["r1", "r2", "r3"]},
+                    envelope={"suspect": 2})
+FOUR = build_edition("four", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2"],
+                              "motive": ["m1", "m2"]})
+ZERO = build_edition("zero", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]},
+                     envelope={"weapon": 0, "room": 2})
+FAMILY = {"pool": POOL, "two": TWO, "four": FOUR, "zero": ZERO}
 
 
 def brute(record, upto):
@@ -42,10 +37,25 @@ def brute(record, upto):
         z += w
         for c, o in deal.items():
             probs[(o, c)] += w
-        triple = tuple(sorted((c for c, o in deal.items() if o == "envelope"),
-                              key=lambda c: ["suspect", "weapon", "room"].index(record.edition.category_of(c))))
-        env[triple] += w
+        # the envelope's cards in sheet order (classic: suspect, weapon, room)
+        env[record.edition.sort_cards(c for c, o in deal.items() if o == "envelope")] += w
     return {k: v / z for k, v in probs.items()}, {k: v / z for k, v in env.items()}
+
+
+def check_exact(record, upto):
+    """compute() equals enumeration: every cell, the envelope's distribution, its entropy."""
+    k = replay(record, upto)
+    b = compute(k)
+    probs, env = brute(record, upto)
+    for o in k.owners:
+        for c in record.edition.card_ids:
+            assert b.probabilities[o][c] == pytest.approx(probs.get((o, c), 0.0), abs=1e-9), (o, c, upto)
+    assert set(b.envelope) == set(env)
+    for t, p in env.items():
+        assert b.envelope[t] == pytest.approx(p, abs=1e-9)
+    h = -sum(p * math.log2(p) for p in env.values())
+    assert b.entropy_bits == pytest.approx(h, abs=1e-9)
+    return k, b
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -54,17 +64,22 @@ def test_matches_brute_force_on_small_decks(players):
     for _ in range(8):
         record = random_record(rng, players, n_turns=8, edition=SMALL, accuse_rate=0.1)
         for upto in range(0, len(record.turns) + 1, 2):
-            k = replay(record, upto)
-            b = compute(k)
-            probs, env = brute(record, upto)
-            for o in k.owners:
-                for c in SMALL.card_ids:
-                    assert b.probabilities[o][c] == pytest.approx(probs.get((o, c), 0.0), abs=1e-9), (o, c, upto)
-            assert set(b.envelope) == set(env)
-            for t, p in env.items():
-                assert b.envelope[t] == pytest.approx(p, abs=1e-9)
-            h = -sum(p * math.log2(p) for p in env.values())
-            assert b.entropy_bits == pytest.approx(h, abs=1e-9)
+            check_exact(record, upto)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("name", list(FAMILY))
+def test_matches_brute_force_on_other_editions(name, players):
+    """One pool with k=2 hidden, two suspects in the envelope, four
+    categories, a category the envelope takes none of."""
+    edition = FAMILY[name]
+    rng = random.Random(200 + players)
+    for _ in range(6):
+        record = random_record(rng, players, n_turns=8, edition=edition, accuse_rate=0.15)
+        for upto in range(0, len(record.turns) + 1, 2):
+            k, b = check_exact(record, upto)
+            for t in b.envelope:
+                assert edition.check_accusation(t) == t  # keys: the envelope's shape, sheet order
 
 
 def test_probabilities_are_distributions_and_agree_with_the_sheet():
@@ -129,30 +144,53 @@ def brute_suggestion(record, upto, triple):
     return outcomes, after
 
 
+def check_suggestions(record, upto):
+    """Every candidate suggestion's exact value equals enumeration, and the
+    quick estimate from pattern sums equals the pass per suggestion."""
+    from clue_expert.engine.beliefs import SuggestionEvaluator
+    k = replay(record, upto)
+    ev = SuggestionEvaluator(k)
+    slow = SuggestionEvaluator(k, ev.beliefs)
+    slow.fast_estimate = False
+    cands = ev.candidates()
+    assert cands
+    for suggestion in cands:
+        assert record.edition.check_suggestion(suggestion) == suggestion
+        value = ev.evaluate(suggestion)
+        outcomes, after = brute_suggestion(record, upto, suggestion)
+        assert set(value.outcomes) == set(outcomes), (suggestion, upto)
+        for key, p in outcomes.items():
+            assert value.outcomes[key] == pytest.approx(p, abs=1e-9)
+            assert value.entropy_after[key] == pytest.approx(after[key], abs=1e-9)
+        expected = sum(p * after[key] for key, p in outcomes.items())
+        assert value.gain_bits == pytest.approx(max(0.0, ev.entropy_bits - expected), abs=1e-9)
+        a, b = ev.estimate(suggestion), slow.estimate(suggestion)
+        assert a.gain_bits == pytest.approx(b.gain_bits, abs=1e-9)
+        assert a.deal_bits == pytest.approx(b.deal_bits, abs=1e-9)
+        assert set(a.outcomes) == set(b.outcomes)
+    # the shortlist returns exact values, best first
+    ranked = ev.rank(3)
+    assert all(v.exact for v in ranked)
+    assert [v.gain_bits for v in ranked] == sorted((v.gain_bits for v in ranked), reverse=True)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_suggestion_values_match_brute_force(players):
-    from clue_expert.engine.beliefs import SuggestionEvaluator
     rng = random.Random(300 + players)
     for _ in range(5):
         record = random_record(rng, players, n_turns=6, edition=SMALL, accuse_rate=0.1)
         for upto in (0, 3, 6):
-            k = replay(record, upto)
-            ev = SuggestionEvaluator(k)
-            cands = ev.candidates()
-            assert cands
-            for triple in cands:
-                value = ev.evaluate(triple)
-                outcomes, after = brute_suggestion(record, upto, triple)
-                assert set(value.outcomes) == set(outcomes), (triple, upto)
-                for key, p in outcomes.items():
-                    assert value.outcomes[key] == pytest.approx(p, abs=1e-9)
-                    assert value.entropy_after[key] == pytest.approx(after[key], abs=1e-9)
-                expected = sum(p * after[key] for key, p in outcomes.items())
-                assert value.gain_bits == pytest.approx(max(0.0, ev.entropy_bits - expected), abs=1e-9)
-            # the shortlist returns exact values, best first
-            ranked = ev.rank(3)
-            assert all(v.exact for v in ranked)
-            assert [v.gain_bits for v in ranked] == sorted((v.gain_bits for v in ranked), reverse=True)
+            check_suggestions(record, upto)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("name", list(FAMILY))
+def test_suggestion_values_match_brute_force_on_other_editions(name, players):
+    rng = random.Random(400 + players)
+    for _ in range(3):
+        record = random_record(rng, players, n_turns=6, edition=FAMILY[name], accuse_rate=0.15)
+        for upto in (0, 3, 6):
+            check_suggestions(record, upto)
 
 
 def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
@@ -215,3 +253,16 @@ def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, t
         best = SuggestionEvaluator(k, b).rank(2)[0]
         assert -1e-9 <= best.gain_bits <= b.entropy_bits + 1e-9
         assert sum(best.outcomes.values()) == pytest.approx(1.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**9), players=st.integers(2, 4), turns=st.integers(0, 10))
+def test_random_editions_match_brute_force(seed, players, turns):
+    """Random small editions (1-4 categories, envelope counts 0-2): exact
+    beliefs equal enumeration after every other turn."""
+    rng = random.Random(seed)
+    edition = random_edition(rng, categories=(1, 4), cards=(1, 3), envelope=(0, 2), max_cards=8,
+                             min_dealt=players)
+    record = random_record(rng, players, n_turns=turns, edition=edition, accuse_rate=0.15)
+    for upto in range(0, len(record.turns) + 1, 2):
+        check_exact(record, upto)

@@ -1,9 +1,10 @@
 """Exact beliefs over deals (issue 5, first part).
 
 For one seat's knowledge this computes, exactly, the probability that each
-owner holds each card, the distribution of the envelope over (suspect, weapon,
-room) and its entropy, over every deal consistent with what the seat knows,
-under a stated model:
+owner holds each card, the distribution of the envelope (over the tuples of
+its cards in sheet order: (suspect, weapon, room) in the classic game; any
+edition's categories and envelope counts) and its entropy, over every deal
+consistent with what the seat knows, under a stated model:
 
 * deals are uniformly random (every deal consistent with the observations is
   a priori equally likely);
@@ -14,13 +15,15 @@ under a stated model:
 
 Method: the complete sheet fixes many cells; the remaining *free* cards are
 assigned by a dynamic programme over cards whose state is the players'
-remaining hand capacities, which envelope categories are filled (and, for the
-joint distribution, with which suspect and weapon), which live one-of clauses
-are already satisfied, how many cards of each wrong accusation went to the
-envelope, and how many of the cards of each seen show the shower holds.  A
-constraint's bookkeeping is dropped once its last card is placed (states that
-violate it are discarded then), which keeps the state small.  Forward and
-backward passes give every marginal.
+remaining hand capacities, which of the envelope's cards are placed (for
+the joint distribution: which ones), which live one-of clauses are already
+satisfied, how many cards of each wrong accusation went to the envelope, and
+how many of the cards of each seen show the shower holds.  A constraint's
+bookkeeping is dropped once its last card is placed (states that violate it
+are discarded then), which keeps the state small.  Forward and backward
+passes give every marginal.
+
+The knowledge is read through its public queries only.
 """
 from __future__ import annotations
 
@@ -29,11 +32,15 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES  # generalised next
 from ..core.facts import ENVELOPE
-from .knowledge import Knowledge
 
-CAT_INDEX = {cat: i for i, cat in enumerate(CATEGORIES)}
+# ``Knowledge`` (clue_expert.engine.knowledge) is named in annotations only and
+# not imported (the rule library, which knowledge loads, imports this module).
+
+#: Above this many categories the quick estimate of a suggestion's value
+#: groups the envelope distribution directly instead of by pattern sums
+#: (which need 2**categories tables).
+_PATTERN_CATEGORIES = 6
 
 
 @dataclass
@@ -43,7 +50,8 @@ class Beliefs:
     probabilities: dict
     """owner -> card -> probability that the owner holds the card."""
     envelope: dict
-    """(suspect, weapon, room) -> probability, for every triple with p > 0."""
+    """The envelope's cards (a tuple in sheet order: in the classic game
+    (suspect, weapon, room)) -> probability, for every envelope with p > 0."""
     entropy_bits: float
     """Entropy of the envelope distribution, in bits."""
     deals: float
@@ -57,13 +65,12 @@ class Beliefs:
                              sorted(self.envelope.items(), key=lambda kv: -kv[1])]}
 
 
-def _seen_shows(k: Knowledge) -> list:
+def _seen_shows(k: "Knowledge") -> list:
     """(shower, the other suggested cards) for every show the seat saw."""
     out = []
-    for key, values in k.values.items():
-        if key[0] == "showed" and values.get("card") is not None and values.get("by") == k.me:
-            others = [c for c in values["cards"] if c != values["card"]]
-            out.append((values["player"], others))
+    for _, s in k.suggestions_seen():
+        if s.shown_by is not None and s.card is not None and s.by == k.me:
+            out.append((s.shown_by, [c for c in s.cards if c != s.card]))
     return out
 
 
@@ -71,12 +78,15 @@ class _Problem:
     """The free cards, fixed cards and live constraints of one seat's
     knowledge: everything the DP needs, built once per position."""
 
-    def __init__(self, k: Knowledge):
+    def __init__(self, k: "Knowledge"):
         self.me = k.me
         self.owners = list(k.owners)
         self.players = list(k.players)
-        self.cards = list(k.edition.card_ids)
-        self.category = category = {c: k.edition.category_of(c) for c in self.cards}
+        self.cards = list(k.cards)
+        #: The categories in sheet order, and how many cards of each the envelope takes.
+        self.categories = tuple(k.edition.categories)
+        self.counts = {cat: k.envelope_count(cat) for cat in self.categories}
+        self.category = category = {c: k.category_of(c) for c in self.cards}
         allowed = {}
         for c in self.cards:
             holders = [o for o in self.owners if k.status(o, c) == "held"]
@@ -85,9 +95,19 @@ class _Problem:
         self.fixed = fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
         self.free = [c for c in self.cards if len(allowed[c]) > 1]
         self.cap0 = tuple(k.hand_sizes[p] - sum(1 for o in fixed.values() if o == p) for p in self.players)
-        self.env_known = {category[c]: c for c, o in fixed.items() if o == ENVELOPE}
+        #: category -> the envelope's known cards of it (sheet order), for categories with any
+        self.env_known: dict = {}
+        for c in self.cards:
+            if fixed.get(c) == ENVELOPE:
+                self.env_known.setdefault(category[c], []).append(c)
+        self.env_known = {cat: tuple(cs) for cat, cs in self.env_known.items()}
+        #: category -> how many more of its cards the envelope takes
+        self.need = {cat: self.counts[cat] - len(self.env_known.get(cat, ())) for cat in self.categories}
+        if any(n < 0 for n in self.need.values()):
+            raise ValueError("the envelope holds more cards of a category than it takes: "
+                             "the knowledge is inconsistent")
         self.eligible = {cat: sum(1 for c in self.free if category[c] == cat and ENVELOPE in allowed[c])
-                         for cat in CATEGORIES}
+                         for cat in self.categories}
         # live one-of clauses restricted to free cards the owner may hold
         clauses = []
         for o in self.owners:
@@ -100,14 +120,15 @@ class _Problem:
                 cats = {category[c] for c in opts}
                 if o == ENVELOPE and len(cats) == 1:
                     cat = next(iter(cats))
-                    if opts >= {c for c in self.free if category[c] == cat and ENVELOPE in allowed[c]}:
-                        continue  # implied: every deal fills the category from these cards
+                    if self.need[cat] >= 1 and \
+                            opts >= {c for c in self.free if category[c] == cat and ENVELOPE in allowed[c]}:
+                        continue  # implied: every deal takes a card of the category from these
                 clauses.append((o, opts))
         self.clauses = clauses
-        # wrong accusations: the envelope is not all three.  A clause with a
-        # card the envelope cannot hold is satisfied; in the others every
+        # wrong accusations: the envelope is not all of these.  A clause with
+        # a card the envelope cannot hold is satisfied; in the others every
         # fixed card is the envelope's, so only the free cards need counting.
-        self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k._not_all[ENVELOPE]
+        self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k.not_all_clauses(ENVELOPE)
                         if all(ENVELOPE in allowed[c] for c in cl)]
         if any(not cs for cs in self.notalls):
             raise ValueError("a wrong accusation names the envelope's known cards: the knowledge is inconsistent")
@@ -123,13 +144,23 @@ class _Problem:
                 self.base_factor /= base
         self.slot_of = {p: i for i, p in enumerate(self.players)}
 
-    def order(self) -> list:
+    def unlabelled(self) -> str | None:
+        """The category whose envelope card :func:`compute` reads off the
+        transitions instead of carrying it as a label: the largest category
+        of which the envelope takes one card, not yet known (None if none)."""
+        ones = [cat for cat in sorted(self.categories, key=lambda cat: self.eligible[cat]) if self.counts[cat] == 1]
+        if ones and self.eligible[ones[-1]] and self.need[ones[-1]] == 1:
+            return ones[-1]
+        return None
+
+    def order(self, last: str | None = None) -> list:
         """The free cards in DP order: those the envelope cannot hold first,
         then the envelope's candidates category by category, fewest first
-        (labels are carried through as few cards as possible).  Within each
-        group, cards are taken greedily so that open constraints (clauses,
-        wrong accusations, seen shows) close as early as possible."""
-        cats = sorted(CATEGORIES, key=lambda cat: self.eligible[cat])
+        (labels are carried through as few cards as possible), the category
+        ``last`` last.  Within each group, cards are taken greedily so that
+        open constraints (clauses, wrong accusations, seen shows) close as
+        early as possible."""
+        cats = sorted(self.categories, key=lambda cat: (cat == last, self.eligible[cat]))
         groups: list = [[c for c in self.free if ENVELOPE not in self.allowed[c]]]
         groups += [[c for c in self.free if ENVELOPE in self.allowed[c] and self.category[c] == cat] for cat in cats]
         sets = [cs for _, cs in self.clauses] + list(self.notalls) + [cs for _, _, cs in self.weights]
@@ -156,14 +187,41 @@ class _Problem:
         return _Layout(self, unlabelled)
 
 
+class _Parts(dict):
+    """code -> the envelope's cards of one category (a tuple in sheet order)
+    for a field that is a bit set over the category's candidates; filled
+    in as codes are met."""
+
+    def __init__(self, known: tuple, candidates: list, sheet: dict):
+        super().__init__()
+        self.known, self.candidates, self.sheet = known, candidates, sheet
+
+    def __missing__(self, code: int) -> tuple:
+        cards = self.known + tuple(c for j, c in enumerate(self.candidates) if code >> j & 1)
+        part = self[code] = tuple(sorted(cards, key=self.sheet.__getitem__))
+        return part
+
+
 class _Layout:
     """DP states packed into one int, with a bit field for each player's
-    remaining hand capacity, each category's envelope label (0: not filled
-    yet; the category ``unlabelled`` only records "filled"), each live one-of
-    clause (satisfied yet?), each open wrong accusation and each seen show
-    (counts), and the owners of up to three *tagged* cards.  The layout does
-    not depend on the order the cards are placed in, so layers computed for
-    one order can be continued in another."""
+    remaining hand capacity, the envelope's cards of each category it still
+    needs cards of, each live one-of clause (satisfied yet?), each open wrong
+    accusation and each seen show (counts), and the owners of up to one
+    *tagged* card per category.  The layout does not depend on the order the
+    cards are placed in, so layers computed for one order can be continued
+    in another.
+
+    The envelope's fields, per category (none for a category whose envelope
+    cards are all known or that the envelope takes none of):
+
+    * the envelope still needs one card: a label, 0 while empty, else the
+      index of the card among the category's candidates (for the category
+      ``unlabelled``: a single "filled" bit);
+    * it still needs n > 1 cards: a counter that starts at 2**w - n and
+      whose top bit (2**w) says "full", and a bit set of the candidates taken.
+
+    Either way, a card may go to the envelope when the field's "full" mask
+    is clear, by adding a constant; a final state has every "full" mask set."""
 
     def __init__(self, pb: _Problem, unlabelled: str | None):
         self.pb = pb
@@ -177,38 +235,70 @@ class _Layout:
         self.cap_shift = [field(max(1, c.bit_length())) for c in pb.cap0]
         self.cap_mask = [((1 << max(1, c.bit_length())) - 1) << sh for c, sh in zip(pb.cap0, self.cap_shift)]
         self.all_caps = sum(self.cap_mask)
-        # envelope labels: per category, index 0 = empty, then its candidates
-        self.labels = {}
-        self.env_shift, self.env_mask = {}, {}
-        for cat in CATEGORIES:
-            if cat in pb.env_known:
-                labels = [None, pb.env_known[cat]]
-            elif cat == unlabelled:
-                labels = [None, True]
-            else:
-                labels = [None] + [c for c in pb.cards if pb.category[c] == cat and c in pb.allowed
-                                   and len(pb.allowed[c]) > 1 and ENVELOPE in pb.allowed[c]]
-            width = max(1, (len(labels) - 1).bit_length())
-            self.labels[cat] = labels
-            self.env_shift[cat] = field(width)
-            self.env_mask[cat] = ((1 << width) - 1) << self.env_shift[cat]
-        self.clause_bit = [1 << field(1) for _ in pb.clauses]
-        self.notall_shift = [field(2) for _ in pb.notalls]
-        self.weight_shift = [field(2) for _ in pb.weights]
-        self.tag_width = max(1, len(pb.owners).bit_length())
-        self.tag_shift = [field(self.tag_width) for _ in range(3)]
-        self.owner_index = {o: i + 1 for i, o in enumerate(pb.owners)}
+        sheet = {c: i for i, c in enumerate(pb.cards)}
+        #: Whether the envelope takes one card of every category, so that its
+        #: tuple has one entry per category (the classic shape).
+        self.aligned = aligned = all(n == 1 for n in pb.counts.values())
+        #: card -> (full mask, constant added) for a move into the envelope
+        self.env_move: dict = {}
+        #: the masks of a final state's envelope fields
+        self.full_masks: list = []
+        #: per category in sheet order: (shift, mask, code -> card or part)
+        self.decode: list = []
         start = 0
+        for cat in pb.categories:
+            known = pb.env_known.get(cat, ())
+            need = pb.need[cat]
+            cands = [c for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]]
+            if need == 0:
+                self.decode.append((0, 0, {0: known[0] if aligned else known}))
+            elif cat == unlabelled:  # one card, read off the transitions
+                at = field(1)
+                self.full_masks.append(1 << at)
+                self.env_move.update({c: (1 << at, 1 << at) for c in cands})
+                self.decode.append((at, 1 << at, {0: None, 1: None} if aligned else {0: (None,), 1: (None,)}))
+            elif need == 1:  # a label
+                width = max(1, len(cands).bit_length())
+                at = field(width)
+                mask = ((1 << width) - 1) << at
+                self.full_masks.append(mask)
+                self.env_move.update({c: (mask, (j + 1) << at) for j, c in enumerate(cands)})
+                if aligned:
+                    table = {0: None, **{j + 1: c for j, c in enumerate(cands)}}
+                else:
+                    table = {0: (None,), **{j + 1: tuple(sorted(known + (c,), key=sheet.__getitem__))
+                                            for j, c in enumerate(cands)}}
+                self.decode.append((at, mask, table))
+            else:  # a counter and a bit set
+                w = need.bit_length()
+                at = field(w + 1)
+                top = 1 << (at + w)
+                start += ((1 << w) - need) << at
+                bits = field(max(1, len(cands)))
+                self.full_masks.append(top)
+                self.env_move.update({c: (top, (1 << at) + (1 << (bits + j))) for j, c in enumerate(cands)})
+                self.decode.append((bits, ((1 << max(1, len(cands))) - 1) << bits, _Parts(known, cands, sheet)))
+        self.clause_bit = [1 << field(1) for _ in pb.clauses]
+        self.notall_field = [(field(max(1, len(cs).bit_length())), (1 << max(1, len(cs).bit_length())) - 1)
+                             for cs in pb.notalls]
+        self.weight_field = [(field(max(1, len(cs).bit_length())), (1 << max(1, len(cs).bit_length())) - 1)
+                             for _, _, cs in pb.weights]
+        self.tag_width = max(1, len(pb.owners).bit_length())
+        self.tag_shift = [field(self.tag_width) for _ in pb.categories]
+        self.owner_index = {o: i + 1 for i, o in enumerate(pb.owners)}
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
-        for cat in CATEGORIES:
-            if cat in pb.env_known:
-                start |= 1 << self.env_shift[cat]
         self.start = start
 
     def env(self, state: int) -> tuple:
-        """The envelope labels of a state (None where not filled)."""
-        return tuple(self.labels[cat][(state & self.env_mask[cat]) >> self.env_shift[cat]] for cat in CATEGORIES)
+        """The envelope's cards in a state, in sheet order (None for the
+        unlabelled category's card; meaningful for complete states)."""
+        if self.aligned:
+            return tuple(table[(state & mask) >> shift] for shift, mask, table in self.decode)
+        out: tuple = ()
+        for shift, mask, table in self.decode:
+            out += table[(state & mask) >> shift]
+        return out
 
     def tags(self, state: int, n: int) -> tuple:
         """The owners of the first n tagged cards."""
@@ -216,13 +306,15 @@ class _Layout:
         return tuple(self.pb.owners[((state >> self.tag_shift[q]) & mask) - 1] for q in range(n))
 
     def final_ok(self, state: int) -> bool:
-        return not state & self.all_caps and all(state & m for m in self.env_mask.values())
+        return not state & self.all_caps and all(state & m for m in self.full_masks)
 
     def stepper(self, order: list, tagged=()):
         """The transition function for placing the cards in ``order``;
-        ``tagged`` cards (at most three) have their owners recorded."""
+        ``tagged`` cards (at most one per category) have their owners recorded."""
         pb = self.pb
         tagged = list(tagged)
+        if len(tagged) > len(self.tag_shift):
+            raise ValueError("at most one tagged card per category")
         index = {c: i for i, c in enumerate(order)}
 
         def last(cs):
@@ -237,19 +329,17 @@ class _Layout:
                         orm |= self.clause_bit[q]
                 for q, (sh, _, cs) in enumerate(pb.weights):
                     if sh == o and c in cs:
-                        add += 1 << self.weight_shift[q]
+                        add += 1 << self.weight_field[q][0]
                 if c in tagged:
                     orm |= self.owner_index[o] << self.tag_shift[tagged.index(c)]
                 if o == ENVELOPE:
-                    cat = pb.category[c]
-                    labels = self.labels[cat]
-                    if cat in pb.env_known or (c not in labels and True not in labels):
+                    move = self.env_move.get(c)
+                    if move is None:
                         continue  # the envelope cannot take it
-                    label = labels.index(True) if True in labels else labels.index(c)
                     for q, cs in enumerate(pb.notalls):
                         if c in cs:
-                            add += 1 << self.notall_shift[q]
-                    per[o] = (0, 0, self.env_mask[cat], label << self.env_shift[cat], orm, add)
+                            add += 1 << self.notall_field[q][0]
+                    per[o] = (0, 0, move[0], move[1], orm, add)
                 else:
                     j = pb.slot_of[o]
                     per[o] = (self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add)
@@ -267,16 +357,18 @@ class _Layout:
             i = last(cs)
             if i < 0:
                 continue
+            sh, m = self.notall_field[q]
             closes[i] = closes[i] or [0, [], [], 0]
-            closes[i][1].append((self.notall_shift[q], len(cs)))
-            closes[i][3] |= 3 << self.notall_shift[q]
+            closes[i][1].append((sh, m, len(cs)))
+            closes[i][3] |= m << sh
         for q, (_, base, cs) in enumerate(pb.weights):
             i = last(cs)
             if i < 0:
                 continue
+            sh, m = self.weight_field[q]
             closes[i] = closes[i] or [0, [], [], 0]
-            closes[i][2].append((self.weight_shift[q], base))
-            closes[i][3] |= 3 << self.weight_shift[q]
+            closes[i][2].append((sh, m, base))
+            closes[i][3] |= m << sh
         closes = [tuple(c) if c else None for c in closes]
 
         def step(i, s, o):
@@ -291,7 +383,7 @@ class _Layout:
             else:
                 if s & em:
                     return None
-                s |= es
+                s += es
             s = (s | orm) + add
             close = closes[i]
             if close is None:
@@ -299,30 +391,29 @@ class _Layout:
             need, notall, weight, clear = close
             if s & need != need:
                 return None
-            for sh, n in notall:
-                if (s >> sh) & 3 == n:
+            for sh, m, n in notall:
+                if (s >> sh) & m == n:
                     return None
             factor = 1.0
-            for sh, base in weight:
-                factor /= base + ((s >> sh) & 3)
+            for sh, m, base in weight:
+                factor /= base + ((s >> sh) & m)
             return s & ~clear, factor
         return step
 
 
-def compute(k: Knowledge) -> Beliefs:
+def compute(k: "Knowledge") -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction)."""
     pb = _Problem(k)
     category, allowed, fixed = pb.category, pb.allowed, pb.fixed
     # Cards the envelope cannot hold first, then the envelope's candidates
     # category by category (largest last): the envelope labels, which give
     # the joint distribution, are then carried through as few cards as possible.
-    # The last category's envelope card is not labelled at all: the joint
-    # distribution is read off the transitions that put a card of it into
-    # the envelope, whose states carry the other two labels.
-    order_cats = sorted(CATEGORIES, key=lambda cat: pb.eligible[cat])
-    free = pb.order()
-    last_cat = order_cats[-1]
-    unlabelled = last_cat if pb.eligible[last_cat] and last_cat not in pb.env_known else None
+    # One category's envelope card (the last category's, when the envelope
+    # takes one card of it) is not labelled at all: the joint distribution
+    # is read off the transitions that put a card of it into the envelope,
+    # whose states carry the other categories' labels.
+    unlabelled = pb.unlabelled()
+    free = pb.order(unlabelled)
     lay = pb.layout(unlabelled)
     step = lay.stepper(free)
     n = len(free)
@@ -370,7 +461,7 @@ def compute(k: Knowledge) -> Beliefs:
             if lay.final_ok(state):
                 envelope[lay.env(state)] += w / z
     else:
-        ui = CAT_INDEX[unlabelled]
+        ui = sum(pb.counts[cat] for cat in pb.categories[:pb.categories.index(unlabelled)])
         for i, c in enumerate(free):
             if category[c] != unlabelled:
                 continue
@@ -415,7 +506,7 @@ class SuggestionValue:
     """The value of one suggestion the seat could make."""
 
     cards: tuple
-    """The suggested (suspect, weapon, room)."""
+    """The suggested cards, one per category in sheet order (classic: suspect, weapon, room)."""
     gain_bits: float
     """Expected reduction of the envelope's entropy, in bits."""
     exact: bool
@@ -451,10 +542,10 @@ class SuggestionEvaluator:
     The exact value (:meth:`evaluate`): for each outcome -- the first player
     in disproving order who holds a suggested card shows one, uniformly among
     those he holds, or nobody can -- its probability and the envelope's
-    entropy after it, over every consistent deal.  The DP places the three
-    suggested cards last and records their owners, so one pass gives the
-    joint distribution of the envelope and the outcome; the layers before
-    the first suggested card are shared by all suggestions.
+    entropy after it, over every consistent deal.  The DP places the
+    suggested cards (one per category) last and records their owners, so
+    one pass gives the joint distribution of the envelope and the outcome;
+    the layers before the first suggested card are shared by all suggestions.
 
     The estimate (:meth:`estimate`), Siebel's formulation with the exact
     envelope distribution: given the envelope, each other card's owner is
@@ -462,15 +553,15 @@ class SuggestionEvaluator:
     every suggestion, and picks the shortlist that :meth:`rank` values
     exactly."""
 
-    def __init__(self, k: Knowledge, beliefs: Beliefs | None = None, measure: str = "shannon"):
+    def __init__(self, k: "Knowledge", beliefs: Beliefs | None = None, measure: str = "shannon"):
         if k.me is None:
             raise ValueError("suggestion values need a seat ('me')")
         if measure not in MEASURES:
             raise ValueError(f"unknown uncertainty measure {measure!r}: use one of {sorted(MEASURES)}")
         #: The uncertainty measure: ``shannon`` (entropy of the envelope's
-        #: distribution), ``hartley`` (log2 of the number of envelope triples
+        #: distribution), ``hartley`` (log2 of the number of envelopes
         #: still possible -- zero exactly when the seat is certain) or ``min``
-        #: (-log2 of the likeliest triple's probability).
+        #: (-log2 of the likeliest envelope's probability).
         self.measure = measure
         self.problem = pb = _Problem(k)
         self.beliefs = beliefs or compute(k)
@@ -485,19 +576,21 @@ class SuggestionEvaluator:
         final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=self._layers)
         self._layers.append(final)
         self._cache: dict = {}
+        self._cat_index = {cat: i for i, cat in enumerate(pb.categories)}
         #: Estimate Shannon values from pattern sums (one pass over the
         #: envelope distribution in all) instead of a pass per suggestion.
         self.fast_estimate = True
 
     def candidates(self) -> list:
-        """Every distinct suggestion: in each category the free cards and one
-        card per known owner (cards with the same known owner, or held by
-        the seat or the envelope, give the same outcomes; the seat's own card
-        is preferred to the envelope's, which would tell the table more)."""
+        """Every distinct suggestion (one card per category, in sheet order):
+        in each category the free cards and one card per known owner (cards
+        with the same known owner, or held by the seat or the envelope, give
+        the same outcomes; the seat's own card is preferred to the
+        envelope's, which would tell the table more)."""
         pb = self.problem
         per_cat = []
         mine_first = sorted(pb.cards, key=lambda c: pb.fixed.get(c) != pb.me)
-        for cat in CATEGORIES:
+        for cat in pb.categories:
             cs, reps = [], {}
             for c in mine_first:
                 if pb.category[c] != cat:
@@ -510,18 +603,22 @@ class SuggestionEvaluator:
             per_cat.append(cs + list(reps.values()))
         return list(itertools.product(*per_cat))
 
-    def _in_order(self, triple) -> tuple:
-        """The triple as (suspect, weapon, room), whatever order it came in."""
+    def _in_order(self, suggestion) -> tuple:
+        """The suggestion's cards in category order, whatever order they came in."""
         cat = self.problem.category
-        return tuple(sorted(triple, key=lambda c: CAT_INDEX[cat[c]]))
+        index = self._cat_index
+        suggestion = tuple(sorted(suggestion, key=lambda c: index[cat[c]]))
+        if [cat[c] for c in suggestion] != list(self.problem.categories):
+            raise ValueError(f"a suggestion names one card of each category, got {list(suggestion)}")
+        return suggestion
 
-    def evaluate(self, triple) -> SuggestionValue:
-        """The exact value of suggesting ``triple`` (suspect, weapon, room)."""
-        triple = self._in_order(triple)
-        if triple in self._cache:
-            return self._cache[triple]
+    def evaluate(self, suggestion) -> SuggestionValue:
+        """The exact value of suggesting ``suggestion`` (one card per category)."""
+        suggestion = self._in_order(suggestion)
+        if suggestion in self._cache:
+            return self._cache[suggestion]
         pb = self.problem
-        tagged = [c for c in self.base if c in triple]
+        tagged = [c for c in self.base if c in suggestion]
         start = min((self._position[c] for c in tagged), default=len(self.base))
         order = self.base[:start] + [c for c in self.base[start:] if c not in tagged] + tagged
         lay = self._layout
@@ -532,10 +629,10 @@ class SuggestionEvaluator:
             if not w or not lay.final_ok(state):
                 continue
             env = lay.env(state)
-            owner = {c: pb.fixed[c] for c in triple if c in pb.fixed}
+            owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
             owner.update(zip(tagged, lay.tags(state, len(tagged))))
             for p in self.order:
-                shown = [c for c in triple if owner[c] == p]
+                shown = [c for c in suggestion if owner[c] == p]
                 if shown:
                     for c in shown:
                         joint[(p, c)][env] += w / len(shown)
@@ -543,12 +640,12 @@ class SuggestionEvaluator:
                     break
             else:
                 joint[None][env] += w
-        value = self._value(triple, {key: list(d.values()) for key, d in joint.items()}, exact=True,
+        value = self._value(suggestion, {key: list(d.values()) for key, d in joint.items()}, exact=True,
                             choice=choice)
-        self._cache[triple] = value
+        self._cache[suggestion] = value
         return value
 
-    def _value(self, triple, joint: dict, exact: bool, choice: float) -> SuggestionValue:
+    def _value(self, suggestion, joint: dict, exact: bool, choice: float) -> SuggestionValue:
         z = sum(sum(ws) for ws in joint.values())
         if z <= 0:
             raise ValueError("no deal is consistent with the knowledge")
@@ -566,38 +663,52 @@ class SuggestionEvaluator:
         # H(outcome) - E[log2 of the refuter's number of choices]
         deal_bits = max(0.0, entropy(outcomes.values()) - choice / z)
         gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
-        return SuggestionValue(triple, gain, exact, outcomes, after, deal_bits)
+        return SuggestionValue(suggestion, gain, exact, outcomes, after, deal_bits)
 
     def _pattern_sums(self):
-        """Sums of p and of p*log2(p) over the envelope distribution, by
-        suspect, weapon, room, each pair and each triple: with them the sums
-        over the envelopes that do or do not contain each suggested card
-        follow by inclusion-exclusion, without a pass over the distribution."""
+        """Sums of p and of p*log2(p) over the envelope distribution, for
+        every set of categories and every choice of one envelope card in
+        each (in the classic game: by suspect, weapon, room, each pair and
+        each triple): with them the sums over the envelopes that do or do
+        not contain each suggested card follow by inclusion-exclusion,
+        without a pass over the distribution."""
         if getattr(self, "_sums", None) is None:
-            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(8)]
+            pb = self.problem
+            n = len(pb.categories)
+            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(1 << n)]
+            aligned = all(v == 1 for v in pb.counts.values())
             for t, p in self.beliefs.envelope.items():
                 pl = p * math.log2(p) if p > 0 else 0.0
-                for mask in range(8):
-                    key = tuple(t[i] if mask >> i & 1 else None for i in range(3))
-                    cell = tables[mask][key]
-                    cell[0] += p
-                    cell[1] += pl
+                if aligned:
+                    for mask in range(1 << n):
+                        key = tuple(t[i] if mask >> i & 1 else None for i in range(n))
+                        cell = tables[mask][key]
+                        cell[0] += p
+                        cell[1] += pl
+                    continue
+                parts = [tuple(c for c in t if pb.category[c] == cat) for cat in pb.categories]
+                for mask in range(1 << n):
+                    for key in itertools.product(*(parts[i] if mask >> i & 1 else (None,) for i in range(n))):
+                        cell = tables[mask][key]
+                        cell[0] += p
+                        cell[1] += pl
             self._sums = tables
         return self._sums
 
-    def _by_pattern(self, triple) -> dict:
+    def _by_pattern(self, suggestion) -> dict:
         """pattern (which suggested cards are the envelope's) -> (sum p, sum p log2 p)."""
         tables = self._pattern_sums()
         zero = (0.0, 0.0)
+        n = len(suggestion)
 
         def f(mask):
-            key = tuple(triple[i] if mask >> i & 1 else None for i in range(3))
+            key = tuple(suggestion[i] if mask >> i & 1 else None for i in range(n))
             return tables[mask].get(key, zero)
         out = {}
-        for pattern in range(8):
+        for pattern in range(1 << n):
             # inclusion-exclusion over the cards the pattern says are not the envelope's
             s0 = s1 = 0.0
-            free = [i for i in range(3) if not pattern >> i & 1]
+            free = [i for i in range(n) if not pattern >> i & 1]
             for sub in range(1 << len(free)):
                 mask = pattern
                 for b, i in enumerate(free):
@@ -608,33 +719,34 @@ class SuggestionEvaluator:
                 s0 += sign * v[0]
                 s1 += sign * v[1]
             if s0 > 1e-15:
-                out[tuple(bool(pattern >> i & 1) for i in range(3))] = (s0, s1)
+                out[tuple(bool(pattern >> i & 1) for i in range(n))] = (s0, s1)
         return out
 
-    def estimate(self, triple) -> SuggestionValue:
-        """The quick estimate of the value of suggesting ``triple``."""
-        triple = self._in_order(triple)
+    def estimate(self, suggestion) -> SuggestionValue:
+        """The quick estimate of the value of suggesting ``suggestion``."""
+        suggestion = self._in_order(suggestion)
         probs = self.beliefs.probabilities
-        fast = self.fast_estimate and self.measure in ("shannon", "deal")
+        fast = (self.fast_estimate and self.measure in ("shannon", "deal")
+                and len(suggestion) <= _PATTERN_CATEGORIES)
         # the likelihood of each outcome depends on the envelope only through
         # which of the suggested cards it holds
         if fast:
-            groups = self._by_pattern(triple)
+            groups = self._by_pattern(suggestion)
         else:
             groups = defaultdict(list)
             for t, p in self.beliefs.envelope.items():
-                groups[tuple(a == b for a, b in zip(t, triple))].append(p)
+                groups[tuple(c in t for c in suggestion)].append(p)
         choice = 0.0
         joint: dict = defaultdict(list)
         for pattern, group in groups.items():
             q = {}
-            for c, in_env in zip(triple, pattern):
+            for c, in_env in zip(suggestion, pattern):
                 if in_env:
                     q[c] = {}
                 else:
                     rest = 1.0 - probs[ENVELOPE][c]
                     q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
-            likelihood, elog = self._likelihood(triple, q)
+            likelihood, elog = self._likelihood(suggestion, q)
             mass = group[0] if fast else sum(group)
             for key, lk in likelihood.items():
                 if fast:
@@ -643,7 +755,7 @@ class SuggestionEvaluator:
                     joint[key].extend(p * lk for p in group)
             choice += mass * elog
         if not fast:
-            return self._value(triple, dict(joint), exact=False, choice=choice)
+            return self._value(suggestion, dict(joint), exact=False, choice=choice)
         # Shannon entropy of each outcome's posterior from the pattern sums:
         # H = -(1/Z) sum_pattern lk * (S1 + S0 * log2(lk / Z))
         outcomes, after = {}, {}
@@ -661,30 +773,31 @@ class SuggestionEvaluator:
         expected /= total
         deal_bits = max(0.0, entropy(outcomes.values()) - choice / total)
         gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
-        return SuggestionValue(triple, gain, False, outcomes, after, deal_bits)
+        return SuggestionValue(suggestion, gain, False, outcomes, after, deal_bits)
 
-    def _likelihood(self, triple, q: dict) -> tuple:
+    def _likelihood(self, suggestion, q: dict) -> tuple:
         """Outcome probabilities when card c's owner is p with probability
         q[c][p], independently (Siebel's sequential formula), and the
         expected log2 of the refuter's number of choices."""
         out: dict = defaultdict(float)
         elog = 0.0
         reach = 1.0  # probability that every player so far passed
+        n = len(suggestion)
         for p in self.order:
-            pcs = [q[c].get(p, 0.0) for c in triple]
-            for mask in range(1, 8):  # which of the three cards p holds
+            pcs = [q[c].get(p, 0.0) for c in suggestion]
+            for mask in range(1, 1 << n):  # which of the suggested cards p holds
                 w = reach
                 for b, pc in enumerate(pcs):
                     w *= pc if mask >> b & 1 else 1.0 - pc
                 if w <= 0:
                     continue
-                held = [c for b, c in enumerate(triple) if mask >> b & 1]
+                held = [c for b, c in enumerate(suggestion) if mask >> b & 1]
                 for c in held:
                     out[(p, c)] += w / len(held)
                 elog += w * math.log2(len(held))
             reach *= math.prod(1.0 - pc for pc in pcs)
             # given that p passed, each card's other owners are rescaled
-            for c, pc in zip(triple, pcs):
+            for c, pc in zip(suggestion, pcs):
                 if pc < 1.0 and q[c]:
                     q[c] = {o: (v / (1.0 - pc) if o != p else 0.0) for o, v in q[c].items()}
         if reach > 0:
@@ -693,14 +806,14 @@ class SuggestionEvaluator:
 
     def rank(self, shortlist: int = 6, among=None) -> list:
         """The best suggestions, exactly valued: every candidate (or every
-        triple of ``among``, an iterable of triples) is estimated, the
-        ``shortlist`` best estimates are evaluated exactly, and those are
+        suggestion of ``among``, an iterable of card tuples) is estimated,
+        the ``shortlist`` best estimates are evaluated exactly, and those are
         returned best first (equal values keep the candidates' order, which
         is the sheet's card order)."""
-        triples = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
-        if not triples:
+        suggestions = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
+        if not suggestions:
             return []
-        estimates = sorted((self.estimate(t) for t in triples),
+        estimates = sorted((self.estimate(t) for t in suggestions),
                            key=lambda v: -round(v.gain_bits, 12))
         exact = [self.evaluate(v.cards) for v in estimates[:max(1, shortlist)]]
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))

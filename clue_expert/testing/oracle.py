@@ -1,7 +1,8 @@
 """Independent oracles of what a record entails, for tests and benchmarks.
 
-Both work from the :class:`~clue_expert.records.Record` alone and share no code
-with the knowledge engine:
+Both work from the :class:`~clue_expert.core.records.Record` alone, for any
+edition (its categories and envelope counts), and share no code with the
+knowledge engine:
 
 * :func:`brute_force_entailed` enumerates every deal (small decks only) and
   keeps those consistent with the seat's observations;
@@ -9,6 +10,8 @@ with the knowledge engine:
   cardinality constraints (``pysat.card``) and asks Glucose, cell by cell.
 
 Each returns ``{(owner, card): "held" | "lacked"}`` for every entailed cell.
+:func:`weighted_deals` gives the consistent deals with their weights under
+the beliefs' model (the oracle of exact probabilities).
 """
 from __future__ import annotations
 
@@ -32,7 +35,8 @@ def envelopes(ed) -> Iterator[tuple]:
         yield tuple(c for part in parts for c in part)
 
 
-def _deals(record: Record) -> Iterator[dict]:
+def deals(record: Record) -> Iterator[dict]:
+    """Every deal (card -> owner) of the record's game under its hand sizes."""
     ed = record.edition
     players = record.players
     for env in envelopes(ed):
@@ -76,12 +80,32 @@ def consistent(record: Record, owner: dict, upto: int | None = None) -> bool:
     return True
 
 
+_deals = deals  # the old name
+
+
+def weighted_deals(record: Record, upto: int | None = None) -> Iterator[tuple]:
+    """(deal, weight) for every deal consistent with the record up to turn
+    ``upto``, weighted as the beliefs model them: uniform deals, and a
+    shower choosing uniformly among his matching cards, so each show the
+    seat saw weighs 1 / (the suggested cards the shower holds)."""
+    for deal in deals(record):
+        if not consistent(record, deal, upto):
+            continue
+        w = 1.0
+        for n, t in enumerate(record.turns, start=1):
+            if upto is not None and n > upto:
+                break
+            if not isinstance(t, Accusation) and t.card is not None and t.by == record.me:
+                w /= sum(1 for c in t.cards if deal[c] == t.shown_by)
+        yield deal, w
+
+
 def brute_force_entailed(record: Record, upto: int | None = None) -> dict | None:
     """Entailed cells by enumeration (None when no deal is consistent)."""
     owners = list(record.players) + [ENVELOPE]
     seen: dict = {}
     any_deal = False
-    for deal in _deals(record):
+    for deal in deals(record):
         if not consistent(record, deal, upto):
             continue
         any_deal = True

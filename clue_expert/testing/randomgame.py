@@ -1,17 +1,19 @@
 """Seeded random game records with known deals, for tests and benchmarks.
 
-Suggestions are random (one card of each category, uniformly), the first
-player able to disprove shows a random matching card, and now and then a
-player makes a random wrong accusation.  Every seat's record of the same game
-can be produced, each with the true deal attached, so every conclusion can be
-checked against the truth.
+Works for any edition (any categories and envelope counts).  Suggestions are
+random (one card of each category, uniformly), the first player able to
+disprove shows a random matching card, and now and then a player makes a
+random wrong accusation (of the envelope's shape).  Every seat's record of the
+same game can be produced, each with the true deal attached, so every
+conclusion can be checked against the truth.  :func:`random_edition` makes
+small random editions for property tests.
 """
 from __future__ import annotations
 
 import random
 from typing import Iterator
 
-from ..core.cards import Edition, get_edition
+from ..core.cards import Edition, build_edition, get_edition
 from ..core.deals import Deal, random_deal
 from ..core.records import Accusation, Record, Suggestion
 
@@ -20,6 +22,7 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
     """A random sequence of turns played on ``deal`` (all cards visible)."""
     ed = deal.edition
     players = deal.players
+    aligned = all(n == 1 for n in ed.envelope_counts.values())
     out: set = set()
     turns = []
     seat = 0
@@ -29,10 +32,14 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
         if by in out:
             continue
         cards = tuple(rng.choice(ed.category_cards(cat)) for cat in ed.categories)
-        if rng.random() < accuse_rate and cards != deal.envelope:
-            turns.append(Accusation(by, cards, False))
-            out.add(by)
-            continue
+        if rng.random() < accuse_rate:
+            # an accusation has the envelope's shape: in the classic shape the
+            # suggestion's cards themselves (which keeps the classic streams)
+            accused = cards if aligned else random_accusation(ed, rng)
+            if accused != deal.envelope:
+                turns.append(Accusation(by, accused, False))
+                out.add(by)
+                continue
         i = players.index(by)
         order = players[i + 1:] + players[:i]
         passed = []
@@ -45,6 +52,38 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
             passed.append(p)
         turns.append(Suggestion(by, cards, tuple(passed), shown_by, card))
     return turns
+
+
+def random_accusation(ed: Edition, rng: random.Random) -> tuple:
+    """A random accusation: as many distinct cards of each category as the
+    envelope takes, in sheet order."""
+    return ed.sort_cards(c for cat in ed.categories
+                         for c in rng.sample(ed.category_cards(cat), ed.envelope_counts[cat]))
+
+
+def random_edition(rng: random.Random, categories: tuple = (1, 4), cards: tuple = (1, 4),
+                   envelope: tuple = (0, 2), max_cards: int | None = None, min_dealt: int = 0) -> Edition:
+    """A small random edition for property tests: ``categories`` (low, high)
+    categories, ``cards`` (low, high) cards in each, and an envelope taking
+    ``envelope`` (low, high) cards of each category (at most all of them; at
+    least one card in all).  ``max_cards`` caps the deck (categories are
+    trimmed from the end, keeping at least one) and ``min_dealt`` asks for
+    at least that many cards outside the envelope."""
+    while True:
+        n_cats = rng.randint(*categories)
+        sizes = [rng.randint(*cards) for _ in range(n_cats)]
+        if max_cards is not None:
+            while len(sizes) > 1 and sum(sizes) > max_cards:
+                sizes.pop()
+            sizes[0] = min(sizes[0], max_cards)
+        counts = [rng.randint(min(envelope[0], n), min(envelope[1], n)) for n in sizes]
+        if sum(counts) >= 1 and sum(sizes) - sum(counts) >= min_dealt:
+            break
+    names = "abcdefghij"
+    cats = {f"cat-{names[i]}": [f"{names[i]}{j + 1}" for j in range(n)] for i, n in enumerate(sizes)}
+    env = {cat: n for cat, n in zip(cats, counts)}
+    shape = "-".join(f"{len(cs)}:{n}" for cs, n in zip(cats.values(), counts))
+    return build_edition(f"random-{shape}", cats, envelope=env)
 
 
 def seat_view(turns: list, me: str) -> list:

@@ -8,13 +8,32 @@ Every rule file ``rules/<kind>/x.yaml`` has ``x.test.yaml`` beside it::
         rule: holder-excludes-other-owners   # the rule under test
         fires: true                          # must fire (false: must not)
         players: [ann, bob, cat]             # optional (default ann, bob, cat)
-        edition: cluedo                      # optional (default cluedo)
+        edition: cluedo                      # optional (default cluedo): an id, a path
+                                             # (relative to this file) or inline
         me: ann                              # optional; with hand: [...]
         given: ["bob holds rope"]            # facts asserted directly
         turns: []                            # optional record turns
         with: []                             # other rules to enable
         expect: ["ann lacks rope"]           # facts this rule must conclude
         contradiction: false                 # true: the rule must report one
+
+``edition:`` may also be written inline, for editions with other categories
+or envelope counts::
+
+        edition:
+          id: four-kinds
+          categories: {who: [a1, a2, a3], what: [b1, b2, b3], where: [c1, c2], when: [d1, d2, d3]}
+          envelope: {what: 2, where: 0}    # default 1 per category
+
+Top-level keys starting with ``x-`` are ignored, so an inline edition can be
+written once under e.g. ``x-four-kinds: &four-kinds`` and used as
+``edition: *four-kinds``.
+
+``turns:`` entries are record turns: a suggestion (``by``, ``suggest``,
+``passed``, ``shown_by``, ``card``), an accusation (``by``, ``accuse``,
+``correct``) or a revealed hand (``reveal: PLAYER``, ``cards``).  A decision
+scenario's ``proposes:`` for a suggestion maps categories to acceptable cards;
+only the categories it names are compared.
 
 A rule triggered only by the set-up fact (``when: game``) fires in every game,
 so it needs only must-fire scenarios.  Only the rule under test (plus ``with``) is active and the case analysis is
@@ -29,17 +48,32 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from ..core.cards import get_edition
-from ..core.errors import ContradictionError, RuleFileError
-from ..core.observations import Accusation, DealtHand, Suggestion
+from ..core.cards import build_edition, get_edition
+from ..core.errors import ClueError, ContradictionError, RuleFileError
+from ..core.observations import Accusation, DealtHand, RevealedHand, Suggestion
 from ..core.facts import REQUEST_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
 from ..engine.rules import RuleSet
+
+#: An edition written inline in a scenario (see :func:`scenario_edition`).
+INLINE_EDITION = {
+    "type": "object",
+    "required": ["categories"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "categories": {"type": "object", "minProperties": 1,
+                       "additionalProperties": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+        "envelope": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    },
+}
 
 SCENARIO_SCHEMA = {
     "type": "object",
     "required": ["ruleset", "scenarios"],
     "additionalProperties": False,
+    "patternProperties": {"^x-": {}},  # free keys, e.g. to hold a YAML anchor (an inline edition)
     "properties": {
         "ruleset": {"type": "string"},
         "scenarios": {"type": "array", "items": {
@@ -49,7 +83,7 @@ SCENARIO_SCHEMA = {
             "properties": {
                 "name": {"type": "string"}, "rule": {"type": "string"}, "fires": {"type": "boolean"},
                 "players": {"type": "array", "items": {"type": "string"}, "minItems": 2},
-                "edition": {"type": "string"}, "me": {"type": "string"},
+                "edition": {"oneOf": [{"type": "string"}, INLINE_EDITION]}, "me": {"type": "string"},
                 "hand": {"type": "array", "items": {"type": "string"}},
                 "hand_sizes": {"type": "object"},
                 "given": {"type": "array", "items": {"type": "string"}},
@@ -119,10 +153,29 @@ def check_coverage(ruleset: RuleSet, scenarios: list[Scenario]) -> list[str]:
     return problems
 
 
+def scenario_edition(scenario: Scenario):
+    """The scenario's edition: ``cluedo`` by default, a shipped edition's id,
+    the path of an edition file (relative to the scenario file), or an
+    inline mapping ``{id, categories: {category: [card ids]}, envelope:
+    {category: count}}``."""
+    spec = scenario.data.get("edition", "cluedo")
+    where = f"{scenario.path}: scenario {scenario.name!r}"
+    try:
+        if isinstance(spec, dict):
+            envelope = spec.get("envelope") or {}
+            stray = set(envelope) - set(spec["categories"])
+            if stray:
+                raise ClueError(f"the envelope names {sorted(stray)}, which are not categories")
+            return build_edition(spec.get("id", "scenario"), spec["categories"], spec.get("name"), envelope)
+        return get_edition(spec, base=Path(scenario.path).parent if scenario.path else None)
+    except ClueError as exc:
+        raise AssertionError(f"{where}: bad edition: {exc}") from None
+
+
 def run_scenario(scenario: Scenario, rulesets) -> None:
     """Run one scenario; raises AssertionError with a clear message when it fails."""
     d = scenario.data
-    edition = get_edition(d.get("edition", "cluedo"))
+    edition = scenario_edition(scenario)
     players = d.get("players", ["ann", "bob", "cat"])
     me = d.get("me")
     where = f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule})"
@@ -185,22 +238,33 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     want = scenario.data.get("proposes")
     if want is None:
         return
-    if isinstance(want, dict):  # suggest: category -> acceptable cards
-        expected = tuple(tuple(edition.resolve_all(want[c])) for c in ("suspect", "weapon", "room"))
-    elif kind == "disprove-request":
-        expected = (tuple(edition.resolve_all(want)),)
-    else:  # accusation
-        expected = tuple((c,) for c in edition.resolve_all(want))
     got = [tuple(tuple(sorted(o)) for o in c.options) for c in found]
-    expected = tuple(tuple(sorted(o)) for o in expected)
+    if isinstance(want, dict):  # suggest: category -> acceptable cards, only the categories named
+        stray = [c for c in want if c not in edition.categories]
+        if stray:
+            raise AssertionError(f"{where}: proposes names {stray}, which are not categories of edition "
+                                 f"{edition.id!r} ({', '.join(edition.categories)})")
+        slots = [i for i, c in enumerate(edition.categories) if c in want]
+        expected = tuple(tuple(sorted(edition.resolve_all(_as_list(want[edition.categories[i]])))) for i in slots)
+        got = [tuple(g[i] for i in slots) for g in got]
+    elif kind == "disprove-request":
+        expected = (tuple(sorted(edition.resolve_all(_as_list(want)))),)
+    else:  # accusation
+        expected = tuple((c,) for c in sorted(edition.resolve_all(_as_list(want)), key=edition.card_ids.index))
     assert expected in got, f"{where}: expected the proposal {expected}, got {got}"
+
+
+def _as_list(value) -> list:
+    return [value] if isinstance(value, str) else list(value)
 
 
 def _turns(raw_turns, edition, players):
     """Turns of a scenario, parsed leniently (no seat's hand needed)."""
     out = []
     for t in raw_turns:
-        if "accuse" in t:
+        if "reveal" in t:
+            out.append(RevealedHand(t["reveal"], edition.resolve_all(t["cards"])))
+        elif "accuse" in t:
             out.append(Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"])))
         else:
             card = edition.resolve(t["card"]) if t.get("card") else None
