@@ -16,7 +16,8 @@ from clue_expert.people.cli import main
 from clue_expert.core.deals import get_deal
 from clue_expert.play.game import play_game
 from clue_expert.people.human import HumanPlayer, HumanQuit
-from clue_expert.people.notebook import Changes, Message, NotebookSession, split_cards
+from clue_expert.people.notebook import NotebookSession, split_cards
+from clue_expert.people.output import Changes, Message
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.core.records import load_record
 from clue_expert.engine.knowledge import replay_record as replay

@@ -2,22 +2,26 @@
 
 Each function takes the knowledge being reasoned over as its first argument
 (supplied by the evaluator, invisible in rule files) and returns plain values:
-strings, ints, frozensets, tuples.  Nothing here changes the knowledge.
-Functions whose names start with a capital letter build *fact references* for
-a rule's ``because:`` list.
+strings, ints, frozensets, tuples.  Nothing here changes the knowledge, and
+everything here reads it through its public query interface (the "queries"
+section of :mod:`clue_expert.engine.knowledge`).  Functions whose names start
+with a capital letter build *fact references* for a rule's ``because:`` list.
+
+Editions are general: ``CATEGORIES`` are the edition's categories in sheet
+order, and the envelope takes ``envelope_count(cat)`` cards of each (0, 1 or
+more; 1 each in the classic game).
 """
 from __future__ import annotations
 
-from itertools import combinations
-from typing import TYPE_CHECKING, Callable
-
+import itertools
 from dataclasses import replace
+from itertools import combinations
+from typing import Callable
 
+from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
-from ..core.observations import Accusation, Suggestion
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .knowledge import Knowledge
+from ..core.observations import Accusation, RevealedHand, Suggestion
+from .beliefs import SuggestionEvaluator, compute
 
 FUNCTIONS: dict[str, Callable] = {}
 #: name -> one-line description (the table in docs/rule-language.md).
@@ -35,42 +39,42 @@ def function(doc: str):
 # --- the sheet -------------------------------------------------------------
 @function("cards the owner is known to hold")
 def held(k: "Knowledge", owner):
-    return frozenset(k._held[owner])
+    return k.held_by(owner)
 
 
 @function("cards the owner is known not to hold")
 def lacked(k: "Knowledge", owner):
-    return frozenset(k._lacked[owner])
+    return k.lacked_by(owner)
 
 
 @function("cards neither held nor lacked by the owner")
 def unknown(k: "Knowledge", owner):
-    return k._all_cards - k._held[owner] - k._lacked[owner]
+    return k.card_set - k.held_by(owner) - k.lacked_by(owner)
 
 
 @function("owners known to hold the card")
 def holders(k: "Knowledge", card):
-    return frozenset(k._holders[card])
+    return k.holders(card)
 
 
 @function("owners known not to hold the card")
 def lackers(k: "Knowledge", card):
-    return frozenset(k._lackers[card])
+    return k.lackers(card)
 
 
 @function("owners not known to lack the card")
 def possible_owners(k: "Knowledge", card):
-    return k._owner_set - k._lackers[card]
+    return k.owner_set - k.lackers(card)
 
 
 @function("every owner except the given one")
 def others(k: "Knowledge", owner):
-    return k._owner_set - {owner}
+    return k.owner_set - {owner}
 
 
-@function("the owner's hand size (3 for the envelope)")
+@function("the owner's hand size (for the envelope: how many cards it holds in all)")
 def hand_size(k: "Knowledge", owner):
-    return k._hand_size.get(owner)
+    return k.hand_size(owner)
 
 
 @function("true when the owner is a player (not the envelope)")
@@ -78,35 +82,35 @@ def is_player(k: "Knowledge", owner):
     return owner != ENVELOPE
 
 
-@function("the category of a card: suspect, weapon or room")
+@function("the category of a card (one of CATEGORIES)")
 def category(k: "Knowledge", card):
-    return k._category[card]
+    return k.category_of(card)
 
 
 @function("the cards of a category")
 def category_cards(k: "Knowledge", cat):
-    return k._category_cards[cat]
+    return k.category_cards(cat)
 
 
 @function("the cards in the same category as the card, itself included")
 def same_category(k: "Knowledge", card):
-    return k._category_cards[k._category[card]]
+    return k.category_cards(k.category_of(card))
 
 
 # --- clauses -----------------------------------------------------------------
 @function("the owner's live one-of clauses (card sets, narrowed, unsatisfied)")
 def clauses(k: "Knowledge", owner):
-    return [c for c in k._clauses[owner] if not (c & k._held[owner])]
+    return k.one_of_clauses(owner)
 
 
 @function("the owner's live one-of clauses that contain the card")
 def clauses_with(k: "Knowledge", owner, card):
-    return [c for c in k._clauses[owner] if card in c and not (c & k._held[owner])]
+    return [c for c in k.one_of_clauses(owner) if card in c]
 
 
 @function("the owner's not-all clauses containing the card")
 def not_all_with(k: "Knowledge", owner, card):
-    return [c for c in k._not_all[owner] if card in c]
+    return [c for c in k.not_all_clauses(owner) if card in c]
 
 
 @function("a largest-found set of pairwise disjoint live one-of clauses of the owner, on unknown cards")
@@ -155,6 +159,48 @@ def tight_groups(k: "Knowledge", owner, cards):
     return found
 
 
+# --- the envelope ----------------------------------------------------------------
+@function("how many cards of the category the envelope holds (0, 1 or more; 1 in the classic game)")
+def envelope_count(k: "Knowledge", cat):
+    return k.envelope_count(cat)
+
+
+@function("the envelope's cards of the category known so far")
+def envelope_known(k: "Knowledge", cat):
+    return k.category_cards(cat) & k.held_by(ENVELOPE)
+
+
+@function("the envelope's card of a category it holds one card of, or None while unknown; always None for "
+          "a category it holds none or several of (use envelope_known)")
+def envelope_card(k: "Knowledge", cat):
+    if k.envelope_count(cat) != 1:
+        return None
+    found = envelope_known(k, cat)
+    return next(iter(found)) if found else None
+
+
+@function("true when all the envelope's cards of the category are known (always for a category it holds none of)")
+def solved(k: "Knowledge", cat):
+    return len(envelope_known(k, cat)) >= k.envelope_count(cat)
+
+
+@function("true when all the envelope's cards are known")
+def solved_all(k: "Knowledge", _unused=None):
+    return k.solved()
+
+
+@function("all the envelope's cards in sheet order (one per category in the classic game) when known, else None")
+def envelope_cards(k: "Knowledge", _unused=None):
+    if not k.solved():
+        return None
+    return k.edition.sort_cards(k.held_by(ENVELOPE))
+
+
+@function("cards of the category the envelope may still hold (its known ones included)")
+def maybe_envelope(k: "Knowledge", cat):
+    return k.category_cards(cat) - k.lacked_by(ENVELOPE)
+
+
 # --- for strategies, responses and accusations ---------------------------------
 @function("the player after the given one in seat order (the first asked to disprove)")
 def next_player(k: "Knowledge", player):
@@ -170,65 +216,37 @@ def previous_player(k: "Knowledge", player):
 
 @function("cards that have been shown to this seat")
 def seen(k: "Knowledge", _unused=None):
-    return frozenset(k._seen)
+    return k.seen_cards()
 
 
 @function("cards this seat has shown to the given player")
 def shown_to(k: "Knowledge", player):
-    return frozenset(k._shown_by_me.get(player, ()))
+    return k.shown_to(player)
 
 
 @function("cards this seat has shown to anyone")
 def shown_to_anyone(k: "Knowledge", _unused=None):
-    return frozenset().union(*k._shown_by_me.values()) if k._shown_by_me else frozenset()
+    return k.shown_to_anyone()
 
 
 @function("cards known to be in some player's hand")
 def known_owned(k: "Knowledge", _unused=None):
-    return frozenset(c for c in k._cards if k._holders[c] - {ENVELOPE})
-
-
-@function("the envelope's card of a category, or None")
-def envelope_card(k: "Knowledge", cat):
-    found = [c for c in k._held[ENVELOPE] if k._category[c] == cat]
-    return found[0] if found else None
-
-
-@function("true when the envelope's card of the category is known")
-def solved(k: "Knowledge", cat):
-    return any(k._category[c] == cat for c in k._held[ENVELOPE])
-
-
-@function("true when all three envelope cards are known")
-def solved_all(k: "Knowledge", _unused=None):
-    return len(k._held[ENVELOPE]) == 3
-
-
-@function("the envelope's three cards (suspect, weapon, room) when known, else None")
-def envelope_cards(k: "Knowledge", _unused=None):
-    cards = [envelope_card(k, cat) for cat in ("suspect", "weapon", "room")]
-    return tuple(cards) if all(cards) else None
-
-
-@function("cards of the category the envelope may still hold")
-def maybe_envelope(k: "Knowledge", cat):
-    return k._category_cards[cat] - k._lacked[ENVELOPE]
+    return frozenset().union(*(k.held_by(p) for p in k.players))
 
 
 @function("Kingston's 'possible' list: cards in the owner's live one-of clauses not known held or lacked")
 def possible_cards(k: "Knowledge", owner):
-    out = frozenset().union(*clauses(k, owner)) if k._clauses[owner] else frozenset()
-    return out - k._lacked[owner] - k._held[owner]
+    return frozenset().union(*clauses(k, owner)) - k.lacked_by(owner) - k.held_by(owner)
 
 
 @function("the cards of the set that belong to the category")
 def in_category(k: "Knowledge", cards, cat):
-    return frozenset(c for c in cards if k._category[c] == cat)
+    return frozenset(c for c in cards if k.category_of(c) == cat)
 
 
 @function("the number of players known not to hold the card")
 def lacked_count(k: "Knowledge", card):
-    return len(k._lackers[card] - {ENVELOPE})
+    return len(k.lackers(card) - {ENVELOPE})
 
 
 @function("the cards of the set with the highest value of lacked_count (ties kept)")
@@ -242,7 +260,6 @@ def most_lacked(k: "Knowledge", cards):
 
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: "Knowledge"):
-    from .beliefs import compute
     return k.memo("beliefs", lambda: compute(k))
 
 
@@ -251,54 +268,57 @@ def probability(k: "Knowledge", owner, card):
     return _beliefs(k).probabilities[owner][card]
 
 
-@function("entropy of the envelope's distribution over (suspect, weapon, room), in bits")
+@function("entropy of the envelope's distribution over its possible contents, in bits")
 def envelope_entropy(k: "Knowledge", _unused=None):
     return _beliefs(k).entropy_bits
 
 
-@function("the probability of the likeliest envelope triple")
+@function("the probability of the likeliest envelope contents")
 def envelope_top_probability(k: "Knowledge", _unused=None):
     return max(_beliefs(k).envelope.values())
 
 
-@function("the likeliest envelope triple (suspect, weapon, room)")
+@function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic game)")
 def envelope_top(k: "Knowledge", _unused=None):
     env = _beliefs(k).envelope
     return max(env, key=env.get)
 
 
 def _evaluator(k: "Knowledge", measure: str = "shannon"):
-    from .beliefs import SuggestionEvaluator
     return k.memo(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
-@function("the suggestion (suspect, weapon, room) with the largest exact expected reduction of the "
-          "envelope's uncertainty, among the `shortlist` best by the quick estimate; measure 'shannon' "
-          "(entropy), 'hartley' (log2 of the triples still possible), 'min' (-log2 of the likeliest "
-          "triple's probability) or 'deal' (information about the whole deal)")
+@function("the suggestion (one card per category, in category order) with the largest exact expected "
+          "reduction of the envelope's uncertainty, among the `shortlist` best by the quick estimate; measure "
+          "'shannon' (entropy), 'hartley' (log2 of the envelopes still possible), 'min' (-log2 of the "
+          "likeliest envelope's probability) or 'deal' (information about the whole deal)")
 def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
     return _evaluator(k, measure).rank(int(shortlist))[0].cards
 
 
-@function("like most_informative, but only among the triples made of one card from each of the "
-          "suspects, weapons and rooms given (None if any is empty)")
-def most_informative_of(k: "Knowledge", suspects, weapons, rooms, shortlist=4, measure="shannon"):
-    import itertools
-    order = k._base_env["__order__"]
-    triples = list(itertools.product(*(sorted(xs, key=order.get) for xs in (suspects, weapons, rooms))))
-    ranked = _evaluator(k, measure).rank(int(shortlist), among=triples)
+@function("like most_informative, but only among the suggestions made of one card from each of the card "
+          "sets given, one set per category in category order, e.g. "
+          "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty)")
+def most_informative_of(k: "Knowledge", sets, shortlist=4, measure="shannon"):
+    sets = list(sets)
+    if len(sets) != len(k.edition.categories):
+        raise ValueError(f"most_informative_of takes one card set per category ({len(k.edition.categories)}: "
+                         f"{', '.join(k.edition.categories)}), got {len(sets)}")
+    choices = (sorted(xs, key=k.sheet_position) for xs in sets)
+    suggestions = list(itertools.product(*choices))
+    ranked = _evaluator(k, measure).rank(int(shortlist), among=suggestions)
     return ranked[0].cards if ranked else None
 
 
-@function("exact expected reduction of the envelope's uncertainty, in bits, if the seat suggests the "
-          "triple (measure 'shannon' or 'hartley')")
-def information_gain(k: "Knowledge", triple, measure="shannon"):
-    return _evaluator(k, measure).evaluate(tuple(triple)).gain_bits
+@function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
+          "suggestion (measure 'shannon' or 'hartley')")
+def information_gain(k: "Knowledge", suggestion, measure="shannon"):
+    return _evaluator(k, measure).evaluate(tuple(suggestion)).gain_bits
 
 
-@function("exact probability that nobody can refute the triple if the seat suggests it")
-def refutation_none(k: "Knowledge", triple):
-    return _evaluator(k).evaluate(tuple(triple)).outcomes.get(None, 0.0)
+@function("exact probability that nobody can refute the suggestion if the seat makes it")
+def refutation_none(k: "Knowledge", suggestion):
+    return _evaluator(k).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
 
 
 # --- opponent models (probable clues; never part of the sheet) ------------------
@@ -307,23 +327,19 @@ def opponents(k: "Knowledge", _unused=None):
     return frozenset(p for p in k.players if p != k.me)
 
 
-def _asks(k: "Knowledge") -> dict:
-    """turn -> (suggester, cards) for every suggestion the seat has seen."""
-    out = {}
-    for key, v in k.values.items():
-        if key[0] in ("passed", "showed"):
-            out[v["turn"]] = (v["by"], frozenset(v["cards"]))
-    return out
+def _asks(k: "Knowledge") -> list:
+    """(suggester, cards) for every suggestion the seat has seen."""
+    return [(obs.by, frozenset(obs.cards)) for _, obs in k.suggestions_seen()]
 
 
 @function("how many suggestions the player has made so far")
 def ask_total(k: "Knowledge", player):
-    return sum(1 for by, _ in _asks(k).values() if by == player)
+    return sum(1 for by, _ in _asks(k) if by == player)
 
 
 @function("how many times the player has named the card in a suggestion")
 def ask_count(k: "Knowledge", player, card):
-    return sum(1 for by, cards in _asks(k).values() if by == player and card in cards)
+    return sum(1 for by, cards in _asks(k) if by == player and card in cards)
 
 
 @function("group 7's interrogation pattern: when more than half of the player's hand is known and all "
@@ -334,14 +350,14 @@ def pattern_hand(k: "Knowledge", player, min_asks=3):
     known = k.held_by(player)
     if len(known) * 2 <= n or len(known) >= n or ask_total(k, player) < int(min_asks):
         return frozenset()
-    counts = {c: ask_count(k, player, c) for c in k._cards}
+    counts = {c: ask_count(k, player, c) for c in k.cards}
     for most in (True, False):
-        ranked = sorted(k._cards, key=lambda c: -counts[c] if most else counts[c])
+        ranked = sorted(k.cards, key=lambda c: -counts[c] if most else counts[c])
         if counts[ranked[n - 1]] == counts[ranked[n]]:
             continue  # a tie at the boundary: no well-defined set
         chosen = frozenset(ranked[:n])
         rest = chosen - known
-        if known <= chosen and all(not k._holders[c] and player not in k._lackers[c] for c in rest):
+        if known <= chosen and all(not k.holders(c) and k.status(player, c) != "lacked" for c in rest):
             return chosen
     return frozenset()
 
@@ -356,37 +372,37 @@ def probably_lacked(k: "Knowledge", owner):
     return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-lacked" and o == owner)
 
 
-@function("the envelope (suspect, weapon, room) if the sheet plus the unrefuted probable clues name "
-          "one card in every category, else None")
+@function("the envelope's cards in sheet order if the sheet plus the unrefuted probable clues name all "
+          "of them (in every category as many cards as the envelope holds of it), else None")
 def probable_envelope(k: "Knowledge", _unused=None):
     clues = k.probable_clues()
     probably_owned = {c for kind, o, c in clues if kind == "probably-held" and o in k.players}
-    lacks = {p: k._lacked[p] | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
+    lacks = {p: k.lacked_by(p) | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
              for p in k.players}
-    out = []
-    for cat in ("suspect", "weapon", "room"):
-        known = envelope_card(k, cat)
-        if known:
-            out.append(known)
+    out: list = []
+    for cat in k.edition.categories:
+        count = k.envelope_count(cat)
+        known = envelope_known(k, cat)
+        if len(known) >= count:
+            out.extend(known)
             continue
-        pool = [c for c in maybe_envelope(k, cat) if not k._holders[c] and c not in probably_owned]
+        need = count - len(known)
+        pool = [c for c in maybe_envelope(k, cat) if not k.holders(c) and c not in probably_owned]
         lacked_by_all = [c for c in pool if all(c in lacks[p] for p in k.players)]
-        if len(pool) == 1:
-            out.append(pool[0])
-        elif len(lacked_by_all) == 1:
-            out.append(lacked_by_all[0])
+        if len(pool) == need:
+            out.extend(known | set(pool))
+        elif len(lacked_by_all) == need:
+            out.extend(known | set(lacked_by_all))
         else:
             return None
-    return tuple(out)
+    return k.edition.sort_cards(out)
 
 
 def _shadow(k: "Knowledge", player: str):
     """The player's view as far as the seat can model it: every public
-    event, the cards the seat showed him, and what the seat knows of his own
+    event (suggestions, accusations, revealed hands), the cards the seat showed him, and what the seat knows of his own
     hand (which he knows too).  Deduction by rules only."""
-    from ..core.errors import ContradictionError
-    from .knowledge import Knowledge
-    shadow = Knowledge(k.edition, k.players, player, k.hand_sizes, complete=False)
+    shadow = k.fresh(player, complete=False)
     try:
         shadow.assume([held_key(player, c) for c in k.held_by(player)]
                       + [lacked_key(player, c) for c in k.lacked_by(player)])
@@ -394,7 +410,7 @@ def _shadow(k: "Knowledge", player: str):
             if isinstance(obs, Suggestion):
                 seen = obs.card if (obs.by == player and obs.shown_by == k.me) else None
                 shadow.observe(replace(obs, card=seen), turn)
-            elif isinstance(obs, Accusation):
+            elif isinstance(obs, (Accusation, RevealedHand)):  # public
                 shadow.observe(obs, turn)
     except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
         pass
@@ -456,6 +472,11 @@ def second(k, xs):
 @function("the third element of a tuple")
 def third(k, xs):
     return tuple(xs)[2]
+
+
+@function("the elements of a sequence in reverse order, as a list (reversed(CATEGORIES): the last category first)")
+def reversed_(k, xs):
+    return list(xs)[::-1]
 
 
 # --- fact references (for because:) ---------------------------------------------
