@@ -11,7 +11,6 @@ import statistics
 import time
 
 from clue_expert.engine.backbone import SatModel
-from clue_expert.core.cards import CATEGORIES
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_records
@@ -62,8 +61,8 @@ def sat_only_run(record):
     t0 = time.perf_counter()
     ed = record.edition
     owners = list(record.players) + ["envelope"]
-    sat = SatModel(owners, ed.card_ids, {c: ed.category_cards(c) for c in CATEGORIES},
-                   record.hand_sizes, "envelope")
+    sat = SatModel(owners, ed.card_ids, {c: ed.category_cards(c) for c in ed.categories},
+                   record.hand_sizes, "envelope", ed.envelope_counts)
     known: set = set()
     assumptions: list = []
 

@@ -111,7 +111,7 @@ class HumanPlayer(Player):
 
     def suggest(self, turn: int, round: int):
         while True:
-            cards = self._triple(self._prompt(f"round {round}, your suggestion (suspect weapon room)> "),
+            cards = self._triple(self._prompt(f"round {round}, your suggestion ({' '.join(self.edition.categories)})> "),
                                  "a suggestion")
             if cards is not None:
                 return cards
@@ -135,7 +135,7 @@ class HumanPlayer(Player):
 
     def accuse(self, turn: int):
         while True:
-            line = self._prompt("accuse now? ('no', or suspect weapon room)> ")
+            line = self._prompt(f"accuse now? ('no', or {self.edition.envelope_text()})> ")
             if line.lower() in ("", "no", "n", "-"):
                 return None
             cards = self._triple(line, "an accusation")

@@ -22,7 +22,7 @@ from ..core.cards import Edition, get_edition
 from ..core.errors import ClueError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge, Sheet
-from ..core.records import Record, load_record, parse_record
+from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.levels import DEFAULT_LEVEL, get_level
@@ -195,14 +195,14 @@ class Notebook:
         m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
         if m:
             by = self._player(m.group(1))
-            cards = split_cards(self.edition, m.group(2), 3)
+            cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
             return {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
         parts = [p.strip() for p in text.split("/")]
         m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
         if not m:
             raise ClueError(f"cannot read {line!r}; type 'help' for examples")
         by = self._player(m.group(1))
-        cards = split_cards(self.edition, m.group(2), 3)
+        cards = split_cards(self.edition, m.group(2), len(self.edition.categories))
         passed: list = []
         shown_by, card = None, None
         order = self._order(by)
@@ -372,8 +372,8 @@ class NotebookSession:
             return [Message(f"edition {s['edition'].name}")]
         if self._stage == "players":
             players = [p for p in re.split(r"[\s,]+", line) if p]
-            if not 3 <= len(players) <= 6 or len(set(p.lower() for p in players)) != len(players):
-                raise ClueError("give 3 to 6 different player names, in seat order")
+            if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS or len(set(p.lower() for p in players)) != len(players):
+                raise ClueError(f"give {MIN_PLAYERS} to {MAX_PLAYERS} different player names, in seat order")
             if any(p.lower() == "envelope" for p in players):
                 raise ClueError("'envelope' is the case file's name; choose another player name")
             s["players"] = players
@@ -516,7 +516,8 @@ class NotebookSession:
         if "by" not in st:
             return "who suggested (or accused)> "
         if "cards" not in st:
-            return "which three cards> "
+            n = self.notebook.edition.envelope_size if st.get("accuse") else len(self.notebook.edition.categories)
+            return f"which {n} cards> " if n != 1 else "which card> "
         if st.get("accuse") and "correct" not in st:
             return "was it right (yes/no)> "
         if "answers" not in st:
@@ -534,7 +535,8 @@ class NotebookSession:
             st["accuse"] = len(words) > 1 and words[1].lower().startswith("accus")
             return []
         if "cards" not in st:
-            st["cards"] = split_cards(nb.edition, line, 3)
+            st["cards"] = split_cards(nb.edition, line, nb.edition.envelope_size if st.get("accuse")
+                                      else len(nb.edition.categories))
             return []
         if st.get("accuse"):
             if line.lower() not in ("yes", "no", "y", "n", "right", "wrong"):
