@@ -127,22 +127,15 @@ def _cards(edition: Edition, names, source, turn, what) -> tuple:
         raise RecordError(f"{what}: {exc}", source=source, turn=turn) from None
 
 
-def _suggestion(edition, names, source, turn, what) -> tuple:
+def _shaped(edition, names, source, turn, what, accusation: bool) -> tuple:
+    """A suggestion's cards (one of each category) or an accusation's (the
+    envelope's shape), in sheet order."""
     cards = _cards(edition, names, source, turn, what)
     try:
-        return edition.check_suggestion(cards)
+        return edition.check_accusation(cards) if accusation else edition.check_suggestion(cards)
     except ClueError:
-        raise RecordError(f"{what} must name {edition.suggestion_text()}, got {list(names)}",
-                          source=source, turn=turn) from None
-
-
-def _accusation(edition, names, source, turn, what) -> tuple:
-    cards = _cards(edition, names, source, turn, what)
-    try:
-        return edition.check_accusation(cards)
-    except ClueError:
-        raise RecordError(f"{what} must name {edition.envelope_text()}, got {list(names)}",
-                          source=source, turn=turn) from None
+        shape = edition.envelope_text() if accusation else edition.suggestion_text()
+        raise RecordError(f"{what} must name {shape}, got {list(names)}", source=source, turn=turn) from None
 
 
 def parse_record(data: object, source: str = "<record>") -> Record:
@@ -231,7 +224,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             extra = set(raw) - {"by", "accuse", "correct"}
             if extra:
                 raise RecordError(f"unknown key(s) {sorted(extra)} in an accusation", source=source, turn=n)
-            cards = _accusation(edition, raw["accuse"], source, n, "accuse")
+            cards = _shaped(edition, raw["accuse"], source, n, "accuse", accusation=True)
             correct = raw.get("correct")
             if not isinstance(correct, bool):
                 raise RecordError("an accusation needs correct: true or false", source=source, turn=n)
@@ -249,7 +242,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
         if extra:
             raise RecordError(f"unknown key(s) {sorted(extra)} in a suggestion", source=source, turn=n)
-        cards = _suggestion(edition, raw["suggest"], source, n, "suggest")
+        cards = _shaped(edition, raw["suggest"], source, n, "suggest", accusation=False)
         passed_raw = raw.get("passed") or []
         if not isinstance(passed_raw, list):
             raise RecordError("passed must be a list of players", source=source, turn=n)

@@ -551,6 +551,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def knowledge(p):
+        p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                       help=f"the seat's knowledge level: {', '.join(available_levels())} "
+                            f"(default {DEFAULT_LEVEL}) or a level file")
+
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
@@ -560,8 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
         colour(p)
 
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
-    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
-                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
+    knowledge(p)
     p.add_argument("records", nargs="*", metavar="RECORD",
                    help=f"record files (YAML or JSON); default: the shipped example {DEFAULT_RECORD}")
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
@@ -575,8 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_deduce)
 
     p = sub.add_parser("why", help="explain how a fact was concluded")
-    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
-                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
+    knowledge(p)
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
     p.add_argument("--turn", type=_turn, help="as known after turn N")
@@ -669,8 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_contest_agent)
 
     p = sub.add_parser("replay", help="step through a record: observations, rule firings, sheet changes")
-    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
-                   help=f"the seat's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
+    knowledge(p)
     p.add_argument("record", metavar="RECORD")
     p.add_argument("--as", dest="as_player", metavar="PLAYER", help="from another seat (needs the true deal)")
     p.add_argument("--all", action="store_true", help="print every step without waiting for Enter")
@@ -683,8 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
-    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
-                   help=f"the sheet's knowledge level: {', '.join(available_levels())} (default {DEFAULT_LEVEL}) or a file")
+    knowledge(p)
     p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
                    help="the game file (created if missing, saved after every entry; default notebook.yaml)")
     p.add_argument("--strategy", metavar="ID|FILE", help="advise suggestions with this strategy")
