@@ -1,6 +1,6 @@
 """The information players against the built-in strategies (issue 5's targets).
 
-    python benchmarks/strategies.py [--games 300] [--games-6p 120] [--envelopes 18] [--workers 2]
+    python benchmarks/strategies.py [--games 300] [--games-6p 120] [--envelopes 36] [--workers 2]
                                     [--players 3 4 5 6] [--skip-kingston] [--skip-tournaments]
 
 1. Kingston's deals: rounds until some player can name the envelope, every
@@ -31,8 +31,11 @@ FIELD = ["kingston-next-not-held", "mitchell-fixed", "mitchell-advanced"]
 
 def kingston_part(envelopes: int, workers: int) -> None:
     t = time.perf_counter()
-    tables = kingston(envelopes=envelopes, workers=workers, extra=tuple(OURS))
-    print(f"Kingston's deals ({envelopes} envelope variants of deal 1 in 'all'; {time.perf_counter() - t:.0f} s)")
+    # every seat deduces completely (the level of our players); 'all' is the
+    # reproduction's unbiased sample (stratified when a multiple of 36)
+    tables = kingston(envelopes=envelopes, workers=workers, extra=tuple(OURS), knowledge="complete", beside=None)
+    print(f"Kingston's deals (a sample of {envelopes} envelope variants of deal 1 in 'all', complete deduction; "
+          f"{time.perf_counter() - t:.0f} s)")
     for table in tables:
         rows = dict(table.rows)
         base = rows["kingston-next-not-held"]
@@ -106,7 +109,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=300, help="games per tournament with 3-4 players")
     ap.add_argument("--games-6p", type=int, default=120, help="games per tournament with 5-6 players")
-    ap.add_argument("--envelopes", type=int, default=18)
+    ap.add_argument("--envelopes", type=int, default=36)
     ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 6])
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-kingston", action="store_true")

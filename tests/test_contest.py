@@ -51,6 +51,8 @@ def test_whole_games_against_rule_based_opponents(tmp_path):
     assert len(records) == 6
     k = replay(load_record(records[0]))  # readable by deduce/why
     assert k.me == "p0"
+    for record in records[1:]:
+        replay(load_record(record))  # every record the agent writes replays without a contradiction
     assert "!!" not in log.getvalue()
 
 

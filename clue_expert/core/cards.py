@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import yaml
-
 from .errors import ClueError, EditionError, UnknownCardError, UnknownEditionError
 from .paths import editions_dir
+from .yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 
 #: The categories of the classic game, in sheet order (the shipped editions' and the contest's).
 CLASSIC_CATEGORIES: tuple[str, ...] = ("suspect", "weapon", "room")
@@ -85,7 +84,7 @@ class Edition:
             for key in (card.id, normalize(card.name), *card.aliases):
                 other = self._lookup.get(key)
                 if other is not None and other != card.id:
-                    raise ClueError(f"edition {self.id!r}: name {key!r} is ambiguous ({other} / {card.id})")
+                    raise ClueError(f"edition {shorten(self.id)}: name {shorten(key)} is ambiguous ({other} / {card.id})")
                 self._lookup[key] = card.id
 
     @property
@@ -140,6 +139,8 @@ class Edition:
         found = self._lookup.get(key)
         if found is not None:
             return found
+        if len(key) > 200:  # no card is called that: no near matches to look for
+            raise UnknownCardError(str(name)[:60] + "…", self.id)
         near = difflib.get_close_matches(key, list(self._lookup), n=5, cutoff=0.5)
         ids: list[str] = []
         for n in near:
@@ -192,9 +193,11 @@ class Edition:
 
 
 #: Limits on an edition file (a hostile or mistaken file gets a clear error).
-MAX_EDITION_BYTES = 256_000
+MAX_EDITION_BYTES = MAX_BYTES["edition"]
 MAX_CARDS = 400
 MAX_CATEGORIES = 40
+#: The longest edition id or edition file name a record or command may give.
+MAX_EDITION_NAME = 1000
 
 
 def _parse_edition(data: object, source: str) -> Edition:
@@ -208,7 +211,7 @@ def _parse_edition(data: object, source: str) -> Edition:
             raise bad(f"missing key {key!r}")
     unknown_keys = set(data) - {"id", "name", "description", "aliases", "categories", "envelope", "metadata"}
     if unknown_keys:
-        raise bad(f"unknown key(s) {', '.join(sorted(map(str, unknown_keys)))}")
+        raise bad(f"unknown key(s) {shorten(', '.join(sorted(map(str, unknown_keys))))}")
     if not isinstance(data["id"], (str, int)) or not normalize(data["id"]):
         raise bad("'id' must be a non-empty name")
     cats = data["categories"]
@@ -224,31 +227,31 @@ def _parse_edition(data: object, source: str) -> Edition:
         raise bad("category names must be distinct and non-empty")
     for c in envelope:
         if normalize(c) not in categories:
-            raise bad(f"'envelope' names {c!r}, which is not a category ({', '.join(categories)})")
+            raise bad(f"'envelope' names {shorten(c)}, which is not a category ({', '.join(categories)})")
     counts: dict[str, int] = {}
     cards: list[Card] = []
     for raw_cat, category in zip(cats, categories):
         entries = cats[raw_cat]
         if not isinstance(entries, list) or not entries:
-            raise bad(f"category {category!r} must be a non-empty list of cards")
+            raise bad(f"category {shorten(category)} must be a non-empty list of cards")
         for entry in entries:
             if isinstance(entry, (str, int)):
                 entry = {"id": entry}
             if not isinstance(entry, dict) or "id" not in entry or not normalize(entry["id"]):
-                raise bad(f"a card of {category!r} must be a name or a mapping with an id")
+                raise bad(f"a card of {shorten(category)} must be a name or a mapping with an id")
             extra = set(entry) - {"id", "name", "aliases"}
             if extra:
-                raise bad(f"card {entry['id']!r}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+                raise bad(f"card {shorten(entry['id'])}: unknown key(s) {shorten(', '.join(sorted(map(str, extra))))}")
             aliases = entry.get("aliases", []) or []
             if not isinstance(aliases, list) or not all(isinstance(a, (str, int)) for a in aliases):
-                raise bad(f"card {entry['id']!r}: 'aliases' must be a list of names")
+                raise bad(f"card {shorten(entry['id'])}: 'aliases' must be a list of names")
             cards.append(Card(id=normalize(entry["id"]), name=str(entry.get("name", entry["id"]))[:80],
                               category=category, aliases=tuple(normalize(a) for a in aliases), index=len(cards)))
             if len(cards) > MAX_CARDS:
                 raise bad(f"more than {MAX_CARDS} cards")
         n = next((v for k, v in envelope.items() if normalize(k) == category), 1)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(entries):
-            raise bad(f"the envelope's count for {category!r} must be a whole number from 0 to {len(entries)}")
+            raise bad(f"the envelope's count for {shorten(category)} must be a whole number from 0 to {len(entries)}")
         counts[category] = n
     if sum(counts.values()) < 1:
         raise bad("the envelope must take at least one card")
@@ -267,21 +270,13 @@ def _parse_edition(data: object, source: str) -> Edition:
 
 
 def load_edition_file(path: str | Path) -> Edition:
-    """Read an edition from a YAML file; any problem is one
+    """Read an edition from a YAML file (under the limits of
+    :mod:`clue_expert.core.yamlio`); any problem is one
     :class:`EditionError` naming the file."""
-    path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_EDITION_BYTES:
-            raise EditionError(f"{path}: edition file is {size} bytes, more than the limit of {MAX_EDITION_BYTES}")
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as exc:
-        raise EditionError(f"{path}: cannot read edition file: {exc.strerror or exc}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" (line {where.line + 1})" if where is not None else ""
-        raise EditionError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+        data = load_file(path, "edition")
+    except FileLoadError as exc:
+        raise EditionError(f"{exc.source}: {exc.problem}") from None
     return _parse_edition(data, str(path))
 
 
@@ -317,6 +312,8 @@ def get_edition(name: str, base: str | Path | None = None) -> Edition:
     if isinstance(name, Edition):
         return name
     text = str(name)
+    if len(text) > MAX_EDITION_NAME or not text.isprintable():
+        raise UnknownEditionError(f"unknown edition {shorten(text)}: not an edition id or a file name")
     if text.endswith((".yaml", ".yml")) or "/" in text or "\\" in text:
         path = Path(text).expanduser()
         if not path.is_absolute() and base is not None:
@@ -331,7 +328,7 @@ def get_edition(name: str, base: str | Path | None = None) -> Edition:
             return ed
     near = difflib.get_close_matches(key, list(eds), n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(near)}?" if near else f"; known editions: {', '.join(sorted(eds))}"
-    raise UnknownEditionError(f"unknown edition {name!r}{hint} (or give the path of an edition file)")
+    raise UnknownEditionError(f"unknown edition {shorten(text)}{hint} (or give the path of an edition file)")
 
 
 @functools.lru_cache(maxsize=64)

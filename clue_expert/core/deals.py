@@ -12,11 +12,11 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .cards import Edition, get_edition
 from .errors import ClueError, DealError
+from .facts import player_name_problem
 from .paths import data_dir
+from .yamlio import FileLoadError, load_file, shorten
 
 
 @dataclass(frozen=True)
@@ -62,21 +62,33 @@ def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True
     try:
         edition = get_edition(data["edition"] if hasattr(data["edition"], "cards") else str(data["edition"]),
                               base=base)
+        for key in ("players", "envelope"):
+            if not isinstance(data[key], (list, tuple)):
+                raise DealError(f"{key} must be a list, got {shorten(data[key])}")
+        if not isinstance(data["hands"], dict) or not all(isinstance(h, (list, tuple)) for h in data["hands"].values()):
+            raise DealError(f"hands must map each player to a list of cards, got {shorten(data['hands'])}")
+        lists = [data["players"], data["envelope"], *data["hands"].values()]
+        if len(data["hands"]) > len(edition.cards) or any(len(x) > len(edition.cards) for x in lists):
+            raise DealError(f"a list of the deal is longer than the {len(edition.cards)} cards of the edition")
         players = tuple(str(p) for p in data["players"])
         envelope = edition.resolve_all(data["envelope"])
         hands = {str(p): edition.resolve_all(h) for p, h in dict(data["hands"]).items()}
     except ClueError as exc:
         raise DealError(f"{source}: {exc}") from None
     except (TypeError, ValueError) as exc:
-        raise DealError(f"{source}: malformed deal ({exc})") from None
+        raise DealError(f"{source}: malformed deal ({shorten(str(exc), 120)})") from None
     if len(set(players)) != len(players):
-        raise DealError(f"{source}: players repeat: {list(players)}")
+        raise DealError(f"{source}: players repeat: {shorten(list(players))}")
+    problem = player_name_problem(players)
+    if problem:
+        raise DealError(f"{source}: {problem}")
     if set(hands) != set(players):
-        raise DealError(f"{source}: hands are given for {sorted(hands)} but the players are {list(players)}")
+        raise DealError(f"{source}: hands are given for {shorten(sorted(hands))} but the players are "
+                        f"{shorten(list(players))}")
     try:
         envelope = edition.check_accusation(envelope)
     except ClueError:
-        raise DealError(f"{source}: the envelope must hold {edition.envelope_text()}; got {list(envelope)}") from None
+        raise DealError(f"{source}: the envelope must hold {edition.envelope_text()}; got {shorten(list(envelope))}") from None
     seen: dict[str, str] = {c: "envelope" for c in envelope}
     for p in players:
         for c in hands[p]:
@@ -92,22 +104,17 @@ def parse_deal(data: object, source: str = "<deal>", *, check_sizes: bool = True
             if len(hands[p]) != size:
                 raise DealError(f"{source}: {p} holds {len(hands[p])} cards; the dealing rule gives "
                                 f"{size} (sizes {'/'.join(map(str, sizes))} in seat order)")
-    return Deal(id=str(data.get("id", Path(source).stem)), edition=edition, players=players,
+    return Deal(id=str(data.get("id", Path(source).stem))[:200], edition=edition, players=players,
                 envelope=tuple(envelope), hands={p: tuple(hands[p]) for p in players},
-                name=str(data.get("name", "")), source=str(data.get("source", "")))
+                name=str(data.get("name", ""))[:200], source=str(data.get("source", ""))[:500])
 
 
 def load_deal(path: str | Path) -> Deal:
-    """Load and validate a deal file."""
+    """Load and validate a deal file (under the limits of :mod:`clue_expert.core.yamlio`)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except UnicodeDecodeError:
-        raise DealError(f"{path}: not a UTF-8 text file") from None
-    except OSError as exc:
-        raise DealError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise DealError(f"{path}: not valid YAML ({exc})") from None
+        data = load_file(path, "deal")
+    except FileLoadError as exc:
+        raise DealError(f"{exc.source}: {exc.problem}") from None
     return parse_deal(data, str(path), base=Path(path).parent)
 
 
@@ -127,7 +134,7 @@ def get_deal(name: str) -> Deal:
     if Path(name).suffix in (".yaml", ".yml") and Path(name).exists():
         return load_deal(name)
     near = difflib.get_close_matches(name, list(deals), n=3, cutoff=0.5)
-    raise DealError(f"unknown deal {name!r}" + (f"; did you mean {', '.join(near)}?" if near else
+    raise DealError(f"unknown deal {shorten(name)}" + (f"; did you mean {', '.join(near)}?" if near else
                                                   f"; shipped deals: {', '.join(deals)}"))
 
 

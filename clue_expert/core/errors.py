@@ -106,3 +106,13 @@ class QueryError(ClueError):
 def _rebuild(cls, args, kwargs):
     """Unpickle an error whose constructor takes keyword arguments."""
     return cls(*args, **kwargs)
+
+
+class RuleLimitError(RuleFileError):
+    """A rule file beyond one of the rule language's limits: an expression
+    too long, too deep or too big when loaded, or a rule that builds too big a
+    value or works too long when it runs.  Names the file, the rule and the
+    limit (the limits are listed in docs/limits-rules.md)."""
+
+    def __reduce__(self):
+        return (RuleLimitError, (self.path, self.rule, self.problem))

@@ -13,9 +13,40 @@ import re
 from typing import Iterable
 
 from .errors import QueryError, UnknownPlayerError
+from .yamlio import shorten
 
 #: The owner name of the case file.
 ENVELOPE = "envelope"
+
+#: The longest player name.
+MAX_NAME_LENGTH = 40
+#: Words that may not be player names, in any case (``nobody`` marks "no one showed" in records).
+RESERVED_NAMES = (ENVELOPE, "nobody")
+
+
+def player_name_problem(players: Iterable[str]) -> str | None:
+    """What is wrong with a list of player names, or None.  The one rule
+    (docs/record-format.md): each name is plain — 1 to :data:`MAX_NAME_LENGTH`
+    printable characters, no leading, trailing or double spaces —, none is ``envelope`` or
+    ``nobody`` in any case, and the names are distinct after case folding
+    (``Bob`` and ``bob`` are refused)."""
+    seen: dict[str, str] = {}
+    for name in players:
+        name = str(name)
+        if not name or len(name) > MAX_NAME_LENGTH:
+            return f"a player name must have 1 to {MAX_NAME_LENGTH} characters, got {shorten(name, 60)}"
+        if not name.isprintable() or name != name.strip() or "  " in name:
+            return (f"a player name may not hold control characters, line breaks, tabs or leading, trailing or "
+                    f"double spaces, got {shorten(name, 60)}")
+        folded = name.casefold()
+        if folded in RESERVED_NAMES:
+            return f"{name!r} cannot be a player name (it names {'the envelope' if folded == ENVELOPE else 'no player'})"
+        if folded in seen:
+            if seen[folded] == name:
+                return f"player names must be distinct: {name!r} is repeated"
+            return f"player names must differ in more than case: {seen[folded]!r} and {name!r}"
+        seen[folded] = name
+    return None
 
 #: Fact kind (as written in rule files) -> its fields.  The engine gives each
 #: kind a fact class of its own (``clue_expert.engine._experta.fact_class``).
@@ -164,43 +195,60 @@ _HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "
                "doesnt-hold": "lacked", "does-not-hold": "lacked", "not": "lacked"}
 
 
+def find_owner(name: str, owners) -> str:
+    """The owner called ``name``: an exact match, else the one owner whose
+    name matches it ignoring case (an :class:`UnknownPlayerError` when none
+    or several do)."""
+    owners = [str(o) for o in owners]
+    if name in owners:
+        return name
+    folded = [o for o in owners if o.casefold() == name.casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    if folded:
+        raise UnknownPlayerError(f"owner {shorten(name, 60)} matches {', '.join(folded)} ignoring case; "
+                                 f"write the name exactly")
+    near = difflib.get_close_matches(name.casefold(), [o.casefold() for o in owners], n=1)
+    hint = next((o for o in owners if near and o.casefold() == near[0]), None)
+    raise UnknownPlayerError(f"unknown owner {shorten(name, 60)}; owners are {', '.join(owners)}"
+                             + (f" (did you mean {hint}?)" if hint else ""))
+
+
 def parse_fact(text: str, edition, owners) -> Key:
     """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
     kitchen"``, ``"bob holds one of rope, hall, plum"``, ``"rope is in the
     envelope"`` or a probable clue (``"bob probably holds rope"``) into a
-    fact key.  Card names go through the edition (aliases,
-    near-match errors)."""
-    s = " ".join(str(text).replace("'", "").split()).lower()
-    m = re.fullmatch(r"(\S+) probably (holds|has|lacks) (.+)", s)
+    fact key.  Owners match exactly, or ignoring case when only one owner
+    matches so (see :func:`find_owner`); card names go through the edition
+    (aliases, near-match errors)."""
+    s = " ".join(str(text).replace("'", "").split())
+    m = re.fullmatch(r"(.+?) probably (holds|has|lacks) (.+)", s, re.I)
     if m:
         inner = parse_fact(f"{m.group(1)} {m.group(2)} {m.group(3)}", edition, owners)
         if inner[0] not in ("held", "lacked"):
-            raise QueryError(f"cannot read {text!r}: a probable clue names one card")
+            raise QueryError(f"cannot read {shorten(text)}: a probable clue names one card")
         return ("probably-" + inner[0],) + inner[1:]
-    m = re.fullmatch(r"(.+?) is (not )?in the envelope", s)
+    m = re.fullmatch(r"(.+?) is (not )?in the envelope", s, re.I)
     if m:
         card = edition.resolve(m.group(1))
         return (lacked_key if m.group(2) else held_key)(ENVELOPE, card)
-    m = re.fullmatch(r"(\S+) (holds|has|owns|lacks|does not have|doesnt have|does not hold|doesnt hold)"
-                     r"( (one of|all of|at least one of))? (.+)", s)
+    m = re.fullmatch(r"(.+?) (holds|has|owns|lacks|does not have|doesnt have|does not hold|doesnt hold)"
+                     r"( (one of|all of|at least one of))? (.+)", s, re.I)
     if not m:
-        raise QueryError(f"cannot read {text!r}; write e.g. 'bob lacks rope', 'bob holds rope', "
+        raise QueryError(f"cannot read {shorten(text)}; write e.g. 'bob lacks rope', 'bob holds rope', "
                          f"'envelope holds kitchen' or 'bob holds one of rope, hall, plum'")
     owner, verb, _, quant, rest = m.groups()
-    owners_l = {o.lower(): o for o in owners}
-    if owner not in owners_l:
-        near = difflib.get_close_matches(owner, list(owners_l), n=2)
-        raise UnknownPlayerError(f"unknown owner {owner!r}; owners are {', '.join(owners)}"
-                                 + (f" (did you mean {near[0]}?)" if near else ""))
-    owner = owners_l[owner]
+    owner = find_owner(owner, owners)
+    verb = verb.lower()
+    quant = quant.lower() if quant else None
     kind = _HOLD_WORDS[verb.replace(" ", "-")]
     if quant in ("one of", "at least one of"):
-        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest) if c.strip()]
+        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest, flags=re.I) if c.strip()]
         return cards_key("one-of" if kind == "held" else "not-all", owner, cards)
     if quant == "all of":
         if kind == "held":
-            raise QueryError(f"{text!r} is several facts; ask about each card ('{owner} holds CARD')")
-        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b)\s*", rest) if c.strip()]
+            raise QueryError(f"{shorten(text)} is several facts; ask about each card ('{owner} holds CARD')")
+        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b)\s*", rest, flags=re.I) if c.strip()]
         return cards_key("not-all", owner, cards)
-    card = edition.resolve(re.sub(r"^the ", "", rest))
+    card = edition.resolve(re.sub(r"^the ", "", rest, flags=re.I))
     return (held_key if kind == "held" else lacked_key)(owner, card)

@@ -15,10 +15,14 @@ import yaml
 from .cards import Edition, get_edition
 from .deals import Deal, parse_deal
 from .errors import ClueError, ContradictionError, RecordError
+from .facts import player_name_problem
 from .observations import Accusation, DealtHand, Suggestion, Turn
+from .yamlio import FileLoadError, load_file, shorten
 
 #: How many players a game of the family may have.
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
+#: The most turns a record may hold (a 60-round game of 10 players has 600).
+MAX_TURNS = 2000
 
 
 def _folder(source: str):
@@ -103,24 +107,22 @@ def dump_record(record: Record, path: str | Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def load_record(path: str | Path) -> Record:
-    """Load and validate a record file (YAML or JSON)."""
+def load_record(path: str | Path, what: str = "record") -> Record:
+    """Load and validate a record file (YAML or JSON), under the limits of
+    :mod:`clue_expert.core.yamlio` (``what`` is ``record`` or ``notebook``)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise RecordError("not a UTF-8 text file (YAML or JSON expected)", source=str(path)) from None
-    except OSError as exc:
-        raise RecordError(f"cannot read ({exc.strerror})", source=str(path)) from None
-    try:
-        data = yaml.safe_load(text)  # JSON is YAML
-    except yaml.YAMLError as exc:
-        raise RecordError(f"neither YAML nor JSON ({exc})", source=str(path)) from None
+        data = load_file(path, what)
+    except FileLoadError as exc:
+        raise RecordError(exc.problem, source=str(path)) from None
     return parse_record(data, str(path))
 
 
 def _cards(edition: Edition, names, source, turn, what) -> tuple:
     if not isinstance(names, (list, tuple)):
-        raise RecordError(f"{what} must be a list of cards, got {names!r}", source=source, turn=turn)
+        raise RecordError(f"{what} must be a list of cards, got {shorten(names)}", source=source, turn=turn)
+    if len(names) > len(edition.cards):
+        raise RecordError(f"{what} lists {len(names)} cards, more than the {len(edition.cards)} of the edition",
+                          source=source, turn=turn)
     try:
         return edition.resolve_all(str(n) for n in names)
     except ClueError as exc:
@@ -135,7 +137,7 @@ def _shaped(edition, names, source, turn, what, accusation: bool) -> tuple:
         return edition.check_accusation(cards) if accusation else edition.check_suggestion(cards)
     except ClueError:
         shape = edition.envelope_text() if accusation else edition.suggestion_text()
-        raise RecordError(f"{what} must name {shape}, got {list(names)}", source=source, turn=turn) from None
+        raise RecordError(f"{what} must name {shape}, got {shorten(list(names))}", source=source, turn=turn) from None
 
 
 def parse_record(data: object, source: str = "<record>") -> Record:
@@ -144,48 +146,54 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         raise RecordError("a record must be a mapping", source=source)
     unknown = set(data) - {"edition", "players", "me", "hand", "hand_sizes", "turns", "deal"}
     if unknown:
-        raise RecordError(f"unknown key(s) {sorted(unknown)}", source=source)
+        raise RecordError(f"unknown key(s) {shorten(sorted(map(str, unknown)))}", source=source)
     for key in ("edition", "players", "me", "hand"):
         if key not in data:
             raise RecordError(f"missing key {key!r}", source=source)
+    if not isinstance(data["edition"], (str, int)) or isinstance(data["edition"], bool):
+        raise RecordError(f"edition must be an edition id or file name, got {shorten(data['edition'])}",
+                          source=source)
     try:
         edition = get_edition(str(data["edition"]), base=_folder(source))
     except ClueError as exc:
         raise RecordError(str(exc), source=source) from None
     players = data["players"]
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RecordError(f"players must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names, got {players!r}",
-                          source=source)
+        raise RecordError(f"players must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names, got "
+                          f"{shorten(players)}", source=source)
     if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in players):
-        raise RecordError(f"player names must be plain names, got {players!r}", source=source)
+        raise RecordError(f"player names must be plain names, got {shorten(players)}", source=source)
     players = tuple(str(p) for p in players)
-    if len(set(players)) != len(players) or "envelope" in players:
-        raise RecordError(f"player names must be distinct and not 'envelope': {list(players)}", source=source)
-    me = str(data["me"])
-    if me not in players:
-        raise RecordError(f"me ({me!r}) is not one of the players {list(players)}", source=source)
+    problem = player_name_problem(players)
+    if problem:
+        raise RecordError(problem, source=source)
+    me = data["me"]
+    if not isinstance(me, (str, int)) or isinstance(me, bool) or str(me) not in players:
+        raise RecordError(f"me ({shorten(me)}) is not one of the players {list(players)}", source=source)
+    me = str(me)
 
     def player(name, turn, what):
-        if str(name) not in players:
-            raise RecordError(f"{what} {name!r} is not one of the players {list(players)}", source=source, turn=turn)
+        if not isinstance(name, (str, int)) or isinstance(name, bool) or str(name) not in players:
+            raise RecordError(f"{what} {shorten(name)} is not one of the players {list(players)}", source=source,
+                              turn=turn)
         return str(name)
 
     sizes = dict(zip(players, edition.hand_sizes(len(players))))
     given = data.get("hand_sizes") or {}
-    if not isinstance(given, dict):
-        raise RecordError("hand_sizes must map players to numbers", source=source)
+    if not isinstance(given, dict) or len(given) > len(players):
+        raise RecordError(f"hand_sizes must map players to numbers, got {shorten(given)}", source=source)
     for p, n in given.items():
         player(p, None, "hand_sizes names")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise RecordError(f"hand size of {p} must be a whole number, got {n!r}", source=source)
+            raise RecordError(f"hand size of {p} must be a whole number, got {shorten(n)}", source=source)
         sizes[str(p)] = n
     dealt = len(edition.cards) - edition.envelope_size
     if sum(sizes.values()) != dealt:
-        raise RecordError(f"hand sizes {sizes} add up to {sum(sizes.values())}, but {dealt} "
+        raise RecordError(f"hand sizes {shorten(sizes, 200)} add up to {shorten(sum(sizes.values()))}, but {dealt} "
                           f"cards are dealt", source=source)
     hand = _cards(edition, data["hand"], source, None, "hand")
     if len(set(hand)) != len(hand):
-        raise RecordError(f"hand repeats a card: {list(hand)}", source=source)
+        raise RecordError(f"hand repeats a card: {shorten(list(hand))}", source=source)
     if len(hand) != sizes[me]:
         raise RecordError(f"{me}'s hand has {len(hand)} cards but {me} holds {sizes[me]}", source=source)
     deal = None
@@ -212,9 +220,11 @@ def parse_record(data: object, source: str = "<record>") -> Record:
     raw_turns = data.get("turns") or []
     if not isinstance(raw_turns, list):
         raise RecordError("turns must be a list", source=source)
+    if len(raw_turns) > MAX_TURNS:
+        raise RecordError(f"{len(raw_turns)} turns, more than the limit of {MAX_TURNS}", source=source)
     for n, raw in enumerate(raw_turns, start=1):
         if not isinstance(raw, dict):
-            raise RecordError(f"a turn must be a mapping, got {raw!r}", source=source, turn=n)
+            raise RecordError(f"a turn must be a mapping, got {shorten(raw)}", source=source, turn=n)
         if finished is not None:
             raise RecordError(f"the game ended on turn {finished} with a correct accusation", source=source, turn=n)
         by = player(raw.get("by"), n, "by:")
@@ -223,7 +233,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if "accuse" in raw:
             extra = set(raw) - {"by", "accuse", "correct"}
             if extra:
-                raise RecordError(f"unknown key(s) {sorted(extra)} in an accusation", source=source, turn=n)
+                raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in an accusation",
+                                  source=source, turn=n)
             cards = _shaped(edition, raw["accuse"], source, n, "accuse", accusation=True)
             correct = raw.get("correct")
             if not isinstance(correct, bool):
@@ -241,11 +252,13 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             raise RecordError("a turn needs 'suggest' or 'accuse'", source=source, turn=n)
         extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
         if extra:
-            raise RecordError(f"unknown key(s) {sorted(extra)} in a suggestion", source=source, turn=n)
+            raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in a suggestion",
+                              source=source, turn=n)
         cards = _shaped(edition, raw["suggest"], source, n, "suggest", accusation=False)
         passed_raw = raw.get("passed") or []
-        if not isinstance(passed_raw, list):
-            raise RecordError("passed must be a list of players", source=source, turn=n)
+        if not isinstance(passed_raw, list) or len(passed_raw) >= len(players):
+            raise RecordError(f"passed must be a list of at most {len(players) - 1} players, got "
+                              f"{shorten(passed_raw)}", source=source, turn=n)
         passed = tuple(player(p, n, "passed:") for p in passed_raw)
         shown_by = raw.get("shown_by")
         shown_by = None if shown_by in (None, "", "-", "nobody") else player(shown_by, n, "shown_by:")
@@ -254,7 +267,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if by in passed or by == shown_by:
             raise RecordError(f"{by} cannot answer his own suggestion", source=source, turn=n)
         if len(set(passed)) != len(passed):
-            raise RecordError(f"passed repeats a player: {list(passed)}", source=source, turn=n)
+            raise RecordError(f"passed repeats a player: {shorten(list(passed))}", source=source, turn=n)
         if set(passed) != set(order[:len(passed)]):
             raise RecordError(f"players are asked in seat order {list(order)}: passes {list(passed)} skip "
                               f"{[p for p in order[:len(passed)] if p not in passed]}", source=source, turn=n)
@@ -271,7 +284,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         card = raw.get("card")
         if card is not None:
             if me not in (by, shown_by):
-                raise RecordError(f"card {card!r} is given, but {me} neither made nor disproved this suggestion "
+                raise RecordError(f"card {shorten(card)} is given, but {me} neither made nor disproved this suggestion "
                                   f"and could not see it", source=source, turn=n)
             if shown_by is None:
                 raise RecordError("card is given but nobody showed one", source=source, turn=n)

@@ -17,14 +17,189 @@ Attribute access, subscripts, keyword arguments, lambdas, imports, assignment
 expressions and everything else are rejected with an :class:`ExpressionError`
 that says what was found.  Unknown names are rejected when the rule is loaded,
 not silently read as ``None`` at run time.
+
+Rule files are untrusted input, so the language is bounded (the limits below,
+listed in ``docs/limits-rules.md``): when loaded, an expression's length, its
+nesting, its size and its comprehensions; when run, every value it builds
+(sequence length, integer size, the total size of nested collections) and the
+work it does, counted in steps against a :class:`Budget` that the knowledge
+binds as ``__budget__`` (names starting with ``__`` are the evaluator's, never
+a rule's).  Exceeding a run-time limit raises :class:`LimitError`, which the
+knowledge reports as a :class:`~clue_expert.core.errors.RuleLimitError`
+naming the file and the rule.
 """
 from __future__ import annotations
 
 import ast
 import operator
+import time
 from typing import Any, Callable, Iterable, Mapping
 
 from ..core.errors import ExpressionError
+
+# --- load-time limits ---------------------------------------------------------
+#: Characters of one expression's source.
+MAX_SOURCE = 2_000
+#: Nesting of the syntax tree (and of brackets in the source, checked before parsing).
+MAX_DEPTH = 32
+#: Syntax-tree nodes of one expression.
+MAX_NODES = 400
+#: Comprehensions in one expression.
+MAX_COMPREHENSIONS = 4
+#: Magnitude of an integer literal (and of any integer a rule computes).
+MAX_INT = 2 ** 64
+
+# --- run-time limits ------------------------------------------------------------
+#: Length of a string, list, tuple or set a rule builds, or iterates over in a
+#: comprehension or a ``for:``.
+MAX_LENGTH = 10_000
+#: Total size of a nested value a rule builds: elements counted at every level
+#: (a shared part once per occurrence), a string as one plus a sixteenth of its length.
+MAX_VALUE = 100_000
+#: Evaluation steps per rule firing (one per element iterated, times the size of
+#: the expression evaluated for it, plus the size of every collection built).
+RULE_STEPS = 200_000
+#: Evaluation steps per request (one observation or one decision request: every
+#: rule firing it sets off, together).
+RUN_STEPS = 2_000_000
+#: Wall-clock seconds per request.
+RUN_SECONDS = 10.0
+_CLOCK_EVERY = 20_000  # steps between looks at the clock
+
+
+class LimitError(ExpressionError):
+    """A run-time limit of the rule language was exceeded (the knowledge
+    names the file and the rule)."""
+
+
+class Budget:
+    """The work a request may do: a step counter with a per-firing and a
+    per-request limit and a wall-clock deadline.  ``start_run`` begins a
+    request, ``start_rule`` a rule firing; evaluation ``charge``s steps."""
+
+    __slots__ = ("steps", "rule_left", "limit", "deadline")
+
+    def __init__(self):
+        self.start_run()
+
+    def start_run(self) -> None:
+        """A new request: the counters start afresh."""
+        self.steps = 0
+        self.rule_left = RULE_STEPS
+        self.deadline = time.monotonic() + RUN_SECONDS
+        self.limit = min(RUN_STEPS, _CLOCK_EVERY)
+
+    def start_rule(self) -> None:
+        """A new rule firing."""
+        self.rule_left = RULE_STEPS
+
+    def charge(self, n: int) -> None:
+        """Count ``n`` steps; raise :class:`LimitError` past a limit."""
+        self.rule_left -= n
+        self.steps += n
+        if self.rule_left < 0 or self.steps > self.limit:
+            self._over()
+
+    def _over(self) -> None:
+        if self.rule_left < 0:
+            raise LimitError(f"rule firing used more than {RULE_STEPS:,} evaluation steps "
+                             f"(the limit per rule firing)")
+        if self.steps > RUN_STEPS:
+            raise LimitError(f"request used more than {RUN_STEPS:,} evaluation steps "
+                             f"(the limit per observation or decision)")
+        if time.monotonic() > self.deadline:
+            raise LimitError(f"request ran longer than {RUN_SECONDS:g} s "
+                             f"(the wall-clock limit per observation or decision)")
+        self.limit = min(RUN_STEPS, self.steps + _CLOCK_EVERY)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_NESTED = (list, tuple, set, frozenset)
+
+
+def _weigh(value, env) -> None:
+    """Check the total size of a collection just built (every level, shared
+    parts counted once per occurrence) and charge it as steps."""
+    total = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        total += len(v) + 1
+        if total > MAX_VALUE:
+            raise LimitError(f"a value of total size over {MAX_VALUE:,} (the limit on nested values)")
+        for x in v:
+            tx = type(x)
+            if tx is str:
+                total += len(x) >> 4
+            elif tx not in _SCALARS and isinstance(x, _NESTED):
+                stack.append(x)
+    if total > MAX_VALUE:
+        raise LimitError(f"a value of total size over {MAX_VALUE:,} (the limit on nested values)")
+    _budget(env).charge(total)
+
+
+def _check_small(out, env):
+    """A literal collection: flat and short is free, anything else is weighed."""
+    for x in out:
+        tx = type(x)
+        if tx not in _SCALARS or (tx is str and len(x) > 64):
+            _weigh(out, env)
+            break
+    return out
+
+
+def _budget(env) -> "Budget":
+    """The environment's budget; evaluated outside a knowledge, one is made
+    and kept in the environment."""
+    b = env.get("__budget__")
+    if b is None:
+        b = env["__budget__"] = Budget()
+    return b
+
+
+def _int_ok(r):
+    if type(r) is int and not -MAX_INT <= r <= MAX_INT:
+        raise LimitError(f"an integer beyond ±2**64 (the limit on integers)")
+    return r
+
+
+def _length_error(n) -> LimitError:
+    return LimitError(f"a sequence of {n:,} elements, over {MAX_LENGTH:,} (the limit on lengths)")
+
+
+def _mul(a, b, env):
+    ta, tb = type(a), type(b)
+    if ta in _NUMBERS and tb in _NUMBERS:
+        return _int_ok(a * b)
+    if isinstance(b, int) and isinstance(a, (str, list, tuple)):
+        seq, n = a, b
+    elif isinstance(a, int) and isinstance(b, (str, list, tuple)):
+        seq, n = b, a
+    else:
+        return a * b  # a TypeError, reported as the rule's
+    if len(seq) * n > MAX_LENGTH:
+        raise _length_error(len(seq) * n)
+    out = a * b
+    if type(out) is not str:
+        _weigh(out, env)
+    return out
+
+
+def _add(a, b, env):
+    ta = type(a)
+    if ta in _NUMBERS and type(b) in _NUMBERS:
+        return _int_ok(a + b)
+    if isinstance(a, (str, list, tuple)) and isinstance(b, (str, list, tuple)):
+        if len(a) + len(b) > MAX_LENGTH:
+            raise _length_error(len(a) + len(b))
+        out = a + b
+        if type(out) is not str:
+            _weigh(out, env)
+        return out
+    return a + b
+
+
+_NUMBERS = frozenset({int, float, bool})
 
 Env = dict
 Compiled = Callable[[Env], Any]
@@ -64,17 +239,87 @@ def compile_expression(source: Any, variables: Iterable[str], functions: Mapping
     ``functions``.  Functions are looked up in the environment at call time
     under their own name, so the caller binds them per evaluation."""
     if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
+        if isinstance(source, int) and not isinstance(source, bool) and not -MAX_INT <= source <= MAX_INT:
+            raise LimitError("an integer beyond ±2**64 (the limit on integers)")
         value = source
         return Expression(repr(source), lambda env: value, frozenset())
     if not isinstance(source, str):
-        raise ExpressionError(f"expression must be a string, got {type(source).__name__}: {source!r}")
+        raise ExpressionError(f"expression must be a string, got {type(source).__name__}: {clip(source)}")
+    if len(source) > MAX_SOURCE:
+        raise LimitError(f"expression {clip(source, 60)} is {len(source):,} characters long, "
+                         f"over {MAX_SOURCE:,} (the limit on an expression's length)")
+    _check_brackets(source)
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"syntax error in expression {source!r}: {exc.msg}") from None
+        raise ExpressionError(f"syntax error in expression {clip(source)}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ExpressionError(f"expression {clip(source, 60)} cannot be parsed ({type(exc).__name__})") from None
+    _check_tree(tree, source)
     compiler = _Compiler(set(variables), functions, source)
-    fn = compiler.visit(tree.body)
+    try:
+        fn = compiler.visit(tree.body)
+    except RecursionError:  # pragma: no cover - _check_tree bounds the depth first
+        raise LimitError(f"expression {clip(source, 60)} is nested too deeply "
+                         f"(the limit is {MAX_DEPTH} levels)") from None
     return Expression(source, fn, frozenset(compiler.used))
+
+
+def clip(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for error messages
+    (a rule file's values can be huge)."""
+    if isinstance(value, str):
+        text = repr(value[:limit + 1])
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        text = f"<an integer of {value.bit_length()} bits>"
+    elif isinstance(value, (int, float, bool, type(None))):
+        text = repr(value)
+    elif isinstance(value, (list, tuple, dict, set, frozenset)):
+        text = f"<a {type(value).__name__} of {len(value)} items>"
+    else:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _check_brackets(source: str) -> None:
+    """Refuse deep nesting before the parser (and the compiler) recurse into it."""
+    depth = deepest = 0
+    for ch in source:
+        if ch in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif ch in ")]}":
+            depth -= 1
+    if deepest > MAX_DEPTH:
+        raise LimitError(f"expression {clip(source, 60)} nests brackets {deepest} deep, "
+                         f"over {MAX_DEPTH} (the limit on nesting)")
+
+
+def _check_tree(tree: ast.AST, source: str) -> None:
+    """Depth, size and comprehensions of a parsed expression (iteratively: a
+    recursive walk is what a hostile expression would break)."""
+    nodes = comprehensions = 0
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH:
+            raise LimitError(f"expression {clip(source, 60)} is nested more than {MAX_DEPTH} levels deep "
+                             f"(the limit on nesting)")
+        if nodes > MAX_NODES:
+            raise LimitError(f"expression {clip(source, 60)} has more than {MAX_NODES} parts "
+                             f"(the limit on an expression's size)")
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            comprehensions += 1
+            if comprehensions > MAX_COMPREHENSIONS:
+                raise LimitError(f"expression {clip(source, 60)} has more than {MAX_COMPREHENSIONS} "
+                                 f"comprehensions (the limit per expression)")
+        if isinstance(node, ast.Name) and node.id.startswith("__"):
+            raise ExpressionError(f"the name {node.id!r} is not allowed in rule expressions: names "
+                                  f"starting with '__' are the evaluator's (in {clip(source, 60)})")
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth + 1))
 
 
 class _Compiler:
@@ -85,7 +330,7 @@ class _Compiler:
         self.used: set[str] = set()
 
     def fail(self, what: str) -> ExpressionError:
-        return ExpressionError(f"{what} is not allowed in rule expressions (in {self.source!r})")
+        return ExpressionError(f"{what} is not allowed in rule expressions (in {clip(self.source)})")
 
     def visit(self, node: ast.AST) -> Compiled:
         method = getattr(self, "v_" + type(node).__name__, None)
@@ -96,21 +341,23 @@ class _Compiler:
     # literals -------------------------------------------------------------
     def v_Constant(self, node: ast.Constant) -> Compiled:
         if not isinstance(node.value, (int, float, str, bool, type(None))):
-            raise self.fail(f"constant {node.value!r}")
+            raise self.fail(f"constant {clip(node.value)}")
         value = node.value
+        if type(value) is int and not -MAX_INT <= value <= MAX_INT:
+            raise LimitError(f"an integer beyond ±2**64 in {clip(self.source, 60)} (the limit on integers)")
         return lambda env: value
 
     def v_List(self, node: ast.List) -> Compiled:
         parts = [self.visit(e) for e in node.elts]
-        return lambda env: [p(env) for p in parts]
+        return lambda env: _check_small([p(env) for p in parts], env)
 
     def v_Tuple(self, node: ast.Tuple) -> Compiled:
         parts = [self.visit(e) for e in node.elts]
-        return lambda env: tuple(p(env) for p in parts)
+        return lambda env: _check_small(tuple([p(env) for p in parts]), env)
 
     def v_Set(self, node: ast.Set) -> Compiled:
         parts = [self.visit(e) for e in node.elts]
-        return lambda env: frozenset(p(env) for p in parts)
+        return lambda env: frozenset(_check_small([p(env) for p in parts], env))
 
     # names ----------------------------------------------------------------
     def v_Name(self, node: ast.Name) -> Compiled:
@@ -121,7 +368,7 @@ class _Compiler:
         if name in self.functions:
             raise self.fail(f"using function {name!r} without calling it")
         raise ExpressionError(
-            f"unknown name {name!r} in expression {self.source!r}; bound here: "
+            f"unknown name {name!r} in expression {clip(self.source)}; bound here: "
             f"{', '.join(sorted(self.variables)) or 'nothing'}")
 
     # operators ------------------------------------------------------------
@@ -151,7 +398,7 @@ class _Compiler:
         if isinstance(node.op, ast.Not):
             return lambda env: not inner(env)
         if isinstance(node.op, ast.USub):
-            return lambda env: -inner(env)
+            return lambda env: _int_ok(-inner(env))
         raise self.fail(f"operator {type(node.op).__name__}")
 
     def v_BinOp(self, node: ast.BinOp) -> Compiled:
@@ -163,9 +410,15 @@ class _Compiler:
             def sub(env):
                 a, b = left(env), right(env)
                 if isinstance(a, (set, frozenset)) and not isinstance(b, (set, frozenset)):
+                    if len(b) > MAX_LENGTH:
+                        raise _length_error(len(b))
                     b = frozenset(b)
-                return a - b
+                return _int_ok(a - b)
             return sub
+        if op is operator.mul:
+            return lambda env: _mul(left(env), right(env), env)
+        if op is operator.add:
+            return lambda env: _add(left(env), right(env), env)
         return lambda env: op(left(env), right(env))
 
     def v_Compare(self, node: ast.Compare) -> Compiled:
@@ -198,7 +451,7 @@ class _Compiler:
         name = node.func.id
         if name not in self.functions:
             raise ExpressionError(
-                f"unknown function {name!r} in expression {self.source!r}; "
+                f"unknown function {name!r} in expression {clip(self.source)}; "
                 f"the rule library has: {', '.join(sorted(self.functions))}")
         if node.keywords:
             raise self.fail("keyword arguments")
@@ -206,13 +459,27 @@ class _Compiler:
             raise self.fail("*args")
         args = [self.visit(a) for a in node.args]
         fn = self.functions[name]
+        # A result that is a tuple may embed the arguments (fact references):
+        # weighed like a literal, so nesting cannot grow a value without bound.
         if len(args) == 1:
             a0 = args[0]
-            return lambda env: fn(env["__lib__"], a0(env))
+
+            def call1(env):
+                r = fn(env["__lib__"], a0(env))
+                return _check_small(r, env) if type(r) is tuple else r
+            return call1
         if len(args) == 2:
             a0, a1 = args
-            return lambda env: fn(env["__lib__"], a0(env), a1(env))
-        return lambda env: fn(env["__lib__"], *[a(env) for a in args])
+
+            def call2(env):
+                r = fn(env["__lib__"], a0(env), a1(env))
+                return _check_small(r, env) if type(r) is tuple else r
+            return call2
+
+        def call(env):
+            r = fn(env["__lib__"], *[a(env) for a in args])
+            return _check_small(r, env) if type(r) is tuple else r
+        return call
 
     # comprehensions -------------------------------------------------------
     def _comprehension(self, node, make):
@@ -232,14 +499,26 @@ class _Compiler:
             if added:
                 self.variables.discard(var)
         self.used.discard(var)
+        # steps per element: the size of what is evaluated for it
+        cost = 1 + sum(1 for c in gen.ifs for _ in ast.walk(c)) + sum(1 for _ in ast.walk(node.elt))
 
         def run(env):
+            items = iterable(env)
+            try:
+                n = len(items)
+            except TypeError:  # an iterator: a library function's (bounded) result
+                items = list(items)
+                n = len(items)
+            if n > MAX_LENGTH:
+                raise _length_error(n)
+            _budget(env).charge(n * cost)
             inner = dict(env)
             out = []
-            for item in iterable(env):
+            for item in items:
                 inner[var] = item
                 if all(c(inner) for c in conds):
                     out.append(elt(inner))
+            _check_small(out, env)
             return make(out)
         return run
 

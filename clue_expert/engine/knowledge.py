@@ -20,9 +20,10 @@ from ._experta import fact_class
 from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
-from ..core.errors import ClueError, ContradictionError, RuleFileError, UnknownPlayerError
+from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimitError, UnknownPlayerError
 from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
-                    cards_key, describe, held_key, key_of, lacked_key)
+                    cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
+from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)
 
@@ -190,8 +191,9 @@ class Knowledge:
         self.edition = edition
         #: Players in seat order.
         self.players: tuple[str, ...] = tuple(players)
-        if ENVELOPE in self.players or len(set(self.players)) != len(self.players):
-            raise ClueError(f"player names must be distinct and not {ENVELOPE!r}: {list(self.players)}")
+        problem = player_name_problem(self.players)
+        if problem:
+            raise ClueError(problem)
         #: Players then the envelope.
         self.owners: tuple[str, ...] = self.players + (ENVELOPE,)
         #: The seat whose knowledge this is (None for a spectator).
@@ -224,9 +226,19 @@ class Knowledge:
         self._owner_set = frozenset(self.owners)
         self._category = {c.id: c.category for c in edition.cards}
         self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in edition.categories}
+        #: The rules' work budget: each run of the engine (one observation, one
+        #: request, one case-analysis fact) starts it afresh, each rule firing too.
+        self._budget = Budget()
         self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
                           "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
-                          "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))}}
+                          "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))},
+                          "__budget__": self._budget}
+        run, start = self._engine.run, self._budget.start_run
+
+        def budgeted_run(*args, **kwargs):
+            start()
+            return run(*args, **kwargs)
+        self._engine.run = budgeted_run
         self._observations: list[tuple] = []
         self._reset()
 
@@ -384,12 +396,15 @@ class Knowledge:
             values = [a(env) for a in c.args]
             if c.kind == "show":
                 matching = set(env.get("matching", ()))
-                opts = (self._ordered(v for v in _as_set(values[0]) if v in matching),)
+                opts = (self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(values[0]))
+                                      if v in matching),)
             elif c.kind == "suggest":
-                opts = tuple(self._ordered(v for v in _as_set(val) if self._category.get(v) == cat)
+                opts = tuple(self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(val))
+                                           if self._category.get(v) == cat)
                              for val, cat in zip(self._suggestion_slots(rule, c, env), self.edition.categories))
             else:  # accuse
                 cards = values if len(values) > 1 else list(values[0] or ())
+                self._known_cards(rule, c.kind, cards)
                 try:
                     cards = self.edition.check_accusation(cards)
                 except (ClueError, KeyError, TypeError):
@@ -402,6 +417,30 @@ class Knowledge:
             cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
             self._candidates.append(cand)
             self._log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._turn))
+
+    def _known_cards(self, rule: CompiledRule, kind: str, cards) -> list:
+        """``cards`` (a list), each checked to be a card of the edition."""
+        cards = list(cards)
+        for v in cards:
+            if type(v) is not str or v not in self._all_cards:
+                raise RuleFileError(rule.path, rule.id, f"its {kind} names {clip(v, 80)}, which is not a card "
+                                                        f"of edition {self.edition.id!r}")
+        return cards
+
+    def _check_conclusion(self, rule: CompiledRule, kind: str, owner, arg) -> None:
+        """A conclusion's owner and card(s) must be the game's (not a KeyError later)."""
+        if type(owner) is not str or owner not in self._owner_set:
+            raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(owner, 80)}, which is not "
+                                                    f"an owner ({', '.join(self.owners)})")
+        if kind in ("one-of", "not-all"):
+            if isinstance(arg, str) or not isinstance(arg, (list, tuple, set, frozenset)):
+                raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
+                                                        f"a collection of cards")
+            for card in arg:
+                self._check_conclusion(rule, "a clause", owner, card)
+        elif type(arg) is not str or arg not in self._all_cards:
+            raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
+                                                    f"a card of edition {self.edition.id!r}")
 
     def _suggestion_slots(self, rule: CompiledRule, conclusion, env: dict) -> list:
         """The value of a ``suggest:`` conclusion for each category of the
@@ -546,6 +585,7 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         env = dict(env)
+        self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         try:
             lets = rule.lets
             if rule.condition is not None:
@@ -560,8 +600,15 @@ class Knowledge:
             self._loop(rule, env, 0)
         except (ContradictionError, RuleFileError):
             raise
+        except LimitError as exc:
+            raise RuleLimitError(rule.path, rule.id, str(exc)) from None
+        except (RecursionError, MemoryError) as exc:
+            raise RuleLimitError(rule.path, rule.id, f"ran out of {'stack' if isinstance(exc, RecursionError) else 'memory'}"
+                                                     f" while running") from None
         except Exception as exc:  # a rule that misuses a function
-            raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {exc}") from exc
+            text = str(exc)
+            text = text if len(text) <= 200 else text[:200] + "…"
+            raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {text}") from exc
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
         if i == len(rule.loops):
@@ -572,7 +619,11 @@ class Knowledge:
             return
         name, expr = rule.loops[i]
         values = expr(env)
-        for value in (sorted(values) if isinstance(values, (set, frozenset)) else list(values)):
+        values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
+        if len(values) > MAX_LENGTH:
+            raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
+        self._budget.charge(len(values) + 1)
+        for value in values:
             inner = dict(env)
             inner[name] = value
             self._loop(rule, inner, i + 1)
@@ -592,7 +643,14 @@ class Knowledge:
                 continue
             owner = c.args[0](env)
             arg = c.args[1](env)
-            key = (c.kind, owner, arg) if c.kind in ("held", "lacked") else cards_key(c.kind, owner, arg)
+            if c.kind in ("held", "lacked"):
+                if type(owner) is not str or owner not in self._owner_set or type(arg) is not str \
+                        or arg not in self._all_cards:
+                    self._check_conclusion(rule, c.kind, owner, arg)
+                key = (c.kind, owner, arg)
+            else:
+                self._check_conclusion(rule, c.kind, owner, arg)
+                key = cards_key(c.kind, owner, arg)
             if self._is_new(key) and key not in new:
                 new.append(key)
         if not new and contradiction is None:
@@ -632,6 +690,7 @@ class Knowledge:
         new = []
         for c in rule.then:
             key = (c.kind, c.args[0](env), c.args[1](env))
+            self._check_conclusion(rule, c.kind, key[1], key[2])
             if key not in self.probable and key not in new:
                 new.append(key)
         if not new:
@@ -950,6 +1009,84 @@ class Knowledge:
                 node.children = [build(p) for p in j.premises]
             return node
         return build(key)
+
+    def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+        """Whether a held / lacked / one-of / not-all fact follows from what
+        is known, decided by entailment: ``(True, tree)`` when it does,
+        ``(False, tree)`` when its negation does (every card of it is known
+        the other way), ``(None, None)`` when neither.  The tree explains the
+        answer: the fact's own justification when it is known; for a one-of,
+        a card of it known held (a not-all: one known lacked) or a narrower
+        clause known; otherwise the completion step's case analysis — no deal
+        consistent with a minimal set of known facts makes it false.  Without
+        the completion step only what the rules concluded counts."""
+        kind, owner = key[0], key[1]
+        if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in self._owner_set:
+            raise ClueError(f"cannot decide {describe(key)} by entailment")
+        cards = (key[2],) if kind in (HELD, LACKED) else tuple(key[2])
+        if not cards or any(c not in self._all_cards for c in cards):
+            raise ClueError(f"cannot decide {describe(key)}: it names no card or an unknown one")
+        sign = 1 if kind in (HELD, "one-of") else -1
+        same, other = (held_key, lacked_key) if sign > 0 else (lacked_key, held_key)
+        turn = self.last_turn
+
+        def node(k: Key, text: str, rule: str, message: str, premises: tuple, children: list) -> Explanation:
+            return Explanation(k, text, Justification(rule, message, premises, 0, turn), children)
+
+        def refuted(extra: list) -> tuple | None:
+            """A minimal set of known facts refuting ``extra``, or None when some deal satisfies it."""
+            sat = self._sat
+            if sat is None:
+                return None
+            current = self._assumptions()
+            if sat.consistent(current + extra):
+                return None
+            allowed = set(current)
+            core = [x for x in (sat.solver.get_core() or current) if x in allowed]
+            i = 0
+            while i < len(core):
+                trial = core[:i] + core[i + 1:]
+                if sat.consistent(trial + extra):
+                    i += 1
+                else:
+                    core = trial
+            return tuple(self._sat_lit[x] for x in core)
+
+        if key in self.justifications:
+            return True, self.explain(key)
+        for c in cards:  # a card of it known the fact's way
+            if self.status(owner, c) == (HELD if sign > 0 else LACKED):
+                cell = same(owner, c)
+                return True, node(key, describe(key), "entailment", f"{describe(cell)}, one of them", (cell,),
+                                  [self.explain(cell)])
+        clauses = self._clauses if kind == "one-of" else self._not_all if kind == "not-all" else {}
+        for clause, clause_key in clauses.get(owner, {}).items():
+            if clause <= set(cards) and clause_key in self.justifications:
+                return True, node(key, describe(key), "entailment",
+                                  f"{describe(clause_key)}, and these cards include those", (clause_key,),
+                                  [self.explain(clause_key)])
+        premises = refuted([-sign * self._sat.var(owner, c) for c in cards]) if self._sat else None
+        if premises is not None:
+            return True, node(key, describe(key), CASE_ANALYSIS, self._case_message(key, len(premises)), premises,
+                              [self.explain(p) for p in premises])
+        # the negation: every card of it known (or entailed) the other way
+        children = []
+        for c in cards:
+            cell = other(owner, c)
+            if cell in self.justifications:
+                children.append(self.explain(cell))
+                continue
+            found = refuted([sign * self._sat.var(owner, c)]) if self._sat else None
+            if found is None:
+                return None, None
+            children.append(node(cell, describe(cell), CASE_ANALYSIS, self._case_message(cell, len(found)), found,
+                                 [self.explain(p) for p in found]))
+        if kind in (HELD, LACKED):
+            return False, children[0]
+        text = (f"{owner} holds none of {', '.join(cards)}" if kind == "one-of"
+                else f"{owner} holds all of {', '.join(cards)}")
+        return False, node(key, text, "entailment", "every card of it is known the other way",
+                           tuple(ch.key for ch in children), children)
 
 
 def _as_set(value) -> list:

@@ -18,16 +18,17 @@ priorities, and in file order within a group.
 """
 from __future__ import annotations
 
+import itertools
 import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import jsonschema
 
-from ..core.errors import ExpressionError, RuleFileError
+from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
 from ._experta import AS, KnowledgeEngine, Rule, fact_class
-from .expr import Expression, compile_expression
+from .expr import Expression, LimitError, clip, compile_expression
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -51,6 +52,14 @@ FILE_KINDS: dict[str, tuple[str, ...]] = {
 
 _ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
 _EXPR = {"type": ["string", "number", "boolean"]}
+#: A name a rule binds (``let``, ``for``, ``each``): an identifier of at most 64 characters.
+_NAME = {"pattern": r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"}
+_BINDINGS = {"type": "object", "propertyNames": _NAME, "additionalProperties": _EXPR}
+
+#: Nested ``for:`` loops per rule.
+MAX_LOOPS = 4
+#: Names a rule binds with ``let`` and ``each`` together.
+MAX_BINDINGS = 32
 _PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
 
 #: JSON Schema of a rule file.
@@ -79,10 +88,10 @@ RULESET_SCHEMA: dict = {
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
                 ]},
                 "metadata": {"type": "object"},
-                "let": {"type": "object", "additionalProperties": _EXPR},
+                "let": _BINDINGS,
                 "if": _EXPR,
-                "for": {"type": "object", "additionalProperties": _EXPR},
-                "each": {"type": "object", "additionalProperties": _EXPR},
+                "for": _BINDINGS,
+                "each": _BINDINGS,
                 "where": _EXPR,
                 "then": {"type": "array", "minItems": 1, "items": {
                     "type": "object", "minProperties": 1, "maxProperties": 1,
@@ -205,14 +214,17 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
     try:
         parts = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise RuleFileError(path, rule, f"message {template!r} is not a valid template ({exc}); "
+        raise RuleFileError(path, rule, f"message {clip(template)} is not a valid template ({exc}); "
                                         f"write {{{{ and }}}} for literal braces") from None
     for _, fname, spec, conv in parts:
         if fname is None:
             continue
+        if len(fname) > 64:
+            raise RuleFileError(path, rule, f"message placeholder {clip(fname, 60)} is not a bound name")
         if spec or conv:
             raise RuleFileError(path, rule, f"message placeholder {{{fname}{'!' + conv if conv else ''}"
-                                            f"{':' + spec if spec else ''}}} has a format spec; write plain {{{fname}}}")
+                                            f"{':' + clip(spec, 60) if spec else ''}}} has a format spec; "
+                                            f"write plain {{{fname}}}")
         if fname not in names:
             raise RuleFileError(path, rule, f"message placeholder {{{fname}}} is not a bound name "
                                             f"(bound: {', '.join(sorted(names))})")
@@ -235,10 +247,13 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         kf = set(KINDS[kind])
         fields = kf if fields is None else fields & kf
     names = set(fields) | set(CONSTANTS)
+    _check_bindings(raw, set(fields), path, rid)
 
     def comp(src: Any, what: str) -> Expression:
         try:
             return compile_expression(src, names, functions)
+        except LimitError as exc:
+            raise RuleLimitError(path, rid, f"{what}: {exc}") from None
         except ExpressionError as exc:
             raise RuleFileError(path, rid, f"{what}: {exc}") from None
 
@@ -291,14 +306,68 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     return rule
 
 
+def _check_bindings(raw: dict, fields: set, path: str, rid: str) -> None:
+    """The names a rule binds: not the evaluator's (``__``), not a constant,
+    not a trigger field (except as a ``for`` variable), each bound once; and at most
+    :data:`MAX_LOOPS` nested loops and :data:`MAX_BINDINGS` other names."""
+    loops = raw.get("for") or {}
+    if len(loops) > MAX_LOOPS:
+        raise RuleLimitError(path, rid, f"for: {len(loops)} nested loops, over {MAX_LOOPS} "
+                                        f"(the limit on nested 'for' loops per rule)")
+    count = len(raw.get("let") or {}) + len(raw.get("each") or {})
+    if count > MAX_BINDINGS:
+        raise RuleLimitError(path, rid, f"let/each: {count} names, over {MAX_BINDINGS} "
+                                        f"(the limit on names a rule binds)")
+    bound: dict[str, str] = {}
+    for part in ("let", "for", "each"):
+        for name in raw.get(part) or {}:
+            if name.startswith("__"):
+                raise RuleFileError(path, rid, f"{part} {name}: names starting with '__' are the evaluator's")
+            if name in CONSTANTS:
+                raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a constant every rule reads "
+                                               f"({', '.join(CONSTANTS)}); choose another name")
+            if name in fields and part != "for":  # a loop may rebind a field (levels/kingston/sheet.yaml)
+                raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a field of the trigger; "
+                                               f"choose another name")
+            if name in bound:
+                raise RuleFileError(path, rid, f"{part} {name}: {name!r} is already bound by {bound[name]}")
+            bound[name] = part
+
+
+#: Characters of any value quoted in an error message.
+MAX_QUOTE = 200
+
+
 def _short(err: jsonschema.ValidationError) -> str:
-    if err.validator == "additionalProperties":
-        return err.message.replace("Additional properties are not allowed", "unknown key(s)")
-    if err.validator == "required":
-        return err.message.replace("is a required property", "is missing")
-    if err.validator in ("oneOf", "enum") and err.path and err.path[-1] == "when":
-        return f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {err.instance!r}"
-    return err.message
+    """A schema error in a few words, never quoting more than
+    :data:`MAX_QUOTE` characters of the rule file's own values (the
+    validator's message embeds the whole value, however big)."""
+    v, expected, got = err.validator, err.validator_value, clip(err.instance, MAX_QUOTE)
+    if v == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties") or {})
+        extra = [k for k in err.instance if k not in allowed][:5]
+        text = "unknown key(s) " + ", ".join(clip(k, 60) for k in extra)
+    elif v == "required":
+        missing = [k for k in expected if not isinstance(err.instance, dict) or k not in err.instance]
+        text = ", ".join(repr(k) for k in missing) + (" is" if len(missing) == 1 else " are") + " missing"
+    elif v in ("oneOf", "enum") and err.path and err.path[-1] == "when":
+        text = f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {got}"
+    elif v == "type":
+        want = expected if isinstance(expected, str) else " or ".join(expected)
+        text = f"{got} is not of type {want}"
+    elif v == "enum":
+        text = f"{got} is not one of {', '.join(repr(e) for e in expected)}"
+    elif v == "pattern":
+        text = f"{got} does not match {expected!r}"
+    elif v in ("minItems", "maxItems", "minProperties", "maxProperties", "minLength", "maxLength"):
+        text = f"{got} has too {'few' if v.startswith('min') else 'many'} " \
+               f"{'items' if 'Items' in v else 'properties' if 'Properties' in v else 'characters'} " \
+               f"(the {'least' if v.startswith('min') else 'most'} allowed is {expected})"
+    elif v == "propertyNames":
+        text = f"a name in {got} is not allowed (names are identifiers of at most 64 characters)"
+    else:
+        text = f"{got} is not valid here ({v})"
+    return text if len(text) <= 2 * MAX_QUOTE else text[:2 * MAX_QUOTE] + "…"
 
 
 def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
@@ -365,7 +434,8 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> R
     """Validate and compile an already-parsed rule file; its expressions may
     call the functions of ``functions`` (name -> function) only."""
     validator = jsonschema.Draft202012Validator(RULESET_SCHEMA)
-    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    # the first errors in path order (a hostile file can have very many)
+    errors = sorted(itertools.islice(validator.iter_errors(raw), 100), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
         where = list(err.absolute_path)

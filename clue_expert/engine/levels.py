@@ -22,10 +22,9 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from ..core.errors import ClueError
 from ..core.paths import data_dir
+from ..core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 from .language import RuleSet
 from .rules import load_ruleset
 
@@ -33,7 +32,7 @@ from .rules import load_ruleset
 DEFAULT_LEVEL = "complete"
 #: When a seat takes in observations.
 UPDATES = ("every-event", "own-turn")
-MAX_LEVEL_BYTES = 64_000
+MAX_LEVEL_BYTES = MAX_BYTES["level"]
 
 
 class LevelError(ClueError):
@@ -79,7 +78,7 @@ def _rulesets(names: tuple, base: str) -> tuple[RuleSet, ...]:
         elif local is not None and local.exists():
             out.append(load_ruleset(local))
         else:
-            raise LevelError(f"knowledge level names the rule file {name!r}, which is neither "
+            raise LevelError(f"knowledge level names the rule file {shorten(name)}, which is neither "
                              f"rules/{name}.yaml nor a file")
     return tuple(out)
 
@@ -89,7 +88,7 @@ def _parse(data: object, path: str) -> Level:
         raise LevelError(f"{path}: a knowledge level must be a mapping")
     extra = set(data) - {"id", "title", "description", "deduction", "completion", "update", "metadata"}
     if extra:
-        raise LevelError(f"{path}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+        raise LevelError(f"{path}: unknown key(s) {shorten(', '.join(sorted(map(str, extra))))}")
     for key in ("id", "deduction", "completion"):
         if key not in data:
             raise LevelError(f"{path}: missing key {key!r}")
@@ -98,9 +97,11 @@ def _parse(data: object, path: str) -> Level:
         raise LevelError(f"{path}: 'deduction' must be a list of rule file names")
     if not isinstance(data["completion"], bool):
         raise LevelError(f"{path}: 'completion' must be true or false")
+    if not isinstance(data.get("metadata") or {}, dict):
+        raise LevelError(f"{path}: 'metadata' must be a mapping")
     update = data.get("update", "every-event")
     if update not in UPDATES:
-        raise LevelError(f"{path}: 'update' must be one of {', '.join(UPDATES)}, got {update!r}")
+        raise LevelError(f"{path}: 'update' must be one of {', '.join(UPDATES)}, got {shorten(update)}")
     return Level(id=str(data["id"]), title=str(data.get("title", data["id"])), deduction=tuple(deduction),
                  completion=data["completion"], update=update, description=str(data.get("description", "")),
                  path=path, metadata=dict(data.get("metadata") or {}))
@@ -110,13 +111,9 @@ def load_level(path: str | Path) -> Level:
     """Read a level file."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_LEVEL_BYTES:
-            raise LevelError(f"{path}: larger than {MAX_LEVEL_BYTES} bytes")
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LevelError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise LevelError(f"{path}: not valid YAML: {exc}") from None
+        data = load_file(path, "level")
+    except FileLoadError as exc:
+        raise LevelError(f"{exc.source}: {exc.problem}") from None
     return _parse(data, str(path))
 
 
@@ -137,6 +134,6 @@ def get_level(name: str = DEFAULT_LEVEL) -> Level:
     if not path.exists():
         names = available_levels()
         near = difflib.get_close_matches(text, names, n=3, cutoff=0.4)
-        raise LevelError(f"unknown knowledge level {text!r}" + (f"; did you mean {', '.join(near)}?" if near
+        raise LevelError(f"unknown knowledge level {shorten(text)}" + (f"; did you mean {', '.join(near)}?" if near
                                                                  else f"; levels: {', '.join(names)}"))
     return load_level(path)

@@ -1,7 +1,7 @@
 """Rule files on disk: loading them with the shipped rule library, and the
 shipped deduction rule files.
 
-Reading is ``yaml.safe_load``; validation and compilation are the generic
+Reading is :func:`clue_expert.core.yamlio.load_file` (bounded YAML/JSON); validation and compilation are the generic
 compiler's (:mod:`clue_expert.engine.language`), handed the function table
 of :mod:`clue_expert.engine.library`.  The language's names are re-exported
 here for convenience.
@@ -12,10 +12,9 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..core.errors import RuleFileError
 from ..core.paths import data_dir
+from ..core.yamlio import FileLoadError, load_file
 from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
                        DispatchTable, RuleSet, all_rules, compile_engine, compile_ruleset, format_template)
 from .library import FUNCTIONS
@@ -26,15 +25,17 @@ def load_ruleset(path: str | Path) -> RuleSet:
     :class:`RuleFileError` naming the file, the rule and the problem."""
     path = str(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            raw = yaml.safe_load(fh)
-    except UnicodeDecodeError:
-        raise RuleFileError(path, None, "not a UTF-8 text file") from None
-    except yaml.YAMLError as exc:
-        raise RuleFileError(path, None, f"not valid YAML: {exc}") from None
-    except OSError as exc:
-        raise RuleFileError(path, None, f"cannot read: {exc.strerror}") from None
-    return parse_ruleset(raw, path)
+        raw = load_file(path, "rule")
+    except FileLoadError as exc:
+        raise RuleFileError(path, None, exc.problem) from None
+    try:
+        return parse_ruleset(raw, path)
+    except RuleFileError as exc:  # a hostile file's values stay out of the message
+        if (exc.rule is None or len(exc.rule) <= 80) and len(exc.problem) <= 500:
+            raise
+        rule = exc.rule if exc.rule is None or len(exc.rule) <= 80 else exc.rule[:79] + "…"
+        problem = exc.problem if len(exc.problem) <= 500 else exc.problem[:499] + "…"
+        raise RuleFileError(exc.path, rule, problem) from None
 
 
 def parse_ruleset(raw: Any, path: str) -> RuleSet:

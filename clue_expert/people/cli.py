@@ -7,6 +7,7 @@ import io
 import json
 import os
 import random
+import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -26,8 +27,8 @@ from ..engine.rules import all_rules, default_rulesets, load_ruleset, rule_files
 from ..play.contest import ContestAgent
 from ..play.game import play_game
 from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, load_decisions, parse_seat, seat_player
-from ..play.reproduce import kingston, mitchell
-from ..play.simulate import check_players, make_specs, run_games, summarize
+from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
+from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
 from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
@@ -125,46 +126,64 @@ def cmd_why(args) -> int:
     k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args), complete=level.completion)
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
+    tree = None
     if key in k.probable:
         answer["status"] = "refuted" if key in k.probable_clues(refuted=True) else "probable"
         tree = k.explain(key)
     elif key[0] in ("probably-held", "probably-lacked"):
         answer["status"] = "unknown"
-        tree = None
     elif k.known(key):
         answer["status"] = "known"
         tree = k.explain(key)
     else:
-        opposite = None
-        if key[0] in ("held", "lacked"):
-            opposite = ("lacked" if key[0] == "held" else "held", key[1], key[2])
-        if opposite and k.known(opposite):
+        # decided by entailment: a one-of is settled by a card of it known
+        # held, a not-all by one known lacked, or by the case analysis
+        verdict, tree = k.entailment(key)
+        if verdict is True:
+            answer["status"] = "entailed"
+        elif verdict is False:
             answer["status"] = "false"
-            answer["opposite"] = describe(opposite)
-            tree = k.explain(opposite)
+            answer["opposite"] = tree.text
         else:
             answer["status"] = "unknown"
-            tree = None
+    roots = _tree_roots(k, tree) if tree else []
     if args.json:
         answer["explanation"] = explanation_json(tree) if tree else None
-        answer["roots"] = [describe(r, k.values) for r in k.roots(tree.key)] if tree else []
+        answer["roots"] = [describe(r, k.values) for r in roots]
         print(json.dumps(answer))
     else:
         if answer["status"] == "unknown":
             console.print(f"Not known: {answer['fact']} — the record does not settle it"
-                          + (f" (after turn {args.turn})" if args.turn is not None else "") + ".")
+                          + (f" (after turn {args.turn})" if args.turn is not None else "") + ".", markup=False)
         else:
             if answer["status"] == "false":
-                console.print(f"No: the opposite is known — {answer['opposite']}.")
+                console.print(f"No: the opposite is known — {answer['opposite']}.", markup=False)
+            elif answer["status"] == "entailed":
+                console.print(f"Yes: {answer['fact']} — it follows from what is known.", markup=False)
             elif answer["status"] in ("probable", "refuted"):
                 console.print("A probable clue from an opponent model, not a deduction"
-                              + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."))
+                              + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."),
+                              markup=False)
             console.print(ExplanationView(tree))
-            console.print("[dim]rests on:[/dim] " + "; ".join(describe(r, k.values) for r in k.roots(tree.key)))
+            console.print("rests on:", style="dim", end=" ", markup=False)
+            console.print("; ".join(describe(r, k.values) for r in roots), markup=False)
     if error is not None:
         print(f"error: {args.record}: {error}", file=sys.stderr)
         return 1
     return 0 if answer["status"] != "unknown" else 3
+
+
+def _tree_roots(k, tree) -> list:
+    """The observations an explanation rests on, through the nodes that are
+    not facts of the knowledge (an entailed one-of, a case analysis)."""
+    if k.known(tree.key) or tree.key in k.probable:
+        return k.roots(tree.key)
+    out: list = []
+    for child in tree.children:
+        for r in _tree_roots(k, child):
+            if r not in out:
+                out.append(r)
+    return out
 
 
 def cmd_rules(args) -> int:
@@ -405,22 +424,32 @@ def cmd_simulate(args) -> int:
                        all_envelopes=args.all_envelopes, edition=args.edition, response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records)
     workers = args.workers or os.cpu_count() or 1
-    if args.json or not sys.stderr.isatty():
-        results = run_games(specs, workers)
-    else:
-        with progress_bar("simulating", len(specs)) as advance:
-            results = run_games(specs, workers, lambda s: advance())
+    interrupted = None
+    try:
+        if args.json or not sys.stderr.isatty():
+            results = run_games(specs, workers)
+        else:
+            with progress_bar("simulating", len(specs)) as advance:
+                results = run_games(specs, workers, lambda s: advance())
+    except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
+        interrupted, results = exc, exc.results
     summary = summarize(results)
     summary["config"] = {"players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
                          "strategies": args.strategy or ["clue-expert-focused"], "deal": args.deal,
                          "all_envelopes": args.all_envelopes, "response": args.response,
                          "accusation": args.accusation, "workers": workers, "records": args.records}
+    if interrupted is not None:
+        summary["interrupted"] = {"finished": interrupted.finished, "planned": interrupted.total}
     if args.json:
         print(json.dumps(summary))
     else:
-        _console(args).print(SummaryView(summary))
-        if args.records:
+        title = "Simulation" if interrupted is None else "Simulation (interrupted)"
+        _console(args).print(SummaryView(summary, title=title))
+        if args.records and results:
             _console(args).print(f"records written to {args.records}/")
+    if interrupted is not None:
+        print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 
@@ -429,19 +458,27 @@ def cmd_reproduce(args) -> int:
     extra = tuple(args.strategy or ())
     for spec in extra:
         parse_seat(spec)  # fail early on unknown names
-    if args.paper == "kingston":
-        tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
-                          knowledge=args.knowledge or "kingston",
-                          beside=None if args.no_beside else "complete")
-    else:
-        tables = mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra,
-                          tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell")
+    interrupted = None
+    try:
+        if args.paper == "kingston":
+            tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
+                              knowledge=args.knowledge or "kingston",
+                              beside=None if args.no_beside else "complete")
+        else:
+            tables = mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra,
+                              tables=tuple(args.table or ("5.1", "5.2", "5.3")),
+                              knowledge=args.knowledge or "mitchell")
+    except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
+        interrupted, tables = exc, exc.tables
     if args.json:
-        print(json.dumps([t.to_json() for t in tables]))
+        print(json.dumps([t.to_json() for t in tables]))  # a partial table says so in its notes
     else:
         console = _console(args)
         for t in tables:
             console.print(ComparisonView(t))
+    if interrupted is not None:
+        print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 
@@ -531,18 +568,19 @@ def cmd_notebook(args) -> int:
             ed = session.notebook.edition if session.notebook else None
             console.print(output_item(item, ed) if ed else getattr(item, "text", str(item)))
 
-    show(session.start())
-    while not session.done:
-        try:
-            line = input(session.prompt)
-        except EOFError:
-            show(session.handle("quit"))
-            break
-        except KeyboardInterrupt:
-            console.print()
-            show(session.handle("quit"))
-            break
-        show(session.handle(line))
+    try:
+        show(session.start())
+        while not session.done:
+            try:
+                line = input(session.prompt)
+            except EOFError:
+                show(session.close())
+                break
+            show(session.handle(line))
+    except KeyboardInterrupt:  # at the prompt or in the middle of an entry: the game as it stands is kept
+        console.print()
+        show(session.close())
+        return EXIT_INTERRUPTED
     return 0
 
 
@@ -703,20 +741,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_OK = 0
+EXIT_CONTRADICTION = 1
+EXIT_BAD_INPUT = 2
+EXIT_NOT_SETTLED = 3
+EXIT_CONNECTION = 5
+EXIT_INTERNAL = 70  # EX_SOFTWARE
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+# The exit codes of every command: docs/exit-codes.md.
+
+CONNECTION_ERRORS = (ConnectionError, socket.gaierror, socket.herror, socket.timeout)
+
+
 def main(argv=None) -> int:
-    """Entry point of the ``clue-expert`` console script."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``clue-expert`` console script.  Every failure
+    becomes one line on stderr and an exit code (docs/exit-codes.md)."""
     try:
-        return args.func(args)
-    except ContradictionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except ClueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # pragma: no cover
-        return 0
-    except OSError as exc:
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        args = build_parser().parse_args(argv)
+        try:
+            return args.func(args)
+        except ContradictionError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_CONTRADICTION
+        except ClueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except BrokenPipeError:  # pragma: no cover -- the reader went away (``| head``)
+            _quiet_stdout()
+            return EXIT_OK
+        except CONNECTION_ERRORS as exc:
+            print(f"error: connection failed: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_CONNECTION
+        except OSError as exc:
+            where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+            print(f"error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except Exception as exc:  # a bug: one line, not a traceback
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            print(f"error: internal error: {type(exc).__name__}: {message} (please report)", file=sys.stderr)
+            return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so that the interpreter's
+    final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover
+        pass

@@ -6,20 +6,26 @@ breaks the rules or contradicts earlier ones is refused with nothing changed.
 :class:`NotebookSession` is the line-by-line dialogue (set-up questions, then
 one entry or command per line); it returns plain output items that the CLI
 renders, so it is tested with scripted input.  Games are saved after every
-entry, atomically (written beside the file, then renamed over it).
+entry, atomically (written to a temporary file beside it, named
+``.FILE.saving-PID-XXXX.tmp``, then renamed over it); temporary files left by
+killed saves are removed when a file is opened.  A save that fails (a
+read-only folder, a full disk) keeps the game in the session and says so.  A
+file whose turns contradict each other opens in *repair mode*: the sheet is
+the one before the offending turn, and ``undo`` / ``edit N`` repair it.
 """
 from __future__ import annotations
 
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from ..core.cards import Edition, get_edition
-from ..core.errors import ClueError
+from ..core.errors import ClueError, ContradictionError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge, Sheet
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
@@ -77,8 +83,21 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
 
 
+TEMP_MARK = ".saving-"
+"""Temporary files of a save are named ``.FILE.saving-PID-XXXX.tmp``."""
+
+STALE_AFTER = 3600.0
+"""A temporary file this many seconds old is stale even if its process lives."""
+
+
+def temp_pattern(path: Path) -> str:
+    """The glob of the temporary files of saves of ``path`` (beside it)."""
+    return f".{Path(path).name}{TEMP_MARK}*.tmp"
+
+
 def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves the old or the new file."""
+    """Write ``text`` to ``path`` so that a crash leaves the old or the new file
+    (and at worst a temporary file beside it, see :func:`clean_stale_temps`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text(encoding="utf-8", errors="replace") == text:
@@ -89,7 +108,8 @@ def atomic_write(path: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}{os.getpid()}-", suffix=".tmp",
+                               dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -101,6 +121,57 @@ def atomic_write(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # this process saves one file at a time: a leftover of its own is stale
+    if os.name != "posix":
+        return True  # no cheap check: rely on the age
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
+
+
+def clean_stale_temps(path: str | Path) -> int:
+    """Remove the temporary files that killed saves of ``path`` left beside it
+    (those of processes that no longer run, or older than an hour); returns
+    how many were removed."""
+    path = Path(path)
+    removed = 0
+    try:
+        candidates = list(path.parent.glob(temp_pattern(path)))
+    except OSError:
+        return 0
+    for tmp in candidates:
+        pid_text = tmp.name[len(f".{path.name}{TEMP_MARK}"):].split("-", 1)[0]
+        try:
+            age = time.time() - tmp.stat().st_mtime
+            if pid_text.isdigit() and _alive(int(pid_text)) and age < STALE_AFTER:
+                continue
+            tmp.unlink()
+            removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+class SaveError(ClueError):
+    """A save that failed; the game is still in memory."""
+
+    def __init__(self, path: Path, exc: OSError):
+        self.path = Path(path)
+        reason = exc.strerror or str(exc)
+        if exc.filename and Path(exc.filename) != self.path and TEMP_MARK in Path(exc.filename).name:
+            # the temporary file beside it could not be made: say so of the folder, not of the temp file
+            reason = f"cannot write in the folder {self.path.parent} ({reason})"
+        #: Why, in a few words.
+        self.reason = reason
+        super().__init__(f"cannot save {self.path}: {reason}")
 
 
 class Notebook:
@@ -125,8 +196,12 @@ class Notebook:
         self.strategy = None
         if strategy:
             self.strategy = load_decisions("strategy", strategy)
+        #: Why the last automatic save failed (None: the file has the game).
+        self.unsaved: str | None = None
         self.record = self._validate(self.turns)
-        self.knowledge = self._build(self.record)
+        #: Repair mode: the contradiction of the turns (the knowledge is the one before its turn), or None.
+        self.conflict: ContradictionError | None = None
+        self.knowledge, self.conflict = self._build(self.record)
 
     # ------------------------------------------------------------- state
     def data(self, turns=None) -> dict:
@@ -137,24 +212,37 @@ class Notebook:
     def _validate(self, turns) -> Record:
         return parse_record(self.data(turns), str(self.path or "<notebook>"))
 
-    def _build(self, record: Record) -> Knowledge:
+    def _build(self, record: Record) -> tuple[Knowledge, ContradictionError | None]:
+        """The knowledge of the turns, and their first contradiction (the
+        knowledge is then the one before the offending turn)."""
         rulesets = self.level.rulesets() + ((self.strategy,) if self.strategy else ())
-        return replay(record, rulesets=rulesets, complete=self.level.completion)
+        return replay(record, rulesets=rulesets, complete=self.level.completion, strict=False)
 
     def _apply(self, turns: list) -> list:
-        """Validate and adopt a new list of turns; returns the sheet changes.
-        Raises (leaving everything unchanged) when the turns break a rule or
-        contradict each other."""
+        """Validate and adopt a new list of turns, then save; returns the sheet
+        changes.  Raises (leaving everything unchanged) when the turns break a
+        rule or contradict each other -- in repair mode, when they contradict
+        each other earlier than before.  A failed save does not raise: see
+        :attr:`unsaved`."""
         record = self._validate(turns)
-        knowledge = self._build(record)
+        knowledge, conflict = self._build(record)
+        if conflict is not None and (self.conflict is None or (conflict.turn or 0) < (self.conflict.turn or 0)):
+            raise conflict
         before = self.knowledge.sheet()
-        self.turns, self.record, self.knowledge = list(turns), record, knowledge
-        self.save()
+        self.turns, self.record, self.knowledge, self.conflict = list(turns), record, knowledge, conflict
+        self.autosave()
         return knowledge.sheet().changes_from(before)
 
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""
+        self.check_repaired()
         return self._apply(self.turns + [turn])
+
+    def check_repaired(self) -> None:
+        """Refuse new turns in repair mode."""
+        if self.conflict is not None:
+            raise ClueError(f"turn {self.conflict.turn} contradicts the turns before it: repair the game first "
+                            f"('undo' removes the last turn, 'edit N' re-enters turn N)")
 
     def undo(self) -> tuple[dict, list]:
         """Remove the last turn."""
@@ -172,18 +260,33 @@ class Notebook:
         return self._apply(turns)
 
     def save(self, path: str | Path | None = None) -> Path | None:
-        """Save atomically (to ``path``, which becomes the notebook's file)."""
-        if path is not None:
-            self.path = Path(path)
-        if self.path is None:
+        """Save atomically (to ``path``, which then becomes the notebook's
+        file).  Raises :class:`SaveError` when the file cannot be written, and
+        the notebook keeps its file and its game."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
             return None
-        atomic_write(self.path, yaml.safe_dump(self.data(), sort_keys=False, default_flow_style=None))
-        return self.path
+        if target.is_dir():
+            raise SaveError(target, IsADirectoryError(21, "it is a folder"))
+        try:
+            atomic_write(target, yaml.safe_dump(self.data(), sort_keys=False, default_flow_style=None))
+        except OSError as exc:
+            raise SaveError(target, exc) from None
+        self.path, self.unsaved = target, None
+        return target
+
+    def autosave(self) -> str | None:
+        """Save, remembering in :attr:`unsaved` (and returning) why it failed."""
+        try:
+            self.save()
+        except SaveError as exc:
+            self.unsaved = str(exc)
+        return self.unsaved
 
     @classmethod
     def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL) -> "Notebook":
         """Open a saved game (any record file)."""
-        r = load_record(path)
+        r = load_record(path, "notebook")
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
                    knowledge=knowledge)
@@ -304,10 +407,56 @@ class NotebookSession:
         self._stage = None
         self._step: dict | None = None
         self._edit: int | None = None
+        self._quitting = False
+        self._repairing = False
+        #: Temporary files of killed saves removed when the file was opened.
+        self.cleaned = 0
         if self.path.exists():
-            self.notebook = Notebook.load(self.path, strategy, self.knowledge_level)
+            self.notebook = self._open(self.path)
         else:
+            self.cleaned = clean_stale_temps(self.path)
             self._stage = "edition"
+
+    def _open(self, path: str | Path) -> Notebook:
+        """Open a saved game (cleaning the temporary files of killed saves);
+        a game whose turns contradict each other opens in repair mode."""
+        self.cleaned = clean_stale_temps(path)
+        return Notebook.load(path, self.strategy, self.knowledge_level)
+
+    def _opened(self) -> list:
+        """What to say about the game just opened."""
+        nb = self.notebook
+        self._repairing = nb.conflict is not None
+        out = [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, {len(nb.turns)} turns")]
+        if self.cleaned:
+            out.append(Message(f"removed {self.cleaned} temporary file(s) left by interrupted saves", "dim"))
+        return out + self._repair_notes() + [nb.knowledge.sheet()]
+
+    def _repair_notes(self) -> list:
+        """Repair mode: what contradicts, and how to repair it."""
+        c = self.notebook.conflict if self.notebook else None
+        if c is None:
+            return []
+        if not c.turn:
+            return [Message(f"repair mode: your hand and the hand sizes contradict each other: {c.reason}"
+                            + (f" (conflicting facts: {'; '.join(c.facts)})" if c.facts else "")
+                            + f" — correct them in {self.path} with an editor", "error")]
+        out = [Message(f"repair mode: turn {c.turn} contradicts the turns before it: {c.reason}", "error")]
+        if c.facts:
+            out.append(Message("  conflicting facts: " + "; ".join(c.facts), "error"))
+        last = len(self.notebook.turns)
+        out.append(Message(f"the sheet is the one after turn {c.turn - 1}; repair the game with 'edit {c.turn}' "
+                           f"(re-enter turn {c.turn}) or 'undo' (remove turn {last}); 'history' lists the turns; "
+                           f"new turns wait until it is repaired", "advice"))
+        return out
+
+    def _save_notes(self) -> list:
+        """One line when the game could not be saved."""
+        nb = self.notebook
+        if nb is None or nb.unsaved is None:
+            return []
+        return [Message(f"not saved: {nb.unsaved}; the game is kept in this session — type 'save OTHERFILE' "
+                        f"to save it elsewhere", "error")]
 
     # --------------------------------------------------------------- prompts
     @property
@@ -326,15 +475,18 @@ class NotebookSession:
             return self._step_prompt()
         if self._edit is not None:
             return f"turn {self._edit} again> "
+        if self.notebook.conflict is not None:
+            return f"repair (turn {self.notebook.conflict.turn} contradicts; undo or edit N)> "
         return f"turn {len(self.notebook.turns) + 1}> "
 
     def start(self) -> list:
         """Output before the first prompt."""
         if self.notebook is not None:
-            nb = self.notebook
-            return [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, "
-                            f"{len(nb.turns)} turns"), nb.knowledge.sheet()]
-        return [Message("A new game. Type 'help' at any prompt.")]
+            return self._opened()
+        out = [Message("A new game. Type 'help' at any prompt.")]
+        if self.cleaned:
+            out.append(Message(f"removed {self.cleaned} temporary file(s) left by interrupted saves", "dim"))
+        return out
 
     def _sizes_text(self) -> str:
         return " ".join(f"{p} {n}" for p, n in self._setup["sizes"].items())
@@ -345,9 +497,13 @@ class NotebookSession:
         line = line.strip()
         word = line.split()[0].lower() if line else ""
         if word == "quit":
-            self.done = True
-            saved = self.notebook.path if self.notebook else None
-            return [Message(f"the game is saved in {saved}" if saved else "bye")]
+            nb = self.notebook
+            if nb is not None and nb.unsaved is not None and nb.autosave() is not None and not self._quitting:
+                self._quitting = True
+                return [Message(f"the game is not saved ({nb.unsaved}): type 'save OTHERFILE' to keep it, "
+                                f"or 'quit' again to leave without saving", "error")]
+            return self.close()
+        self._quitting = False
         if word == "help":
             return [Message(HELP)]
         try:
@@ -363,6 +519,19 @@ class NotebookSession:
             return self._command(line)
         except ClueError as exc:
             return [Message(str(exc), "error")]
+
+    def close(self) -> list:
+        """End the session (also on end of input or Ctrl-C): a last save, and
+        where the game is."""
+        self.done = True
+        nb = self.notebook
+        if nb is None:
+            return [Message("bye")]
+        if nb.path is not None and nb.autosave() is None:
+            return [Message(f"the game is saved in {nb.path}")]
+        if nb.path is None:
+            return [Message("bye")]
+        return [Message(f"the game is NOT saved: {nb.unsaved}", "error")]
 
     def _handle_setup(self, line: str) -> list:
         s = self._setup
@@ -407,10 +576,12 @@ class NotebookSession:
                     s["sizes"][p] = int(n)
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
                                      strategy=self.strategy, path=self.path, knowledge=self.knowledge_level)
-            self.notebook.save()
             self._stage = None
-            out = [Message(f"game saved to {self.path} after every entry"), self.notebook.knowledge.sheet()]
-            return out + self._advice()
+            if self.notebook.autosave() is None:
+                out = [Message(f"game saved to {self.path} after every entry")]
+            else:
+                out = self._save_notes()
+            return out + [self.notebook.knowledge.sheet()] + self._advice()
         return []
 
     def _command(self, line: str) -> list:
@@ -426,7 +597,9 @@ class NotebookSession:
         if word == "history":
             if not nb.turns:
                 return [Message("no turns yet")]
-            return [Message(describe_turn(n, t)) for n, t in enumerate(nb.record.turns, start=1)]
+            bad = nb.conflict.turn if nb.conflict is not None else None
+            return [Message(describe_turn(n, t) + ("   ← contradicts the turns before it" if n == bad else ""),
+                            "error" if n == bad else "info") for n, t in enumerate(nb.record.turns, start=1)]
         if word == "why":
             key = parse_fact(rest, nb.edition, nb.knowledge.owners)
             if nb.knowledge.known(key):
@@ -447,16 +620,23 @@ class NotebookSession:
             return [Message("was: " + describe_turn(n, nb.record.turns[n - 1]) +
                             "; type the corrected turn (Enter to cancel)")]
         if word == "save":
-            path = nb.save(rest.strip() or None)
+            try:
+                path = nb.save(rest.strip() or None)
+            except SaveError as exc:
+                return [Message(f"not saved: {exc}; the game is kept in this session — try 'save OTHERFILE'",
+                                "error")]
             self.path = nb.path
             return [Message(f"saved to {path}")]
         if word == "load":
             if not rest.strip():
                 raise ClueError("load needs a file name")
-            self.notebook = Notebook.load(rest.strip(), self.strategy)
+            if nb.unsaved is not None:
+                raise ClueError(f"this game is not saved ({nb.unsaved}): 'save OTHERFILE' first")
+            self.notebook = self._open(rest.strip())
             self.path = self.notebook.path
-            return [Message(f"loaded {self.path}"), self.notebook.knowledge.sheet()]
+            return self._opened()
         if word == "turn":
+            nb.check_repaired()
             self._step = {}
             return [Message("step by step: who suggested?")]
         return self._entry(nb.parse_turn(line))
@@ -492,10 +672,17 @@ class NotebookSession:
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
         out.append(Changes(changes, title))
         out.append(nb.knowledge.sheet())
-        return out + self._advice()
+        if nb.conflict is not None:
+            out += self._repair_notes()
+        elif self._repairing:
+            out.append(Message("repaired: the turns agree with each other again; new turns are welcome", "advice"))
+        self._repairing = nb.conflict is not None
+        return out + self._save_notes() + self._advice()
 
     def _advice(self) -> list:
         nb = self.notebook
+        if nb.conflict is not None:
+            return []  # the sheet is the one before the contradiction: no advice on it
         adv = nb.advice()
         out = []
         if nb.knowledge.solved():

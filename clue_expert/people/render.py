@@ -3,6 +3,11 @@
 Core objects never import rich; this module wraps them in small views with a
 ``__rich__`` method, and :func:`make_console` builds the one console the CLI
 prints through (tests use a fixed-width, colourless one).
+
+User-provided text (player names, card names, rule ids and messages, file
+names, titles) never goes into rich markup: every such string reaches rich as
+a :class:`~rich.text.Text` (:func:`plain`), or through :func:`escape`, so a
+player called ``[/]`` or ``[bold red]x`` prints as written.
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from typing import Iterable
 
 from rich import box
 from rich.console import Console, Group
+from rich.markup import escape as _escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -28,6 +34,16 @@ MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
 STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
 
 
+def plain(text: object, style: str = "") -> Text:
+    """User text as rich text: printed as written, never read as markup."""
+    return Text(str(text), style=style)
+
+
+def escape(text: object) -> str:
+    """User text escaped for a rich markup string (prefer :func:`plain`)."""
+    return _escape(str(text))
+
+
 def make_console(*, width: int | None = None, color: bool = True, file=None, record: bool = False) -> Console:
     """The console everything is printed through."""
     return Console(width=width, no_color=not color, color_system="auto" if color else None,
@@ -38,10 +54,10 @@ def make_console(*, width: int | None = None, color: bool = True, file=None, rec
 def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> Table:
     """A table of every card (grouped by category) against every owner;
     ``label(card)`` and ``cell(owner, card)`` give the texts."""
-    table = Table(title=title, show_lines=False, header_style="bold")
+    table = Table(title=plain(title), show_lines=False, header_style="bold")
     table.add_column("card")
     for o in sheet.owners:
-        table.add_column(o, justify=justify)
+        table.add_column(plain(o), justify=justify)
     for cat in dict.fromkeys(sheet.categories.values()):
         table.add_row(Text(cat.upper() + "S", style="bold dim"), *[""] * len(sheet.owners))
         for c in sheet.cards:
@@ -130,7 +146,7 @@ class RulesView:
                          else f"{rs.id} · priority {r.priority}") + f" · when {', '.join(r.on)}"
                 cell = Text(r.id, style="magenta")
                 cell.append("\n" + where, style="dim")
-                table.add_row(cell, r.message)
+                table.add_row(cell, plain(r.message))
         return table
 
 
@@ -179,7 +195,7 @@ def probable_clues(k: Knowledge) -> Table | None:
     table.add_column("turn", justify="right")
     table.add_column("status")
     for key, j in k.probable.items():
-        table.add_row(describe(key), j.rule, str(j.turn if j.turn is not None else ""),
+        table.add_row(plain(describe(key)), plain(j.rule), str(j.turn if j.turn is not None else ""),
                       Text("refuted by the sheet", style="red") if key in refuted else Text("open"))
     return table
 
@@ -244,13 +260,13 @@ class SummaryView:
         for col in ("strategy", "seat-games", "wins", "win rate", "95 % interval"):
             strat.add_column(col, justify="right" if col != "strategy" else "left")
         for name, d in sorted(s["strategies"].items(), key=lambda kv: -kv[1]["win_rate"]):
-            strat.add_row(name, str(d["seats"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
+            strat.add_row(plain(name), str(d["seats"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
                           f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
         seats = Table(title="per seat", header_style="bold")
         for col in ("seat", "games", "wins", "win rate", "95 % interval"):
             seats.add_column(col, justify="right")
         for d in s["seats"]:
-            seats.add_row(str(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
+            seats.add_row(plain(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
                           f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
         return Group(head, strat, seats)
 
@@ -263,12 +279,14 @@ class ComparisonView:
 
     def __rich__(self):
         c = self.c
-        table = Table(title=c.title, header_style="bold", caption="\n".join(c.notes), caption_justify="left")
+        table = Table(title=plain(c.title), header_style="bold", caption=plain("\n".join(c.notes)),
+                      caption_justify="left")
         table.add_column("", overflow="fold", min_width=14)
         for col in c.columns:
-            table.add_column(f"{col}\npub. / ours", justify="center")
+            table.add_column(plain(f"{col}\npub. / ours"), justify="center")
         for label, cells in c.rows:
-            table.add_row(label, *[f"{'—' if p is None else p} / {'—' if o is None else o}" for p, o in cells])
+            table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
+                                          for p, o in cells])
         return table
 
 
@@ -294,7 +312,7 @@ class StepView:
             diff.add_column("card")
             diff.add_column("change")
             for o, c, a, b in s.changes:
-                diff.add_row(o, self.edition.display(c), f"{MARK[a] or '·'} → {MARK[b] or '·'}")
+                diff.add_row(plain(o), plain(self.edition.display(c)), f"{MARK[a] or '·'} → {MARK[b] or '·'}")
             parts.append(diff)
         else:
             parts.append(Text("no change to the sheet", style="dim"))
@@ -302,7 +320,7 @@ class StepView:
             parts.append(Text("the envelope is known", style="bold yellow"))
         if self.show_sheet and s.sheet is not None:
             parts.append(SheetView(s.sheet, self.edition))
-        return Panel(Group(*parts), title=s.observation, title_align="left")
+        return Panel(Group(*parts), title=plain(s.observation), title_align="left")
 
 
 class ChangesView:
@@ -366,7 +384,7 @@ class ProbabilityView:
 @contextlib.contextmanager
 def progress_bar(label: str, total: int):
     """A progress bar on standard error; yields a function that advances it by one."""
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=make_console(file=sys.stderr)) as bar:
         task = bar.add_task(label, total=total)
         yield lambda: bar.advance(task)

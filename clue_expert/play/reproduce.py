@@ -18,7 +18,7 @@ import yaml
 
 from ..core.deals import get_deal
 from ..core.paths import published_dir
-from .simulate import GameSpec, envelope_variants, hash_seed, make_specs, run_games, summarize
+from .simulate import GameSpec, Interrupted, envelope_variants, hash_seed, make_specs, run_games, summarize
 
 KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
                        "kingston-previous-possible", "kingston-next-not-held"]
@@ -44,6 +44,48 @@ class Comparison:
                          for label, cells in self.rows]}
 
 
+class ReproductionInterrupted(Interrupted):
+    """A reproduction stopped by Ctrl-C: ``tables`` holds the tables whose
+    games were (at least partly) played, each partial one with a note."""
+
+    def __init__(self, tables: list, finished: int, total: int):
+        #: The tables finished, and the one in progress from the games it finished.
+        self.tables = tables
+        super().__init__([], total, finished)
+
+
+class _Runs:
+    """The runs of games of one reproduction, with every game counted up
+    front, so that an interruption can say how far it got."""
+
+    def __init__(self, workers: int, progress, total: int):
+        self.workers, self.progress, self.total = workers, progress, total
+        self.finished = 0
+        #: The run interrupted (later runs are skipped: ``run`` returns None).
+        self.interrupted = False
+
+    def run(self, specs) -> list | None:
+        if self.interrupted:
+            return None
+        try:
+            results = run_games(specs, self.workers, self.progress)
+        except Interrupted as exc:
+            self.interrupted = True
+            results = exc.results
+        self.finished += len(results)
+        return results
+
+    def note(self, table: "Comparison", planned: int, played: int) -> None:
+        if played < planned:
+            table.notes.append(f"interrupted: the figures are over the {played} of {planned} games of this "
+                               f"table finished")
+
+    def done(self, tables: list) -> list:
+        if self.interrupted:
+            raise ReproductionInterrupted(tables, self.finished, self.total)
+        return tables
+
+
 @functools.lru_cache(maxsize=None)
 def published(name: str) -> dict:
     """The published figures of a paper."""
@@ -59,15 +101,39 @@ def _mean(xs):
 def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
     """The envelope variants behind the 'all' column: every one of them when
     ``envelopes`` is at least their number (324 for deal 1), else a seeded
-    uniform random sample of ``envelopes`` of them (without replacement), so
-    every suspect, weapon and room can be drawn -- not every k-th variant in
-    suspect x weapon x room order, which keeps the room fixed."""
+    random sample in which every variant has the same chance to be drawn (so
+    the sample's mean is an unbiased estimate of the mean over all of them).
+
+    When ``envelopes`` is a multiple of the number of (first category x
+    second category) pairs (36 for 6 suspects x 6 weapons), the sample is
+    stratified: every pair appears equally often, and the last category's
+    cards (the rooms) are dealt out over the pairs from a shuffled, evenly
+    repeated list, so every room appears equally often too.  Otherwise it is
+    a simple random sample without replacement.  Either way it is never every
+    k-th variant in product order, which keeps the room fixed."""
     variants = envelope_variants(deal)
     if envelopes <= 0:
         return []
     if envelopes >= len(variants):
         return variants
-    return random.Random(hash_seed(seed, envelopes)).sample(variants, envelopes)
+    rng = random.Random(hash_seed(seed, envelopes))
+    ed = deal.edition
+    *front, last = ed.categories
+    last_cards = list(ed.category_cards(last))
+    by_front: dict = {}
+    for v in variants:
+        by_front.setdefault(v.envelope[:-1], {})[v.envelope[-1]] = v
+    strata = list(by_front)
+    per = envelopes // len(strata) if strata and envelopes % len(strata) == 0 else 0
+    if not per or per > len(last_cards) or len(front) == 0:
+        return rng.sample(variants, envelopes)
+    rng.shuffle(strata)
+    rng.shuffle(last_cards)
+    out = []
+    for i, key in enumerate(strata):
+        picks = [last_cards[(i * per + j) % len(last_cards)] for j in range(per)]
+        out.extend(by_front[key][c] for c in picks)
+    return out
 
 
 def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-information",
@@ -83,6 +149,7 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
     pub = published("kingston")
     tables = []
     levels = [knowledge] + ([beside] if beside and beside != knowledge else [])
+    plans = []
     for n in (3, 6):
         specs: list[GameSpec] = []
         index = {}
@@ -100,7 +167,12 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
                 for v in sample:
                     index[len(specs)] = (label, "all")
                     specs.append(GameSpec(len(specs), v, (seat,) * n, hash_seed(len(specs), n), response=response))
-        results = run_games(specs, workers, progress)
+        plans.append((n, specs, index, rows, sample))
+    runs = _Runs(workers, progress, sum(len(plan[1]) for plan in plans))
+    for n, specs, index, rows, sample in plans:
+        results = runs.run(specs)
+        if results is None:
+            break
         cols = pub["columns"]
         n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
         what = (f"all {n_variants} envelope variants" if len(sample) == n_variants else
@@ -114,35 +186,42 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
                                f"'all': ours is the mean over {what} of deal 1 (Kingston's generator swaps the new "
                                "envelope cards into the hands)" if sample else
                                "'all': not computed (use --envelopes N)"])
+        runs.note(table, len(specs), len(results))
         for label, strategy in rows:
             ours = {c: [] for c in cols}
-            for i, r in enumerate(results):
-                s, col = index[i]
+            for r in results:
+                s, col = index[r.index]
                 if s == label:
                     ours[col].append(r.solution_round)
             published_row = pub["players"][n].get(strategy, [None] * len(cols))
             cells = [(p, _mean(ours[c])) for p, c in zip(published_row, cols)]
             table.rows.append((label, cells))
         tables.append(table)
-    return tables
+    return runs.done(tables)
 
 
 def _level_words(level: str) -> str:
     return "complete deduction" if level == "complete" else f"{level}'s knowledge"
 
 
-def _same_strategy_cells(cells: list, games: int, seed: int, workers: int, progress) -> list:
-    """Mean rounds to a solution for each (deal id, strategy), every seat
-    playing that strategy, ``games`` seeded games each -- all in one run."""
+def _same_strategy_specs(cells: list, games: int, seed: int) -> tuple[list, list]:
+    """The games of the cells (deal id, strategy), every seat playing that
+    strategy, ``games`` seeded games each -- all in one run -- and the cell of
+    each game."""
     specs, cell_of = [], []
     for i, (deal_id, strategy) in enumerate(cells):
         deal = get_deal(deal_id)
         for g in range(games):
             specs.append(GameSpec(len(specs), deal, (strategy,) * len(deal.players), hash_seed(seed, g)))
             cell_of.append(i)
+    return specs, cell_of
+
+
+def _same_strategy_means(cells: list, cell_of: list, results: list) -> list:
+    """Mean rounds to a solution of each cell (None for a cell without games)."""
     per_cell: list = [[] for _ in cells]
-    for i, r in zip(cell_of, run_games(specs, workers, progress)):
-        per_cell[i].append(r)
+    for r in results:
+        per_cell[cell_of[r.index]].append(r)
     return [summarize(rs)["mean_rounds_to_solution"] for rs in per_cell]
 
 
@@ -185,21 +264,32 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                 [(f"deal {d}", [(p, cell(d, col, strategy)) for p, col in zip(row, data["columns"])
                                 if col in advanced])
                  for d, row in data["rows"].items()]))
-    means = _same_strategy_cells(cells, games, seed, workers, progress)
+    specs, cell_of = _same_strategy_specs(cells, games, seed)
+    tests = []  # table 5.3: (test, seats, strategies, specs)
+    if "5.3" in tables:
+        for test, seats in pub["table_5_3"].items():
+            strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
+            tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
+                                                              seed=seed * 1000 + int(test), strategies=strategies)))
+    runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests))
+    results = runs.run(specs) if specs else []
+    means = _same_strategy_means(cells, cell_of, results)
     out = []
     for table, rows in layouts:
         table.rows = [(label, [(p, None if means[i] is None else round(means[i], 2)) for p, i in row])
                       for label, row in rows]
+        runs.note(table, len(specs), len(results))
         out.append(table)
-    if "5.3" in tables:
+    if tests and not runs.interrupted:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
                        [f"seat {i}" for i in range(1, 7)],
                        notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
                               f"games; cells are win shares in % (published: wins/500)", note])
-        for test, seats in pub["table_5_3"].items():
-            strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
-            specs = make_specs(players=len(seats), games=games, seed=seed * 1000 + int(test), strategies=strategies)
-            results = run_games(specs, workers, progress)
+        for test, seats, strategies, test_specs in tests:
+            results = runs.run(test_specs)
+            if results is None:
+                break
+            runs.note(t, len(test_specs), len(results))
             summary = summarize(results)
             cells = []
             for i, (kind, wins) in enumerate(seats):
@@ -208,4 +298,4 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                 cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
             t.rows.append((f"test {test}", cells))
         out.append(t)
-    return out
+    return runs.done(out)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import os
 import random
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -58,6 +60,22 @@ class GameSummary:
     strategies: tuple
     players: tuple
     winner_seat: int | None
+
+
+class Interrupted(KeyboardInterrupt):
+    """:func:`run_games` was interrupted (Ctrl-C): the workers are stopped and
+    the games finished so far are kept.  A :class:`KeyboardInterrupt`, so a
+    caller that does not look at the partial results still stops as on any
+    Ctrl-C."""
+
+    def __init__(self, results: Sequence["GameSummary"], total: int, finished: int | None = None):
+        #: The summaries of the games finished, in game order.
+        self.results = list(results)
+        #: How many games were to be played.
+        self.total = total
+        #: How many games were finished (``len(results)`` unless told).
+        self.finished = len(self.results) if finished is None else finished
+        super().__init__(f"interrupted after {self.finished} of {self.total} games")
 
 
 def check_players(n: int, edition: Edition) -> None:
@@ -133,10 +151,14 @@ def hash_seed(seed: int, game: int) -> int:
 
 _PLAYERS: dict = {}
 
+PARTIAL_PREFIX = ".partial-"
+"""Names of records being written (renamed to ``game-NNNNN.yaml`` when whole)."""
 
-def run_game(spec: GameSpec) -> GameSummary:
-    """Play one game (players are cached per process and reused: a new game
-    resets their engines instead of rebuilding them)."""
+
+def _play(spec: GameSpec) -> tuple:
+    """Play one game: its summary, and its record when ``spec.records`` asks
+    for one (players are cached per process and reused: a new game resets
+    their engines instead of rebuilding them)."""
     names = spec.deal.players
     players = {}
     for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
@@ -147,35 +169,86 @@ def run_game(spec: GameSpec) -> GameSummary:
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
     result = play_game(spec.deal, players, max_rounds=spec.max_rounds)
-    if spec.records:
-        seat = result.winner or names[0]
-        path = Path(spec.records) / f"game-{spec.index + 1:05d}.yaml"
-        dump_record(result.record(seat), path)
+    record = result.record(result.winner or names[0]) if spec.records else None
     return GameSummary(index=spec.index, winner=result.winner, win_round=result.win_round,
                        solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),
                        strategies=spec.strategies, players=names,
-                       winner_seat=names.index(result.winner) if result.winner else None)
+                       winner_seat=names.index(result.winner) if result.winner else None), record
+
+
+def _write_record(folder: str | Path, index: int, record) -> None:
+    """``game-NNNNN.yaml`` (game ``index`` + 1) in ``folder``, written beside
+    and renamed, so that an interruption leaves no half-written record."""
+    path = Path(folder) / f"game-{index + 1:05d}.yaml"
+    tmp = path.with_name(f"{PARTIAL_PREFIX}{path.stem}.{os.getpid()}.yaml")
+    try:
+        dump_record(record, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def run_game(spec: GameSpec) -> GameSummary:
+    """Play one game (and write its record when ``spec.records`` asks)."""
+    summary, record = _play(spec)
+    if record is not None:
+        _write_record(spec.records, spec.index, record)
+    return summary
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C goes to the whole process group, but only
+    the parent handles it (it terminates the workers), so no worker prints a
+    traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_games(specs: Sequence[GameSpec], workers: int = 1,
               progress: Callable[[GameSummary], None] | None = None) -> list[GameSummary]:
-    """Play all games, on ``workers`` processes; results in game order."""
-    if specs and specs[0].records:
-        Path(specs[0].records).mkdir(parents=True, exist_ok=True)
+    """Play all games, on ``workers`` processes; results in game order.
+
+    On Ctrl-C (:class:`KeyboardInterrupt`, in a game or in ``progress``) the
+    workers are terminated and joined and :class:`Interrupted` is raised,
+    carrying the summaries of the games finished (their records are kept;
+    the game in progress is dropped, and leaves no record)."""
+    folder = Path(specs[0].records) if specs and specs[0].records else None  # the same for every game
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     out: list = []
-    if workers <= 1 or len(specs) < 2:
-        for spec in specs:
-            s = run_game(spec)
-            out.append(s)
-            if progress:
-                progress(s)
-    else:
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with ctx.Pool(workers) as pool:
-            for s in pool.imap_unordered(run_game, specs, chunksize=max(1, len(specs) // (workers * 8))):
-                out.append(s)
-                if progress:
-                    progress(s)
+
+    def finished(summary: GameSummary, record) -> None:
+        # the parent writes the records, so those on disk are exactly the games counted
+        if record is not None:
+            _write_record(folder, summary.index, record)
+        out.append(summary)
+        if progress:
+            progress(summary)
+    try:
+        if workers <= 1 or len(specs) < 2:
+            for spec in specs:
+                finished(*_play(spec))
+        else:
+            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+            pool = ctx.Pool(workers, initializer=_ignore_sigint)
+            try:
+                # one game per task: a game takes far longer than sending it, and an
+                # interruption loses no finished game waiting in a chunk
+                for summary, record in pool.imap_unordered(_play, specs, chunksize=1):
+                    finished(summary, record)
+                pool.close()
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
+    except KeyboardInterrupt as exc:
+        if folder is not None:  # records half-written by a terminated worker
+            for stale in folder.glob(f"{PARTIAL_PREFIX}game-*.yaml"):
+                stale.unlink(missing_ok=True)
+        if isinstance(exc, Interrupted):
+            raise
+        raise Interrupted(sorted(out, key=lambda s: s.index), len(specs)) from None
     return sorted(out, key=lambda s: s.index)
 
 

@@ -1,0 +1,238 @@
+"""One bounded YAML/JSON loader for every file clue-expert reads.
+
+Records, notebooks, rule files, editions, deals and knowledge levels all go
+through :func:`load_file` (or :func:`load_text` for text in hand), which
+refuses hostile input with one short :class:`FileLoadError` naming the file
+and the limit, before any of it is expanded:
+
+* a size cap per kind of file (:data:`MAX_BYTES`);
+* JSON (text starting with ``{`` or ``[``) is parsed by :mod:`json`, YAML by
+  libyaml (``yaml.CSafeLoader``) when it is available, else ``SafeLoader``;
+* nesting deeper than :data:`MAX_DEPTH` collections is refused — measured on
+  the parser's event stream, so nothing recurses before the check;
+* YAML aliases (``*name``): at most :data:`MAX_ALIASES` of them, adding at
+  most :data:`MAX_ALIAS_NODES` values when expanded, never an alias inside
+  the value it names (a recursive structure).
+
+:func:`shorten` is for putting a user's value into an error message: one
+line, at most ``n`` characters, whatever the value holds.
+
+See ``docs/limits-files.md``.
+"""
+from __future__ import annotations
+
+import json
+import reprlib
+from pathlib import Path
+
+import yaml
+
+from .errors import ClueError
+
+#: Size caps, in bytes, per kind of file.
+MAX_BYTES: dict[str, int] = {
+    "record": 20_000_000,
+    "notebook": 20_000_000,
+    "rule": 1_000_000,
+    "edition": 256_000,
+    "deal": 256_000,
+    "level": 64_000,
+}
+#: The cap for a kind not in :data:`MAX_BYTES`.
+DEFAULT_MAX_BYTES = 1_000_000
+#: How deeply collections (mappings and lists) may nest; the top level is 1.
+MAX_DEPTH = 50
+#: How many YAML aliases (``*name``) a file may use.
+MAX_ALIASES = 50
+#: How many values the aliases of a file may add when expanded.
+MAX_ALIAS_NODES = 10_000
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+class FileLoadError(ClueError):
+    """A file that cannot be read as YAML/JSON, or that breaks a limit.
+    ``str()`` is ``"SOURCE: PROBLEM"``; each loader re-raises the problem
+    as its own error type (``RecordError``, ``RuleFileError``, …)."""
+
+    def __init__(self, source: str, problem: str):
+        #: The file (or other origin).
+        self.source = str(source)
+        #: What is wrong, one line, without the file name.
+        self.problem = problem
+        super().__init__(f"{self.source}: {problem}")
+
+    def __reduce__(self):
+        return (FileLoadError, (self.source, self.problem))
+
+
+def _one_line(text: str, n: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxdict = _REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = 6
+
+
+def shorten(value: object, n: int = 80) -> str:
+    """``repr(value)`` for an error message: one line, at most ``n``
+    characters, cheap for any size or shape of value (huge strings, deep or
+    self-referencing lists)."""
+    _REPR.maxstring = _REPR.maxother = max(n, 10)
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # pragma: no cover - a repr that fails
+        text = f"<{type(value).__name__}>"
+    return _one_line(text, n)
+
+
+def limit_for(what: str) -> int:
+    """The size cap of a kind of file."""
+    return MAX_BYTES.get(what, DEFAULT_MAX_BYTES)
+
+
+def _mark(exc: BaseException) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
+def _check_events(text: str, source: str) -> None:
+    """Depth and alias limits, read off the parser's event stream (no recursion)."""
+    loader = _LOADER(text)
+    try:
+        depth = 0
+        nodes = 0  # values so far, aliases expanded
+        aliases = 0
+        added = 0  # values the aliases added
+        stack: list[list] = []  # [anchor, nodes at start, depth, deepest inside]
+        done: dict[str, tuple[int, int]] = {}  # anchor -> (values, height)
+        while loader.check_event():
+            ev = loader.get_event()
+            if isinstance(ev, yaml.ScalarEvent):
+                nodes += 1
+                if ev.anchor is not None:
+                    done[ev.anchor] = (1, 0)
+            elif isinstance(ev, _OPEN):
+                nodes += 1
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep"
+                                                f"{_mark_of(ev)}; the limit is {MAX_DEPTH}")
+                stack.append([ev.anchor, nodes, depth, depth])
+            elif isinstance(ev, _CLOSE):
+                anchor, start, level, deepest = stack.pop()
+                if anchor is not None:
+                    done[anchor] = (nodes - start + 1, deepest - level + 1)
+                if stack:
+                    stack[-1][3] = max(stack[-1][3], deepest)
+                depth -= 1
+            elif isinstance(ev, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise FileLoadError(source, f"more than {MAX_ALIASES} YAML aliases (*name){_mark_of(ev)}; "
+                                                f"write the values out")
+                if any(entry[0] == ev.anchor for entry in stack):
+                    raise FileLoadError(source, f"the YAML alias *{_one_line(ev.anchor, 40)} is inside the value "
+                                                f"it names{_mark_of(ev)}")
+                if ev.anchor not in done:
+                    continue  # an undefined alias: the loader reports it
+                size, height = done[ev.anchor]
+                nodes += size
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise FileLoadError(source, f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} "
+                                                f"values{_mark_of(ev)}")
+                if depth + height > MAX_DEPTH:
+                    raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep (through the alias "
+                                                f"*{_one_line(ev.anchor, 40)}){_mark_of(ev)}; the limit is "
+                                                f"{MAX_DEPTH}")
+                if stack:
+                    stack[-1][3] = max(stack[-1][3], depth + height)
+    finally:
+        loader.dispose()
+
+
+def _mark_of(ev) -> str:
+    mark = getattr(ev, "start_mark", None)
+    return f" at line {mark.line + 1}" if mark is not None else ""
+
+
+def _json_depth_ok(data: object) -> bool:
+    """Whether parsed JSON nests at most :data:`MAX_DEPTH` levels (iterative)."""
+    stack = [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if level > MAX_DEPTH:
+            return False
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return True
+
+
+def load_text(text: str, source: str = "<text>", what: str = "record") -> object:
+    """Parse YAML or JSON text under the limits; any problem is one
+    :class:`FileLoadError` naming ``source``."""
+    source = str(source)
+    limit = limit_for(what)
+    if len(text) > limit:
+        raise FileLoadError(source, f"the {what} is {len(text):,} characters, more than the limit of "
+                                    f"{limit:,} bytes")
+    body = text.lstrip(" \t\r\n\ufeff")
+    if body[:1] in ("{", "["):
+        try:
+            data = json.loads(body)
+        except RecursionError:
+            raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is "
+                                        f"{MAX_DEPTH}") from None
+        except ValueError:
+            pass  # not JSON (a YAML flow collection, or broken): YAML says what is wrong
+        else:
+            if not _json_depth_ok(data):
+                raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}")
+            return data
+    try:
+        _check_events(text, source)
+        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    except FileLoadError:
+        raise
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise FileLoadError(source, f"not valid YAML{_mark(exc)}: {_one_line(problem)}") from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. an integer of more than 4300 digits
+        raise FileLoadError(source, f"not valid YAML: {_one_line(exc)}") from None
+
+
+def load_file(path: str | Path, what: str = "record") -> object:
+    """Read and parse a YAML or JSON file of kind ``what`` (a key of
+    :data:`MAX_BYTES`) under the limits; any problem — unreadable, too big,
+    not UTF-8, not YAML, a limit — is one :class:`FileLoadError` naming the file."""
+    source = str(path)
+    limit = limit_for(what)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise FileLoadError(source, f"cannot read ({_one_line(exc.strerror or exc)})") from None
+    if len(raw) > limit:
+        try:
+            size = Path(path).stat().st_size
+        except OSError:  # pragma: no cover
+            size = 0
+        known = f" ({size:,} bytes)" if size > limit else ""
+        raise FileLoadError(source, f"the {what} file is larger than the limit of {limit:,} bytes{known}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FileLoadError(source, "not a UTF-8 text file (YAML or JSON expected)") from None
+    return load_text(text, source, what)
