@@ -14,9 +14,9 @@ import yaml
 
 from .cards import Edition, get_edition
 from .deals import Deal, parse_deal
-from .errors import ClueError, ContradictionError, RecordError
+from .errors import ClueError, RecordError
 from .facts import player_name_problem
-from .observations import Accusation, DealtHand, Suggestion, Turn
+from .observations import Accusation, DealtHand, Suggestion
 from .yamlio import FileLoadError, load_file, shorten
 
 #: How many players a game of the family may have.

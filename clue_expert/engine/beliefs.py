@@ -33,6 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..core.facts import ENVELOPE
+from .queries import KnowledgeView
 
 # ``Knowledge`` (clue_expert.engine.knowledge) is named in annotations only and
 # not imported (the rule library, which knowledge loads, imports this module).
@@ -65,7 +66,7 @@ class Beliefs:
                              sorted(self.envelope.items(), key=lambda kv: -kv[1])]}
 
 
-def _seen_shows(k: "Knowledge") -> list:
+def _seen_shows(k: KnowledgeView) -> list:
     """(shower, the other suggested cards) for every show the seat saw."""
     out = []
     for _, s in k.suggestions_seen():
@@ -78,7 +79,7 @@ class _Problem:
     """The free cards, fixed cards and live constraints of one seat's
     knowledge: everything the DP needs, built once per position."""
 
-    def __init__(self, k: "Knowledge"):
+    def __init__(self, k: KnowledgeView):
         self.me = k.me
         self.owners = list(k.owners)
         self.players = list(k.players)
@@ -401,7 +402,7 @@ class _Layout:
         return step
 
 
-def compute(k: "Knowledge") -> Beliefs:
+def compute(k: KnowledgeView) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction)."""
     pb = _Problem(k)
     category, allowed, fixed = pb.category, pb.allowed, pb.fixed
@@ -553,7 +554,7 @@ class SuggestionEvaluator:
     every suggestion, and picks the shortlist that :meth:`rank` values
     exactly."""
 
-    def __init__(self, k: "Knowledge", beliefs: Beliefs | None = None, measure: str = "shannon"):
+    def __init__(self, k: KnowledgeView, beliefs: Beliefs | None = None, measure: str = "shannon"):
         if k.me is None:
             raise ValueError("suggestion values need a seat ('me')")
         if measure not in MEASURES:

@@ -159,7 +159,7 @@ def _budget(env) -> "Budget":
 
 def _int_ok(r):
     if type(r) is int and not -MAX_INT <= r <= MAX_INT:
-        raise LimitError(f"an integer beyond ±2**64 (the limit on integers)")
+        raise LimitError("an integer beyond ±2**64 (the limit on integers)")
     return r
 
 

@@ -22,6 +22,7 @@ from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
 from .beliefs import SuggestionEvaluator, compute
+from .queries import KnowledgeView
 
 FUNCTIONS: dict[str, Callable] = {}
 #: name -> one-line description (the table in docs/rule-language.md).
@@ -38,83 +39,83 @@ def function(doc: str):
 
 # --- the sheet -------------------------------------------------------------
 @function("cards the owner is known to hold")
-def held(k: "Knowledge", owner):
+def held(k: KnowledgeView, owner):
     return k.held_by(owner)
 
 
 @function("cards the owner is known not to hold")
-def lacked(k: "Knowledge", owner):
+def lacked(k: KnowledgeView, owner):
     return k.lacked_by(owner)
 
 
 @function("cards neither held nor lacked by the owner")
-def unknown(k: "Knowledge", owner):
+def unknown(k: KnowledgeView, owner):
     return k.card_set - k.held_by(owner) - k.lacked_by(owner)
 
 
 @function("owners known to hold the card")
-def holders(k: "Knowledge", card):
+def holders(k: KnowledgeView, card):
     return k.holders(card)
 
 
 @function("owners known not to hold the card")
-def lackers(k: "Knowledge", card):
+def lackers(k: KnowledgeView, card):
     return k.lackers(card)
 
 
 @function("owners not known to lack the card")
-def possible_owners(k: "Knowledge", card):
+def possible_owners(k: KnowledgeView, card):
     return k.owner_set - k.lackers(card)
 
 
 @function("every owner except the given one")
-def others(k: "Knowledge", owner):
+def others(k: KnowledgeView, owner):
     return k.owner_set - {owner}
 
 
 @function("the owner's hand size (for the envelope: how many cards it holds in all)")
-def hand_size(k: "Knowledge", owner):
+def hand_size(k: KnowledgeView, owner):
     return k.hand_size(owner)
 
 
 @function("true when the owner is a player (not the envelope)")
-def is_player(k: "Knowledge", owner):
+def is_player(k: KnowledgeView, owner):
     return owner != ENVELOPE
 
 
 @function("the category of a card (one of CATEGORIES)")
-def category(k: "Knowledge", card):
+def category(k: KnowledgeView, card):
     return k.category_of(card)
 
 
 @function("the cards of a category")
-def category_cards(k: "Knowledge", cat):
+def category_cards(k: KnowledgeView, cat):
     return k.category_cards(cat)
 
 
 @function("the cards in the same category as the card, itself included")
-def same_category(k: "Knowledge", card):
+def same_category(k: KnowledgeView, card):
     return k.category_cards(k.category_of(card))
 
 
 # --- clauses -----------------------------------------------------------------
 @function("the owner's live one-of clauses (card sets, narrowed, unsatisfied)")
-def clauses(k: "Knowledge", owner):
+def clauses(k: KnowledgeView, owner):
     return k.one_of_clauses(owner)
 
 
 @function("the owner's live one-of clauses that contain the card")
-def clauses_with(k: "Knowledge", owner, card):
+def clauses_with(k: KnowledgeView, owner, card):
     return [c for c in k.one_of_clauses(owner) if card in c]
 
 
 @function("the owner's not-all clauses containing the card")
-def not_all_with(k: "Knowledge", owner, card):
+def not_all_with(k: KnowledgeView, owner, card):
     return [c for c in k.not_all_clauses(owner) if card in c]
 
 
 @function("a largest-found set of pairwise disjoint live one-of clauses of the owner, on unknown cards")
-def disjoint_clauses(k: "Knowledge", owner):
+def disjoint_clauses(k: KnowledgeView, owner):
     open_ = unknown(k, owner)
     live = sorted((c for c in clauses(k, owner) if c <= open_), key=lambda c: (len(c), sorted(c)))
     best: list = []
@@ -135,7 +136,7 @@ def disjoint_clauses(k: "Knowledge", owner):
 
 
 @function("groups of k owners whose one-of clauses all lie within the same k cards, one of them the given clause")
-def tight_groups(k: "Knowledge", owner, cards):
+def tight_groups(k: KnowledgeView, owner, cards):
     cards = frozenset(cards)
     if len(cards) > 4:
         return []
@@ -161,18 +162,18 @@ def tight_groups(k: "Knowledge", owner, cards):
 
 # --- the envelope ----------------------------------------------------------------
 @function("how many cards of the category the envelope holds (0, 1 or more; 1 in the classic game)")
-def envelope_count(k: "Knowledge", cat):
+def envelope_count(k: KnowledgeView, cat):
     return k.envelope_count(cat)
 
 
 @function("the envelope's cards of the category known so far")
-def envelope_known(k: "Knowledge", cat):
+def envelope_known(k: KnowledgeView, cat):
     return k.category_cards(cat) & k.held_by(ENVELOPE)
 
 
 @function("the envelope's card of a category it holds one card of, or None while unknown; always None for "
           "a category it holds none or several of (use envelope_known)")
-def envelope_card(k: "Knowledge", cat):
+def envelope_card(k: KnowledgeView, cat):
     if k.envelope_count(cat) != 1:
         return None
     found = envelope_known(k, cat)
@@ -180,77 +181,77 @@ def envelope_card(k: "Knowledge", cat):
 
 
 @function("true when all the envelope's cards of the category are known (always for a category it holds none of)")
-def solved(k: "Knowledge", cat):
+def solved(k: KnowledgeView, cat):
     return len(envelope_known(k, cat)) >= k.envelope_count(cat)
 
 
 @function("true when all the envelope's cards are known")
-def solved_all(k: "Knowledge", _unused=None):
+def solved_all(k: KnowledgeView, _unused=None):
     return k.solved()
 
 
 @function("all the envelope's cards in sheet order (one per category in the classic game) when known, else None")
-def envelope_cards(k: "Knowledge", _unused=None):
+def envelope_cards(k: KnowledgeView, _unused=None):
     if not k.solved():
         return None
     return k.edition.sort_cards(k.held_by(ENVELOPE))
 
 
 @function("cards of the category the envelope may still hold (its known ones included)")
-def maybe_envelope(k: "Knowledge", cat):
+def maybe_envelope(k: KnowledgeView, cat):
     return k.category_cards(cat) - k.lacked_by(ENVELOPE)
 
 
 # --- for strategies, responses and accusations ---------------------------------
 @function("the player after the given one in seat order (the first asked to disprove)")
-def next_player(k: "Knowledge", player):
+def next_player(k: KnowledgeView, player):
     i = k.players.index(player)
     return k.players[(i + 1) % len(k.players)]
 
 
 @function("the player before the given one in seat order")
-def previous_player(k: "Knowledge", player):
+def previous_player(k: KnowledgeView, player):
     i = k.players.index(player)
     return k.players[(i - 1) % len(k.players)]
 
 
 @function("cards that have been shown to this seat")
-def seen(k: "Knowledge", _unused=None):
+def seen(k: KnowledgeView, _unused=None):
     return k.seen_cards()
 
 
 @function("cards this seat has shown to the given player")
-def shown_to(k: "Knowledge", player):
+def shown_to(k: KnowledgeView, player):
     return k.shown_to(player)
 
 
 @function("cards this seat has shown to anyone")
-def shown_to_anyone(k: "Knowledge", _unused=None):
+def shown_to_anyone(k: KnowledgeView, _unused=None):
     return k.shown_to_anyone()
 
 
 @function("cards known to be in some player's hand")
-def known_owned(k: "Knowledge", _unused=None):
+def known_owned(k: KnowledgeView, _unused=None):
     return frozenset().union(*(k.held_by(p) for p in k.players))
 
 
 @function("Kingston's 'possible' list: cards in the owner's live one-of clauses not known held or lacked")
-def possible_cards(k: "Knowledge", owner):
+def possible_cards(k: KnowledgeView, owner):
     return frozenset().union(*clauses(k, owner)) - k.lacked_by(owner) - k.held_by(owner)
 
 
 @function("the cards of the set that belong to the category")
-def in_category(k: "Knowledge", cards, cat):
+def in_category(k: KnowledgeView, cards, cat):
     return frozenset(c for c in cards if k.category_of(c) == cat)
 
 
 @function("the number of players known not to hold the card")
-def lacked_count(k: "Knowledge", card):
+def lacked_count(k: KnowledgeView, card):
     return len(k.lackers(card) - {ENVELOPE})
 
 
 @function("the cards of the set with the highest value of lacked_count (ties kept)")
-def most_lacked(k: "Knowledge", cards):
+def most_lacked(k: KnowledgeView, cards):
     cards = list(cards)
     if not cards:
         return frozenset()
@@ -259,32 +260,32 @@ def most_lacked(k: "Knowledge", cards):
 
 
 # --- exact beliefs -------------------------------------------------------------
-def _beliefs(k: "Knowledge"):
+def _beliefs(k: KnowledgeView):
     return k.memo("beliefs", lambda: compute(k))
 
 
 @function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
-def probability(k: "Knowledge", owner, card):
+def probability(k: KnowledgeView, owner, card):
     return _beliefs(k).probabilities[owner][card]
 
 
 @function("entropy of the envelope's distribution over its possible contents, in bits")
-def envelope_entropy(k: "Knowledge", _unused=None):
+def envelope_entropy(k: KnowledgeView, _unused=None):
     return _beliefs(k).entropy_bits
 
 
 @function("the probability of the likeliest envelope contents")
-def envelope_top_probability(k: "Knowledge", _unused=None):
+def envelope_top_probability(k: KnowledgeView, _unused=None):
     return max(_beliefs(k).envelope.values())
 
 
 @function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic game)")
-def envelope_top(k: "Knowledge", _unused=None):
+def envelope_top(k: KnowledgeView, _unused=None):
     env = _beliefs(k).envelope
     return max(env, key=env.get)
 
 
-def _evaluator(k: "Knowledge", measure: str = "shannon"):
+def _evaluator(k: KnowledgeView, measure: str = "shannon"):
     return k.memo(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
@@ -292,14 +293,14 @@ def _evaluator(k: "Knowledge", measure: str = "shannon"):
           "reduction of the envelope's uncertainty, among the `shortlist` best by the quick estimate; measure "
           "'shannon' (entropy), 'hartley' (log2 of the envelopes still possible), 'min' (-log2 of the "
           "likeliest envelope's probability) or 'deal' (information about the whole deal)")
-def most_informative(k: "Knowledge", shortlist=4, measure="shannon"):
+def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
     return _evaluator(k, measure).rank(int(shortlist))[0].cards
 
 
 @function("like most_informative, but only among the suggestions made of one card from each of the card "
           "sets given, one set per category in category order, e.g. "
           "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty)")
-def most_informative_of(k: "Knowledge", sets, shortlist=4, measure="shannon"):
+def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon"):
     sets = list(sets)
     if len(sets) != len(k.edition.categories):
         raise ValueError(f"most_informative_of takes one card set per category ({len(k.edition.categories)}: "
@@ -312,40 +313,40 @@ def most_informative_of(k: "Knowledge", sets, shortlist=4, measure="shannon"):
 
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
           "suggestion (measure 'shannon' or 'hartley')")
-def information_gain(k: "Knowledge", suggestion, measure="shannon"):
+def information_gain(k: KnowledgeView, suggestion, measure="shannon"):
     return _evaluator(k, measure).evaluate(tuple(suggestion)).gain_bits
 
 
 @function("exact probability that nobody can refute the suggestion if the seat makes it")
-def refutation_none(k: "Knowledge", suggestion):
+def refutation_none(k: KnowledgeView, suggestion):
     return _evaluator(k).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
 
 
 # --- opponent models (probable clues; never part of the sheet) ------------------
 @function("the other players: every player but the seat")
-def opponents(k: "Knowledge", _unused=None):
+def opponents(k: KnowledgeView, _unused=None):
     return frozenset(p for p in k.players if p != k.me)
 
 
-def _asks(k: "Knowledge") -> list:
+def _asks(k: KnowledgeView) -> list:
     """(suggester, cards) for every suggestion the seat has seen."""
     return [(obs.by, frozenset(obs.cards)) for _, obs in k.suggestions_seen()]
 
 
 @function("how many suggestions the player has made so far")
-def ask_total(k: "Knowledge", player):
+def ask_total(k: KnowledgeView, player):
     return sum(1 for by, _ in _asks(k) if by == player)
 
 
 @function("how many times the player has named the card in a suggestion")
-def ask_count(k: "Knowledge", player, card):
+def ask_count(k: KnowledgeView, player, card):
     return sum(1 for by, cards in _asks(k) if by == player and card in cards)
 
 
 @function("group 7's interrogation pattern: when more than half of the player's hand is known and all "
           "of it lies among the n cards he has named most (or least) often, n his hand size, and the rest "
           "of those n cards have no known owner, those n cards; otherwise the empty set")
-def pattern_hand(k: "Knowledge", player, min_asks=3):
+def pattern_hand(k: KnowledgeView, player, min_asks=3):
     n = k.hand_sizes[player]
     known = k.held_by(player)
     if len(known) * 2 <= n or len(known) >= n or ask_total(k, player) < int(min_asks):
@@ -363,18 +364,18 @@ def pattern_hand(k: "Knowledge", player, min_asks=3):
 
 
 @function("probable clues not refuted by the sheet: cards the owner probably holds")
-def probably_held(k: "Knowledge", owner):
+def probably_held(k: KnowledgeView, owner):
     return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-held" and o == owner)
 
 
 @function("probable clues not refuted by the sheet: cards the owner probably lacks")
-def probably_lacked(k: "Knowledge", owner):
+def probably_lacked(k: KnowledgeView, owner):
     return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-lacked" and o == owner)
 
 
 @function("the envelope's cards in sheet order if the sheet plus the unrefuted probable clues name all "
           "of them (in every category as many cards as the envelope holds of it), else None")
-def probable_envelope(k: "Knowledge", _unused=None):
+def probable_envelope(k: KnowledgeView, _unused=None):
     clues = k.probable_clues()
     probably_owned = {c for kind, o, c in clues if kind == "probably-held" and o in k.players}
     lacks = {p: k.lacked_by(p) | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
@@ -398,7 +399,7 @@ def probable_envelope(k: "Knowledge", _unused=None):
     return k.edition.sort_cards(out)
 
 
-def _shadow(k: "Knowledge", player: str):
+def _shadow(k: KnowledgeView, player: str):
     """The player's view as far as the seat can model it: every public
     event (suggestions, accusations, revealed hands), the cards the seat showed him, and what the seat knows of his own
     hand (which he knows too).  Deduction by rules only."""
@@ -420,7 +421,7 @@ def _shadow(k: "Knowledge", player: str):
 @function("the seat's cards that the player is modelled to know the seat holds (Siebel's proposed model "
           "of what each opponent has seen: public events, the cards shown to him, his own hand as far as "
           "the seat knows it)")
-def known_to(k: "Knowledge", player):
+def known_to(k: KnowledgeView, player):
     if k.me is None or player == k.me:
         return frozenset()
     shadow = k.memo(("shadow", player), lambda: _shadow(k, player))

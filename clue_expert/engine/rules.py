@@ -19,6 +19,10 @@ from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, Compiled
                        DispatchTable, RuleSet, all_rules, compile_engine, compile_ruleset, format_template)
 from .library import FUNCTIONS
 
+__all__ = ["CONSTANTS", "FILE_KINDS", "RULESET_SCHEMA", "SALIENCE", "CompiledRule", "Conclusion", "DispatchTable",
+           "RuleSet", "all_rules", "compile_engine", "compile_ruleset", "format_template", "load_ruleset",
+           "parse_ruleset", "rule_files", "default_rulesets"]
+
 
 def load_ruleset(path: str | Path) -> RuleSet:
     """Load, validate and compile one rule file.  Raises

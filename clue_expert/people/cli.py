@@ -23,8 +23,8 @@ from ..core.records import dump_record, load_record
 from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
-from ..engine.rules import all_rules, default_rulesets, load_ruleset, rule_files
-from ..play.contest import ContestAgent
+from ..engine.rules import all_rules, load_ruleset, rule_files
+from ..play.contest import EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT, ContestAgent
 from ..play.game import play_game
 from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, load_decisions, parse_seat, seat_player
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
@@ -33,7 +33,7 @@ from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
 from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
-                     make_console, output_item, probable_clues, progress_bar, EditionsView)
+                     escape, make_console, plain, output_item, probable_clues, progress_bar, EditionsView)
 from .replay import hindsight, hindsight_text, markdown, steps
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
@@ -99,7 +99,7 @@ def cmd_deduce(args) -> int:
             print(json.dumps(sheet))
         else:
             if len(records) > 1:
-                console.rule(str(path))
+                console.rule(escape(str(path)))
             console.print(SheetView(k.sheet(), record.edition))
             console.print(knowledge_summary(k))
             if args.model:
@@ -212,7 +212,7 @@ def cmd_deals(args) -> int:
         return 0
     console = _console(args)
     for d in deals.values():
-        console.print(f"{d.id:16} {len(d.players)} players  envelope {', '.join(d.envelope):40} {d.source}")
+        console.print(plain(f"{d.id:16} {len(d.players)} players  envelope {', '.join(d.envelope):40} {d.source}"))
     return 0
 
 
@@ -282,11 +282,13 @@ def cmd_play(args) -> int:
     for i, p in enumerate(names):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
-    console.print(f"[bold]Speed Clue[/bold] on {deal.id} ({deal.name or 'random deal'}), {len(names)} players")
+    console.print(f"[bold]Speed Clue[/bold] on {escape(deal.id)} ({escape(deal.name or 'random deal')}), "
+                  f"{len(names)} players")
     for p in names:
-        console.print(f"  {p}: strategy [magenta]{players[p].strategy.id}[/magenta], holds {', '.join(deal.hands[p])}")
+        console.print(f"  {escape(p)}: strategy [magenta]{escape(players[p].strategy.id)}[/magenta], "
+                      f"holds {escape(', '.join(deal.hands[p]))}")
     if args.show != "quiet":
-        console.print(f"  envelope (hidden from the players): {', '.join(deal.envelope)}")
+        console.print(f"  envelope (hidden from the players): {escape(', '.join(deal.envelope))}")
     last_round = [0]
     seen_decisions = {p: 0 for p in names}
 
@@ -319,8 +321,8 @@ def cmd_play(args) -> int:
                     else:
                         counts[f.rule] = counts.get(f.rule, 0) + len(f.conclusions)
                 if counts:
-                    console.print(f"          [cyan]{p}[/cyan] [dim]also: " + ", ".join(
-                        f"{rule} ×{n}" for rule, n in counts.items()) + "[/dim]")
+                    console.print(f"          [cyan]{escape(p)}[/cyan] [dim]also: " + ", ".join(
+                        f"{escape(rule)} ×{escape(n)}" for rule, n in counts.items()) + "[/dim]")
         for p in names:
             fired[p].clear()
 
@@ -339,20 +341,20 @@ def cmd_play(args) -> int:
     after_event()
     console.rule()
     if result.winner:
-        console.print(f"[bold green]{result.winner} wins[/bold green] in round {result.win_round} "
-                      f"(strategy {players[result.winner].strategy.id}).")
+        console.print(f"[bold green]{escape(result.winner)} wins[/bold green] in round {escape(result.win_round)} "
+                      f"(strategy {escape(players[result.winner].strategy.id)}).")
     else:
-        console.print(f"No winner after {result.rounds} rounds.")
+        console.print(f"No winner after {escape(result.rounds)} rounds.")
     sol = result.solution_round
-    console.print(f"First able to name the envelope: round {sol if sol is not None else '—'}; "
-                  f"wrong accusations: {len(result.wrong_accusations)}.")
+    console.print(f"First able to name the envelope: round {escape(sol if sol is not None else '—')}; "
+                  f"wrong accusations: {escape(len(result.wrong_accusations))}.")
     if args.sheets:
         for p in names:
             console.print(SheetView(players[p].knowledge.sheet(), deal.edition, title=f"{p}'s final sheet"))
     if args.record:
         seat = args.record_seat or result.winner or names[0]
         dump_record(result.record(seat), args.record)
-        console.print(f"record of the game from {seat}'s seat written to {args.record}")
+        console.print(f"record of the game from {escape(seat)}'s seat written to {escape(args.record)}")
     return 0
 
 
@@ -372,13 +374,13 @@ def _play_human(args, deal, console) -> int:
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i)
     players[args.human] = human
-    console.print(f"[bold]Speed Clue[/bold]: {len(names)} players in seat order {', '.join(names)}; "
+    console.print(f"[bold]Speed Clue[/bold]: {escape(len(names))} players in seat order {escape(', '.join(names))}; "
                   f"the other players' strategies are hidden.")
 
     def on_event(event):
         obs = event.observation
         if isinstance(obs, Accusation):
-            console.print(f"{obs.by} accuses {', '.join(obs.cards)}: "
+            console.print(f"{escape(obs.by)} accuses {escape(', '.join(obs.cards))}: "
                           + ("correct!" if obs.correct else "wrong, and is out."))
             return
         text = f"turn {event.turn}: {obs.by} suggests {', '.join(obs.cards)}"
@@ -394,22 +396,22 @@ def _play_human(args, deal, console) -> int:
     try:
         result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event)
     except HumanQuit as exc:
-        console.print(f"{exc}; the envelope was {', '.join(deal.envelope)}.")
+        console.print(f"{escape(exc)}; the envelope was {escape(', '.join(deal.envelope))}.")
         return 0
     if result.winner == args.human:
-        console.print(f"[bold green]You win[/bold green] in round {result.win_round}!")
+        console.print(f"[bold green]You win[/bold green] in round {escape(result.win_round)}!")
     elif result.winner:
-        console.print(f"{result.winner} wins in round {result.win_round}; the envelope was "
-                      f"{', '.join(deal.envelope)}.")
+        console.print(f"{escape(result.winner)} wins in round {escape(result.win_round)}; the envelope was "
+                      f"{escape(', '.join(deal.envelope))}.")
     else:
-        console.print(f"No winner after {result.rounds} rounds; the envelope was {', '.join(deal.envelope)}.")
+        console.print(f"No winner after {escape(result.rounds)} rounds; the envelope was {escape(', '.join(deal.envelope))}.")
     if args.sheets:
         console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
     if args.record:
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)
         whose = "your" if seat == args.human else f"{seat}'s"
-        console.print(f"record of the game from {whose} seat written to {args.record}")
+        console.print(f"record of the game from {escape(whose)} seat written to {escape(args.record)}")
     return 0
 
 
@@ -488,11 +490,15 @@ def cmd_contest_agent(args) -> int:
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     records = None if args.no_records else (args.records or str(Path("clue-expert-contest") / args.identifier))
     try:
+        if args.read_timeout <= 0:
+            raise ClueError("--read-timeout must be a positive number of seconds")
         agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation, log=log,
-                             records=records, seed=args.seed)
+                             records=records, seed=args.seed, read_timeout=args.read_timeout)
         code = agent.run(args.port)
-        if code:
+        if code == EXIT_NO_SERVER:
             print(f"error: could not connect to localhost:{args.port} within 10 seconds", file=sys.stderr)
+        elif code == EXIT_READ_TIMEOUT:
+            print(f"error: no message from the server for {args.read_timeout:g} seconds; stopped", file=sys.stderr)
         return code
     finally:
         if log is not None:
@@ -536,7 +542,7 @@ def cmd_replay(args) -> int:
             path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
         else:
             rec = make_console(width=110, color=True, record=True, file=io.StringIO())
-            rec.print(f"[bold]Replay: {record.me}'s seat[/bold]")
+            rec.print(f"[bold]Replay: {escape(record.me)}'s seat[/bold]")
             if hind:
                 rec.print(hindsight_text(hind))
             for step in all_steps:
@@ -707,6 +713,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write each game as a record into DIR (default clue-expert-contest/IDENTIFIER)")
     p.add_argument("--no-records", action="store_true", help="do not write game records")
     p.add_argument("--seed", type=int, default=0, help="seed of the strategy's random choices")
+    p.add_argument("--read-timeout", type=float, default=READ_TIMEOUT, metavar="SECONDS",
+                   help=f"give up when the server says nothing for this long (default {READ_TIMEOUT:g})")
     p.set_defaults(func=cmd_contest_agent)
 
     p = sub.add_parser("replay", help="step through a record: observations, rule firings, sheet changes")

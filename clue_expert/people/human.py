@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from ..core.cards import Edition
 from ..core.errors import ClueError
-from ..core.observations import DealtHand, Event, Suggestion
+from ..core.observations import DealtHand, Suggestion
 from ..play.game import Player
 from ..engine.knowledge import Knowledge
 from ..play.players import load_decisions

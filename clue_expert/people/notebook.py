@@ -19,7 +19,6 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -27,7 +26,7 @@ import yaml
 from ..core.cards import Edition, get_edition
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
-from ..engine.knowledge import Knowledge, Sheet
+from ..engine.knowledge import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute

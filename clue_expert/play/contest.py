@@ -83,7 +83,7 @@ READ_TIMEOUT = 120.0
 
 #: Exit codes of :meth:`ContestAgent.run` (docs/contest.md).
 EXIT_OK = 0            # answered ``done``, or the server closed or reset the connection
-EXIT_NO_SERVER = 1     # could not connect within the connect timeout
+EXIT_NO_SERVER = 5     # could not connect within the connect timeout (the cli's connection-error code)
 EXIT_READ_TIMEOUT = 4  # no message from the server within the read timeout
 
 _SKIP = b" \t\r\n\x00"  # skipped between messages

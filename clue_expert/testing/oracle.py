@@ -22,7 +22,8 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
-from ..core.records import Accusation, Record
+from ..core.observations import Accusation
+from ..core.records import Record
 
 ENVELOPE = "envelope"
 

@@ -15,7 +15,8 @@ from typing import Iterator
 
 from ..core.cards import Edition, build_edition, get_edition
 from ..core.deals import Deal, random_deal
-from ..core.records import Accusation, Record, Suggestion
+from ..core.observations import Accusation, Suggestion
+from ..core.records import Record
 
 
 def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: float = 0.03) -> list:
