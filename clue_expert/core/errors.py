@@ -112,7 +112,7 @@ class RuleLimitError(RuleFileError):
     """A rule file beyond one of the rule language's limits: an expression
     too long, too deep or too big when loaded, or a rule that builds too big a
     value or works too long when it runs.  Names the file, the rule and the
-    limit (the limits are listed in docs/limits-rules.md)."""
+    limit (the limits are listed in docs/limits.md)."""
 
     def __reduce__(self):
         return (RuleLimitError, (self.path, self.rule, self.problem))

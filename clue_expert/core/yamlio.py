@@ -17,7 +17,7 @@ and the limit, before any of it is expanded:
 :func:`shorten` is for putting a user's value into an error message: one
 line, at most ``n`` characters, whatever the value holds.
 
-See ``docs/limits-files.md``.
+See ``docs/limits.md``.
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ that says what was found.  Unknown names are rejected when the rule is loaded,
 not silently read as ``None`` at run time.
 
 Rule files are untrusted input, so the language is bounded (the limits below,
-listed in ``docs/limits-rules.md``): when loaded, an expression's length, its
+listed in ``docs/limits.md``): when loaded, an expression's length, its
 nesting, its size and its comprehensions; when run, every value it builds
 (sequence length, integer size, the total size of nested collections) and the
 work it does, counted in steps against a :class:`Budget` that the knowledge
