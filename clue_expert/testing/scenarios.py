@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
-import yaml
 
 from ..core.cards import build_edition, get_edition
 from ..core.errors import ClueError, ContradictionError, RuleFileError
+from ..core.yamlio import FileLoadError, load_file, shorten
 from ..core.observations import Accusation, DealtHand, RevealedHand, Suggestion
 from ..core.facts import REQUEST_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
@@ -125,12 +125,14 @@ def scenario_path(ruleset_path: str | Path) -> Path:
 def load_scenarios(path: str | Path) -> list[Scenario]:
     """Load and validate a scenario file."""
     path = str(path)
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+    try:
+        raw = load_file(path, "scenario")
+    except FileLoadError as exc:
+        raise RuleFileError(path, None, str(exc)) from None
     errors = list(jsonschema.Draft202012Validator(SCENARIO_SCHEMA).iter_errors(raw))
     if errors:
         e = errors[0]
-        raise RuleFileError(path, None, f"at {'/'.join(map(str, e.absolute_path))}: {e.message}")
+        raise RuleFileError(path, None, f"at {'/'.join(map(str, e.absolute_path))}: {shorten(e.message, 200)}")
     return [Scenario(s["name"], s["rule"], s["fires"], s, path) for s in raw["scenarios"]]
 
 
