@@ -31,6 +31,8 @@ naming the file and the rule.
 from __future__ import annotations
 
 import ast
+import difflib
+import inspect
 import operator
 import time
 from typing import Any, Callable, Iterable, Mapping
@@ -322,6 +324,49 @@ def _check_tree(tree: ast.AST, source: str) -> None:
             stack.append((child, depth + 1))
 
 
+def public_functions(functions: Mapping[str, Callable]) -> list[str]:
+    """The names of a function table a rule may call (never internal ``_`` names)."""
+    return sorted(n for n in functions if not n.startswith("_"))
+
+
+def _nearest_functions(name: str, functions: Mapping[str, Callable]) -> str:
+    """``; did you mean a, b?`` with the nearest library functions (a few, never the whole table)."""
+    names = public_functions(functions)
+    if len(name) > 64:
+        return ""
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if not near:  # a case slip or a prefix ("Held", "envelope")
+        low = name.lower()
+        near = [n for n in names if n.lower() == low][:3] or \
+            [n for n in names if low and (n.lower().startswith(low) or low.startswith(n.lower()))][:3]
+    if near:
+        return f"; did you mean {', '.join(near)}?"
+    return "; the functions are listed in docs/rule-language.md"
+
+
+def _check_arity(name: str, fn: Callable, given: int, source: str) -> None:
+    """Refuse a call with the wrong number of arguments when the rule is loaded
+    (the first parameter of a library function is the knowledge, supplied implicitly)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return
+    params = list(sig.parameters.values())[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    least = sum(1 for p in positional if p.default is p.empty)
+    most = len(positional)
+    if least <= given <= most:
+        return
+    shown = ", ".join(p.name if p.default is p.empty else f"[{p.name}]"
+                      for p in positional if not p.name.startswith("_"))
+    most = sum(1 for p in positional if not p.name.startswith("_")) or least  # hidden optional ones aside
+    want = (f"{most}" if least == most else f"{least} to {most}") + \
+        (" argument" if most == 1 and least == most else " arguments")
+    raise ExpressionError(f"{name}({shown}) takes {want}, got {given} (in {clip(source)})")
+
+
 class _Compiler:
     def __init__(self, variables: set[str], functions: Mapping[str, Callable], source: str):
         self.variables = variables
@@ -450,13 +495,13 @@ class _Compiler:
             raise self.fail("calling anything but a library function")
         name = node.func.id
         if name not in self.functions:
-            raise ExpressionError(
-                f"unknown function {name!r} in expression {clip(self.source)}; "
-                f"the rule library has: {', '.join(sorted(self.functions))}")
+            raise ExpressionError(f"unknown function {clip(name, 60)} in expression {clip(self.source)}"
+                                  + _nearest_functions(name, self.functions))
         if node.keywords:
             raise self.fail("keyword arguments")
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail("*args")
+        _check_arity(name, self.functions[name], len(node.args), self.source)
         args = [self.visit(a) for a in node.args]
         fn = self.functions[name]
         # A result that is a tuple may embed the arguments (fact references):

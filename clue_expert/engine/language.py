@@ -18,6 +18,9 @@ priorities, and in file order within a group.
 """
 from __future__ import annotations
 
+import ast
+import difflib
+import inspect
 import itertools
 import string
 from dataclasses import dataclass, field
@@ -208,6 +211,8 @@ class RuleSet:
     """``deduction``, ``strategy``, ``response`` or ``accusation``."""
     choice: str = "first"
     """How a decision file breaks ties: ``first`` (rule and list order) or ``random`` (seeded)."""
+    functions: Mapping[str, Callable] | None = field(default=None, repr=False, compare=False)
+    """The function table it was compiled against (read by :func:`edition_problems`)."""
 
 
 def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
@@ -457,4 +462,146 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> R
         rules.append(_compile_rule(item, raw["id"], path, raw.get("kind", "deduction"), functions))
     return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
                    description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}),
-                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"))
+                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"), functions=functions)
+
+
+# --- the edition check -----------------------------------------------------------
+#: Library parameters that take one card id, and those that take a category name.
+CARD_PARAMS = frozenset({"card"})
+CATEGORY_PARAMS = frozenset({"cat", "category"})
+#: Names a rule binds to a card / a category / a collection of cards, compared with literals.
+_CARD_NAMES = frozenset({"card"})
+_CATEGORY_NAMES = frozenset({"cat", "category"})
+_CARDS_NAMES = frozenset({"cards", "CARDS", "matching"})
+_CARD_CONCLUSIONS = {"held": 1, "lacked": 1, "probably-held": 1, "probably-lacked": 1}
+
+
+def edition_problems(ruleset: RuleSet, edition: Any,
+                     functions: Mapping[str, Callable] | None = None) -> list[tuple[str, str]]:
+    """``(rule id, problem)`` for every string literal of ``ruleset`` used
+    where a card or a category is expected that is not one of ``edition``
+    (an :class:`~clue_expert.core.cards.Edition`): the strings of set, list
+    and tuple literals; arguments of library functions whose parameter is a
+    card (``card``) or a category (``cat``); literals compared with ``card``
+    or ``category``, or tested ``in cards``; a whole card expression of a
+    conclusion (``held``/``lacked`` card, ``show``, ``suggest`` slots,
+    ``accuse``); and the category keys of ``suggest``.  Each problem names
+    the nearest names.  A rule file is not tied to one edition, so this is a
+    separate check (``clue-expert rules FILE --edition E``), not part of
+    loading."""
+    functions = functions if functions is not None else (ruleset.functions or {})
+    checker = _LiteralChecker(edition, functions)
+    out: list[tuple[str, str]] = []
+    for rule in ruleset.rules:
+        problems: list[str] = []
+        exprs = [e for _, e in rule.lets] + [e for _, e in rule.loops] + [e for _, e in rule.each]
+        exprs += [e for e in (rule.condition, rule.where) if e is not None] + list(rule.because)
+        for e in exprs:
+            checker.check(e, None, problems)
+        for c in rule.then:
+            if c.kind in _CARD_CONCLUSIONS:
+                for i, e in enumerate(c.args):
+                    checker.check(e, "card" if i == _CARD_CONCLUSIONS[c.kind] else None, problems)
+            elif c.kind in ("show", "accuse"):
+                for e in c.args:
+                    checker.check(e, "card", problems)
+            elif c.kind == "suggest":
+                for cat, e in c.slots.items():
+                    if cat != "other" and cat not in edition.categories:
+                        problems.append(f"suggest names {cat!r}, which is not a category of edition "
+                                        f"{edition.id!r}{_hint(cat, edition.categories)}")
+                    checker.check(e, "card", problems)
+            else:
+                for e in c.args:
+                    checker.check(e, None, problems)
+        for p in dict.fromkeys(problems):
+            out.append((rule.id, p))
+    return out
+
+
+def check_edition(ruleset: RuleSet, edition: Any, functions: Mapping[str, Callable] | None = None) -> None:
+    """Raise :class:`RuleFileError` naming the first literal of ``ruleset``
+    that is not a card or category of ``edition`` (see :func:`edition_problems`)."""
+    problems = edition_problems(ruleset, edition, functions)
+    if problems:
+        rule, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RuleFileError(ruleset.path, rule, problem + more)
+
+
+def _hint(name: str, names: Iterable[str]) -> str:
+    near = difflib.get_close_matches(name.lower(), list(names), n=3, cutoff=0.6) if len(name) <= 64 else []
+    return f"; did you mean {', '.join(near)}?" if near else ""
+
+
+class _LiteralChecker:
+    def __init__(self, edition, functions: Mapping[str, Callable]):
+        self.edition = edition
+        self.cards = set(edition.card_ids)
+        self.categories = set(edition.categories)
+        self.params: dict[str, list[str]] = {}
+        for name, fn in functions.items():
+            try:
+                self.params[name] = list(inspect.signature(fn).parameters)[1:]
+            except (TypeError, ValueError):  # pragma: no cover
+                self.params[name] = []
+
+    def check(self, expr, expected: str | None, problems: list[str]) -> None:
+        src = expr.source
+        if not isinstance(src, str):
+            return
+        try:
+            tree = ast.parse(src.strip(), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # pragma: no cover - compiled already
+            return
+        top = tree.body
+        if expected and isinstance(top, ast.Constant) and isinstance(top.value, str):
+            self._one(top.value, expected, src, problems)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+                for i, elt in enumerate(node.elts):
+                    if isinstance(node, ast.Tuple) and i == 0 and getattr(elt, "value", None) in KINDS:
+                        continue  # a fact key: ('passed', turn, player)
+                    if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                        self._one(elt.value, "card-or-category", src, problems)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                for param, arg in zip(self.params.get(node.func.id, ()), node.args):
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        if param in CARD_PARAMS:
+                            self._one(arg.value, "card", src, problems)
+                        elif param in CATEGORY_PARAMS:
+                            self._one(arg.value, "category", src, problems)
+            elif isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                for op, a, b in zip(node.ops, operands, operands[1:]):
+                    for x, y in ((a, b), (b, a)):
+                        if not (isinstance(x, ast.Constant) and isinstance(x.value, str) and isinstance(y, ast.Name)):
+                            continue
+                        if isinstance(op, (ast.Eq, ast.NotEq)) and y.id in _CARD_NAMES:
+                            self._one(x.value, "card", src, problems)
+                        elif isinstance(op, (ast.Eq, ast.NotEq)) and y.id in _CATEGORY_NAMES:
+                            self._one(x.value, "category", src, problems)
+                        elif isinstance(op, (ast.In, ast.NotIn)) and x is a and y.id in _CARDS_NAMES:
+                            self._one(x.value, "card", src, problems)
+                        elif isinstance(op, (ast.In, ast.NotIn)) and x is a and y.id == "CATEGORIES":
+                            self._one(x.value, "category", src, problems)
+
+    def _one(self, text: str, expected: str, src: str, problems: list[str]) -> None:
+        if expected == "card" and text in self.cards:
+            return
+        if expected == "category" and text in self.categories:
+            return
+        if expected == "card-or-category" and (text in self.cards or text in self.categories or text == "envelope"):
+            return
+        pool = {"card": sorted(self.cards), "category": list(self.edition.categories)}.get(
+            expected, [*self.edition.card_ids, *self.edition.categories])
+        hint = _hint(text, pool)
+        if not hint and expected != "category":
+            try:  # a display name or alias of a card: rules compare card ids
+                hint = f"; did you mean {self.edition.resolve(text)}?"
+            except Exception as exc:  # UnknownCardError: its nearest names
+                near = getattr(exc, "suggestions", None)
+                hint = f"; did you mean {', '.join(near)}?" if near else ""
+        what = {"card": "a card", "category": "a category"}.get(expected, "a card or category")
+        problems.append(f"{clip(text, 60)} is not {what} of edition {self.edition.id!r} "
+                        f"(in {clip(src, 120)}){hint}")

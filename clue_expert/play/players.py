@@ -16,6 +16,7 @@ from ..core.observations import DealtHand, Event
 from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
 from ..core.paths import data_dir
+from ..engine.language import check_edition
 from ..engine.levels import DEFAULT_LEVEL, Level, get_level
 from ..engine.rules import RuleSet, load_ruleset
 
@@ -50,6 +51,18 @@ def load_decisions(kind: str, name: str) -> RuleSet:
     if rs.kind != kind:
         raise ClueError(f"{rs.path} is a {rs.kind} file, not a {kind} file")
     return rs
+
+
+_CHECKED: set = set()
+
+
+def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
+    """Refuse a decision file whose card or category literals are not the
+    edition's (with the nearest names); checked once per file and edition."""
+    key = (ruleset.path, id(ruleset), edition.ref)
+    if key not in _CHECKED:
+        check_edition(ruleset, edition)
+        _CHECKED.add(key)
 
 
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
@@ -131,6 +144,8 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
+            for rs in (*self.models, self.strategy, self.response, self.accusation):
+                _check_for_edition(rs, edition)
             rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)

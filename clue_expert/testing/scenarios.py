@@ -53,7 +53,7 @@ from ..core.yamlio import FileLoadError, load_file, shorten
 from ..core.observations import Accusation, DealtHand, RevealedHand, Suggestion
 from ..core.facts import REQUEST_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
-from ..engine.rules import RuleSet
+from ..engine.rules import RuleSet, all_rules, default_rulesets, load_ruleset, rule_files
 
 #: An edition written inline in a scenario (see :func:`scenario_edition`).
 INLINE_EDITION = {
@@ -273,3 +273,69 @@ def _turns(raw_turns, edition, players):
             out.append(Suggestion(t["by"], edition.resolve_all(t["suggest"]), tuple(t.get("passed", [])),
                                   t.get("shown_by"), card))
     return out
+
+
+# --- running a rule file's scenarios (``clue-expert rules --test``) ---------------
+@dataclass
+class Outcome:
+    """The result of one scenario (or one coverage problem) of a file."""
+
+    label: str
+    """``rule::scenario`` (``coverage`` for a coverage problem)."""
+    passed: bool
+    reason: str = ""
+    """Why it failed, without the file and scenario prefix."""
+
+
+def scenario_rulesets(ruleset: RuleSet) -> list[RuleSet]:
+    """The rule sets a file's scenarios run with, as ``tests/test_rule_scenarios.py``
+    runs the shipped ones: a deduction file with the shipped deduction rules
+    (taking the place of a shipped file of the same id), a decision or model
+    file with the shipped deduction rules and models plus itself."""
+    base = list(default_rulesets())
+    if ruleset.kind == "deduction":
+        out = [ruleset if rs.id == ruleset.id else rs for rs in base]
+        if ruleset not in out:
+            out.append(ruleset)
+    else:
+        models = [load_ruleset(p) for p in rule_files("models")]
+        out = base + [rs for rs in models if rs.id != ruleset.id or ruleset.kind != "model"] + [ruleset]
+    all_rules(out)  # a rule id that clashes with a shipped one: RuleFileError
+    return out
+
+
+def run_rule_file(path: str | Path) -> tuple[RuleSet, list[Outcome]]:
+    """Load ``path`` and run its sibling scenario file ``x.test.yaml``: one
+    :class:`Outcome` per scenario, then one per coverage problem.  A rule or
+    scenario file that cannot be read or validated raises :class:`RuleFileError`."""
+    ruleset = load_ruleset(path)
+    spath = scenario_path(path)
+    if not spath.exists():
+        raise RuleFileError(str(path), None, f"no scenario file {spath.name} beside it")
+    scenarios = load_scenarios(spath)
+    rulesets = scenario_rulesets(ruleset)
+    outcomes = []
+    for sc in scenarios:
+        label = f"{sc.rule}::{sc.name}"
+        try:
+            run_scenario(sc, rulesets)
+        except AssertionError as exc:
+            outcomes.append(Outcome(label, False, _reason(str(exc), sc)))
+        except ClueError as exc:
+            outcomes.append(Outcome(label, False, _reason(str(exc), sc)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a malformed turn or request
+            outcomes.append(Outcome(label, False, f"malformed scenario: {type(exc).__name__}: {shorten(str(exc), 200)}"))
+        else:
+            outcomes.append(Outcome(label, True))
+    for problem in check_coverage(ruleset, scenarios):
+        outcomes.append(Outcome("coverage", False, problem))
+    return ruleset, outcomes
+
+
+def _reason(message: str, scenario: Scenario) -> str:
+    """An assertion's message without the ``FILE: scenario 'NAME' (rule R):`` prefix."""
+    for prefix in (f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule}): ",
+                   f"{scenario.path}: scenario {scenario.name!r}: "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message
