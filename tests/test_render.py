@@ -42,3 +42,14 @@ def test_explanation_tree():
 def test_rules_table():
     text = render(RulesView(default_rulesets()), width=160)
     assert "holder-excludes-other-owners" in text and "Deduction rules" in text
+
+
+def test_sheet_too_wide_is_listed_whole():
+    r = load_record(EX)
+    k = replay(r)
+    narrow = render(SheetView(k.sheet(), r.edition), width=20)
+    assert "…" not in narrow and all(len(line) <= 20 for line in narrow.splitlines())
+    assert "Rope" in narrow and "bob: ✗" in narrow
+    wide = render(SheetView(k.sheet(), r.edition), width=100)
+    row = next(line for line in wide.splitlines() if "Rope" in line)
+    assert row.count("✓") == 1

@@ -23,12 +23,14 @@ from ..core.records import dump_record, load_record
 from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
+from ..engine.language import check_edition
 from ..engine.rules import all_rules, load_ruleset, rule_files
 from ..play.contest import EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT, ContestAgent
 from ..play.game import play_game
 from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, load_decisions, parse_seat, seat_player
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
+from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
 from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
@@ -71,8 +73,12 @@ def cmd_deduce(args) -> int:
     console = _console(args)
     records = args.records or [_default_record()]
     status = 0
-    for path in records:
-        record = load_record(path)
+    loaded = [(path, load_record(path)) for path in records]
+    for path, record in loaded:  # every --turn checked before any output
+        if args.turn is not None and args.turn > len(record.turns):
+            raise ClueError(f"--turn {args.turn}: {path} has {len(record.turns)} turn"
+                            f"{'' if len(record.turns) == 1 else 's'} (0 is the deal)")
+    for path, record in loaded:
         on_fire = None
         if args.watch and not args.json:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
@@ -114,9 +120,19 @@ def cmd_deduce(args) -> int:
 
 
 def _with_models(args):
-    """The deduction rules of the ``--knowledge`` level plus the ``--model`` rule sets."""
+    """The deduction rules of the ``--knowledge`` level, the ``--rules`` files
+    (deduction or model rule files of the user's) and the ``--model`` rule sets."""
     level = get_level(getattr(args, "knowledge", None) or DEFAULT_LEVEL)
-    return [*level.rulesets(), *(load_decisions("model", m) for m in dict.fromkeys(getattr(args, "model", None) or ()))]
+    extra = []
+    for path in dict.fromkeys(getattr(args, "rules", None) or ()):
+        rs = load_ruleset(path)
+        if rs.kind not in ("deduction", "model"):
+            raise ClueError(f"{path} is a {rs.kind} rule file; --rules takes deduction or model rule files")
+        extra.append(rs)
+    out = [*level.rulesets(), *extra,
+           *(load_decisions("model", m) for m in dict.fromkeys(getattr(args, "model", None) or ()))]
+    all_rules(out)  # a rule id of the user's that clashes with a shipped one
+    return out
 
 
 def cmd_why(args) -> int:
@@ -187,8 +203,13 @@ def _tree_roots(k, tree) -> list:
 
 
 def cmd_rules(args) -> int:
+    if args.test:
+        return _test_rules(args)
     if args.files:
         rulesets = [load_ruleset(p) for p in args.files]
+        edition = get_edition(args.edition or "cluedo")
+        for rs in rulesets:  # literal cards and categories, against one edition
+            check_edition(rs, edition)
     else:
         folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
@@ -203,6 +224,31 @@ def cmd_rules(args) -> int:
     else:
         _console(args).print(RulesView(rulesets))
     return 0
+
+
+def _test_rules(args) -> int:
+    """``rules --test FILE...``: each file's scenarios, one line each; 0 when all
+    pass, 1 when any fails (2, bad input, is a file that cannot be read)."""
+    if not args.files:
+        raise ClueError("rules --test needs the rule files to test")
+    edition = get_edition(args.edition) if args.edition else None
+    passed = failed = 0
+    for path in args.files:
+        ruleset, outcomes = run_rule_file(path)
+        if edition is not None:
+            check_edition(ruleset, edition)
+        for o in outcomes:
+            if o.passed:
+                print(f"PASS {o.label}")
+            else:
+                print(f"FAIL {o.label} — {o.reason}")
+        ok = sum(o.passed for o in outcomes)
+        passed, failed = passed + ok, failed + len(outcomes) - ok
+        if len(args.files) > 1:
+            print(f"{path}: {ok} passed, {len(outcomes) - ok} failed")
+    print(f"{passed + failed} checks: {passed} passed, {failed} failed"
+          + ("" if failed else " — all pass"))
+    return 1 if failed else 0
 
 
 def cmd_deals(args) -> int:
@@ -222,7 +268,7 @@ def cmd_editions(args) -> int:
         eds.append(get_edition(path))
     broken = edition_errors()
     if args.json:
-        out = {e.id: {"name": e.name, "source": e.source,
+        out = {e.id: {"name": e.name, "aliases": list(e.aliases), "source": e.source,
                       "cards": {cat: list(e.category_cards(cat)) for cat in e.categories},
                       "envelope": dict(e.envelope_counts)} for e in eds}
         if broken:
@@ -254,10 +300,13 @@ def cmd_play(args) -> int:
         deal = get_deal(args.deal)
         if args.players and args.players != len(deal.players):
             raise ClueError(f"deal {deal.id} has {len(deal.players)} players, not {args.players}")
-    elif args.players or args.seed is not None:
+    elif args.players or args.seed is not None or args.human:
+        # a person never gets the fixed deal whose envelope `clue-expert play` prints:
+        # without --seed, his deal is a random one
         n = args.players or 3
+        seed = args.seed if args.seed is not None else (random.SystemRandom().randrange(2 ** 32) if args.human else 0)
         deal = random_deal(get_edition(args.edition), tuple(f"player{i + 1}" for i in range(n)),
-                           random.Random(args.seed if args.seed is not None else 0))
+                           random.Random(seed))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
     check_players(len(deal.players), deal.edition)
@@ -415,6 +464,35 @@ def _play_human(args, deal, console) -> int:
     return 0
 
 
+def _seat_label(spec: str) -> str:
+    """A seat spec as a table shows it: every rule file given by path named by
+    its ruleset id (``my/rules/greedy.yaml:model=m.yaml`` -> ``greedy:model=m``)."""
+    def name(kind: str, value: str) -> str:
+        if Path(value).suffix in (".yaml", ".yml") and Path(value).exists():
+            try:
+                return load_decisions(kind, value).id
+            except ClueError:
+                return value
+        return value
+    strategy, *parts = str(spec).split(":")
+    out = [name("strategy", strategy)]
+    for part in parts:
+        key, sep, value = part.partition("=")
+        out.append(f"{key}{sep}{name(key, value)}" if key in ("response", "accusation", "model") else part)
+    return ":".join(out)
+
+
+def _seat_labels(specs) -> dict:
+    """Spec -> label for the specs whose label differs, keeping labels apart
+    (two files with one id keep their paths)."""
+    labels = {spec: _seat_label(spec) for spec in dict.fromkeys(specs)}
+    counts: dict = {}
+    for label in labels.values():
+        counts[label] = counts.get(label, 0) + 1
+    return {spec: label for spec, label in labels.items()
+            if label != spec and counts[label] == 1 and label not in labels}
+
+
 def cmd_simulate(args) -> int:
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
@@ -446,7 +524,9 @@ def cmd_simulate(args) -> int:
         print(json.dumps(summary))
     else:
         title = "Simulation" if interrupted is None else "Simulation (interrupted)"
-        _console(args).print(SummaryView(summary, title=title))
+        labels = _seat_labels(summary["strategies"])
+        shown = {**summary, "strategies": {labels.get(k, k): v for k, v in summary["strategies"].items()}}
+        _console(args).print(SummaryView(shown, title=title))
         if args.records and results:
             _console(args).print(f"records written to {args.records}/")
     if interrupted is not None:
@@ -461,22 +541,32 @@ def cmd_reproduce(args) -> int:
     for spec in extra:
         parse_seat(spec)  # fail early on unknown names
     interrupted = None
-    try:
+
+    def run(progress):
         if args.paper == "kingston":
-            tables = kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
-                              knowledge=args.knowledge or "kingston",
-                              beside=None if args.no_beside else "complete")
-        else:
-            tables = mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra,
-                              tables=tuple(args.table or ("5.1", "5.2", "5.3")),
-                              knowledge=args.knowledge or "mitchell")
+            return kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
+                            knowledge=args.knowledge or "kingston", progress=progress,
+                            beside=None if args.no_beside else "complete")
+        return mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra, progress=progress,
+                        tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell")
+    try:
+        if args.json or not sys.stderr.isatty():
+            tables = run(None)
+        else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
+            with progress_bar(f"reproducing {args.paper}", None) as advance:
+                tables = run(lambda summary: advance())
     except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
         interrupted, tables = exc, exc.tables
     if args.json:
         print(json.dumps([t.to_json() for t in tables]))  # a partial table says so in its notes
     else:
         console = _console(args)
+        labels = _seat_labels(extra)
         for t in tables:
+            for spec, label in labels.items():
+                t = replace(t, title=t.title.replace(f"/ {spec} (ours)", f"/ {label} (ours)"),
+                            rows=[(label + row[len(spec):] if row == spec or row.startswith(spec + " (") else row,
+                                   cells) for row, cells in t.rows])
             console.print(ComparisonView(t))
     if interrupted is not None:
         print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
@@ -619,6 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exact probabilities over all consistent deals (see docs/beliefs.md)")
     p.add_argument("--model", action="append", metavar="ID|FILE",
                    help="also run this opponent model and list its probable clues (repeatable)")
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="also run this deduction or model rule file of yours, traced like the shipped rules (repeatable)")
     common(p)
     p.set_defaults(func=cmd_deduce)
 
@@ -629,6 +721,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turn", type=_turn, help="as known after turn N")
     p.add_argument("--model", action="append", metavar="ID|FILE",
                    help="run this opponent model too, to explain its probable clues (repeatable)")
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="also run this deduction or model rule file of yours, traced like the shipped rules (repeatable)")
     common(p)
     p.set_defaults(func=cmd_why)
 
@@ -636,11 +730,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
     p.add_argument("--kind", choices=["deduction", *FOLDERS],
                    help="only shipped rules of this kind")
+    p.add_argument("--edition", metavar="ID|FILE",
+                   help="check the files' literal cards and categories against this edition (default cluedo)")
+    p.add_argument("--test", action="store_true",
+                   help="run each FILE's scenarios (FILE.test.yaml beside it); exit 1 if any fails")
     common(p)
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("play", help="play a traced game between rule-based players")
-    p.add_argument("--deal", help=f"a shipped deal (default {DEFAULT_PLAY_DEAL}) or a deal file")
+    p.add_argument("--deal", help=f"a shipped deal (default {DEFAULT_PLAY_DEAL}; with --human, a random deal) "
+                                  "or a deal file")
     p.add_argument("--players", type=int, help="number of players (2-10) for a random deal")
     p.add_argument("--seed", type=int, help="seed of the random deal and of random choices")
     p.add_argument("--edition", default="cluedo", help="edition of random deals (default cluedo)")

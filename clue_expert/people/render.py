@@ -16,8 +16,11 @@ import sys
 from typing import Iterable
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.markup import escape as _escape
+from rich.measure import Measurement
+from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -44,14 +47,133 @@ def escape(text: object) -> str:
     return _escape(str(text))
 
 
+class _Console(Console):
+    """A console whose rules never cut their title: a title too long for the
+    width is printed as a line of its own (wrapped) instead."""
+
+    def rule(self, title="", *, characters: str = "─", style="rule.line", align="center") -> None:
+        text = Text.from_markup(title) if isinstance(title, str) else title
+        if text.plain and cell_len(text.plain) + 6 > self.width:
+            text = text.copy()
+            text.stylize("bold")
+            self.print(text)
+            title = ""
+        super().rule(title, characters=characters, style=style, align=align)
+
+
 def make_console(*, width: int | None = None, color: bool = True, file=None, record: bool = False) -> Console:
-    """The console everything is printed through."""
-    return Console(width=width, no_color=not color, color_system="auto" if color else None,
-                   highlight=False, file=file, record=record, emoji=False,
-                   force_terminal=None if color else False)
+    """The console everything is printed through.
+
+    Output is never cut.  On a terminal it is rendered at the terminal's
+    width; piped, at ``COLUMNS`` or 80 columns (or ``width``).  Either way
+    every text wraps at word boundaries, table cells fold instead of
+    ellipsizing, a table too wide for the width is printed as a list
+    (:class:`Fit`), and a panel title or rule title that would not fit goes
+    on a line of its own."""
+    return _Console(width=width, no_color=not color, color_system="auto" if color else None,
+                    highlight=False, file=file, record=record, emoji=False,
+                    force_terminal=None if color else False)
 
 
-def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> Table:
+def _as_text(cell) -> Text:
+    if isinstance(cell, Text):
+        return cell.copy()
+    return Text(str(cell) if cell is not None else "")
+
+
+class Fit:
+    """A table that keeps every word: drawn as a table when its words fit the
+    width, else as a list (title, then each row's first cell and
+    ``header: value`` lines, then the caption).  Every column folds rather
+    than ellipsizes."""
+
+    def __init__(self, table: Table):
+        for column in table.columns:
+            column.overflow = "fold"
+            column.no_wrap = False
+        self.table = table
+        self._widths = [column.width for column in table.columns]
+
+    def _layout(self, console, options) -> bool:
+        """Give every column a width at which no word is split and the table
+        fits ``options.max_width``; False when no such widths exist."""
+        table = self.table
+        for column, width in zip(table.columns, self._widths):
+            column.width = width
+        top, right, bottom, left = table.padding
+        overhead = (left + right) * len(table.columns)
+        if table.box is not None:
+            overhead += len(table.columns) + 1 if table.show_edge else len(table.columns) - 1
+        room = options.max_width - overhead
+        wide = options.update_width(10 ** 6)
+
+        def measure(c):
+            return Measurement.get(console, wide, _as_text(c) if isinstance(c, str) else c)
+        heads = [measure(column.header if table.show_header else "") for column in table.columns]
+        bodies = [[measure(c) for c in column.cells] for column in table.columns]
+        # every word whole; else a header's words may fold (a sheet's player names); else no table
+        for fold_headers in (False, True):
+            lows = [max([column.min_width or 0, column.width or 0, 1, *(m.minimum for m in body),
+                         *([] if fold_headers else [head.minimum])])
+                    for column, head, body in zip(table.columns, heads, bodies)]
+            if sum(lows) <= room:
+                break
+        else:
+            return False
+        highs = [max([low, head.maximum, *(m.maximum for m in body)]) for low, head, body in zip(lows, heads, bodies)]
+        if sum(highs) <= room:
+            return True
+        # narrow the widest columns first (as rich does), never below a column's low
+        cap = max(highs)
+        while cap > 1 and sum(max(lo, min(h, cap)) for lo, h in zip(lows, highs)) > room:
+            cap -= 1
+        widths = [max(lo, min(h, cap)) for lo, h in zip(lows, highs)]
+        spare = room - sum(widths)
+        for i, (w, h) in enumerate(zip(widths, highs)):  # what is left goes to the columns cut most
+            if spare > 0 and w < h:
+                widths[i] += min(spare, h - w)
+                spare -= min(spare, h - w)
+        for column, width in zip(table.columns, widths):
+            column.width = width
+        return True
+
+    def __rich_measure__(self, console, options) -> Measurement:
+        m = Measurement.get(console, options, self.table)
+        return Measurement(min(m.minimum, options.max_width), min(m.maximum, options.max_width))
+
+    def __rich_console__(self, console, options):
+        table = self.table
+        if self._layout(console, options):
+            yield table
+            return
+        out = []
+        if table.title:
+            out.append(Text.assemble(_as_text(table.title), style="bold"))
+        columns = table.columns
+        headers = [_as_text(c.header) for c in columns]
+        cells = [list(c.cells) for c in columns]
+        for i in range(table.row_count):
+            row = [_as_text(col[i]) if i < len(col) else Text("") for col in cells]
+            first = row[0] if row and row[0].plain.strip() else Text("")
+            if first.plain:
+                out.append(first)
+            for h, v in zip(headers[1:], row[1:]):
+                if not v.plain.strip():
+                    continue
+                line = Text("  ")
+                name = Text(" ").join(h.split("\n"))
+                if name.plain.strip():
+                    name.stylize("bold")
+                    line.append_text(name)
+                    line.append(": ")
+                line.append_text(Text(" ").join(v.split("\n")))
+                out.append(line)
+        if table.caption:
+            out.append(_as_text(table.caption))
+        yield Group(*out)
+
+
+def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> "Fit":
     """A table of every card (grouped by category) against every owner;
     ``label(card)`` and ``cell(owner, card)`` give the texts."""
     table = Table(title=plain(title), show_lines=False, header_style="bold")
@@ -63,7 +185,7 @@ def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> Table:
         for c in sheet.cards:
             if sheet.categories[c] == cat:
                 table.add_row(label(c), *[cell(o, c) for o in sheet.owners])
-    return table
+    return Fit(table)
 
 
 class SheetView:
@@ -147,7 +269,7 @@ class RulesView:
                 cell = Text(r.id, style="magenta")
                 cell.append("\n" + where, style="dim")
                 table.add_row(cell, plain(r.message))
-        return table
+        return Fit(table)
 
 
 def firing_line(firing: Firing, values: dict | None = None) -> Text:
@@ -183,7 +305,7 @@ def knowledge_summary(k: Knowledge) -> Text:
                 style="dim")
 
 
-def probable_clues(k: Knowledge) -> Table | None:
+def probable_clues(k: Knowledge) -> "Fit | None":
     """The opponent models' probable clues (kept off the sheet), or None."""
     if not k.probable:
         return None
@@ -197,7 +319,7 @@ def probable_clues(k: Knowledge) -> Table | None:
     for key, j in k.probable.items():
         table.add_row(plain(describe(key)), plain(j.rule), str(j.turn if j.turn is not None else ""),
                       Text("refuted by the sheet", style="red") if key in refuted else Text("open"))
-    return table
+    return Fit(table)
 
 
 # --------------------------------------------------------------------- games
@@ -268,7 +390,7 @@ class SummaryView:
         for d in s["seats"]:
             seats.add_row(plain(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
                           f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
-        return Group(head, strat, seats)
+        return Group(head, Fit(strat), Fit(seats))
 
 
 class ComparisonView:
@@ -281,13 +403,13 @@ class ComparisonView:
         c = self.c
         table = Table(title=plain(c.title), header_style="bold", caption=plain("\n".join(c.notes)),
                       caption_justify="left")
-        table.add_column("", overflow="fold", min_width=14)
+        table.add_column("", overflow="fold")
         for col in c.columns:
             table.add_column(plain(f"{col}\npub. / ours"), justify="center")
         for label, cells in c.rows:
             table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
                                           for p, o in cells])
-        return table
+        return Fit(table)
 
 
 class StepView:
@@ -298,10 +420,14 @@ class StepView:
         self.edition = edition
         self.show_sheet = show_sheet
 
-    def __rich__(self):
-        from rich.panel import Panel
+    def __rich_console__(self, console, options):
         s = self.step
         parts = []
+        title = plain(s.observation)
+        if cell_len(title.plain) + 6 > options.max_width:  # a title too long for the border goes in the body
+            title.stylize("bold")
+            parts.append(title)
+            title = None
         if s.error:
             parts.append(Text("contradiction: " + s.error, style="bold red"))
         for f in s.firings:
@@ -313,14 +439,14 @@ class StepView:
             diff.add_column("change")
             for o, c, a, b in s.changes:
                 diff.add_row(plain(o), plain(self.edition.display(c)), f"{MARK[a] or '·'} → {MARK[b] or '·'}")
-            parts.append(diff)
+            parts.append(Fit(diff))
         else:
             parts.append(Text("no change to the sheet", style="dim"))
         if s.solved:
             parts.append(Text("the envelope is known", style="bold yellow"))
         if self.show_sheet and s.sheet is not None:
             parts.append(SheetView(s.sheet, self.edition))
-        return Panel(Group(*parts), title=plain(s.observation), title_align="left")
+        yield Panel(Group(*parts), title=title, title_align="left")
 
 
 class ChangesView:
@@ -382,8 +508,9 @@ class ProbabilityView:
 
 
 @contextlib.contextmanager
-def progress_bar(label: str, total: int):
-    """A progress bar on standard error; yields a function that advances it by one."""
+def progress_bar(label: str, total: int | None):
+    """A progress bar on standard error; yields a function that advances it by
+    one (``total`` None: the number of steps is not known; the bar pulses)."""
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=make_console(file=sys.stderr)) as bar:
         task = bar.add_task(label, total=total)
@@ -391,17 +518,17 @@ def progress_bar(label: str, total: int):
 
 
 class EditionsView:
-    """The editions: id, title, categories with their sizes, the envelope."""
+    """The editions: id, aliases, title, categories with their sizes, the envelope."""
 
     def __init__(self, editions):
         self.editions = list(editions)
 
     def __rich__(self):
         table = Table(title="editions", header_style="bold")
-        for col in ("id", "name", "categories (cards)", "envelope"):
+        for col in ("id", "aliases", "name", "categories (cards)", "envelope"):
             table.add_column(col, overflow="fold")
         for e in self.editions:
             cats = ", ".join(f"{c} ({len(e.category_cards(c))})" for c in e.categories)
-            table.add_row(Text(e.id, style="bold"), Text(e.name + (f"\n{e.source}" if e.source else "")),
-                          Text(cats), Text(e.envelope_text()))
-        return table
+            table.add_row(Text(e.id, style="bold"), plain(", ".join(e.aliases) or "—"),
+                          plain(e.name + (f"\n{e.source}" if e.source else "")), plain(cats), plain(e.envelope_text()))
+        return Fit(table)
