@@ -84,7 +84,7 @@ def cmd_deduce(args) -> int:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
         level = get_level(args.knowledge)
         k, error = replay(record, args.turn, on_fire=on_fire, complete=level.completion and not args.no_complete,
-                          strict=False, rulesets=_with_models(args))
+                          strict=False, rulesets=_with_models(args, record.edition))
         beliefs = None
         if args.probabilities:
             beliefs = compute(k)
@@ -119,15 +119,18 @@ def cmd_deduce(args) -> int:
     return status
 
 
-def _with_models(args):
+def _with_models(args, edition=None):
     """The deduction rules of the ``--knowledge`` level, the ``--rules`` files
-    (deduction or model rule files of the user's) and the ``--model`` rule sets."""
+    (deduction or model rule files of the user's, checked against ``edition``
+    when given) and the ``--model`` rule sets."""
     level = get_level(getattr(args, "knowledge", None) or DEFAULT_LEVEL)
     extra = []
     for path in dict.fromkeys(getattr(args, "rules", None) or ()):
         rs = load_ruleset(path)
         if rs.kind not in ("deduction", "model"):
             raise ClueError(f"{path} is a {rs.kind} rule file; --rules takes deduction or model rule files")
+        if edition is not None:
+            check_edition(rs, edition)
         extra.append(rs)
     out = [*level.rulesets(), *extra,
            *(load_decisions("model", m) for m in dict.fromkeys(getattr(args, "model", None) or ()))]
@@ -139,7 +142,8 @@ def cmd_why(args) -> int:
     console = _console(args)
     record = load_record(args.record)
     level = get_level(args.knowledge)
-    k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args), complete=level.completion)
+    k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args, record.edition),
+                      complete=level.completion)
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
     tree = None
