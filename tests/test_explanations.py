@@ -70,5 +70,11 @@ def test_watch_reports_firings_in_order():
     fired = []
     k = Knowledge(get_edition("cluedo"), ["a", "b", "c"], "a", on_fire=fired.append)
     k.observe(DealtHand(k.me, tuple(["scarlett", "rope", "hall", "lounge", "dagger", "plum"])))
-    assert fired and [f.step for f in fired] == sorted(f.step for f in fired)
-    assert fired[0].rule in ("envelope-needs-one-card-per-category", "record-own-hand")
+    # the callback sees exactly the recorded firings, and each firing's
+    # conclusions are justified by that firing (same rule, same step)
+    assert fired and fired == k.firings
+    for f in fired:
+        for c in f.conclusions:
+            assert (k.justifications[c].rule, k.justifications[c].step) == (f.rule, f.step), c
+    assert {f.rule for f in fired} >= {"envelope-needs-one-card-per-category", "record-own-hand",
+                                       "holder-excludes-other-owners"}
