@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from clue_expert.core.cards import get_edition
+from clue_expert.core.observations import Event, Suggestion
 from clue_expert.people.cli import main
 from clue_expert.core.deals import get_deal
 from clue_expert.play.game import play_game
@@ -66,7 +67,7 @@ def test_notebook_setup_entries_and_sheet(tmp_path):
     out = s.handle("bob: white rope study / cat passes / ann shows rope")
     assert "turn 1 recorded" in texts(out)
     assert any("you can refute it with rope" in t for t in texts(out))
-    text = render(out)
+    text = render(out + s.handle("sheet"))  # compact by default: the sheet on demand
     assert "ann's sheet after turn 1" in text
     cat_study = next(l for l in text.splitlines() if "Study" in l)
     assert "✗" in cat_study  # cat passed on study
@@ -142,6 +143,94 @@ def test_notebook_save_kill_load(tmp_path):
     assert not list(tmp_path.glob(".game.yaml.*"))  # no stray temporary file
     # the saved game is a record that deduce reads
     assert replay(load_record(path)).status("cat", "study") == "lacked"
+
+
+def test_english_list():
+    from clue_expert.people.output import english_list
+    assert english_list([]) == "nothing"
+    assert english_list(["rope"]) == "rope"
+    assert english_list(["rope", "hall"]) == "rope and hall"
+    assert english_list(["rope", "hall", "plum"]) == "rope, hall and plum"
+    assert english_list(["rope", "hall"], "or") == "rope or hall"
+
+
+def test_notebook_compact_by_default_sheet_on_demand_and_verbose(tmp_path):
+    from clue_expert.engine.knowledge import Sheet
+    s, _ = session(tmp_path)
+    out = s.handle("bob: white rope study / cat passes / ann shows rope")
+    assert "turn 1 recorded" in texts(out)
+    assert not any(isinstance(i, Sheet) for i in out)  # compact: no 30-line sheet after an entry
+    assert any(isinstance(i, Changes) for i in out)  # but what changed
+    assert len(render(out).splitlines()) < 10
+    assert any(isinstance(i, Sheet) for i in s.handle("sheet"))
+    assert any("verbose" in t for t in texts(s.handle("verbose")))
+    out = s.handle("cat: green spanner hall / ann shows hall")
+    assert any(isinstance(i, Sheet) for i in out)
+    s.handle("compact")
+    assert not any(isinstance(i, Sheet) for i in s.handle("undo"))
+    assert "compact" in texts(s.handle("help"))[0] and "verbose" in texts(s.handle("help"))[0]
+
+
+def test_notebook_no_suggestion_advice_once_the_envelope_is_known(tmp_path):
+    s, _ = session(tmp_path, "kingston-next-not-held")
+    s.handle("bob: white rope study / cat passes / ann shows rope")
+    out = texts(s.handle("ann: mustard candlestick kitchen / nobody"))
+    assert "the envelope is known: mustard, candlestick and kitchen — accuse!" in out
+    assert not any(t.startswith("advice") for t in out)
+
+
+def test_notebook_refute_note_only_when_nobody_else_showed(tmp_path):
+    s, _ = session(tmp_path)
+    out = texts(s.handle("cat: white rope study / ann shows rope"))
+    assert any("you can refute it with rope" in t for t in out)
+    out = texts(s.handle("bob: green rope hall / cat shows"))  # cat showed before ann was asked
+    assert "turn 2 recorded" in out
+    assert not any("refute" in t for t in out)
+    out = texts(s.handle("cat: plum rope hall / ann shows rope"))
+    assert any("you can refute it with plum, rope or hall" in t for t in out)
+
+
+def test_notebook_hand_sizes_are_not_mistaken_for_a_turn(tmp_path):
+    s = NotebookSession(tmp_path / "game.yaml")
+    s.start()
+    for line in SETUP[:-1]:
+        s.handle(line)
+    assert "Enter accepts" in s.prompt and "sizes" in s.prompt and "ann 6, bob 6 and cat 6" in s.prompt
+    out = texts(s.handle("bob: white rope study / cat passes / ann shows rope"))
+    assert any("looks like a turn" in t and "Enter" in t for t in out)
+    assert s.notebook is None and s._setup["sizes"] == {"ann": 6, "bob": 6, "cat": 6}
+    assert any("cannot read" in t for t in texts(s.handle("bob 5 cat 7")))  # no 'sizes': never read as sizes
+    assert any("pairs" in t for t in texts(s.handle("sizes bob")))
+    assert any("only 18 are dealt" in t for t in texts(s.handle("sizes bob 9 cat 9")))
+    out = texts(s.handle("sizes bob 7 cat 5"))
+    assert "hand sizes now ann 6, bob 7 and cat 5; Enter accepts them" in out and s.notebook is None
+    s.handle("")
+    assert s.notebook.hand_sizes == {"ann": 6, "bob": 7, "cat": 5} and s.prompt == "turn 1> "
+
+
+def test_notebook_save_as_says_it_saves_there_from_now_on(tmp_path):
+    s, _ = session(tmp_path)
+    out = texts(s.handle("save"))
+    assert out == [f"saved to {tmp_path / 'game.yaml'}", f"the game is saved to {tmp_path / 'game.yaml'} "
+                                                            f"after every entry"]
+    other = tmp_path / "other.yaml"
+    out = texts(s.handle(f"save {other}"))
+    assert out[0] == f"saved to {other}"
+    assert f"from now on the game is saved to {other} after every entry" in out[1]
+    assert f"{tmp_path / 'game.yaml'} is no longer updated" in out[1]
+    s.handle("bob: white rope study / cat passes / ann shows rope")
+    assert len(yaml.safe_load(other.read_text())["turns"]) == 1
+    assert yaml.safe_load((tmp_path / "game.yaml").read_text())["turns"] == []
+
+
+def test_notebook_messages_list_in_english(tmp_path):
+    s, out = session(tmp_path)
+    assert "your cards: scarlett, rope, hall, lounge, dagger and plum" in texts(out)
+    out = texts(s.handle("bob: plum rope hall / ann shows"))
+    assert any("which did you show? you hold plum, rope and hall" in t for t in out)
+    assert not any("[" in t and "'" in t for t in out)
+    out = texts(s.handle("dan: plum rope hall"))
+    assert any("unknown player 'dan'; players are ann, bob and cat" in t for t in out)
 
 
 # --------------------------------------------------------------- human seat
@@ -261,3 +350,63 @@ def test_notebook_odds_show_exact_probabilities(tmp_path):
     assert b.probabilities["cat"]["white"] == 0.0
     assert b.probabilities["ann"]["rope"] == 1.0
     assert abs(sum(b.envelope.values()) - 1.0) < 1e-9
+
+
+def test_human_hint_answers_the_question_asked():
+    deal = get_deal("kingston-1-3p")  # envelope prof-plum, lead-pipe, hall
+    told = []
+    human = HumanPlayer("player2", Script(["hint", "revolver"]), told.append, hints=True)
+    sizes = {p: len(h) for p, h in deal.hands.items()}
+    human.start(deal.edition, deal.players, sizes, deal.hands["player2"])
+    # which card do you show: the response rules' choice, not a suggestion
+    card = human.disprove(1, "player1", ("mrs-peacock", "revolver", "hall"), ("mrs-peacock", "revolver"))
+    hints = [t for t in texts(told) if t.startswith("hint")]
+    assert card == "revolver" and len(hints) == 1
+    assert hints[0].startswith("hint: show mrs-peacock") or hints[0].startswith("hint: show revolver")
+    assert "suggest" not in hints[0]
+    told.clear()
+    human.ask = Script(["hint", "study"])
+    human.disprove(2, "player3", ("mrs-white", "dagger", "study"), ("study",))
+    assert texts(told)[0].startswith("hint: show study — it is the only one")
+    # accuse now?: not known yet
+    told.clear()
+    human.ask = Script(["hint", "no"])
+    assert human.accuse(3) is None
+    assert texts(told) == ["hint: the envelope is not known yet — answer 'no'; a wrong accusation puts you out"]
+    # at the suggestion prompt: suggestion advice
+    told.clear()
+    human.ask = Script(["hint", "plum rope hall"])
+    human.suggest(4, 1)
+    assert texts(told)[0].startswith("hint: suggest ")
+    # once the envelope is known: which, and no more suggestion advice
+    human.observe(Event(5, 2, Suggestion("player2", ("prof-plum", "lead-pipe", "hall"), ("player3", "player1"))))
+    for prompt_lines, call in ((["hint", "no"], lambda: human.accuse(6)),
+                               (["hint", "plum rope hall"], lambda: human.suggest(7, 3))):
+        told.clear()
+        human.ask = Script(prompt_lines)
+        call()
+        msg = texts(told)[0]
+        assert msg.startswith("hint: the envelope is known: prof-plum, lead-pipe and hall"), msg
+        assert "suggest" not in msg
+
+
+def test_human_hint_when_hints_are_off():
+    deal = get_deal("kingston-1-3p")
+    told = []
+    human = HumanPlayer("player2", Script(["hint", "no"]), told.append)
+    sizes = {p: len(h) for p, h in deal.hands.items()}
+    human.start(deal.edition, deal.players, sizes, deal.hands["player2"])
+    assert human.accuse(1) is None
+    assert any("hints are off" in t for t in texts(told))
+
+
+def test_play_human_prints_the_shown_card_once(monkeypatch, capsys):
+    # player1 suggests white, dagger, kitchen (all player3's) and does not accuse
+    lines = iter(["white dagger kitchen", "no"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines, "quit"))
+    main(["play", "--human", "player1", "--no-color", "--no-sheets", "--deal", "kingston-1-3p"])
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())  # the turn line may wrap
+    assert flat.count("shows you") == 1, out  # once, on the turn line; not again from the seat
+    assert ("turn 1: player1 suggests mrs-white, dagger, kitchen — player2 cannot disprove — player3 shows you"
+            in flat)

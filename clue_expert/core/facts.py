@@ -94,6 +94,17 @@ DECISION_KINDS = ("suggest", "show", "accuse")
 Key = tuple
 
 
+def english_list(items: Iterable, conjunction: str = "and") -> str:
+    """Items as an English list: ``rope``, ``rope and hall``, ``rope, hall
+    and plum`` (``or`` with ``conjunction="or"``); empty: ``nothing``."""
+    words = [str(i) for i in items]
+    if not words:
+        return "nothing"
+    if len(words) == 1:
+        return words[0]
+    return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
+
+
 def key_of(kind: str, values: dict) -> Key:
     """The key of a fact of ``kind`` with field ``values``."""
     if kind in ("held", "lacked"):

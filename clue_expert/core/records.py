@@ -15,7 +15,7 @@ import yaml
 from .cards import Edition, get_edition
 from .deals import Deal, parse_deal
 from .errors import ClueError, RecordError
-from .facts import player_name_problem
+from .facts import english_list, player_name_problem
 from .observations import Accusation, DealtHand, Suggestion
 from .yamlio import FileLoadError, load_file, shorten
 
@@ -60,7 +60,7 @@ class Record:
         that seat saw come from ``actual`` (or, for a single matching card,
         from the deal); a show whose card cannot be known is left unseen."""
         if player not in self.players:
-            raise RecordError(f"{player!r} is not one of the players {list(self.players)}", source=self.source)
+            raise RecordError(f"{player!r} is not one of the players {english_list(self.players)}", source=self.source)
         if player == self.me:
             return self
         if self.deal is None:
@@ -169,12 +169,12 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         raise RecordError(problem, source=source)
     me = data["me"]
     if not isinstance(me, (str, int)) or isinstance(me, bool) or str(me) not in players:
-        raise RecordError(f"me ({shorten(me)}) is not one of the players {list(players)}", source=source)
+        raise RecordError(f"me ({shorten(me)}) is not one of the players {english_list(players)}", source=source)
     me = str(me)
 
     def player(name, turn, what):
         if not isinstance(name, (str, int)) or isinstance(name, bool) or str(name) not in players:
-            raise RecordError(f"{what} {shorten(name)} is not one of the players {list(players)}", source=source,
+            raise RecordError(f"{what} {shorten(name)} is not one of the players {english_list(players)}", source=source,
                               turn=turn)
         return str(name)
 
@@ -212,7 +212,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             raise RecordError(f"the deal's hands have {wrong} cards but the hand sizes are "
                               f"{ {p: sizes[p] for p in wrong} }", source=source)
         if set(deal.hands[me]) != set(hand):
-            raise RecordError(f"the deal gives {me} {list(deal.hands[me])} but the hand is {list(hand)}", source=source)
+            raise RecordError(f"the deal gives {me} {english_list(deal.hands[me])} but the hand is {english_list(hand)}", source=source)
 
     turns: list = []
     out: set = set()
@@ -269,17 +269,17 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if len(set(passed)) != len(passed):
             raise RecordError(f"passed repeats a player: {shorten(list(passed))}", source=source, turn=n)
         if set(passed) != set(order[:len(passed)]):
-            raise RecordError(f"players are asked in seat order {list(order)}: passes {list(passed)} skip "
+            raise RecordError(f"players are asked in seat order {english_list(order)}: passes by {english_list(passed)} skip "
                               f"{[p for p in order[:len(passed)] if p not in passed]}", source=source, turn=n)
         passed = tuple(order[:len(passed)])
         if shown_by is None:
             if len(passed) != len(order):
-                raise RecordError(f"nobody showed a card, but {[p for p in order if p not in passed]} did not pass",
+                raise RecordError(f"nobody showed a card, but {english_list([p for p in order if p not in passed])} did not pass",
                                   source=source, turn=n)
         elif len(passed) == len(order):
             raise RecordError(f"{shown_by} showed a card, but every other player passed", source=source, turn=n)
         elif shown_by != order[len(passed)]:
-            raise RecordError(f"{shown_by} showed a card, but after the passes {list(passed)} the next player "
+            raise RecordError(f"{shown_by} showed a card, but after the passes by {english_list(passed)} the next player "
                               f"asked is {order[len(passed)]}", source=source, turn=n)
         card = raw.get("card")
         if card is not None:
@@ -293,7 +293,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             except ClueError as exc:
                 raise RecordError(f"card: {exc}", source=source, turn=n) from None
             if card not in cards:
-                raise RecordError(f"the shown card {card} is not one of the suggested {list(cards)}",
+                raise RecordError(f"the shown card {card} is not one of the suggested {english_list(cards)}",
                                   source=source, turn=n)
         actual = raw.get("actual")
         if actual is not None:
@@ -305,23 +305,23 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             except ClueError as exc:
                 raise RecordError(f"actual: {exc}", source=source, turn=n) from None
             if shown_by is None or actual not in cards or actual not in deal.hands[shown_by]:
-                raise RecordError(f"actual card {actual} was not shown by {shown_by} from {list(cards)}",
+                raise RecordError(f"actual card {actual} was not shown by {shown_by} from {english_list(cards)}",
                                   source=source, turn=n)
         elif card is not None:
             actual = card
         if me in passed and set(cards) & set(hand):
-            raise RecordError(f"{me} passed but holds {sorted(set(cards) & set(hand))}", source=source, turn=n)
+            raise RecordError(f"{me} passed but holds {english_list(sorted(set(cards) & set(hand)))}", source=source, turn=n)
         if shown_by == me:
             mine = set(cards) & set(hand)
             if not mine:
-                raise RecordError(f"{me} showed a card but holds none of {list(cards)}", source=source, turn=n)
+                raise RecordError(f"{me} showed a card but holds none of {english_list(cards)}", source=source, turn=n)
             if card is not None and card not in mine:
                 raise RecordError(f"{me} showed {card}, which is not in {me}'s hand", source=source, turn=n)
         if deal is not None:
             for p in passed:
                 if set(cards) & set(deal.hands[p]):
                     raise RecordError(f"{p} passed but the deal gives {p} "
-                                      f"{sorted(set(cards) & set(deal.hands[p]))}", source=source, turn=n)
+                                      f"{english_list(sorted(set(cards) & set(deal.hands[p])))}", source=source, turn=n)
             if shown_by is not None and not set(cards) & set(deal.hands[shown_by]):
                 raise RecordError(f"{shown_by} showed a card but the deal gives {shown_by} none of them",
                                   source=source, turn=n)

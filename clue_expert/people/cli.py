@@ -282,7 +282,7 @@ def cmd_editions(args) -> int:
         console = _console(args)
         console.print(EditionsView(eds))
         for message in broken.values():
-            console.print(f"error: {message} (left out)", markup=False)
+            console.print(f"error: {message} (left out)", markup=False, soft_wrap=True)
     return 0
 
 

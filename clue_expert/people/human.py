@@ -14,12 +14,12 @@ from typing import Callable, Sequence
 
 from ..core.cards import Edition
 from ..core.errors import ClueError
-from ..core.observations import DealtHand, Suggestion
+from ..core.observations import DealtHand
 from ..play.game import Player
 from ..engine.knowledge import Knowledge
-from ..play.players import load_decisions
+from ..play.players import DEFAULT_RESPONSE, load_decisions
 from .notebook import split_cards
-from .output import Message
+from .output import Message, english_list, envelope_cards
 from ..engine.rules import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
@@ -37,13 +37,15 @@ class HumanPlayer(Player):
     """A person at the table."""
 
     def __init__(self, name: str, ask: Callable[[str], str], tell: Callable[[object], None], *,
-                 hints: bool = False, strategy: str = "clue-expert-focused"):
+                 hints: bool = False, strategy: str = "clue-expert-focused", response: str = DEFAULT_RESPONSE):
         self.name = name
         self.ask = ask
         self.tell = tell
         #: Whether the person sees the engine's sheet and a strategy's advice.
         self.hints = hints
         self.strategy_name = strategy
+        #: The response rules whose choice 'hint' gives at "which card do you show".
+        self.response_name = response
         self.marks: Knowledge | None = None
         self.engine: Knowledge | None = None
         self.edition: Edition | None = None
@@ -53,8 +55,9 @@ class HumanPlayer(Player):
     def _sheet(self):
         return (self.engine if self.hints else self.marks).sheet()
 
-    def _prompt(self, prompt: str) -> str:
-        """Ask until the answer is not a command; handle help/sheet/hint/quit."""
+    def _prompt(self, prompt: str, hint: Callable[[], None] | None = None) -> str:
+        """Ask until the answer is not a command; handle help/sheet/hint/quit.
+        ``hint`` answers 'hint' at this prompt (default: suggestion advice)."""
         while True:
             try:
                 line = self.ask(prompt).strip()
@@ -64,24 +67,62 @@ class HumanPlayer(Player):
             if word in ("quit", "exit"):
                 raise HumanQuit(f"{self.name} left the game")
             if word == "help":
-                self.tell(Message(HELP.format(hint=", 'hint' the advice" if self.hints else "")))
+                self.tell(Message(HELP.format(hint=", 'hint' advice on the question asked" if self.hints else "")))
                 continue
             if word == "sheet":
                 self.tell(self._sheet())
                 continue
-            if word == "hint" and self.hints:
-                self._advise()
+            if word == "hint":
+                if self.hints:
+                    (hint or self._advise)()
+                else:
+                    self.tell(Message("hints are off (play with --hints to get advice)", "error"))
                 continue
             return line
 
+    def _envelope(self) -> list | None:
+        """The envelope's cards when the engine knows them all, else None."""
+        return envelope_cards(self.engine.envelope()) if self.engine.solved() else None
+
     def _advise(self) -> None:
+        """At the suggestion prompt: the strategy's suggestion -- or, once the
+        envelope is known, no suggestion but the accusation to make."""
+        env = self._envelope()
+        if env is not None:
+            self.tell(Message(f"hint: the envelope is known: {english_list(env)} — accuse when asked!", "advice"))
+            return
         cands = self.engine.request("your-turn", {"turn": 0, "round": 0})
         if cands:
             c = cands[0]
-            self.tell(Message(f"hint: suggest {', '.join(o[0] for o in c.options)} — {c.message}", "advice"))
-        if self.engine.solved():
-            self.tell(Message("hint: the envelope is known: " + ", ".join(self.engine.envelope().values()),
-                              "advice"))
+            self.tell(Message(f"hint: suggest {english_list(o[0] for o in c.options)} — {c.message}", "advice"))
+        else:
+            self.tell(Message("hint: the strategy has no advice here", "dim"))
+
+    def _advise_show(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> None:
+        """At "which card do you show": the response rules' choice."""
+        if len(matching) == 1:
+            self.tell(Message(f"hint: show {matching[0]} — it is the only one of these cards you hold", "advice"))
+            return
+        cands = self.engine.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
+                                                         "matching": tuple(matching)})
+        if not cands:
+            self.tell(Message(f"hint: no advice; show any of {english_list(matching, 'or')}", "dim"))
+            return
+        c = cands[0]
+        best, *others = c.options[0]
+        also = f" ({english_list(others, 'or')} would do as well)" if others else ""
+        self.tell(Message(f"hint: show {best} — {c.message}{also}", "advice"))
+
+    def _advise_accuse(self) -> None:
+        """At "accuse now?": whether the envelope is known, and which it is."""
+        env = self._envelope()
+        if env is not None:
+            self.tell(Message(f"hint: the envelope is known: {english_list(env)} — accuse it now", "advice"))
+            return
+        known = envelope_cards(self.engine.envelope())
+        part = f" (known so far: {english_list(known)})" if known else ""
+        self.tell(Message(f"hint: the envelope is not known yet{part} — answer 'no'; "
+                          f"a wrong accusation puts you out", "advice"))
 
     # ------------------------------------------------------------ the seat
     def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
@@ -91,11 +132,13 @@ class HumanPlayer(Player):
         self.marks.observe(DealtHand(self.name, tuple(hand)))
         if self.hints:
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
-                                    rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),))
+                                    rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),
+                                                                   load_decisions("response", self.response_name)))
             self.engine.observe(DealtHand(self.name, tuple(hand)))
         self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
-                          f"Your cards: {', '.join(edition.display(c) for c in hand)}."))
-        self.tell(Message("Type 'help' at any prompt." + (" Hints are on: 'hint' gives advice." if self.hints else "")))
+                          f"Your cards: {english_list(edition.display(c) for c in hand)}."))
+        self.tell(Message("Type 'help' at any prompt."
+                          + (" Hints are on: 'hint' at a prompt gives advice on it." if self.hints else "")))
 
     def _triple(self, line: str, what: str):
         """Three cards, one per category, in category order; None (after
@@ -117,9 +160,10 @@ class HumanPlayer(Player):
                 return cards
 
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
-        names = ", ".join(matching)
+        names = english_list(matching, "or")
         while True:
-            line = self._prompt(f"{by} suggests {', '.join(cards)}; which card do you show ({names})> ")
+            line = self._prompt(f"{by} suggests {english_list(cards)}; which card do you show ({names})> ",
+                                hint=lambda: self._advise_show(turn, by, cards, matching))
             if not line:
                 self.tell(Message(f"name one of {names}", "error"))
                 continue
@@ -135,18 +179,19 @@ class HumanPlayer(Player):
 
     def accuse(self, turn: int):
         while True:
-            line = self._prompt(f"accuse now? ('no', or {self.edition.envelope_text()})> ")
+            line = self._prompt(f"accuse now? ('no', or {self.edition.envelope_text()})> ", hint=self._advise_accuse)
             if line.lower() in ("", "no", "n", "-"):
                 return None
             cards = self._triple(line, "an accusation")
             if cards is None:
                 continue
             if set(cards) & set(self.hand):
-                self.tell(Message(f"you hold {', '.join(set(cards) & set(self.hand))}: that cannot be the answer",
-                                  "error"))
+                held = [c for c in cards if c in self.hand]
+                self.tell(Message(f"you hold {english_list(held)}: that cannot be the answer", "error"))
                 continue
             while True:
-                confirm = self._prompt(f"accuse {', '.join(cards)}? a wrong accusation puts you out (yes/no)> ")
+                confirm = self._prompt(f"accuse {english_list(cards)}? a wrong accusation puts you out (yes/no)> ",
+                                       hint=self._advise_accuse)
                 if confirm.lower() in ("yes", "y", "no", "n"):
                     break
                 self.tell(Message("answer yes or no", "error"))
@@ -154,9 +199,9 @@ class HumanPlayer(Player):
                 return cards
 
     def observe(self, event) -> None:
+        # Only the marks: the table announces each turn (the CLI prints the
+        # turn line, which already says "X shows you CARD" to the suggester),
+        # so telling the shown card here as well printed it twice.
         for k in (self.marks, self.engine):
             if k is not None:
                 k.observe(event.observation, event.turn)
-        obs = event.observation
-        if isinstance(obs, Suggestion) and obs.card is not None and obs.by == self.name:
-            self.tell(Message(f"{obs.shown_by} shows you {obs.card}", "advice"))

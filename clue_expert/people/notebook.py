@@ -32,7 +32,7 @@ from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.levels import DEFAULT_LEVEL, get_level
 from ..play.players import load_decisions
-from .output import Changes, Message, Probabilities
+from .output import Changes, Message, Probabilities, english_list, envelope_cards
 from .replay import describe_turn
 
 
@@ -43,9 +43,12 @@ HELP = """Enter a turn on one line, for example:
   bob accuses peacock pipe kitchen wrong
 or type 'turn' to be asked step by step.  Commands:
   sheet              the detective sheet          history        every turn so far
+  compact            after an entry, only what is new (the default)
+  verbose            after an entry, also the whole sheet
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
   undo               remove the last turn         edit N         re-enter turn N
-  save [FILE]        save (also automatic)        load FILE      open a saved game
+  save [FILE]        save now; with FILE, save there and keep saving there after every entry
+  load FILE          open a saved game
   odds               exact probabilities of every cell and the likeliest envelopes
   help               this text                    quit           leave (the game is saved)
 Facts read like 'bob holds rope', 'bob lacks rope', 'envelope holds kitchen'."""
@@ -342,7 +345,7 @@ class Notebook:
                 return p
         import difflib
         near = difflib.get_close_matches(name.lower(), [p.lower() for p in self.players], n=1)
-        raise ClueError(f"unknown player {name!r}; players are {', '.join(self.players)}"
+        raise ClueError(f"unknown player {name!r}; players are {english_list(self.players)}"
                         + (f" (did you mean {near[0]}?)" if near else ""))
 
     def refuters(self, cards) -> list:
@@ -396,8 +399,11 @@ class NotebookSession:
     SETUP = ("edition", "players", "me", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
-                 knowledge: str = DEFAULT_LEVEL):
+                 knowledge: str = DEFAULT_LEVEL, compact: bool = True):
         self.path = Path(path)
+        #: Compact mode (the default at a real table): after an entry, only the
+        #: new deductions and the advice; 'sheet' shows the sheet, 'verbose' always.
+        self.compact = compact
         self.strategy = strategy
         self.knowledge_level = get_level(knowledge)
         self.notebook: Notebook | None = None
@@ -469,7 +475,8 @@ class NotebookSession:
         if self._stage == "hand":
             return "your cards> "
         if self._stage == "sizes":
-            return f"hand sizes {self._sizes_text()} (Enter to accept, or e.g. 'bob 5 cat 5')> "
+            return (f"hand sizes: {self._sizes_text()} — Enter accepts them; to correct them write "
+                    f"'sizes NAME N ...', e.g. 'sizes {self._size_example()}'> ")
         if self._step is not None:
             return self._step_prompt()
         if self._edit is not None:
@@ -488,7 +495,11 @@ class NotebookSession:
         return out
 
     def _sizes_text(self) -> str:
-        return " ".join(f"{p} {n}" for p, n in self._setup["sizes"].items())
+        return english_list(f"{p} {n}" for p, n in self._setup["sizes"].items())
+
+    def _size_example(self) -> str:
+        others = [p for p in self._setup["sizes"] if p != self._setup["me"]] or list(self._setup["sizes"])
+        return f"{others[0]} {self._setup['sizes'][others[0]]}"
 
     # -------------------------------------------------------------- handling
     def handle(self, line: str) -> list:
@@ -550,7 +561,7 @@ class NotebookSession:
         if self._stage == "me":
             match = [p for p in s["players"] if p.lower() == line.lower()]
             if not match:
-                raise ClueError(f"you must be one of {', '.join(s['players'])}")
+                raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
             s["me"] = match[0]
             s["sizes"] = dict(zip(s["players"], s["edition"].hand_sizes(len(s["players"]))))
             self._stage = "hand"
@@ -562,17 +573,33 @@ class NotebookSession:
             s["hand"] = cards
             s["sizes"][s["me"]] = len(cards)
             self._stage = "sizes"
-            return [Message("your cards: " + ", ".join(cards))]
+            return [Message("your cards: " + english_list(cards))]
         if self._stage == "sizes":
             if line:
                 words = line.split()
-                if len(words) % 2:
-                    raise ClueError("write names and numbers in pairs, e.g. 'bob 5 cat 5'")
+                if words[0].lower() not in ("sizes", "size"):
+                    # never read a turn (or anything else) as hand sizes
+                    looks = ":" in line or "/" in line or "accuse" in line.lower()
+                    raise ClueError(("that looks like a turn, but the game has not started: " if looks else
+                                     f"cannot read {line!r} as hand sizes: ")
+                                    + f"press Enter to accept the hand sizes {self._sizes_text()} (or correct "
+                                      f"them with 'sizes {self._size_example()}'), then enter the turns")
+                words = words[1:]
+                if not words or len(words) % 2:
+                    raise ClueError(f"write names and numbers in pairs, e.g. 'sizes {self._size_example()}'")
+                sizes = dict(s["sizes"])
                 for name, n in zip(words[::2], words[1::2]):
                     p = next((q for q in s["players"] if q.lower() == name.lower()), None)
                     if p is None or not n.isdigit():
-                        raise ClueError(f"cannot read {name} {n}")
-                    s["sizes"][p] = int(n)
+                        raise ClueError(f"cannot read {name} {n}: write a player's name and a number")
+                    if p == s["me"] and int(n) != len(s["hand"]):
+                        raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
+                    sizes[p] = int(n)
+                dealt = len(s["edition"].cards) - s["edition"].envelope_size
+                if sum(sizes.values()) > dealt:
+                    raise ClueError(f"the hands hold {sum(sizes.values())} cards, but only {dealt} are dealt")
+                s["sizes"] = sizes
+                return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
                                      strategy=self.strategy, path=self.path, knowledge=self.knowledge_level)
             self._stage = None
@@ -591,6 +618,11 @@ class NotebookSession:
             return []
         if word == "sheet":
             return [nb.knowledge.sheet()]
+        if word in ("compact", "verbose") and not rest.strip():
+            self.compact = word == "compact"
+            return [Message("compact: after an entry, only what is new and the advice ('sheet' shows the sheet)"
+                            if self.compact else "verbose: after an entry, the whole sheet as well ('compact' "
+                                                 "shows only what is new)")]
         if word in ("odds", "probabilities"):
             return [Probabilities(nb.knowledge.sheet(), compute(nb.knowledge))]
         if word == "history":
@@ -624,8 +656,16 @@ class NotebookSession:
             except SaveError as exc:
                 return [Message(f"not saved: {exc}; the game is kept in this session — try 'save OTHERFILE'",
                                 "error")]
+            if path is None:
+                return [Message("not saved: this game has no file; type 'save FILE'", "error")]
+            previous = self.path
             self.path = nb.path
-            return [Message(f"saved to {path}")]
+            if previous is not None and Path(previous).resolve() != Path(path).resolve():
+                note = (f"from now on the game is saved to {path} after every entry; "
+                        f"{previous} is no longer updated")
+            else:
+                note = f"the game is saved to {path} after every entry"
+            return [Message(f"saved to {path}"), Message(note, "advice")]
         if word == "load":
             if not rest.strip():
                 raise ClueError("load needs a file name")
@@ -643,14 +683,15 @@ class NotebookSession:
     def _entry(self, turn: dict) -> list:
         nb = self.notebook
         out: list = []
-        if "suggest" in turn and turn["by"] != nb.me:
+        if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me):
+            # (once another player has shown a card, whether you could have refuted it is moot)
             mine = nb.refuters(nb.edition.resolve_all(turn["suggest"]))
-            out.append(Message(f"you can refute it with {', '.join(mine)}" if mine
+            out.append(Message(f"you can refute it with {english_list(mine, 'or')}" if mine
                                else "you hold none of these cards", "dim"))
         if "suggest" in turn and turn.get("shown_by") == nb.me and "card" not in turn:
             mine = nb.refuters(turn["suggest"])
             if len(mine) > 1:
-                out.append(Message(f"(which did you show? you hold {', '.join(mine)}; add e.g. "
+                out.append(Message(f"(which did you show? you hold {english_list(mine)}; add e.g. "
                                    f"'/ {nb.me} shows {mine[0]}' to remember it)", "dim"))
         before = len(nb.knowledge.firings)
         try:
@@ -662,15 +703,24 @@ class NotebookSession:
         out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts)
         return out
 
+    #: Deduction lines after an entry in compact and in verbose mode.
+    COMPACT_FIRINGS, VERBOSE_FIRINGS = 8, 30
+
     def _report(self, changes: list, title: str, firings=None) -> list:
+        """After an entry: the new deductions, the changed cells, (in verbose
+        mode) the whole sheet, then notes and advice."""
         nb = self.notebook
         out: list = [Message(title)]
-        for f in (firings or [])[:30]:
-            if f.conclusions and f.conclusions[0][0] in DECISION_KINDS:
-                continue
+        facts = [f for f in (firings or []) if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
+        limit = self.COMPACT_FIRINGS if self.compact else self.VERBOSE_FIRINGS
+        for f in facts[:limit]:
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
+        if len(facts) > limit:
+            out.append(Message(f"  … and {len(facts) - limit} more deductions (all in the changes below; "
+                               f"'why FACT' explains one)", "dim"))
         out.append(Changes(changes, title))
-        out.append(nb.knowledge.sheet())
+        if not self.compact:
+            out.append(nb.knowledge.sheet())
         if nb.conflict is not None:
             out += self._repair_notes()
         elif self._repairing:
@@ -682,18 +732,19 @@ class NotebookSession:
         nb = self.notebook
         if nb.conflict is not None:
             return []  # the sheet is the one before the contradiction: no advice on it
+        if nb.knowledge.solved():
+            # no more suggestion advice: there is nothing left to find out
+            env = envelope_cards(nb.knowledge.envelope())
+            return [Message(f"the envelope is known: {english_list(env)} — accuse!", "advice")]
         adv = nb.advice()
         out = []
-        if nb.knowledge.solved():
-            env = nb.knowledge.envelope()
-            out.append(Message("the envelope is known: " + ", ".join(env.values()) + " — accuse on your turn!",
-                               "advice"))
         if adv is not None:
             cards, cand = adv
-            out.append(Message(f"advice ({nb.strategy.id}): suggest {', '.join(cards)} — {cand.message}", "advice"))
+            out.append(Message(f"advice ({nb.strategy.id}): suggest {english_list(cards)} — {cand.message}",
+                               "advice"))
             mine = nb.refuters(cards)
             if mine:
-                out.append(Message(f"  (you hold {', '.join(mine)} of these)", "dim"))
+                out.append(Message(f"  (you hold {english_list(mine)} of these)", "dim"))
         return out
 
     # ------------------------------------------------------ step by step entry
@@ -707,7 +758,7 @@ class NotebookSession:
         if st.get("accuse") and "correct" not in st:
             return "was it right (yes/no)> "
         if "answers" not in st:
-            return f"who showed a card ({', '.join(self.notebook._order(st['by']))} or 'nobody')> "
+            return f"who showed a card ({english_list(self.notebook._order(st['by']), 'or')} or 'nobody')> "
         return f"which card did {st['answers']} show (Enter if you did not see it)> "
 
     def _handle_step(self, line: str) -> list:

@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.facts import english_list
 from ..engine.knowledge import Sheet
+
+__all__ = ["Changes", "Message", "Probabilities", "english_list", "envelope_cards"]
+
+
+def envelope_cards(envelope: dict) -> list:
+    """The known cards of :meth:`Knowledge.envelope` (category -> card, list
+    of cards or None), in category order."""
+    out: list = []
+    for v in envelope.values():
+        if isinstance(v, (list, tuple)):
+            out += list(v)
+        elif v is not None:
+            out.append(v)
+    return out
 
 
 @dataclass
