@@ -12,7 +12,8 @@ from clue_expert.core.errors import ExpressionError
 from clue_expert.engine.expr import compile_expression
 from clue_expert.engine.language import check_edition, edition_problems
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.rules import default_rulesets, load_ruleset
+from clue_expert.testing.scenarios import load_scenarios, run_scenario, scenario_edition
 from clue_expert.people.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,9 +169,28 @@ def test_edition_check_uses_the_edition_given(capsys, tmp_path):
     assert code == 2 and "'weapn' is not a category" in err and "did you mean weapon?" in err
     path = rule_file(tmp_path, one_rule("lacked: [owner, card]", **{"if": "card in category_cards('who')"}))
     assert run(capsys, "rules", path)[0] == 2
-    four = ROOT / "rules" / "deduction" / "editions" / "four-kinds.yaml"
+    four = ROOT / "tests" / "data" / "editions" / "four-kinds.yaml"
     code, _, err = run(capsys, "rules", path, "--edition", four)
     assert code == 0, err
+
+
+def test_a_scenario_names_its_edition_by_path(tmp_path):
+    (tmp_path / "editions").mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "editions" / "four-kinds.yaml", tmp_path / "editions")
+    scenario = ("ruleset: observations\nscenarios:\n"
+                "  - name: an edition by path, relative to the scenario file\n"
+                "    rule: envelope-needs-one-card-per-category\n    fires: true\n"
+                "    edition: editions/four-kinds.yaml\n"
+                "    expect: [\"envelope holds one of b1, b2, b3, b4\"]\n")
+    path = tmp_path / "observations.test.yaml"
+    path.write_text(scenario)
+    [sc] = load_scenarios(path)
+    assert scenario_edition(sc).categories == ("who", "what", "where", "when")
+    run_scenario(sc, default_rulesets())
+    path.write_text(scenario.replace("b1, b2, b3, b4", "b1, b2, b3"))
+    [sc] = load_scenarios(path)
+    with pytest.raises(AssertionError):
+        run_scenario(sc, default_rulesets())
 
 
 def test_check_edition_api():

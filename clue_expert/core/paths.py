@@ -23,6 +23,11 @@ def editions_dir() -> Path:
     return _PACKAGE / "editions"
 
 
+def levels_dir() -> Path:
+    """The directory of the shipped knowledge levels (package data)."""
+    return _PACKAGE / "levels"
+
+
 def published_dir() -> Path:
     """The directory of the published result tables (package data)."""
     return _PACKAGE / "published"

@@ -2,7 +2,9 @@
 the completion (SAT case analysis) step runs, and when the seat takes in what
 it observed.
 
-A level is a YAML file in ``rules/levels/`` (or anywhere, given by path)::
+A level is a YAML file in ``clue_expert/levels/`` (or anywhere, given by path);
+its deduction rule files live under ``rules/`` (the new levels' in
+``rules/levels/LEVEL/``)::
 
     id: kingston
     title: Kingston's JESS player (AISB 2017)
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ClueError
-from ..core.paths import data_dir
+from ..core.paths import data_dir, levels_dir
 from ..core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 from .language import RuleSet
 from .rules import load_ruleset
@@ -119,7 +121,7 @@ def load_level(path: str | Path) -> Level:
 
 def available_levels() -> list[str]:
     """Ids of the shipped levels."""
-    return sorted(p.stem for p in (data_dir("rules") / "levels").glob("*.yaml") if not p.name.endswith(".test.yaml"))
+    return sorted(p.stem for p in levels_dir().glob("*.yaml"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,7 +132,7 @@ def get_level(name: str = DEFAULT_LEVEL) -> Level:
     text = str(name)
     if text.endswith((".yaml", ".yml")):
         return load_level(text)
-    path = data_dir("rules") / "levels" / f"{text}.yaml"
+    path = levels_dir() / f"{text}.yaml"
     if not path.exists():
         names = available_levels()
         near = difflib.get_close_matches(text, names, n=3, cutoff=0.4)
