@@ -233,12 +233,6 @@ class Knowledge:
                           "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
                           "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))},
                           "__budget__": self._budget}
-        run, start = self._engine.run, self._budget.start_run
-
-        def budgeted_run(*args, **kwargs):
-            start()
-            return run(*args, **kwargs)
-        self._engine.run = budgeted_run
         self._observations: list[tuple] = []
         self._reset()
 
@@ -358,8 +352,13 @@ class Knowledge:
         self.last_turn = turn
         self._run(turn)
 
-    def _run(self, turn: int | None) -> None:
+    def _run_engine(self) -> None:
+        """Run the rules to quiescence on a fresh work budget."""
+        self._budget.start_run()
         self._engine.run()
+
+    def _run(self, turn: int | None) -> None:
+        self._run_engine()
         if self.complete:
             self._case_analysis(turn)
 
@@ -379,7 +378,7 @@ class Knowledge:
                                                  values.get("turn"))
         fact = self._engine.declare(fact_class(kind)(**values))
         try:
-            self._engine.run()
+            self._run_engine()
         finally:
             found, self._candidates = self._candidates, None
             del self.justifications[key]
@@ -760,7 +759,7 @@ class Knowledge:
             self._unminimized[key] = (lit, tuple(core))
             if self._declare_known(key, just):
                 self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
-                self._engine.run()
+                self._run_engine()
 
     @staticmethod
     def _case_message(key: Key, n: int) -> str:

@@ -694,6 +694,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"the seat's knowledge level: {', '.join(available_levels())} "
                             f"(default {DEFAULT_LEVEL}) or a level file")
 
+    def extra_rules(p):
+        p.add_argument("--model", action="append", metavar="ID|FILE",
+                       help="also run this opponent model, listing and explaining its probable clues (repeatable)")
+        p.add_argument("--rules", action="append", metavar="FILE",
+                       help="also run this deduction or model rule file of yours, traced like the shipped rules "
+                            "(repeatable)")
+
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
@@ -711,10 +718,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
     p.add_argument("--probabilities", action="store_true",
                    help="exact probabilities over all consistent deals (see docs/beliefs.md)")
-    p.add_argument("--model", action="append", metavar="ID|FILE",
-                   help="also run this opponent model and list its probable clues (repeatable)")
-    p.add_argument("--rules", action="append", metavar="FILE",
-                   help="also run this deduction or model rule file of yours, traced like the shipped rules (repeatable)")
+    extra_rules(p)
     common(p)
     p.set_defaults(func=cmd_deduce)
 
@@ -723,10 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
     p.add_argument("--turn", type=_turn, help="as known after turn N")
-    p.add_argument("--model", action="append", metavar="ID|FILE",
-                   help="run this opponent model too, to explain its probable clues (repeatable)")
-    p.add_argument("--rules", action="append", metavar="FILE",
-                   help="also run this deduction or model rule file of yours, traced like the shipped rules (repeatable)")
+    extra_rules(p)
     common(p)
     p.set_defaults(func=cmd_why)
 
