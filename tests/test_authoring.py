@@ -78,7 +78,6 @@ def ownership_copy(tmp_path):
     src = ROOT / "rules" / "deduction"
     shutil.copy(src / "ownership.yaml", tmp_path)
     shutil.copy(src / "ownership.test.yaml", tmp_path)
-    shutil.copytree(src / "editions", tmp_path / "editions")
     return tmp_path / "ownership.yaml"
 
 
