@@ -320,6 +320,9 @@ def get_edition(name: str, base: str | Path | None = None) -> Edition:
             path = Path(base) / path
         return _edition_from_path(str(path.resolve()))
     key = normalize(text)
+    pool = re.fullmatch(r"pool-(\d{1,4})-(\d{1,4})", key)
+    if pool:
+        return pool_edition(int(pool.group(1)), int(pool.group(2)))
     eds = editions()
     if key in eds:
         return eds[key]
@@ -361,3 +364,20 @@ def build_edition(id: str, categories: dict[str, Sequence[str]], name: str | Non
             cards.append(Card(id=normalize(cid), name=str(cid), category=cat, index=len(cards)))
     counts = {cat: (envelope or {}).get(cat, 1) for cat in cats}
     return Edition(id=id, name=name or id, cards=tuple(cards), categories=cats, envelope_counts=counts)
+
+
+#: The most cards a pool edition may have.
+MAX_POOL = 400
+
+
+@functools.lru_cache(maxsize=64)
+def pool_edition(cards: int, hidden: int) -> Edition:
+    """The generalized game's deck: one pool of ``cards`` cards named
+    ``c1`` … ``cN``, ``hidden`` of them in the envelope.  Its id,
+    ``pool-N-K``, is what a record names (``get_edition`` builds it)."""
+    if not 1 <= hidden < cards <= MAX_POOL:
+        raise EditionError(f"a pool needs 1 to {MAX_POOL} cards and at least one hidden card and one dealt "
+                           f"(got {cards} cards, {hidden} hidden)")
+    ed = build_edition(f"pool-{cards}-{hidden}", {"card": [f"c{i}" for i in range(1, cards + 1)]},
+                       name=f"a pool of {cards} cards, {hidden} hidden", envelope={"card": hidden})
+    return dataclasses.replace(ed, description=f"the generalized game's deck: c1 to c{cards}, {hidden} hidden")

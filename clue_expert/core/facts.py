@@ -89,7 +89,7 @@ CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all")
 PROBABLE_KINDS = ("probably-held", "probably-lacked")
 
 #: Decisions a rule may conclude: a candidate suggestion, card to show, accusation.
-DECISION_KINDS = ("suggest", "show", "accuse")
+DECISION_KINDS = ("suggest", "ask", "show", "accuse")
 
 Key = tuple
 
@@ -173,6 +173,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"{kind} " + ", ".join("|".join(opts) for opts in key[1])
     if kind == "show":
         return "show " + "|".join(key[1][0])
+    if kind == "ask":
+        return f"ask {'|'.join(key[1][0])} about {_join(key[1][1][0])}"
     v = (facts or {}).get(key, {})
     if kind == "your-turn":
         return f"turn {key[1]}: my turn to suggest"

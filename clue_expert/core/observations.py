@@ -36,7 +36,8 @@ class Suggestion:
     by: str
     """The suggester."""
     cards: tuple[str, ...]
-    """One card of each category, in sheet order (suspect, weapon, room)."""
+    """One card of each category, in sheet order (suspect, weapon, room);
+    in the generalized game, the list asked about."""
     passed: tuple[str, ...] = ()
     """Players who could not disprove, in asking order."""
     shown_by: str | None = None
@@ -47,10 +48,18 @@ class Suggestion:
     """The card actually shown, whoever saw it (only in records that carry the
     true deal, e.g. written by ``play``/``simulate``; lets ``replay --as``
     take any seat)."""
+    asks: str | None = None
+    """The generalized game's interrogation: the one player asked (None in
+    Speed Clue, where the players after the suggester are asked in turn).
+    ``cards`` is then any non-empty list, and the asked player either
+    passed or showed."""
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        d = {"by": self.by, "suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by}
+        d = {"by": self.by}
+        if self.asks is not None:
+            d["asks"] = self.asks
+        d.update({"suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by})
         if self.card is not None:
             d["card"] = self.card
         if self.actual is not None and self.actual != self.card:
@@ -62,7 +71,8 @@ class Suggestion:
         suggester and the shower (from ``actual`` when ``card`` is not set)."""
         card = self.card if self.card is not None else self.actual
         visible = seat is not None and seat in (self.by, self.shown_by) and self.shown_by is not None
-        return Suggestion(self.by, self.cards, self.passed, self.shown_by, card if visible else None, self.actual)
+        return Suggestion(self.by, self.cards, self.passed, self.shown_by, card if visible else None, self.actual,
+                          self.asks)
 
 
 @dataclass(frozen=True)
@@ -75,10 +85,16 @@ class Accusation:
     """The envelope's shape: its cards of each category, in sheet order."""
     correct: bool
     """Whether it matched the envelope."""
+    revealed: tuple[str, ...] | None = None
+    """The generalized game: a wrong guesser's whole hand, laid open to
+    everyone (None when no hand was shown)."""
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        return {"by": self.by, "accuse": list(self.cards), "correct": self.correct}
+        d = {"by": self.by, "accuse": list(self.cards), "correct": self.correct}
+        if self.revealed is not None:
+            d["revealed"] = list(self.revealed)
+        return d
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ what its seat saw as observations (``clue_expert.core.observations``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -23,6 +23,11 @@ from .yamlio import FileLoadError, load_file, shorten
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 #: The most turns a record may hold (a 60-round game of 10 players has 600).
 MAX_TURNS = 2000
+#: The games of the family a record can hold: Speed Clue (a suggestion goes
+#: round the table until someone shows; a wrong accuser stays to disprove)
+#: and the generalized game of the CS4444 reports (one chosen player is asked
+#: about any list of cards; a wrong guesser is out and his hand is laid open).
+GAMES = ("speed-clue", "generalized")
 
 
 def _folder(source: str):
@@ -54,6 +59,8 @@ class Record:
     """The true deal, when known (records written by simulations)."""
     source: str = "<record>"
     """File name or other origin."""
+    game: str = "speed-clue"
+    """Which game of the family (see :data:`GAMES`)."""
 
     def as_seat(self, player: str) -> "Record":
         """The same game from another seat.  Needs the true deal; the cards
@@ -74,10 +81,11 @@ class Record:
                     if card is None:
                         matching = [c for c in t.cards if c in self.deal.hands[t.shown_by]]
                         card = matching[0] if len(matching) == 1 else None
-                t = Suggestion(t.by, t.cards, t.passed, t.shown_by, card, t.actual)
+                t = replace(t, card=card)
             turns.append(t)
         return Record(edition=self.edition, players=self.players, me=player, hand=self.deal.hands[player],
-                      hand_sizes=dict(self.hand_sizes), turns=turns, deal=self.deal, source=self.source)
+                      hand_sizes=dict(self.hand_sizes), turns=turns, deal=self.deal, source=self.source,
+                      game=self.game)
 
     def observations(self, upto: int | None = None):
         """(turn, observation) pairs as the record's seat saw them: its hand
@@ -90,9 +98,10 @@ class Record:
 
     def to_dict(self) -> dict:
         """The YAML/JSON form."""
-        d = {"edition": self.edition.ref, "players": list(self.players), "me": self.me,
+        d = {} if self.game == "speed-clue" else {"game": self.game}
+        d.update({"edition": self.edition.ref, "players": list(self.players), "me": self.me,
              "hand": list(self.hand), "hand_sizes": dict(self.hand_sizes),
-             "turns": [t.to_dict() for t in self.turns]}
+             "turns": [t.to_dict() for t in self.turns]})
         if self.deal is not None:
             d["deal"] = {"envelope": list(self.deal.envelope), "hands": {p: list(h) for p, h in self.deal.hands.items()}}
         return d
@@ -144,9 +153,13 @@ def parse_record(data: object, source: str = "<record>") -> Record:
     """Validate a parsed record against the rules of the game."""
     if not isinstance(data, dict):
         raise RecordError("a record must be a mapping", source=source)
-    unknown = set(data) - {"edition", "players", "me", "hand", "hand_sizes", "turns", "deal"}
+    unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal"}
     if unknown:
         raise RecordError(f"unknown key(s) {shorten(sorted(map(str, unknown)))}", source=source)
+    game = data.get("game", "speed-clue")
+    if game not in GAMES:
+        raise RecordError(f"game must be one of {english_list(GAMES, 'or')}, got {shorten(game)}", source=source)
+    general = game == "generalized"
     for key in ("edition", "players", "me", "hand"):
         if key not in data:
             raise RecordError(f"missing key {key!r}", source=source)
@@ -231,7 +244,7 @@ def parse_record(data: object, source: str = "<record>") -> Record:
         if by in out:
             raise RecordError(f"{by} made a wrong accusation earlier and is out of the game", source=source, turn=n)
         if "accuse" in raw:
-            extra = set(raw) - {"by", "accuse", "correct"}
+            extra = set(raw) - {"by", "accuse", "correct", *(("revealed",) if general else ())}
             if extra:
                 raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in an accusation",
                                   source=source, turn=n)
@@ -242,7 +255,12 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if deal is not None and correct != (tuple(cards) == deal.envelope):
                 raise RecordError(f"correct: {str(correct).lower()} contradicts the deal's envelope", source=source,
                                   turn=n)
-            turns.append(Accusation(by, cards, correct))
+            revealed = None
+            if general and not correct:
+                revealed = _revealed(raw.get("revealed"), by, edition, sizes, me, hand, deal, source, n)
+            elif raw.get("revealed") is not None:
+                raise RecordError("only a wrong guess lays a hand open (revealed:)", source=source, turn=n)
+            turns.append(Accusation(by, cards, correct, revealed))
             if correct:
                 finished = n
             else:
@@ -250,37 +268,11 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             continue
         if "suggest" not in raw:
             raise RecordError("a turn needs 'suggest' or 'accuse'", source=source, turn=n)
-        extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
-        if extra:
-            raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in a suggestion",
-                              source=source, turn=n)
-        cards = _shaped(edition, raw["suggest"], source, n, "suggest", accusation=False)
-        passed_raw = raw.get("passed") or []
-        if not isinstance(passed_raw, list) or len(passed_raw) >= len(players):
-            raise RecordError(f"passed must be a list of at most {len(players) - 1} players, got "
-                              f"{shorten(passed_raw)}", source=source, turn=n)
-        passed = tuple(player(p, n, "passed:") for p in passed_raw)
-        shown_by = raw.get("shown_by")
-        shown_by = None if shown_by in (None, "", "-", "nobody") else player(shown_by, n, "shown_by:")
-        i = players.index(by)
-        order = players[i + 1:] + players[:i]
-        if by in passed or by == shown_by:
-            raise RecordError(f"{by} cannot answer his own suggestion", source=source, turn=n)
-        if len(set(passed)) != len(passed):
-            raise RecordError(f"passed repeats a player: {shorten(list(passed))}", source=source, turn=n)
-        if set(passed) != set(order[:len(passed)]):
-            raise RecordError(f"players are asked in seat order {english_list(order)}: passes by {english_list(passed)} skip "
-                              f"{[p for p in order[:len(passed)] if p not in passed]}", source=source, turn=n)
-        passed = tuple(order[:len(passed)])
-        if shown_by is None:
-            if len(passed) != len(order):
-                raise RecordError(f"nobody showed a card, but {english_list([p for p in order if p not in passed])} did not pass",
-                                  source=source, turn=n)
-        elif len(passed) == len(order):
-            raise RecordError(f"{shown_by} showed a card, but every other player passed", source=source, turn=n)
-        elif shown_by != order[len(passed)]:
-            raise RecordError(f"{shown_by} showed a card, but after the passes by {english_list(passed)} the next player "
-                              f"asked is {order[len(passed)]}", source=source, turn=n)
+        if general:
+            cards, passed, shown_by, asks = _interrogation(raw, by, players, out, edition, source, n, player)
+        else:
+            cards, passed, shown_by = _speed_clue_suggestion(raw, by, players, edition, source, n, player)
+            asks = None
         card = raw.get("card")
         if card is not None:
             if me not in (by, shown_by):
@@ -328,6 +320,101 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             if card is not None and card not in deal.hands[shown_by]:
                 raise RecordError(f"{shown_by} showed {card} but the deal does not give it to {shown_by}",
                                   source=source, turn=n)
-        turns.append(Suggestion(by, cards, passed, shown_by, card, actual))
+        turns.append(Suggestion(by, cards, passed, shown_by, card, actual, asks))
     return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
-                  deal=deal, source=source)
+                  deal=deal, source=source, game=game)
+
+
+def _speed_clue_suggestion(raw: dict, by: str, players: tuple, edition: Edition, source: str, n: int, player):
+    """A Speed Clue suggestion: one card of each category, asked round the
+    table in seat order until someone shows."""
+    extra = set(raw) - {"by", "suggest", "passed", "shown_by", "card", "actual"}
+    if extra:
+        raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in a suggestion",
+                          source=source, turn=n)
+    cards = _shaped(edition, raw["suggest"], source, n, "suggest", accusation=False)
+    passed_raw = raw.get("passed") or []
+    if not isinstance(passed_raw, list) or len(passed_raw) >= len(players):
+        raise RecordError(f"passed must be a list of at most {len(players) - 1} players, got "
+                          f"{shorten(passed_raw)}", source=source, turn=n)
+    passed = tuple(player(p, n, "passed:") for p in passed_raw)
+    shown_by = raw.get("shown_by")
+    shown_by = None if shown_by in (None, "", "-", "nobody") else player(shown_by, n, "shown_by:")
+    i = players.index(by)
+    order = players[i + 1:] + players[:i]
+    if by in passed or by == shown_by:
+        raise RecordError(f"{by} cannot answer his own suggestion", source=source, turn=n)
+    if len(set(passed)) != len(passed):
+        raise RecordError(f"passed repeats a player: {shorten(list(passed))}", source=source, turn=n)
+    if set(passed) != set(order[:len(passed)]):
+        raise RecordError(f"players are asked in seat order {english_list(order)}: passes by {english_list(passed)} skip "
+                          f"{english_list(p for p in order[:len(passed)] if p not in passed)}", source=source, turn=n)
+    passed = tuple(order[:len(passed)])
+    if shown_by is None:
+        if len(passed) != len(order):
+            raise RecordError(f"nobody showed a card, but {english_list([p for p in order if p not in passed])} did not pass",
+                              source=source, turn=n)
+    elif len(passed) == len(order):
+        raise RecordError(f"{shown_by} showed a card, but every other player passed", source=source, turn=n)
+    elif shown_by != order[len(passed)]:
+        raise RecordError(f"{shown_by} showed a card, but after the passes by {english_list(passed)} the next player "
+                          f"asked is {order[len(passed)]}", source=source, turn=n)
+    return cards, passed, shown_by
+
+
+def _interrogation(raw: dict, by: str, players: tuple, out: set, edition: Edition, source: str, n: int, player):
+    """A generalized game's interrogation: ``by`` asks one other player still
+    in the game about a non-empty list of distinct cards; that player either
+    passed or showed one of them."""
+    extra = set(raw) - {"by", "asks", "suggest", "passed", "shown_by", "card", "actual"}
+    if extra:
+        raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in an interrogation",
+                          source=source, turn=n)
+    if raw.get("asks") is None:
+        raise RecordError("an interrogation needs asks: (the player asked)", source=source, turn=n)
+    asks = player(raw["asks"], n, "asks:")
+    if asks == by:
+        raise RecordError(f"{by} cannot ask himself", source=source, turn=n)
+    if asks in out:
+        raise RecordError(f"{asks} made a wrong guess earlier and is out of the game; nobody can ask him",
+                          source=source, turn=n)
+    cards = _cards(edition, raw["suggest"], source, n, "suggest")
+    if not cards:
+        raise RecordError("an interrogation asks about at least one card", source=source, turn=n)
+    if len(set(cards)) != len(cards):
+        raise RecordError(f"suggest repeats a card: {shorten(list(cards))}", source=source, turn=n)
+    cards = edition.sort_cards(cards)
+    passed_raw = raw.get("passed") or []
+    if not isinstance(passed_raw, list) or len(passed_raw) > 1:
+        raise RecordError(f"passed must be empty or the player asked, got {shorten(passed_raw)}",
+                          source=source, turn=n)
+    passed = tuple(player(p, n, "passed:") for p in passed_raw)
+    shown_by = raw.get("shown_by")
+    shown_by = None if shown_by in (None, "", "-", "nobody") else player(shown_by, n, "shown_by:")
+    if passed and passed != (asks,):
+        raise RecordError(f"{by} asked {asks}, so only {asks} can pass, not {passed[0]}", source=source, turn=n)
+    if shown_by is not None and shown_by != asks:
+        raise RecordError(f"{by} asked {asks}, so only {asks} can show a card, not {shown_by}", source=source, turn=n)
+    if bool(passed) == (shown_by is not None):
+        raise RecordError(f"{asks} must either pass (passed: [{asks}]) or show (shown_by: {asks})",
+                          source=source, turn=n)
+    return cards, passed, shown_by, asks
+
+
+def _revealed(names, by: str, edition: Edition, sizes: dict, me: str, hand: tuple, deal, source: str, n: int) -> tuple:
+    """A wrong guesser's whole hand, laid open to everyone."""
+    if names is None:
+        raise RecordError(f"a wrong guess lays the guesser's hand open: give revealed: ({by}'s {sizes[by]} cards)",
+                          source=source, turn=n)
+    cards = _cards(edition, names, source, n, "revealed")
+    if len(set(cards)) != len(cards) or len(cards) != sizes[by]:
+        raise RecordError(f"revealed must be {by}'s {sizes[by]} distinct cards, got {english_list(cards)}",
+                          source=source, turn=n)
+    if by == me and set(cards) != set(hand):
+        raise RecordError(f"revealed {english_list(cards)} is not {me}'s hand {english_list(hand)}", source=source, turn=n)
+    if by != me and set(cards) & set(hand):
+        raise RecordError(f"revealed gives {by} {english_list(sorted(set(cards) & set(hand)))}, which {me} holds",
+                          source=source, turn=n)
+    if deal is not None and set(cards) != set(deal.hands[by]):
+        raise RecordError(f"revealed {english_list(cards)} is not {by}'s hand in the deal", source=source, turn=n)
+    return edition.sort_cards(cards)

@@ -12,6 +12,8 @@ before that observation.
 """
 from __future__ import annotations
 
+import random
+
 import functools
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
@@ -234,6 +236,10 @@ class Knowledge:
                           "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))},
                           "__budget__": self._budget}
         self._observations: list[tuple] = []
+        #: The seat's seeded random source, for rules that draw (``sample``,
+        #: ``each_with_chance``): a player sets it to its own, so games replay
+        #: from their seed.
+        self.rng = random.Random(0)
         self._reset()
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
@@ -343,6 +349,9 @@ class Knowledge:
         elif isinstance(obs, Accusation):
             self._declare_observation("accused", {"turn": turn, "by": obs.by, "cards": tuple(obs.cards),
                                                   "correct": bool(obs.correct)}, turn)
+            if obs.revealed is not None:  # the generalized game: a wrong guesser's hand laid open
+                self._declare_observation("revealed", {"turn": turn, "player": obs.by,
+                                                       "cards": tuple(obs.revealed)}, turn)
         elif isinstance(obs, RevealedHand):
             self._declare_observation("revealed", {"turn": turn, "player": obs.player,
                                                    "cards": tuple(obs.cards)}, turn)
@@ -401,6 +410,15 @@ class Knowledge:
                 opts = tuple(self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(val))
                                            if self._category.get(v) == cat)
                              for val, cat in zip(self._suggestion_slots(rule, c, env), self.edition.categories))
+            elif c.kind == "ask":  # the generalized game: one player, any list of cards
+                whom = _as_set(values[0])
+                for p in whom:
+                    if type(p) is not str or p not in self.players or p == self.me:
+                        raise RuleFileError(rule.path, rule.id, f"its ask names {clip(p, 80)}, which is not "
+                                                                f"another player ({', '.join(self.players)})")
+                asked = self._ordered(self._known_cards(rule, c.kind, _as_set(values[1])))
+                out = self.out_players()
+                opts = (tuple(p for p in self.players if p in set(whom) - out), (asked,) if asked else ())
             else:  # accuse
                 cards = values if len(values) > 1 else list(values[0] or ())
                 self._known_cards(rule, c.kind, cards)
@@ -844,6 +862,11 @@ class Knowledge:
     def has_clauses(self, owner: str) -> bool:
         """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""
         return bool(self._clauses[owner])
+
+    def out_players(self) -> frozenset:
+        """Players who made a wrong accusation (out of the game: in the
+        generalized game nobody can ask them any more)."""
+        return frozenset(o.by for _, o in self._observations if isinstance(o, Accusation) and not o.correct)
 
     def seen_cards(self) -> frozenset:
         """Cards that have been shown to this seat."""

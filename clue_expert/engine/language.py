@@ -47,7 +47,7 @@ CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "CATEGORIES", "this
 #: Rule-file kinds: where they live under ``rules/`` and what their rules may conclude.
 FILE_KINDS: dict[str, tuple[str, ...]] = {
     "deduction": ("held", "lacked", "one-of", "not-all", "contradiction"),
-    "strategy": ("suggest",),
+    "strategy": ("suggest", "ask"),
     "response": ("show",),
     "accusation": ("accuse",),
     "model": PROBABLE_KINDS,
@@ -106,6 +106,8 @@ RULESET_SCHEMA: dict = {
                         "suggest": {"type": "object", "minProperties": 1, "maxProperties": 64,
                                     "propertyNames": {"pattern": _ID},
                                     "additionalProperties": _EXPR},
+                        "ask": {"type": "object", "required": ["player", "cards"], "additionalProperties": False,
+                                "properties": {"player": _EXPR, "cards": _EXPR}},
                         "show": _EXPR,
                         "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 2,
                                                      "maxItems": 64}]},
@@ -298,6 +300,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
                 else:
                     slots[cat] = comp(src, f"then suggest {cat}")
             rule.then.append(Conclusion(kind, (), slots=slots))
+        elif kind == "ask":
+            rule.then.append(Conclusion(kind, (comp(value["player"], "then ask player"),
+                                               comp(value["cards"], "then ask cards"))))
         elif kind == "show":
             rule.then.append(Conclusion(kind, (comp(value, "then show"),)))
         elif kind == "accuse":
@@ -505,6 +510,9 @@ def edition_problems(ruleset: RuleSet, edition: Any,
             elif c.kind in ("show", "accuse"):
                 for e in c.args:
                     checker.check(e, "card", problems)
+            elif c.kind == "ask":
+                checker.check(c.args[0], None, problems)
+                checker.check(c.args[1], "card", problems)
             elif c.kind == "suggest":
                 for cat, e in c.slots.items():
                     if cat != "other" and cat not in edition.categories:

@@ -8,6 +8,7 @@ library → beliefs → queries).
 """
 from __future__ import annotations
 
+import random
 from typing import Callable, Iterable, Protocol
 
 from ..core.cards import Edition
@@ -30,6 +31,8 @@ class KnowledgeView(Protocol):
     """owner -> how many cards it holds (the envelope: its size)."""
     complete: bool
     """Whether the completion (case analysis) step runs."""
+    rng: random.Random
+    """The seat's seeded random source (rules that draw)."""
 
     # the edition's shape
     @property
@@ -94,6 +97,9 @@ class KnowledgeView(Protocol):
         """Whether a fact is known."""
 
     # what this seat saw and did
+    def out_players(self) -> frozenset:
+        """Players who made a wrong accusation."""
+
     def seen_cards(self) -> frozenset:
         """Cards shown to this seat."""
 

@@ -26,8 +26,10 @@ from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.language import check_edition
 from ..engine.rules import all_rules, load_ruleset, rule_files
 from ..play.contest import EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT, ContestAgent
-from ..play.game import play_game
-from ..play.players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, load_decisions, parse_seat, seat_player
+from ..play.game import GAMES, play_game
+from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_STRATEGY, load_decisions,
+                            parse_seat, seat_player)
+from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
 from ..testing.scenarios import run_rule_file
@@ -288,6 +290,31 @@ def cmd_editions(args) -> int:
 
 DEFAULT_PLAY_DEAL = "kingston-1-3p"
 DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mitchell-advanced"]
+#: The generalized game's default seats (its own strategies: a Speed Clue one would ask one neighbour forever).
+DEFAULT_GENERALIZED_STRATEGIES = [GENERALIZED_DEFAULT_STRATEGY]
+
+
+def _game_edition(args) -> str:
+    """The edition of a game's random deals: ``--edition``, else for the
+    generalized game the pool of ``--players`` × ``--hand`` + ``--hidden``
+    cards (defaults 3, 3, 2), else cluedo."""
+    general = getattr(args, "game", "speed-clue") == "generalized"
+    hand, hidden = getattr(args, "hand", None), getattr(args, "hidden", None)
+    if not general and (hand is not None or hidden is not None):
+        raise ClueError("--hand and --hidden build the generalized game's pool: add --game generalized")
+    if args.edition is not None:
+        if hand is not None or hidden is not None:
+            raise ClueError("give either --edition or --hand/--hidden (which build a pool of cards)")
+        return args.edition
+    if not general:
+        return "cluedo"
+    players = args.players or 3
+    hand = 3 if hand is None else hand
+    hidden = 2 if hidden is None else hidden
+    if hand < 1 or hidden < 1:
+        raise ClueError("--hand and --hidden must be at least 1")
+    check_players(players, get_edition(f"pool-{players * hand + hidden}-{hidden}"))
+    return f"pool-{players * hand + hidden}-{hidden}"
 
 
 def cmd_play(args) -> int:
@@ -309,8 +336,10 @@ def cmd_play(args) -> int:
         # without --seed, his deal is a random one
         n = args.players or 3
         seed = args.seed if args.seed is not None else (random.SystemRandom().randrange(2 ** 32) if args.human else 0)
-        deal = random_deal(get_edition(args.edition), tuple(f"player{i + 1}" for i in range(n)),
+        deal = random_deal(get_edition(_game_edition(args)), tuple(f"player{i + 1}" for i in range(n)),
                            random.Random(seed))
+    elif args.game == "generalized" or args.edition is not None:
+        deal = random_deal(get_edition(_game_edition(args)), ("player1", "player2", "player3"), random.Random(0))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
     check_players(len(deal.players), deal.edition)
@@ -329,14 +358,15 @@ def cmd_play(args) -> int:
                        hands={(args.human if p == old else p): h for p, h in deal.hands.items()})
         return _play_human(args, deal, console)
     names = deal.players
-    strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
+    general = args.game == "generalized"
+    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if general else DEFAULT_PLAY_STRATEGIES)
     fired: dict = {p: [] for p in names}
     players = {}
     for i, p in enumerate(names):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
-    console.print(f"[bold]Speed Clue[/bold] on {escape(deal.id)} ({escape(deal.name or 'random deal')}), "
-                  f"{len(names)} players")
+    console.print(f"[bold]{'The generalized game' if general else 'Speed Clue'}[/bold] on {escape(deal.id)} "
+                  f"({escape(deal.name or 'random deal')}), {len(names)} players")
     for p in names:
         console.print(f"  {escape(p)}: strategy [magenta]{escape(players[p].strategy.id)}[/magenta], "
                       f"holds {escape(', '.join(deal.hands[p]))}")
@@ -354,7 +384,7 @@ def cmd_play(args) -> int:
             for p in names:
                 decisions = players[p].decisions
                 for _, cand in decisions[seen_decisions[p]:]:
-                    if cand.kind == "suggest" or args.show == "all":
+                    if cand.kind in ("suggest", "ask") or args.show == "all":
                         console.print(decision_text(p, cand))
                 seen_decisions[p] = len(decisions)
 
@@ -390,7 +420,7 @@ def cmd_play(args) -> int:
             after_event()
         on_event(event)
 
-    result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace)
+    result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace, game=args.game)
     after_event()
     console.rule()
     if result.winner:
@@ -415,26 +445,37 @@ def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
 
     names = deal.players
-    strategies = args.strategy or DEFAULT_PLAY_STRATEGIES
+    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if args.game == "generalized"
+                                   else DEFAULT_PLAY_STRATEGIES)
 
     def tell(item):
         console.print(output_item(item, deal.edition))
 
-    human = HumanPlayer(args.human, input, tell, hints=args.hints)
+    general = args.game == "generalized"
+    human = HumanPlayer(args.human, input, tell, hints=args.hints,
+                        **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
     players = {}
     others = [p for p in names if p != args.human]
     for i, p in enumerate(others):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i)
     players[args.human] = human
-    console.print(f"[bold]Speed Clue[/bold]: {escape(len(names))} players in seat order {escape(', '.join(names))}; "
-                  f"the other players' strategies are hidden.")
+    console.print(f"[bold]{'The generalized game' if general else 'Speed Clue'}[/bold]: {escape(len(names))} "
+                  f"players in seat order {escape(', '.join(names))}; the other players' strategies are hidden.")
 
     def on_event(event):
         obs = event.observation
         if isinstance(obs, Accusation):
             console.print(f"{escape(obs.by)} accuses {escape(', '.join(obs.cards))}: "
-                          + ("correct!" if obs.correct else "wrong, and is out."))
+                          + ("correct!" if obs.correct else "wrong, and is out.")
+                          + (f" {escape(obs.by)}'s hand laid open: {escape(', '.join(obs.revealed))}."
+                             if obs.revealed is not None else ""))
+            return
+        if obs.asks is not None:  # the generalized game
+            seen = obs.card if args.human in (obs.by, obs.shown_by) else "a card"
+            answer = (f"{obs.asks} shows {'you ' if obs.by == args.human else ''}{seen}" if obs.shown_by
+                      else f"{obs.asks} says no")
+            console.print(escape(f"turn {event.turn}: {obs.by} asks {obs.asks} about {', '.join(obs.cards)} — {answer}"))
             return
         text = f"turn {event.turn}: {obs.by} suggests {', '.join(obs.cards)}"
         if obs.passed:
@@ -447,7 +488,7 @@ def _play_human(args, deal, console) -> int:
         console.print(text)
 
     try:
-        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event)
+        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event, game=args.game)
     except HumanQuit as exc:
         console.print(f"{escape(exc)}; the envelope was {escape(', '.join(deal.envelope))}.")
         return 0
@@ -503,10 +544,15 @@ def cmd_simulate(args) -> int:
     if args.records and Path(args.records).exists() and not Path(args.records).is_dir():
         raise ClueError(f"--records {args.records} is a file, not a folder")
     games = args.games if args.games is not None else (0 if args.all_envelopes else 100)
+    general = args.game == "generalized"
+    if general and (args.deal or args.all_envelopes):
+        raise ClueError("the generalized game plays random deals of its pool: leave out --deal and --all-envelopes")
+    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if general else ["clue-expert-focused"])
     specs = make_specs(players=args.players, games=games, seed=args.seed,
-                       strategies=args.strategy or ["clue-expert-focused"], deal=args.deal,
-                       all_envelopes=args.all_envelopes, edition=args.edition, response=args.response,
-                       accusation=args.accusation, max_rounds=args.max_rounds, records=args.records)
+                       strategies=strategies, deal=args.deal,
+                       all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
+                       accusation=args.accusation, max_rounds=args.max_rounds, records=args.records,
+                       game=args.game)
     workers = args.workers or os.cpu_count() or 1
     interrupted = None
     try:
@@ -518,8 +564,9 @@ def cmd_simulate(args) -> int:
     except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
         interrupted, results = exc, exc.results
     summary = summarize(results)
-    summary["config"] = {"players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
-                         "strategies": args.strategy or ["clue-expert-focused"], "deal": args.deal,
+    summary["config"] = {"game": args.game, "edition": specs[0].deal.edition.ref if specs else None,
+                         "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
+                         "strategies": strategies, "deal": args.deal,
                          "all_envelopes": args.all_envelopes, "response": args.response,
                          "accusation": args.accusation, "workers": workers, "records": args.records}
     if interrupted is not None:
@@ -540,6 +587,14 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
+    if args.paper == "group1-dp":  # computed exactly, no games: no progress bar, no interruption
+        if args.json:
+            print(json.dumps(group1_dp_cells()))
+        else:
+            console = _console(args)
+            for t in group1_dp_tables():
+                console.print(ComparisonView(t))
+        return 0
     workers = args.workers or os.cpu_count() or 1
     extra = tuple(args.strategy or ())
     for spec in extra:
@@ -709,6 +764,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="machine-readable output")
         colour(p)
 
+    def game_options(p):
+        p.add_argument("--game", choices=list(GAMES), default="speed-clue",
+                       help="speed-clue (default) or generalized: one chosen player is asked about any list of "
+                            "cards, a wrong guesser is out and his hand laid open (docs/generalized.md)")
+        p.add_argument("--hand", type=int, metavar="C",
+                       help="the generalized game: cards per player (default 3); the pool has players x C + K cards")
+        p.add_argument("--hidden", type=int, metavar="K", help="the generalized game: hidden cards (default 2)")
+
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
     knowledge(p)
     p.add_argument("records", nargs="*", metavar="RECORD",
@@ -747,7 +810,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "or a deal file")
     p.add_argument("--players", type=int, help="number of players (2-10) for a random deal")
     p.add_argument("--seed", type=int, help="seed of the random deal and of random choices")
-    p.add_argument("--edition", default="cluedo", help="edition of random deals (default cluedo)")
+    p.add_argument("--edition", help="edition of random deals (default cluedo; the generalized game: its pool)")
+    game_options(p)
     p.add_argument("--strategy", action="append", metavar="SEAT",
                    help="strategy per seat, in seat order, cycling (repeatable; default: "
                         + ", ".join(DEFAULT_PLAY_STRATEGIES) + "); a seat is ID|FILE, optionally followed by "
@@ -778,7 +842,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deal", help="play this deal every game (default: random deals)")
     p.add_argument("--all-envelopes", action="store_true",
                    help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")
-    p.add_argument("--edition", default="cluedo", help="edition of random deals")
+    p.add_argument("--edition", help="edition of random deals (default cluedo; the generalized game: its pool)")
+    game_options(p)
     p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
     p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
     p.add_argument("--max-rounds", type=int, default=60)
@@ -788,7 +853,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
-    p.add_argument("paper", choices=["kingston", "mitchell"])
+    p.add_argument("paper", choices=["kingston", "mitchell", "group1-dp"],
+                   help="group1-dp: the two-player interrogation table of group 1's report, appendix A (computed, "
+                        "no games)")
     p.add_argument("--games", type=int, default=20, help="mitchell: games per cell (she used 500)")
     p.add_argument("--envelopes", type=int, default=36,
                    help="kingston: a seeded random sample of this many envelope variants of deal 1 for the "

@@ -159,6 +159,48 @@ class HumanPlayer(Player):
             if cards is not None:
                 return cards
 
+    def interrogate(self, turn: int, round: int, askable: Sequence[str]) -> tuple[str, tuple]:
+        """The generalized game: whom to ask (one of ``askable``) and a list of cards."""
+        who = english_list(askable, "or")
+        while True:
+            line = self._prompt(f"round {round}, ask whom about which cards? ({who}: cards)> ",
+                                hint=lambda: self._advise_ask(askable))
+            name, sep, rest = line.partition(":")
+            if not sep:
+                name, _, rest = line.partition(" ")
+            name = name.strip()
+            if name not in askable:
+                self.tell(Message(f"start with the player you ask ({who}), then the cards, e.g. "
+                                  f"'{askable[0]}: {' '.join(self.edition.card_ids[:3])}'", "error"))
+                continue
+            try:
+                cards = split_cards(self.edition, rest)
+            except ClueError as exc:
+                self.tell(Message(str(exc), "error"))
+                continue
+            if not cards:
+                self.tell(Message("name at least one card to ask about", "error"))
+                continue
+            if len(set(cards)) != len(cards):
+                self.tell(Message("name each card once", "error"))
+                continue
+            return name, self.edition.sort_cards(cards)
+
+    def _advise_ask(self, askable: Sequence[str]) -> None:
+        """At the generalized game's prompt: the strategy's ask (or the accusation to make)."""
+        env = self._envelope()
+        if env is not None:
+            self.tell(Message(f"hint: the envelope is known: {english_list(env)} — guess it at your next turn!",
+                              "advice"))
+            return
+        cands = [c for c in self.engine.request("your-turn", {"turn": 0, "round": 0}) if c.kind == "ask"]
+        if cands:
+            c = cands[0]
+            self.tell(Message(f"hint: ask {c.options[0][0]} about {english_list(c.options[1][0])} — {c.message}",
+                              "advice"))
+        else:
+            self.tell(Message("hint: the strategy has no advice here", "dim"))
+
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         names = english_list(matching, "or")
         while True:

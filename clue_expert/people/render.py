@@ -330,8 +330,15 @@ def event_text(event) -> Text:
         t = Text(f"turn {event.turn:3d}  ", style="dim")
         t.append(f"{obs.by} accuses {', '.join(obs.cards)}: ", style="bold")
         t.append("correct!" if obs.correct else "wrong, and is out", style="bold green" if obs.correct else "red")
+        if obs.revealed is not None:
+            t.append(f"; {obs.by}'s hand laid open: {', '.join(obs.revealed)}")
         return t
     t = Text(f"turn {event.turn:3d}  ", style="dim")
+    if obs.asks is not None:  # the generalized game's interrogation
+        t.append(f"{obs.by} asks {obs.asks} about {', '.join(obs.cards)}", style="bold")
+        t.append(f" — {obs.asks} shows {obs.card or obs.actual or 'a card'}" if obs.shown_by
+                 else f" — {obs.asks} says no")
+        return t
     t.append(f"{obs.by} suggests {', '.join(obs.cards)}", style="bold")
     parts = []
     if obs.passed:

@@ -42,7 +42,13 @@ class Step:
 def describe_turn(n: int, turn) -> str:
     """A turn in words, as the record's seat saw it."""
     if isinstance(turn, Accusation):
-        return f"turn {n}: {turn.by} accuses {', '.join(turn.cards)} — {'right' if turn.correct else 'wrong'}"
+        text = f"turn {n}: {turn.by} accuses {', '.join(turn.cards)} — {'right' if turn.correct else 'wrong'}"
+        if turn.revealed is not None:
+            text += f"; {turn.by}'s hand laid open: {', '.join(turn.revealed)}"
+        return text
+    if turn.asks is not None:  # the generalized game's interrogation
+        answer = (f"{turn.asks} shows " + (turn.card if turn.card else "a card")) if turn.shown_by else f"{turn.asks} says no"
+        return f"turn {n}: {turn.by} asks {turn.asks} about {', '.join(turn.cards)}; {answer}"
     parts = [f"turn {n}: {turn.by} suggests {', '.join(turn.cards)}"]
     if turn.passed:
         parts.append(f"{', '.join(turn.passed)} cannot disprove")

@@ -1,11 +1,15 @@
-"""The Speed Clue driver and the :class:`Player` interface.
+"""The game drivers and the :class:`Player` interface.
 
-The driver is thin: it deals, asks the active player for a suggestion, asks
-the players after him in seat order to disprove it, tells every player exactly
-what he is entitled to see, offers the suggester an accusation and applies it
-(a wrong accuser is out but still disproves; the last one left wins), and stops
-at a round cap.  It never reads a player's knowledge, and does not know which
-kind of player it talks to.
+The drivers are thin.  Speed Clue (:func:`play_game`): deal, ask the active
+player for a suggestion, ask the players after him in seat order to disprove
+it, tell every player exactly what he is entitled to see, offer the suggester
+an accusation and apply it (a wrong accuser is out but still disproves; the
+last one left wins), stop at a round cap.  The generalized game of the CS4444
+reports (``game="generalized"``): a turn is a guess or an interrogation of
+one chosen player about any list of cards; a wrong guesser is out, his hand
+is laid open to everyone and nobody can ask him any more (docs/generalized.md).
+A driver never reads a player's knowledge, and does not know which kind of
+player it talks to.
 """
 from __future__ import annotations
 
@@ -40,6 +44,13 @@ class Player(ABC):
     def suggest(self, turn: int, round: int) -> Sequence[str]:
         """This player's suggestion: one suspect, one weapon, one room."""
 
+    def interrogate(self, turn: int, round: int, askable: Sequence[str]) -> tuple[str, Sequence[str]]:
+        """The generalized game: whom to ask (one of ``askable``, the other
+        players still in the game, from this seat's left) and which cards (a
+        non-empty list).  By default: the first of ``askable``, about this
+        player's :meth:`suggest` cards."""
+        return askable[0], tuple(self.suggest(turn, round))
+
     @abstractmethod
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         """Which of ``matching`` (the suggested cards this player holds) to show ``by``."""
@@ -52,7 +63,9 @@ class Player(ABC):
 
     @abstractmethod
     def accuse(self, turn: int) -> Sequence[str] | None:
-        """An accusation after this player's suggestion, or None."""
+        """An accusation, or None: in Speed Clue offered after this player's
+        suggestion; in the generalized game at the start of his turn (a guess
+        is the whole turn)."""
 
     def report(self) -> dict:
         """Free statistics the player chooses to report after the game
@@ -80,6 +93,8 @@ class GameResult:
     """turn -> round."""
     reports: dict = field(default_factory=dict)
     """player -> its report()."""
+    game: str = "speed-clue"
+    """Which game was played (``speed-clue`` or ``generalized``)."""
 
     @property
     def solution_round(self) -> int | None:
@@ -96,7 +111,7 @@ class GameResult:
                  for e in self.events]
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],
-                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d)
+                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d, game=self.game)
 
 
 def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
@@ -113,11 +128,20 @@ def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
         raise PlayerError(f"{who}'s {what} {list(cards)}: {exc}") from None
 
 
+#: The games a driver can play (see :data:`clue_expert.core.records.GAMES`).
+GAMES = ("speed-clue", "generalized")
+
+
 def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
-              on_event: Callable | None = None) -> GameResult:
-    """Play one game of Speed Clue on ``deal``.  ``players`` maps every seat
-    name of the deal to a :class:`Player`.  ``on_event(event)`` sees each
-    event with all cards visible (for traces)."""
+              on_event: Callable | None = None, game: str = "speed-clue") -> GameResult:
+    """Play one game on ``deal``: Speed Clue, or the generalized game
+    (``game="generalized"``).  ``players`` maps every seat name of the deal
+    to a :class:`Player`.  ``on_event(event)`` sees each event with all cards
+    visible (for traces)."""
+    if game == "generalized":
+        return _play_generalized(deal, players, max_rounds=max_rounds, on_event=on_event)
+    if game != "speed-clue":
+        raise ClueError(f"no such game {game!r}: {', '.join(GAMES)}")
     names = deal.players
     if set(players) != set(names):
         raise ClueError(f"players {sorted(players)} do not match the deal's seats {list(names)}")
@@ -177,6 +201,86 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
                 result.winner, result.win_round = left[0], rnd
                 break
         if result.winner is not None:
+            break
+    result.reports = {p: players[p].report() for p in names}
+    return result
+
+
+def _check_interrogation(edition: Edition, ask, askable: Sequence[str], who: str) -> tuple[str, tuple]:
+    try:
+        whom, cards = ask
+        cards = tuple(cards)
+    except (TypeError, ValueError):
+        raise PlayerError(f"{who} made an invalid interrogation: {ask!r}") from None
+    if whom not in askable:
+        raise PlayerError(f"{who} asked {whom!r}, who is not one of the players still in the game "
+                          f"({', '.join(askable)})")
+    if not cards or len(set(cards)) != len(cards) or any(c not in edition.card_ids for c in cards):
+        raise PlayerError(f"{who} asked about {list(cards)!r}: the list must name distinct cards of the edition, "
+                          f"at least one")
+    return whom, edition.sort_cards(cards)
+
+
+def _play_generalized(deal: Deal, players: dict, *, max_rounds: int,
+                      on_event: Callable | None) -> GameResult:
+    """The generalized game of the CS4444 reports (see :func:`play_game`)."""
+    names = deal.players
+    if set(players) != set(names):
+        raise ClueError(f"players {sorted(players)} do not match the deal's seats {list(names)}")
+    edition = deal.edition
+    sizes = {p: len(deal.hands[p]) for p in names}
+    for p in names:
+        players[p].start(edition, names, sizes, deal.hands[p])
+    result = GameResult(deal=deal, winner=None, win_round=None, rounds=0, game="generalized")
+    out: set = set()
+    turn = 0
+
+    def tell(event: Event):
+        result.events.append(event)
+        if on_event is not None:
+            on_event(event)
+        obs = event.observation
+        for p in names:
+            players[p].observe(replace(event, observation=obs.seen_by(p)) if isinstance(obs, Suggestion) else event)
+
+    over = False
+    for rnd in range(1, max_rounds + 1):
+        result.rounds = rnd
+        for by in names:
+            if by in out:
+                continue
+            turn += 1
+            result.round_of_turn[turn] = rnd
+            i = names.index(by)
+            askable = tuple(p for p in names[i + 1:] + names[:i] if p not in out)
+            guess = players[by].accuse(turn)
+            if guess is not None:
+                guess = _check_triple(edition, guess, by, "accusation")
+                correct = guess == deal.envelope
+                tell(Event(turn, rnd, Accusation(by, guess, correct, None if correct else deal.hands[by])))
+                if correct:
+                    result.winner, result.win_round = by, rnd
+                    over = True
+                    break
+                out.add(by)
+                result.wrong_accusations.append((by, rnd))
+                if len(out) == len(names):  # nobody is left
+                    over = True
+                    break
+                continue
+            if not askable:  # the last one in will not guess, and nobody is left to ask
+                over = True
+                break
+            whom, cards = _check_interrogation(edition, players[by].interrogate(turn, rnd, askable), askable, by)
+            matching = tuple(c for c in cards if c in deal.hands[whom])
+            if not matching:
+                tell(Event(turn, rnd, Suggestion(by, cards, (whom,), None, asks=whom)))
+                continue
+            card = matching[0] if len(matching) == 1 else players[whom].disprove(turn, by, cards, matching)
+            if card not in matching:
+                raise PlayerError(f"{whom} tried to show {card!r}, not one of its matching cards {list(matching)}")
+            tell(Event(turn, rnd, Suggestion(by, cards, (), whom, card, card, asks=whom)))
+        if over:
             break
     result.reports = {p: players[p].report() for p in names}
     return result

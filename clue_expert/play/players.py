@@ -24,6 +24,8 @@ from ..engine.rules import RuleSet, load_ruleset
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
 
 DEFAULT_STRATEGY = "clue-expert-focused"
+#: The generalized game's default strategy (``play``/``simulate --game generalized``).
+GENERALIZED_DEFAULT_STRATEGY = "generalized-ask-all-uncertain"
 DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
 
@@ -149,6 +151,7 @@ class RuleBasedPlayer(Player):
             rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
+        k.rng = self.rng
         k.on_fire = self.on_fire
         self.decisions = []
         self._solved_turn = None
@@ -188,6 +191,10 @@ class RuleBasedPlayer(Player):
         suggestion where the rules forbid it)."""
         self._catch_up()
         cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        if cands and not any(c.kind == "suggest" for c in cands):
+            raise ClueError(f"{self.name}: the strategy rules {self.strategy.id!r} ask one player about a list of "
+                            f"cards, which only the generalized game allows (play --game generalized)")
+        cands = [c for c in cands if c.kind == "suggest"]
         chosen = self._choose(cands, self.strategy, "suggestion")
         self.decisions.append((turn, chosen))
         first = self._pick(chosen.options, self.strategy)
@@ -197,6 +204,19 @@ class RuleBasedPlayer(Player):
                 if triple != first:
                     yield triple
 
+    def interrogate(self, turn: int, round: int, askable: Sequence[str]) -> tuple[str, tuple]:
+        """The generalized game's turn: the strategy's ``ask`` (whom, which
+        cards); a Speed Clue strategy's ``suggest`` asks the first player of
+        ``askable`` about its cards."""
+        self._catch_up()
+        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        chosen = self._choose(cands, self.strategy, "interrogation")
+        self.decisions.append((turn, chosen))
+        picked = self._pick(chosen.options, self.strategy)
+        if chosen.kind == "ask":
+            return picked[0], tuple(picked[1])
+        return askable[0], picked
+
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                             "matching": tuple(matching)})
@@ -205,6 +225,7 @@ class RuleBasedPlayer(Player):
         return self._pick(chosen.options, self.response)[0]
 
     def accuse(self, turn: int):
+        self._catch_up()  # the generalized game offers the guess before anything else of the turn
         cands = self.knowledge.request("accuse-offer", {"turn": turn})
         if not cands:
             return None

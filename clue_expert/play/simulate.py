@@ -46,6 +46,8 @@ class GameSpec:
     """Round cap."""
     records: str | None = None
     """Folder to write the game's record into, or None."""
+    game: str = "speed-clue"
+    """Which game: ``speed-clue`` or ``generalized``."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def envelope_variants(deal: Deal) -> list[Deal]:
 def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str], deal: str | None = None,
                all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
                accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
-               records: str | None = None) -> list[GameSpec]:
+               records: str | None = None, game: str = "speed-clue") -> list[GameSpec]:
     """The games of a simulation."""
     if not strategies:
         raise ClueError("give at least one --strategy")
@@ -141,7 +143,7 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
     k = len(strategies)
     return [GameSpec(index=g, deal=d, strategies=tuple(strategies[(i + g) % k] for i in range(n)),
                      seed=hash_seed(seed, g), response=response, accusation=accusation,
-                     max_rounds=max_rounds, records=records) for g, d in enumerate(deals)]
+                     max_rounds=max_rounds, records=records, game=game) for g, d in enumerate(deals)]
 
 
 def hash_seed(seed: int, game: int) -> int:
@@ -168,7 +170,7 @@ def _play(spec: GameSpec) -> tuple:
             player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation)
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
-    result = play_game(spec.deal, players, max_rounds=spec.max_rounds)
+    result = play_game(spec.deal, players, max_rounds=spec.max_rounds, game=spec.game)
     record = result.record(result.winner or names[0]) if spec.records else None
     return GameSummary(index=spec.index, winner=result.winner, win_round=result.win_round,
                        solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),

@@ -70,6 +70,8 @@ def consistent(record: Record, owner: dict, upto: int | None = None) -> bool:
             right = all(owner[c] == ENVELOPE for c in t.cards)
             if right != t.correct:
                 return False
+            if t.revealed is not None and any(owner[c] != t.by for c in t.revealed):
+                return False
             continue
         if any(owner[c] == p for p in t.passed for c in t.cards):
             return False
@@ -145,6 +147,8 @@ def cnf_entailed(record: Record, upto: int | None = None) -> dict | None:
                 clauses.extend([[x[(ENVELOPE, c)]] for c in t.cards])
             else:
                 clauses.append([-x[(ENVELOPE, c)] for c in t.cards])
+            if t.revealed is not None:  # the generalized game: the wrong guesser's hand laid open
+                clauses.extend([[x[(t.by, c)]] for c in t.revealed])
             continue
         for p in t.passed:
             clauses.extend([[-x[(p, c)]] for c in t.cards])

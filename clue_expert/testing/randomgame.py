@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from ..core.cards import Edition, build_edition, get_edition
+from ..core.cards import Edition, build_edition, get_edition, pool_edition
 from ..core.deals import Deal, random_deal
 from ..core.observations import Accusation, Suggestion
 from ..core.records import Record
@@ -87,12 +87,59 @@ def random_edition(rng: random.Random, categories: tuple = (1, 4), cards: tuple 
     return build_edition(f"random-{shape}", cats, envelope=env)
 
 
+def random_generalized_turns(deal: Deal, rng: random.Random, n_turns: int, guess_rate: float = 0.05) -> list:
+    """A random sequence of generalized-game turns on ``deal``: each turn an
+    interrogation of a random player still in the game about a random list
+    (1 card to the whole deck, own cards allowed; he shows a random matching
+    card or says no) or, now and then, a wrong guess that lays the guesser's
+    hand open.  At least two players stay in."""
+    ed = deal.edition
+    players = deal.players
+    out: set = set()
+    turns = []
+    seat = 0
+    while len(turns) < n_turns:
+        by = players[seat % len(players)]
+        seat += 1
+        if by in out:
+            continue
+        if rng.random() < guess_rate and len(players) - len(out) > 2:
+            guess = random_accusation(ed, rng)
+            if guess != deal.envelope:
+                turns.append(Accusation(by, guess, False, ed.sort_cards(deal.hands[by])))
+                out.add(by)
+                continue
+        whom = rng.choice([p for p in players if p != by and p not in out])
+        size = rng.choice([1, 2, 2, 3, 3, 4, 5, len(ed.cards) // 2, len(ed.cards)])
+        cards = ed.sort_cards(rng.sample(ed.card_ids, max(1, min(size, len(ed.cards)))))
+        mine = [c for c in cards if c in deal.hands[whom]]
+        if mine:
+            turns.append(Suggestion(by, cards, (), whom, rng.choice(mine), asks=whom))
+        else:
+            turns.append(Suggestion(by, cards, (whom,), None, asks=whom))
+    return turns
+
+
+def random_generalized_record(rng: random.Random, n_players: int = 3, hand: int = 3, hidden: int = 2,
+                              n_turns: int = 20, me: int | None = None, guess_rate: float = 0.05) -> Record:
+    """One seat's record of a random generalized game (a pool of
+    ``n_players * hand + hidden`` cards), with the true deal attached."""
+    edition = pool_edition(n_players * hand + hidden, hidden)
+    players = tuple(f"p{i + 1}" for i in range(n_players))
+    deal = random_deal(edition, players, rng)
+    turns = random_generalized_turns(deal, rng, n_turns, guess_rate)
+    seat = players[rng.randrange(n_players) if me is None else me]
+    return Record(edition=edition, players=players, me=seat, hand=deal.hands[seat],
+                  hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, seat),
+                  deal=deal, source="<random>", game="generalized")
+
+
 def seat_view(turns: list, me: str) -> list:
     """The turns as ``me`` saw them: shown cards only where ``me`` was involved."""
     view = []
     for t in turns:
         if isinstance(t, Suggestion) and t.card is not None and me not in (t.by, t.shown_by):
-            t = Suggestion(t.by, t.cards, t.passed, t.shown_by, None, t.card)
+            t = Suggestion(t.by, t.cards, t.passed, t.shown_by, None, t.card, t.asks)
         view.append(t)
     return view
 

@@ -30,10 +30,13 @@ written once under e.g. ``x-four-kinds: &four-kinds`` and used as
 ``edition: *four-kinds``.
 
 ``turns:`` entries are record turns: a suggestion (``by``, ``suggest``,
-``passed``, ``shown_by``, ``card``), an accusation (``by``, ``accuse``,
-``correct``) or a revealed hand (``reveal: PLAYER``, ``cards``).  A decision
-scenario's ``proposes:`` for a suggestion maps categories to acceptable cards;
-only the categories it names are compared.
+``passed``, ``shown_by``, ``card``; the generalized game's interrogation adds
+``asks``), an accusation (``by``, ``accuse``, ``correct``; a wrong guess of the
+generalized game adds ``revealed``) or a revealed hand (``reveal: PLAYER``,
+``cards``).  A decision scenario's ``proposes:`` for a suggestion maps
+categories to acceptable cards; only the categories it names are compared.
+For the generalized game's ask it is ``{player: P, cards: [...]}`` (``cards``
+optional: then only whom is compared).
 
 A rule triggered only by the set-up fact (``when: game``) fires in every game,
 so it needs only must-fire scenarios.  Only the rule under test (plus ``with``) is active and the case analysis is
@@ -241,6 +244,14 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     if want is None:
         return
     got = [tuple(tuple(sorted(o)) for o in c.options) for c in found]
+    if isinstance(want, dict) and "player" in want:  # the generalized game's ask: whom, and (optionally) the list
+        asks = [c for c in found if c.kind == "ask"]
+        players = tuple(sorted(_as_list(want["player"])))
+        cards = tuple(sorted(edition.resolve_all(_as_list(want["cards"])))) if "cards" in want else None
+        got = [(tuple(sorted(c.options[0])), tuple(sorted(c.options[1][0]))) for c in asks]
+        ok = any(p == players and (cards is None or l == cards) for p, l in got)
+        assert ok, f"{where}: expected the ask {players} about {cards or 'any cards'}, got {got}"
+        return
     if isinstance(want, dict):  # suggest: category -> acceptable cards, only the categories named
         stray = [c for c in want if c not in edition.categories]
         if stray:
@@ -267,11 +278,12 @@ def _turns(raw_turns, edition, players):
         if "reveal" in t:
             out.append(RevealedHand(t["reveal"], edition.resolve_all(t["cards"])))
         elif "accuse" in t:
-            out.append(Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"])))
+            revealed = edition.resolve_all(t["revealed"]) if t.get("revealed") is not None else None
+            out.append(Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"]), revealed))
         else:
             card = edition.resolve(t["card"]) if t.get("card") else None
             out.append(Suggestion(t["by"], edition.resolve_all(t["suggest"]), tuple(t.get("passed", [])),
-                                  t.get("shown_by"), card))
+                                  t.get("shown_by"), card, None, t.get("asks")))
     return out
 
 

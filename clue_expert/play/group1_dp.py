@@ -1,0 +1,186 @@
+"""Group 1's two-player table: how many interrogations an end game needs.
+
+The CS4444 group 1 report (2003), appendix A, models the end of a
+two-player game by two counts: ``p``, the opponent's cards we are still
+unsure of, and ``q``, the hidden (envelope) cards we are still unsure of.
+A turn asks the opponent about ``k`` of those ``p + q`` cards:
+
+* with chance ``alpha(p, q, k) = C(q, k) / C(p + q, k)`` every asked card
+  is a hidden one, the opponent shows nothing, and ``k`` hidden cards
+  become known (``q`` drops by ``k``);
+* otherwise the opponent shows one of its cards (``p`` drops by one).
+  When ``k > q`` some asked card must be the opponent's, so this is certain.
+
+``Q(p, q)`` is the least expected number of such turns until everything is
+known, the minimum over ``k`` of ``Q(p, q, k)``, with ``Q(0, q) = Q(p, 0) = 0``.
+The report prints ``Q`` and the best ``k`` for ``p, q = 1 .. 10``; the
+printed figures are data in ``clue_expert/published/group1-dp.yaml``.
+
+Here the recurrence is solved with exact fractions, so that ask sizes of
+equal value are seen to tie (floating point could split them by rounding
+noise).  Each cell keeps the smallest best ``k`` -- the one the report's
+program keeps, since it replaces its best only on a strictly smaller value --
+and every ``k`` that ties with it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Callable
+
+from .reproduce import Comparison, published
+
+#: ``alpha(p, q, k)``: the chance that a question about ``k`` cards shows nothing.
+Alpha = Callable[[int, int, int], Fraction]
+
+#: The size of the published table: p and q both run 1 .. SIZE.
+SIZE = 10
+
+PAPER = "group1-dp"
+
+
+def alpha(p: int, q: int, k: int) -> Fraction:
+    """The chance that all ``k`` cards asked about (drawn from the ``p + q``
+    uncertain ones) are hidden cards, i.e. that the opponent holds none of them."""
+    return Fraction(comb(q, k), comb(p + q, k))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One solved ``(p, q)``: the optimal expectation and the ask sizes reaching it."""
+
+    p: int
+    """The opponent's uncertain cards."""
+    q: int
+    """The uncertain hidden cards."""
+    expected: Fraction
+    """``Q(p, q)``, exactly."""
+    ask: int
+    """The smallest ask size ``k`` reaching ``Q(p, q)``."""
+    ties: tuple
+    """Every ask size reaching ``Q(p, q)``, ascending (``ask`` first)."""
+
+    @property
+    def printed(self) -> str:
+        """The cell as the report's program prints it: ``"1.667/1"``."""
+        return f"{java_number(self.expected)}/{self.ask}"
+
+
+def ask_values(p: int, q: int, solved: dict, alpha_fn: Alpha = alpha) -> list[Fraction]:
+    """``Q(p, q, k)`` for ``k = 1 .. p + q`` (index ``k - 1``), given the
+    expectations ``solved[(p - 1, q)]`` and ``solved[(p, q - j)]`` for ``j >= 1``."""
+    shown = solved[(p - 1, q)]  # the opponent showed a card
+    values = []
+    for k in range(1, p + q + 1):
+        if k <= q:
+            a = alpha_fn(p, q, k)
+            values.append((1 - a) * shown + a * solved[(p, q - k)] + 1)
+        else:
+            values.append(shown + 1)
+    return values
+
+
+def solve(max_p: int = SIZE, max_q: int = SIZE, alpha_fn: Alpha = alpha) -> dict:
+    """Every cell ``(p, q)`` with ``1 <= p <= max_p`` and ``1 <= q <= max_q``,
+    keyed by ``(p, q)``.  ``alpha_fn`` may replace :func:`alpha` (to check that a wrong
+    recurrence is noticed)."""
+    expected: dict = {}
+    for p in range(max_p + 1):
+        expected[(p, 0)] = Fraction(0)
+    for q in range(max_q + 1):
+        expected[(0, q)] = Fraction(0)
+    cells = {}
+    for p in range(1, max_p + 1):
+        for q in range(1, max_q + 1):
+            values = ask_values(p, q, expected, alpha_fn)
+            best = min(values)
+            ties = tuple(k for k, v in enumerate(values, 1) if v == best)
+            expected[(p, q)] = best
+            cells[(p, q)] = Cell(p, q, best, ties[0], ties)
+    return cells
+
+
+def java_number(x: Fraction, digits: int = 3) -> str:
+    """``x`` as the report's program prints it (Java's ``NumberFormat`` with
+    one to ``digits`` fraction digits, half-even rounding): ``"1.0"``,
+    ``"2.25"``, ``"5.91"``.  Rounds the exact value, not a float."""
+    scaled = round(Fraction(x) * 10 ** digits)  # round() on a Fraction is half-even
+    sign = "-" if scaled < 0 else ""
+    whole, frac = divmod(abs(scaled), 10 ** digits)
+    decimals = f"{frac:0{digits}d}".rstrip("0") or "0"
+    return f"{sign}{whole}.{decimals}"
+
+
+def published_cells() -> dict:
+    """The published table: ``(p, q)`` -> the printed string, e.g. ``"1.667/1"``."""
+    pub = published(PAPER)
+    return {(int(p), int(q)): str(text)
+            for p, row in pub["rows"].items() for q, text in zip(pub["columns"], row)}
+
+
+def cells(alpha_fn: Alpha = alpha) -> list[dict]:
+    """The reproduction as JSON-ready cells, row by row: ``p``, ``q``,
+    ``expected`` (ours, rounded to 3 decimals), ``ask``, ``ties`` (every
+    tying ask size), ``published`` and ``match`` (our printed form equals it)."""
+    pub = published_cells()
+    ours = solve(max(p for p, _ in pub), max(q for _, q in pub), alpha_fn)
+    out = []
+    for (p, q), text in sorted(pub.items()):
+        cell = ours[(p, q)]
+        out.append({"p": p, "q": q, "expected": round(float(cell.expected), 3), "ask": cell.ask,
+                    "ties": list(cell.ties), "published": text, "match": cell.printed == text})
+    return out
+
+
+def tied_cells(alpha_fn: Alpha = alpha) -> list[Cell]:
+    """The cells of the published range where more than one ask size is best."""
+    pub = published_cells()
+    ours = solve(max(p for p, _ in pub), max(q for _, q in pub), alpha_fn)
+    return [ours[key] for key in sorted(pub) if len(ours[key].ties) > 1]
+
+
+def group1_dp(alpha_fn: Alpha = alpha) -> Comparison:
+    """The published table beside ours: rows ``p``, columns ``q``, every cell
+    ``expected/ask`` as published and as we compute it."""
+    pub = published(PAPER)
+    columns = [int(q) for q in pub["columns"]]
+    ours = solve(max(int(p) for p in pub["rows"]), max(columns), alpha_fn)
+    table = Comparison("Group 1 (CS4444, 2003), appendix A: expected interrogations / cards to ask next, "
+                       "two players", [f"q={q}" for q in columns])
+    matched = total = 0
+    for p, row in pub["rows"].items():
+        row_cells = []
+        for q, text in zip(columns, row):
+            mine = ours[(int(p), q)].printed
+            matched += mine == str(text)
+            total += 1
+            row_cells.append((str(text), mine))
+        table.rows.append((f"p={p}", row_cells))
+    ties = [c for _, c in sorted(ours.items()) if len(c.ties) > 1]
+    table.notes = [
+        "p: the opponent's cards still unknown; q: the hidden cards still unknown. A cell reads expected "
+        "number of interrogations / cards to ask next.",
+        "ours: the recurrence of appendix A solved with exact fractions, printed as the report's program "
+        "prints (at most 3 decimals, half-even), with the smallest best ask size.",
+        f"{matched} of {total} cells match the published table.",
+        ("ask sizes that tie exactly (ours shows the smallest): "
+         + "; ".join(f"p={c.p} q={c.q}: k=" + " or ".join(map(str, c.ties)) for c in ties)
+         if ties else "no two ask sizes tie in any cell."),
+    ]
+    return table
+
+
+def group1_dp_tables(per_table: int = 5, alpha_fn: Alpha = alpha) -> list[Comparison]:
+    """:func:`group1_dp` cut into tables of ``per_table`` columns each (all
+    ten side by side do not fit a terminal); the notes go under the last."""
+    whole = group1_dp(alpha_fn)
+    n = len(whole.columns)
+    parts = []
+    for start in range(0, n, per_table):
+        stop = min(start + per_table, n)
+        parts.append(Comparison(f"{whole.title} ({whole.columns[start]} to {whole.columns[stop - 1]})",
+                                whole.columns[start:stop],
+                                [(label, row[start:stop]) for label, row in whole.rows],
+                                whole.notes if stop == n else []))
+    return parts
