@@ -10,6 +10,7 @@ for each rule of the game a record breaks.
 """
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -20,11 +21,15 @@ from clue_expert.core.cards import get_edition, pool_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import ClueError, RecordError
 from clue_expert.core.observations import Accusation, Suggestion
-from clue_expert.core.records import parse_record
+from clue_expert.core.records import load_record, parse_record
 from clue_expert.engine.knowledge import replay_record
 from clue_expert.engine.rules import parse_ruleset
 from clue_expert.play.game import Player, play_game
+from clue_expert.people.cli import main
+from clue_expert.people.human import HumanPlayer
+from clue_expert.people.notebook import NotebookSession
 from clue_expert.play.players import RuleBasedPlayer
+from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_generalized_record
 from test_family import check_against_oracle, incremental_check, sheet_of
 
@@ -202,3 +207,75 @@ def test_a_speed_clue_strategy_cannot_ask_in_speed_clue():
     players = {n: RuleBasedPlayer(n, strategy=rs if n == "ann" else "clue-expert-focused") for n in deal.players}
     with pytest.raises(ClueError, match="only the generalized game"):
         play_game(deal, players)
+
+
+# --- (d) the commands -------------------------------------------------------------------
+def test_simulate_reports_twenty_generalized_games(capsys):
+    assert main(["simulate", "--game", "generalized", "--players", "4", "--hand", "3", "--hidden", "2",
+                 "--games", "20", "--json", "--workers", "1"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["games"] == 20 and summary["wrong_accusations"] == 0
+    assert summary["config"]["game"] == "generalized" and summary["config"]["edition"] == "pool-14-2"
+    assert sum(s["wins"] for s in summary["seats"]) == summary["won_games"] > 0
+
+
+def test_played_records_read_back_and_deduce_equals_the_oracle(tmp_path, capsys):
+    path = tmp_path / "g.yaml"
+    assert main(["play", "--game", "generalized", "--players", "3", "--hand", "3", "--hidden", "2", "--seed", "4",
+                 "--show", "quiet", "--no-sheets", "--record", str(path), "--record-seat", "player2"]) == 0
+    out = capsys.readouterr().out
+    assert "The generalized game" in out and " asks " in out
+    record = load_record(path)
+    assert record.game == "generalized" and all(t.asks for t in record.turns if isinstance(t, Suggestion))
+    for upto in (1, len(record.turns) // 2, len(record.turns)):
+        assert main(["deduce", "--json", "--turn", str(upto), str(path)]) == 0
+        sheet = json.loads(capsys.readouterr().out)
+        got = {(o, c): s for o, row in sheet["cells"].items() for c, s in row.items() if s != "unknown"}
+        assert got == cnf_entailed(record, upto)
+    assert main(["replay", str(path)]) == 0
+    assert "asks" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["simulate", "--hand", "3"], "add --game generalized"),
+    (["play", "--game", "generalized", "--edition", "cluedo", "--hidden", "2"], "either --edition or"),
+    (["simulate", "--game", "generalized", "--hand", "0"], "at least 1"),
+    (["simulate", "--game", "generalized", "--deal", "kingston-1-3p"], "leave out --deal"),
+])
+def test_bad_game_options_are_one_clear_error(argv, problem, capsys):
+    assert main(argv) == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_the_human_seat_asks_one_player_about_a_list():
+    told = []
+    answers = iter(["bob c1 c2", "dan: c4, c5", "bob: c9 c9", "bob:", "bob: c4 c7"])
+    human = HumanPlayer("ann", lambda prompt: next(answers), told.append)
+    human.start(pool_edition(11, 2), ("ann", "bob", "cat"), {"ann": 3, "bob": 3, "cat": 3}, ("c1", "c2", "c3"))
+    assert human.interrogate(1, 1, ("bob", "cat")) == ("bob", ("c1", "c2"))
+    assert human.interrogate(2, 1, ("bob", "cat")) == ("bob", ("c4", "c7"))
+    errors = [m.text for m in told if getattr(m, "kind", "") == "error"]
+    assert any("start with the player you ask" in e for e in errors)  # dan is not at the table
+    assert any("each card once" in e for e in errors) and any("at least one card" in e for e in errors)
+
+
+def test_the_notebook_keeps_a_generalized_game(tmp_path):
+    path = tmp_path / "nb.yaml"
+    s = NotebookSession(path, game="generalized", strategy="generalized-ask-all-uncertain")
+    s.start()
+    for line in ["pool-11-2", "ann bob cat", "ann", "c1 c2 c3", ""]:
+        s.handle(line)
+    assert s.notebook.game == "generalized"
+    out = s.handle("ann asks bob: c4 c5 c6 / bob shows c5")
+    assert any("advice" in getattr(m, "text", "") and "ask " in m.text for m in out)
+    s.handle("cat asks bob: c7 c8 / yes")
+    s.handle("bob asks cat: c9 c10 / no")
+    out = s.handle("bob guesses c10 c11 wrong / hand c4 c5 c6")
+    assert any("contradict" in getattr(m, "text", "") or "refused" in getattr(m, "text", "") for m in out)
+    assert len(s.notebook.turns) == 3  # the contradicting guess is refused, nothing lost
+    out = s.handle("bob guesses c10 c11 wrong / hand c5 c7 c9")
+    assert len(s.notebook.turns) == 4
+    k = s.notebook.knowledge
+    assert k.status("bob", "c7") == "held" and k.status("cat", "c9") == "lacked"
+    again = load_record(path)  # saved after every entry, as a generalized record
+    assert again.game == "generalized" and again.turns[-1].revealed == ("c5", "c7", "c9")

@@ -716,7 +716,7 @@ def cmd_replay(args) -> int:
 
 def cmd_notebook(args) -> int:
     console = _console(args)
-    session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge)
+    session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game)
 
     def show(items):
         for item in items:
@@ -906,6 +906,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
                    help="the game file (created if missing, saved after every entry; default notebook.yaml)")
     p.add_argument("--strategy", metavar="ID|FILE", help="advise suggestions with this strategy")
+    p.add_argument("--game", choices=list(GAMES), default="speed-clue",
+                   help="a new notebook's game: speed-clue (default) or generalized (its edition a pool, e.g. "
+                        "pool-14-2: 14 cards, 2 hidden); an existing file keeps its own")
     colour(p)
     p.set_defaults(func=cmd_notebook)
 

@@ -53,6 +53,16 @@ or type 'turn' to be asked step by step.  Commands:
   help               this text                    quit           leave (the game is saved)
 Facts read like 'bob holds rope', 'bob lacks rope', 'envelope holds kitchen'."""
 
+#: The turn lines of the generalized game (``notebook --game generalized``).
+HELP_GENERALIZED = """Enter a turn on one line, for example:
+  ann asks bob: c1 c4 c7 / bob shows c4      (you asked or showed, and saw the card)
+  cat asks dan: c2 c3 c5 c9 / yes            (dan showed cat a card you did not see)
+  dan asks ann: c6 c8 / no                   (ann holds none of them)
+  bob guesses c2 c5 wrong / hand c3 c6 c9    (a wrong guess lays bob's hand open)
+  cat guesses c10 c11 right
+The other commands are as in Speed Clue (type 'help' in a Speed Clue notebook for the list):
+sheet, compact, verbose, why FACT, why-not FACT, undo, edit N, save [FILE], load FILE, odds, quit."""
+
 
 def split_cards(edition: Edition, text: str, count: int | None = None) -> list[str]:
     """Card names from free text: comma-separated, or space-separated with
@@ -181,8 +191,10 @@ class Notebook:
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
-                 knowledge: str = DEFAULT_LEVEL):
+                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue"):
         self.edition = edition
+        #: Which game of the family: ``speed-clue`` or ``generalized``.
+        self.game = game
         #: The seat's knowledge level (which deductions the sheet shows).
         self.level = get_level(knowledge)
         self.players = list(players)
@@ -208,8 +220,10 @@ class Notebook:
     # ------------------------------------------------------------- state
     def data(self, turns=None) -> dict:
         """The game as a record mapping."""
-        return {"edition": self.edition.id, "players": self.players, "me": self.me, "hand": self.hand,
-                "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)}
+        d = {} if self.game == "speed-clue" else {"game": self.game}
+        d.update({"edition": self.edition.ref, "players": self.players, "me": self.me, "hand": self.hand,
+                  "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)})
+        return d
 
     def _validate(self, turns) -> Record:
         return parse_record(self.data(turns), str(self.path or "<notebook>"))
@@ -291,12 +305,14 @@ class Notebook:
         r = load_record(path, "notebook")
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
-                   knowledge=knowledge)
+                   knowledge=knowledge, game=r.game)
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:
         """A turn from one line (see :data:`HELP`)."""
         text = line.strip()
+        if self.game == "generalized":
+            return self._parse_generalized(text, line)
         m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
         if m:
             by = self._player(m.group(1))
@@ -335,6 +351,39 @@ class Notebook:
             turn["card"] = card
         return turn
 
+    def _parse_generalized(self, text: str, line: str) -> dict:
+        """A generalized-game turn (see :data:`HELP_GENERALIZED`)."""
+        m = re.fullmatch(r"(\S+)\s+(?:accuses|guesses)\s+(.+?)\s+(right|correct|wrong|incorrect)"
+                         r"(?:\s*/\s*(?:hand|reveals|shows)\s+(.+))?", text, re.I)
+        if m:
+            by = self._player(m.group(1))
+            cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
+            turn = {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
+            if m.group(4):
+                turn["revealed"] = split_cards(self.edition, m.group(4))
+            elif not turn["correct"] and by == self.me:
+                turn["revealed"] = list(self.hand)  # my own hand, laid open
+            return turn
+        parts = [p.strip() for p in text.split("/")]
+        m = re.fullmatch(r"(\S+)\s+asks\s+(\S+?)\s*:\s*(.+)", parts[0], re.I)
+        if not m or len(parts) != 2:
+            raise ClueError(f"cannot read {line!r}; write e.g. 'ann asks bob: c1 c4 c7 / bob shows c4', "
+                            f"'... / no' or 'bob guesses c2 c5 wrong / hand c3 c6 c9'; type 'help'")
+        by, asks = self._player(m.group(1)), self._player(m.group(2))
+        cards = split_cards(self.edition, m.group(3))
+        answer = parts[1].lower()
+        turn = {"by": by, "asks": asks, "suggest": cards}
+        if answer in ("no", "passes", "pass", f"{asks.lower()} passes", f"{asks.lower()} says no"):
+            turn["passed"] = [asks]
+            return turn
+        sm = re.fullmatch(r"(?:(\S+)\s+)?(?:shows|showed|yes)(?:\s+(.+))?", parts[1], re.I)
+        if not sm or (sm.group(1) and self._player(sm.group(1)) != asks):
+            raise ClueError(f"cannot read {parts[1]!r}: write '{asks} shows [CARD]', 'yes' or 'no'")
+        turn["shown_by"] = asks
+        if sm.group(2):
+            turn["card"] = self.edition.resolve(sm.group(2))
+        return turn
+
     def _order(self, by: str) -> list:
         i = self.players.index(by)
         return self.players[i + 1:] + self.players[:i]
@@ -361,6 +410,8 @@ class Notebook:
         if not cands:
             return None
         best = cands[0]
+        if best.kind == "ask":
+            return (best.options[0][0], best.options[1][0]), best
         return tuple(opts[0] for opts in best.options), best
 
     def why_not(self, text: str) -> list:
@@ -399,8 +450,10 @@ class NotebookSession:
     SETUP = ("edition", "players", "me", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
-                 knowledge: str = DEFAULT_LEVEL, compact: bool = True):
+                 knowledge: str = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue"):
         self.path = Path(path)
+        #: The game of a new notebook (an existing file says its own).
+        self.game = game
         #: Compact mode (the default at a real table): after an entry, only the
         #: new deductions and the advice; 'sheet' shows the sheet, 'verbose' always.
         self.compact = compact
@@ -466,6 +519,8 @@ class NotebookSession:
     # --------------------------------------------------------------- prompts
     @property
     def prompt(self) -> str:
+        if self._stage == "edition" and self.game == "generalized":
+            return "the pool: pool-N-K for N cards with K hidden (e.g. pool-14-2), or an edition> "
         if self._stage == "edition":
             return "edition (e.g. cluedo, clue, dr-orchid; Enter for cluedo)> "
         if self._stage == "players":
@@ -515,7 +570,8 @@ class NotebookSession:
             return self.close()
         self._quitting = False
         if word == "help":
-            return [Message(HELP)]
+            general = (self.notebook.game if self.notebook is not None else self.game) == "generalized"
+            return [Message(HELP_GENERALIZED if general else HELP)]
         try:
             if self._stage is not None:
                 return self._handle_setup(line)
@@ -546,6 +602,8 @@ class NotebookSession:
     def _handle_setup(self, line: str) -> list:
         s = self._setup
         if self._stage == "edition":
+            if not line and self.game == "generalized":
+                raise ClueError("name the pool, e.g. pool-14-2 (14 cards, 2 of them hidden)")
             s["edition"] = get_edition(line or "cluedo")
             self._stage = "players"
             return [Message(f"edition {s['edition'].name}")]
@@ -601,7 +659,8 @@ class NotebookSession:
                 s["sizes"] = sizes
                 return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
-                                     strategy=self.strategy, path=self.path, knowledge=self.knowledge_level)
+                                     strategy=self.strategy, path=self.path, knowledge=self.knowledge_level,
+                                     game=self.game)
             self._stage = None
             if self.notebook.autosave() is None:
                 out = [Message(f"game saved to {self.path} after every entry")]
@@ -675,6 +734,8 @@ class NotebookSession:
             self.path = self.notebook.path
             return self._opened()
         if word == "turn":
+            if nb.game == "generalized":
+                raise ClueError("step-by-step entry is for Speed Clue; enter the turn on one line (type 'help')")
             nb.check_repaired()
             self._step = {}
             return [Message("step by step: who suggested?")]
@@ -683,7 +744,8 @@ class NotebookSession:
     def _entry(self, turn: dict) -> list:
         nb = self.notebook
         out: list = []
-        if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me):
+        if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me) \
+                and turn.get("asks", nb.me) == nb.me:
             # (once another player has shown a card, whether you could have refuted it is moot)
             mine = nb.refuters(nb.edition.resolve_all(turn["suggest"]))
             out.append(Message(f"you can refute it with {english_list(mine, 'or')}" if mine
@@ -738,7 +800,11 @@ class NotebookSession:
             return [Message(f"the envelope is known: {english_list(env)} — accuse!", "advice")]
         adv = nb.advice()
         out = []
-        if adv is not None:
+        if adv is not None and adv[1].kind == "ask":
+            (whom, cards), cand = adv
+            out.append(Message(f"advice ({nb.strategy.id}): ask {whom} about {english_list(cards)} — {cand.message}",
+                               "advice"))
+        elif adv is not None:
             cards, cand = adv
             out.append(Message(f"advice ({nb.strategy.id}): suggest {english_list(cards)} — {cand.message}",
                                "advice"))
