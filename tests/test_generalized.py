@@ -279,3 +279,16 @@ def test_the_notebook_keeps_a_generalized_game(tmp_path):
     assert k.status("bob", "c7") == "held" and k.status("cat", "c9") == "lacked"
     again = load_record(path)  # saved after every entry, as a generalized record
     assert again.game == "generalized" and again.turns[-1].revealed == ("c5", "c7", "c9")
+
+
+def test_the_grid_reproduction_plays_a_cell_and_compares_the_shape(capsys):
+    # a field of players that exist whatever else is shipped: the mechanics, not the figures
+    from clue_expert.play.group1_grid import cells, group1
+    assert (3, 2, 1) in cells() and (10, 5, 2) in cells() and (7, 16, 1) not in cells()
+    field = {"super-crazy": "generalized-ask-all-uncertain",
+             "psychotic": "generalized-ask-all-uncertain:accusation=threshold-95"}
+    tables = group1(games=4, players=(3,), hands=(1,), field=field)
+    assert len(tables) == 1 and tables[0].rows[0][0] == "3 players"
+    (published_cell, ours), _ = tables[0].rows[0][1]
+    assert published_cell == "2/9" and "/" in ours
+    assert any("compare which Broomhead ranks better" in n for n in tables[0].notes)
