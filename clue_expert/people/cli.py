@@ -30,6 +30,7 @@ from ..play.game import GAMES, play_game
 from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_STRATEGY, load_decisions,
                             parse_seat, seat_player)
 from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
+from ..play.group1_grid import group1
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
 from ..testing.scenarios import run_rule_file
@@ -606,7 +607,10 @@ def cmd_reproduce(args) -> int:
             return kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
                             knowledge=args.knowledge or "kingston", progress=progress,
                             beside=None if args.no_beside else "complete")
-        return mitchell(games=args.games, seed=args.seed, workers=workers, extra=extra, progress=progress,
+        if args.paper == "group1":
+            return group1(games=args.games or 10, seed=args.seed, workers=workers, progress=progress,
+                          players=tuple(args.players or ()), hands=tuple(args.hand or ()))
+        return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
                         tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell")
     try:
         if args.json or not sys.stderr.isatty():
@@ -853,10 +857,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
-    p.add_argument("paper", choices=["kingston", "mitchell", "group1-dp"],
+    p.add_argument("paper", choices=["kingston", "mitchell", "group1-dp", "group1"],
                    help="group1-dp: the two-player interrogation table of group 1's report, appendix A (computed, "
-                        "no games)")
-    p.add_argument("--games", type=int, default=20, help="mitchell: games per cell (she used 500)")
+                        "no games); group1: its Tables 1-2, the Broomheads' ranks over its parameter grid")
+    p.add_argument("--games", type=int,
+                   help="mitchell: games per cell (default 20; she used 500); group1: games per cell (default 10)")
+    p.add_argument("--players", type=int, action="append", metavar="N",
+                   help="group1: only the cells of N players (repeatable; 2, 3, 5, 7, 9 or 10)")
+    p.add_argument("--hand", type=int, action="append", metavar="C",
+                   help="group1: only the cells of C cards per player (repeatable; 1, 2, 3, 5, 8 or 16)")
     p.add_argument("--envelopes", type=int, default=36,
                    help="kingston: a seeded random sample of this many envelope variants of deal 1 for the "
                         "'all' column (default 36; 324 = all)")
