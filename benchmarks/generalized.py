@@ -3,9 +3,9 @@
     python benchmarks/generalized.py [--games 120] [--players 3 5 7] [--hand 3] [--hidden 2] [--workers 2]
 
 For each table size, ``--games`` games on random deals of the pool of
-``players x hand + hidden`` cards, every player of :data:`FIELD` seated in
-turn (seat ``i`` of game ``g`` plays field entry ``(i + g) mod k``, so every
-player gets every seat); each player's win rate per seat with its 95 % Wilson
+``players x hand + hidden`` cards, the players of :data:`FIELD` seated in a
+seeded random order each game (a fixed cycle would keep each player just
+after the same other one, which in this game decides much); each player's win rate per seat with its 95 % Wilson
 interval, as a markdown table (the figures in docs/generalized.md come from
 this script).
 """
@@ -25,7 +25,7 @@ FIELD = {**GRID_FIELD, "ask-all-uncertain": "generalized-ask-all-uncertain"}
 def tournament(players: int, games: int, hand: int, hidden: int, workers: int, field: dict) -> dict:
     """One table size: the simulation summary of the mixed games."""
     specs = make_specs(players=players, games=games, seed=1, strategies=list(field.values()),
-                       edition=f"pool-{players * hand + hidden}-{hidden}", game="generalized")
+                       edition=f"pool-{players * hand + hidden}-{hidden}", game="generalized", seating="shuffle")
     return summarize(run_games(specs, workers))
 
 

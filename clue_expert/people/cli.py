@@ -553,7 +553,7 @@ def cmd_simulate(args) -> int:
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records,
-                       game=args.game)
+                       game=args.game, seating=args.seating)
     workers = args.workers or os.cpu_count() or 1
     interrupted = None
     try:
@@ -567,7 +567,7 @@ def cmd_simulate(args) -> int:
     summary = summarize(results)
     summary["config"] = {"game": args.game, "edition": specs[0].deal.edition.ref if specs else None,
                          "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
-                         "strategies": strategies, "deal": args.deal,
+                         "strategies": strategies, "seating": args.seating, "deal": args.deal,
                          "all_envelopes": args.all_envelopes, "response": args.response,
                          "accusation": args.accusation, "workers": workers, "records": args.records}
     if interrupted is not None:
@@ -843,6 +843,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one: every seat; several: seats in turn, rotated across games.  A seat is "
                         "a strategy ID|FILE, optionally followed by :response=ID, :accusation=ID and "
                         ":model=ID (repeatable), e.g. clue-expert-information-gain:model=pattern-analysis")
+    p.add_argument("--seating", choices=["rotate", "shuffle"], default="rotate",
+                   help="several strategies: rotate (seat i of game g plays strategy i+g, the default) or shuffle "
+                        "(a seeded random seat order each game)")
     p.add_argument("--deal", help="play this deal every game (default: random deals)")
     p.add_argument("--all-envelopes", action="store_true",
                    help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")

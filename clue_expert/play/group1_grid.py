@@ -5,8 +5,8 @@ Crazy Broomhead (Table 1) and Psychotic Broomhead (Table 2), for each number
 of players and each pair (cards per player, hidden cards) of the class
 tournament.  Their ranks are among the whole class field of that setting,
 which we do not have.  So we play each cell with a field of our own -- the
-players of the generalized game that we ship (:data:`FIELD`), seats rotated
-across games -- rank the field by win rate (1 = best, ties share the mean
+players of the generalized game that we ship (:data:`FIELD`), in a seeded
+random seat order each game -- rank the field by win rate (1 = best, ties share the mean
 rank) and print both Broomheads' ranks beside the published ones.  What can
 be compared is the *shape*: in which cells Super Crazy ranks above
 Psychotic, and where that turns round.
@@ -23,10 +23,11 @@ from .reproduce import Comparison, ReproductionInterrupted, _Runs
 from .simulate import make_specs
 
 #: The field of every cell: label -> seat spec.  Both Broomheads first.
+_BROOMHEAD = "group1-crazy-broomhead:response=group1-disclosed-first"
 FIELD: dict[str, str] = {
-    "super-crazy": "group1-crazy-broomhead:model=group1-first-interrogation:accusation=probable-clues",
-    "psychotic": "group1-crazy-broomhead:model=group1-aging:accusation=probable-clues",
-    "crazy": "group1-crazy-broomhead",
+    "super-crazy": f"{_BROOMHEAD}:model=group1-first-interrogation:accusation=group1-probable-clues",
+    "psychotic": f"{_BROOMHEAD}:model=group1-aging:accusation=probable-clues",
+    "crazy": f"{_BROOMHEAD}:accusation=when-certain",
     "group7": "group7-scoreboard",
     "ours": "clue-expert-generalized",
 }
@@ -92,7 +93,8 @@ def group1(*, games: int = 10, seed: int = 1, workers: int = 1, progress: Callab
         g = min(games, LARGE_GAMES) if pool > LARGE_CARDS else games
         g = max(g, len(field))  # every player gets every seat at least once
         specs = make_specs(players=n, games=g, seed=seed, strategies=list(field.values()),
-                           edition=f"pool-{pool}-{hidden}", game="generalized", max_rounds=max_rounds)
+                           edition=f"pool-{pool}-{hidden}", game="generalized", max_rounds=max_rounds,
+                           seating="shuffle")
         specs_by_cell[(n, hand, hidden)] = specs
         total += len(specs)
     runs = _Runs(workers, progress, total)
@@ -154,7 +156,7 @@ def _tables(measured: dict, field: dict, games: int, runs: _Runs) -> list[Compar
         "Each cell: Super Crazy / Psychotic Broomhead's rank, published (among the class field) and ours "
         "(among our field, ranked by win rate; 1 = best, ties share the mean rank).",
         "Our field: " + "; ".join(f"{label} = {spec}" for label, spec in field.items()) + ".",
-        f"Games per cell: {games} (at least one per player of the field, seats rotated); cells of more than "
+        f"Games per cell: {games} (at least one per player of the field, seats shuffled); cells of more than "
         f"{LARGE_CARDS} cards play {LARGE_GAMES} (or one per player of the field, if more).",
         "The class's other players are not available, so the ranks' size is not comparable: compare which "
         "Broomhead ranks better, and where.",

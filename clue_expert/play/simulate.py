@@ -117,8 +117,13 @@ def envelope_variants(deal: Deal) -> list[Deal]:
 def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str], deal: str | None = None,
                all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
                accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
-               records: str | None = None, game: str = "speed-clue") -> list[GameSpec]:
-    """The games of a simulation."""
+               records: str | None = None, game: str = "speed-clue", seating: str = "rotate") -> list[GameSpec]:
+    """The games of a simulation.  ``seating``: ``rotate`` (seat ``i`` of game
+    ``g`` gets strategy ``(i + g) mod k``) or ``shuffle`` (the same players
+    per game, in a seeded random seat order: no strategy always sits just
+    after the same other one, which a fixed cycle does)."""
+    if seating not in ("rotate", "shuffle"):
+        raise ClueError(f"seating must be rotate or shuffle, not {seating!r}")
     if not strategies:
         raise ClueError("give at least one --strategy")
     for s in strategies:
@@ -141,7 +146,13 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         names = tuple(f"player{i + 1}" for i in range(n))
         deals = [random_deal(ed, names, random.Random(f"{seed}:deal:{g}")) for g in range(games)]
     k = len(strategies)
-    return [GameSpec(index=g, deal=d, strategies=tuple(strategies[(i + g) % k] for i in range(n)),
+
+    def lineup(g: int) -> tuple:
+        seats = [strategies[(i + g) % k] for i in range(n)]
+        if seating == "shuffle":
+            random.Random(f"{seed}:seating:{g}").shuffle(seats)
+        return tuple(seats)
+    return [GameSpec(index=g, deal=d, strategies=lineup(g),
                      seed=hash_seed(seed, g), response=response, accusation=accusation,
                      max_rounds=max_rounds, records=records, game=game) for g, d in enumerate(deals)]
 
