@@ -57,7 +57,9 @@ def player_name_problem(players: Iterable[str]) -> str | None:
 #: Requests (a decision is asked for): ``your-turn``, ``disprove-request``,
 #: ``accuse-offer``.  Knowledge (derived): ``held`` / ``lacked`` (an owner, a
 #: player or the envelope, holds / does not hold a card), ``one-of`` (holds at
-#: least one of some cards), ``not-all`` (does not hold every one of them).
+#: least one of some cards), ``not-all`` (does not hold every one of them),
+#: ``bound`` (holds at least ``low`` and at most ``high`` of some cards: group
+#: 1's bounded clue).
 KINDS: dict[str, tuple[str, ...]] = {
     "game": ("players", "me"),
     "hand-size": ("owner", "size"),
@@ -73,6 +75,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "lacked": ("owner", "card"),
     "one-of": ("owner", "cards"),
     "not-all": ("owner", "cards"),
+    "bound": ("owner", "cards", "low", "high"),
 }
 
 #: Kinds that are observations (leaves of every explanation).
@@ -82,7 +85,7 @@ OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed",
 REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer"})
 
 #: Kinds a rule may conclude.
-CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all")
+CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all", "bound")
 
 #: Probable clues a model rule may conclude: opponent modelling, kept apart
 #: from the sheet (never used by deduction, the SAT backbone or the beliefs).
@@ -111,6 +114,8 @@ def key_of(kind: str, values: dict) -> Key:
         return (kind, values["owner"], values["card"])
     if kind in ("one-of", "not-all"):
         return (kind, values["owner"], tuple(sorted(values["cards"])))
+    if kind == "bound":
+        return bound_key(values["owner"], values["cards"], values["low"], values["high"])
     if kind in ("passed",):
         return (kind, values["turn"], values["player"])
     if kind in ("showed", "accused", "your-turn", "disprove-request", "accuse-offer"):
@@ -139,6 +144,31 @@ def cards_key(kind: str, owner: str, cards: Iterable[str]) -> Key:
     return (kind, owner, tuple(sorted(cards)))
 
 
+def bound_key(owner: str, cards: Iterable[str], low: int, high: int) -> Key:
+    """Key of "owner holds at least ``low`` and at most ``high`` of cards",
+    the counts clipped to what the list allows (``low`` at least 0, ``high``
+    at most the number of cards), so that one statement has one key.  After
+    clipping, ``low > high`` means the bound cannot be met."""
+    cards = tuple(sorted(set(cards)))
+    return ("bound", owner, cards, max(int(low), 0), min(int(high), len(cards)))
+
+
+def bound_text(owner: str, cards: Iterable[str], low: int, high: int) -> str:
+    """The English of a bound: ``bob holds exactly 2 of c3, c7, c9``, ``bob
+    holds at least 1 and at most 2 of ...``, ``at least 2 of`` (up to all of
+    them), ``at most 1 of`` (possibly none)."""
+    cards = list(cards)
+    if low == high:
+        count = f"exactly {low}"
+    elif low == 0:
+        count = f"at most {high}"
+    elif high == len(cards):
+        count = f"at least {low}"
+    else:
+        count = f"at least {low} and at most {high}"
+    return f"{owner} holds {count} of {_join(cards)}"
+
+
 def turn_of(key: Key) -> int | None:
     """The turn an observation key belongs to (0 for the set-up), else None."""
     kind = key[0]
@@ -165,6 +195,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"{key[1]} holds one of {_join(key[2])}"
     if kind == "not-all":
         return f"{key[1]} does not hold all of {_join(key[2])}"
+    if kind == "bound":
+        return bound_text(*key[1:])
     if kind == "probably-held":
         return f"{key[1]} probably holds {key[2]}"
     if kind == "probably-lacked":
@@ -229,9 +261,11 @@ def find_owner(name: str, owners) -> str:
 
 def parse_fact(text: str, edition, owners) -> Key:
     """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
-    kitchen"``, ``"bob holds one of rope, hall, plum"``, ``"rope is in the
-    envelope"`` or a probable clue (``"bob probably holds rope"``) into a
-    fact key.  Owners match exactly, or ignoring case when only one owner
+    kitchen"``, ``"bob holds one of rope, hall, plum"``, a bound with digits
+    (``"bob holds at least 1 and at most 2 of c3, c7, c9"``, ``"bob holds
+    exactly 2 of ..."``, ``"at least 2 of"``, ``"at most 1 of"``), ``"rope is
+    in the envelope"`` or a probable clue (``"bob probably holds rope"``) into
+    a fact key.  Owners match exactly, or ignoring case when only one owner
     matches so (see :func:`find_owner`); card names go through the edition
     (aliases, near-match errors)."""
     s = " ".join(str(text).replace("'", "").split())
@@ -241,6 +275,20 @@ def parse_fact(text: str, edition, owners) -> Key:
         if inner[0] not in ("held", "lacked"):
             raise QueryError(f"cannot read {shorten(text)}: a probable clue names one card")
         return ("probably-" + inner[0],) + inner[1:]
+    m = re.fullmatch(r"(.+?) (?:holds|has|owns) (?:(exactly) (\d+)|at least (\d+) and at most (\d+)|at least (\d+)"
+                     r"|at most (\d+)) of (.+)", s, re.I)
+    if m:
+        exactly, n, low, high, least, most, rest = m.groups()[1:]
+        cards = [edition.resolve(c) for c in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest, flags=re.I) if c.strip()]
+        if not cards:
+            raise QueryError(f"cannot read {shorten(text)}: a bound names at least one card")
+        if exactly:
+            low = high = n
+        elif least is not None:
+            low, high = least, len(cards)
+        elif most is not None:
+            low, high = 0, most
+        return bound_key(find_owner(m.group(1), owners), cards, int(low), int(high))
     m = re.fullmatch(r"(.+?) is (not )?in the envelope", s, re.I)
     if m:
         card = edition.resolve(m.group(1))

@@ -2,9 +2,10 @@
 
 The deal is encoded with one Boolean per (owner, card): every card has exactly
 one owner, every player holds exactly his hand size, the envelope holds exactly
-its count of each category (one each in the classic game).  Known held/lacked facts and one-of / not-all clause
-facts enter as *assumptions* (clause facts through selector variables), so an
-unsatisfiable query returns a core made of known facts.
+its count of each category (one each in the classic game).  Known held/lacked facts, one-of / not-all clause
+facts and bounds ("holds at least *l* and at most *h* of these cards", as
+cardinality constraints) enter as *assumptions* (clause facts and bounds through
+selector variables), so an unsatisfiable query returns a core made of known facts.
 
 :meth:`SatModel.backbone` finds every literal true in all models -- every fact
 entailed by what is known -- and, for each, the core of known facts that refutes
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
 
 
@@ -89,6 +91,32 @@ class SatModel:
         sel = self._next
         self._next += 1
         self.solver.add_clause([-sel, *lits])
+        self.selectors[sel] = key
+        return sel
+
+    def add_bound_fact(self, key: tuple, lits: Sequence[int], low: int, high: int) -> int:
+        """Add "at least ``low`` and at most ``high`` of ``lits`` are true",
+        guarded by a new selector (every clause of its sequential-counter
+        encoding gets the selector's negation, so the bound holds only when
+        the selector is assumed); returns the selector."""
+        lits = list(lits)
+        sel = self._next
+        self._next += 1
+        parts = []
+        if low > len(lits) or high < 0:  # nothing can meet it
+            self.solver.add_clause([-sel])
+        else:
+            if low > 0:
+                parts.append(CardEnc.atleast(lits=lits, bound=low, top_id=self._next - 1,
+                                             encoding=EncType.seqcounter))
+                self._next = max(self._next, parts[-1].nv + 1)
+            if high < len(lits):
+                parts.append(CardEnc.atmost(lits=lits, bound=high, top_id=self._next - 1,
+                                            encoding=EncType.seqcounter))
+                self._next = max(self._next, parts[-1].nv + 1)
+        for cnf in parts:
+            for clause in cnf.clauses:
+                self.solver.add_clause([-sel, *clause])
         self.selectors[sel] = key
         return sel
 

@@ -24,7 +24,7 @@ from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimitError, UnknownPlayerError
 from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
-                    cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
+                    bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)
@@ -263,6 +263,8 @@ class Knowledge:
         self._lackers = {c: set() for c in self._cards}
         self._clauses: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
         self._not_all: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
+        #: owner -> his bounds (keys) not superseded by a reduction of them.
+        self._bounds: dict[str, dict[Key, None]] = {o: {} for o in self.owners}
         self._hand_size = dict(self.hand_sizes)
         #: Cards shown to this seat.
         self._seen: set = set()
@@ -455,6 +457,17 @@ class Knowledge:
                                                         f"a collection of cards")
             for card in arg:
                 self._check_conclusion(rule, "a clause", owner, card)
+        elif kind == "bound":
+            cards, low, high = arg
+            if isinstance(cards, str) or not isinstance(cards, (list, tuple, set, frozenset)):
+                raise RuleFileError(rule.path, rule.id, f"concludes a bound about {clip(cards, 80)}, which is not "
+                                                        f"a collection of cards")
+            for card in cards:
+                self._check_conclusion(rule, "a bound", owner, card)
+            for what, n in (("lower", low), ("upper", high)):
+                if type(n) is not int:
+                    raise RuleFileError(rule.path, rule.id, f"concludes a bound whose {what} count is "
+                                                            f"{clip(n, 80)}, which is not a whole number")
         elif type(arg) is not str or arg not in self._all_cards:
             raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
                                                     f"a card of edition {self.edition.id!r}")
@@ -542,6 +555,22 @@ class Knowledge:
                 self._sat_lit[sel] = key
                 self._clause_selectors.append(sel)
             values = {"owner": owner, "cards": tuple(sorted(cards))}
+        elif kind == "bound":
+            key = bound_key(*key[1:])  # sorted cards, clipped counts (a key given by hand may be neither)
+            if key in self.justifications or self._bound_useless(key):
+                return False
+            cards, low, high = key[2], key[3], key[4]
+            store = self._bounds[owner]
+            reduced = bound_key(owner, *self._reduced(key))
+            for other in [b for b in store
+                          if set(b[2]) > set(cards) and bound_key(owner, *self._reduced(b)) == reduced]:
+                del store[other]  # superseded by its reduction
+            store[key] = None
+            if self._sat:
+                sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in cards], low, high)
+                self._sat_lit[sel] = key
+                self._clause_selectors.append(sel)
+            values = {"owner": owner, "cards": cards, "low": low, "high": high}
         else:
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
@@ -565,7 +594,25 @@ class Knowledge:
         kind = key[0]
         if kind in ("held", "lacked"):
             return key not in self.justifications
+        if kind == "bound":
+            return key not in self.justifications and not self._bound_useless(key)
         return self._is_new_clause(kind, key[1], frozenset(key[2]))
+
+    # group 1's bounded clues (docs/generalized.md#bounded-clues)
+    def _reduced(self, key: Key) -> tuple:
+        """A bound reduced against the sheet: (the cards of it still unknown,
+        low, high), each count less the cards of it known held."""
+        owner, cards = key[1], key[2]
+        held, lacked = self._held[owner], self._lacked[owner]
+        rest = frozenset(c for c in cards if c not in held and c not in lacked)
+        n_held = sum(1 for c in cards if c in held)
+        return rest, key[3] - n_held, key[4] - n_held
+
+    def _bound_useless(self, key: Key) -> bool:
+        """Whether the sheet already implies the bound (it says nothing more):
+        reduced, its lower count is at most 0 and its upper count at least its cards."""
+        rest, low, high = self._reduced(key)
+        return low <= 0 and high >= len(rest)
 
     def _clash(self, key: Key, opposite: Key, just: Justification) -> None:
         facts = [f"{describe(opposite)} (known from {self._roots_text(opposite)})",
@@ -665,6 +712,10 @@ class Knowledge:
                         or arg not in self._all_cards:
                     self._check_conclusion(rule, c.kind, owner, arg)
                 key = (c.kind, owner, arg)
+            elif c.kind == "bound":
+                arg = (arg, c.args[2](env), c.args[3](env))
+                self._check_conclusion(rule, c.kind, owner, arg)
+                key = bound_key(owner, *arg)
             else:
                 self._check_conclusion(rule, c.kind, owner, arg)
                 key = cards_key(c.kind, owner, arg)
@@ -858,6 +909,23 @@ class Knowledge:
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses (card sets he does not hold all of)."""
         return list(self._not_all[owner])
+
+    def bounds(self, owner: str) -> list[tuple]:
+        """The owner's bounds already reduced against the sheet (every card
+        of them still unknown) that the sheet does not imply: (cards, low,
+        high) each."""
+        out = []
+        for key in self._bounds[owner]:
+            rest, low, high = self._reduced(key)
+            if len(rest) == len(key[2]) and not (low <= 0 and high >= len(rest)):
+                out.append((frozenset(key[2]), low, high))
+        return out
+
+    def bounds_with(self, owner: str, card: str) -> list[tuple]:
+        """The owner's bounds naming the card, as stated (not reduced), that
+        the sheet does not already imply: (cards, low, high) each."""
+        return [(frozenset(key[2]), key[3], key[4]) for key in self._bounds[owner]
+                if card in key[2] and not self._bound_useless(key)]
 
     def has_clauses(self, owner: str) -> bool:
         """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""

@@ -46,7 +46,7 @@ CONSTANTS = ("OWNERS", "PLAYERS", "ENVELOPE", "CARDS", "ME", "CATEGORIES", "this
 
 #: Rule-file kinds: where they live under ``rules/`` and what their rules may conclude.
 FILE_KINDS: dict[str, tuple[str, ...]] = {
-    "deduction": ("held", "lacked", "one-of", "not-all", "contradiction"),
+    "deduction": ("held", "lacked", "one-of", "not-all", "bound", "contradiction"),
     "strategy": ("suggest", "ask"),
     "response": ("show",),
     "accusation": ("accuse",),
@@ -64,6 +64,8 @@ MAX_LOOPS = 4
 #: Names a rule binds with ``let`` and ``each`` together.
 MAX_BINDINGS = 32
 _PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
+#: A bound: owner, cards, low, high.
+_QUAD = {"type": "array", "items": _EXPR, "minItems": 4, "maxItems": 4}
 
 #: JSON Schema of a rule file.
 RULESET_SCHEMA: dict = {
@@ -100,7 +102,7 @@ RULESET_SCHEMA: dict = {
                     "type": "object", "minProperties": 1, "maxProperties": 1,
                     "additionalProperties": False,
                     "properties": {
-                        "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR,
+                        "held": _PAIR, "lacked": _PAIR, "one-of": _PAIR, "not-all": _PAIR, "bound": _QUAD,
                         "probably-held": _PAIR, "probably-lacked": _PAIR,
                         "contradiction": {"type": "string"},
                         "suggest": {"type": "object", "minProperties": 1, "maxProperties": 64,
@@ -125,9 +127,9 @@ class Conclusion:
     """One ``then:`` item: a fact template, or a contradiction message."""
 
     kind: str
-    """``held``, ``lacked``, ``one-of``, ``not-all`` or ``contradiction``."""
+    """``held``, ``lacked``, ``one-of``, ``not-all``, ``bound`` or ``contradiction``."""
     args: tuple[Expression, ...] = ()
-    """Owner and card(s) expressions."""
+    """Owner and card(s) expressions (a ``bound``: owner, cards, low, high)."""
     message: str = ""
     """For ``contradiction``: the message template."""
     slots: dict = field(default_factory=dict)

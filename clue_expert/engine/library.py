@@ -20,8 +20,11 @@ from typing import Callable
 
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
+from ..core.facts import bound_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
 from .beliefs import SuggestionEvaluator, compute
+from . import interrogation  # group 7's player and the two-player table (generalized game)
+from . import asking  # our generalized-game player
 from .queries import KnowledgeView
 
 FUNCTIONS: dict[str, Callable] = {}
@@ -476,6 +479,152 @@ def each_with_chance(k: KnowledgeView, xs, p):
     return frozenset(x for x in sorted(xs) if k.rng.random() < p)
 
 
+# --- group 7's player and the two-player table (generalized game) ---
+@function("this seat's own interrogations so far, oldest first, each as (the player asked, the cards asked, "
+          "the card shown or None); in Speed Clue the player asked is the one who showed (None if nobody)")
+def my_interrogations(k: KnowledgeView):
+    out = []
+    for _, obs in k.suggestions_seen():
+        if obs.by == k.me:
+            whom = obs.asks if obs.asks is not None else obs.shown_by
+            out.append((whom, frozenset(obs.cards), obs.card))
+    return tuple(out)
+
+
+@function("n halved, rounded down (the expression language has no division)")
+def half(k: KnowledgeView, n):
+    return int(n) // 2
+
+
+@function("group 1's two-player table: the smallest ask size k with the least expected number of "
+          "interrogations, when p of the opponent's cards and q hidden cards are uncertain (0 if p or q is 0)")
+def best_ask_size(k: KnowledgeView, p, q):
+    c = interrogation.cell(p, q)
+    return 0 if c is None else c.ask
+
+
+@function("group 1's two-player table: Q(p, q), the least expected number of interrogations until the "
+          "opponent's p and the envelope's q uncertain cards are all known (0 if p or q is 0)")
+def expected_interrogations(k: KnowledgeView, p, q):
+    c = interrogation.cell(p, q)
+    return 0.0 if c is None else float(c.expected)
+
+
+# --- group 1's players (generalized game) ---
+def _interrogations(k: KnowledgeView) -> list:
+    """(turn, asker, asked player, cards) of every interrogation of the
+    generalized game the seat has seen, in order."""
+    return [(turn, obs.by, obs.asks, frozenset(obs.cards)) for turn, obs in k.observations()
+            if isinstance(obs, Suggestion) and obs.asks is not None]
+
+
+@function("group 1's Super Crazy Broomhead clue: the cards the player left out of his first interrogation, "
+          "when he made it in the first round with at least n - c cards (n the pool, c his hand size); "
+          "otherwise the empty set")
+def first_interrogation_left_out(k: KnowledgeView, player):
+    if player == k.me or player not in k.players:
+        return frozenset()
+    for turn, by, _, cards in _interrogations(k):
+        if by == player:
+            if turn > len(k.players) or len(cards) < len(k.cards) - k.hand_sizes[player]:
+                return frozenset()
+            return k.card_set - cards
+    return frozenset()
+
+
+@function("true once the sheet contradicts group 1's first-interrogation clues: a left-out card known "
+          "lacked by its player, or a player known to hold cards besides his left-out ones beyond his hand size")
+def first_interrogation_refuted(k: KnowledgeView, _unused=None):
+    for p in k.players:
+        left = first_interrogation_left_out(k, p)
+        if left and (left & k.lacked_by(p) or len(left | k.held_by(p)) > k.hand_sizes[p]):
+            return True
+    return False
+
+
+def _aging_tables(k: KnowledgeView) -> dict:
+    """Group 1's aging tables, as (asks, last): for each asker i (not the
+    seat), how many interrogations i has made, and for each (asked player j,
+    card) the number of i's interrogation that last named the card to j
+    (absent: never).  The age of cell (j, c) of T_i is asks[i] - last[i][j, c]
+    (asks[i] when never named): every interrogation of i ages all of T_i and
+    resets the cells of the cards it named to the player it asked."""
+    asks = {p: 0 for p in k.players}
+    last: dict = {p: {} for p in k.players}
+    for _, by, whom, cards in _interrogations(k):
+        if by == k.me:
+            continue
+        asks[by] += 1
+        for c in cards:
+            last[by][whom, c] = asks[by]
+    return {"asks": asks, "last": last}
+
+
+@function("group 1's Psychotic Broomhead guess at the player's hand: the c oldest cards of his row in each "
+          "aging table T_i of another asker i who has asked him (cards he is known to lack left out; ties by "
+          "sheet order), and of those the c - pi most frequent that are not known held (pi: his known cards)")
+def aging_hand(k: KnowledgeView, player):
+    if player == k.me or player not in k.players or player in k.out_players():
+        return frozenset()
+    tables = k.memo(("group1-aging-tables",), lambda: _aging_tables(k))
+    c = k.hand_sizes[player]
+    need = c - len(k.held_by(player))
+    if need <= 0:
+        return frozenset()
+    rows = [c_ for c_ in k.cards if c_ not in k.lacked_by(player)]
+    votes: dict = {}
+    age_sum: dict = {}
+    for i in k.players:
+        if i in (k.me, player) or not any(j == player for j, _ in tables["last"][i]):
+            continue  # T_i says nothing of the player until i has asked him
+        n_i, last = tables["asks"][i], tables["last"][i]
+        ages = {card: n_i - last.get((player, card), 0) for card in rows}
+        oldest = sorted(rows, key=lambda card: (-ages[card], k.sheet_position(card)))[:c]
+        for card in oldest:
+            votes[card] = votes.get(card, 0) + 1
+            age_sum[card] = age_sum.get(card, 0) + ages[card]
+    ranked = sorted((card for card in votes if card not in k.held_by(player)),
+                    key=lambda card: (-votes[card], -age_sum[card], k.sheet_position(card)))
+    return frozenset(ranked[:need])
+
+
+# --- our generalized-game player ---
+def _scorer(k: KnowledgeView, listen, measure="envelope") -> asking.InterrogationScorer:
+    return k.memo(("interrogation-scorer", float(listen), measure),
+                  lambda: asking.InterrogationScorer(k, float(listen), measure))
+
+
+@function("our generalized-game interrogation: among every askable player and ranked prefix of his "
+          "uncertain cards, the (player, cards, my expected bits) with the "
+          "largest expected fall of the envelope's entropy for me less `listen` times what a listener, "
+          "hearing only no or yes, gains (exact marginals, fitted envelope; engine/asking.py; measure "
+          "'envelope', or 'deal' for the information about every hand); None if no "
+          "askable player has an uncertain card")
+def best_interrogation(k: KnowledgeView, listen=0.5, measure="envelope"):
+    ranked = _scorer(k, listen, measure).rank(askable(k))
+    if not ranked:
+        return None
+    v = ranked[0]
+    return (v.player, frozenset(v.cards), v.mine)
+
+
+@function("cards the player cannot hold whose owner this seat knows (its own, other players'): asking "
+          "him about them changes no answer")
+def free_padding(k: KnowledgeView, player):
+    return frozenset(c for c in k.cards if k.status(player, c) == "lacked"
+                     and any(k.status(o, c) == "held" for o in k.players if o != player))
+
+
+@function("the likeliest envelope and its probability, as (cards in sheet order, p), from the exact "
+          "marginals and the envelope distribution fitted to them (engine/asking.py)")
+def likeliest_envelope(k: KnowledgeView, _unused=None):
+    s = _scorer(k, 0.0)
+    if s.envelope is None:
+        return None, 0.0
+    cards, p = max(s.envelope.items(), key=lambda kv: (kv[1], [-k.sheet_position(c) for c in kv[0]]))
+    return cards, p
+
+
 # --- helpers -----------------------------------------------------------------
 @function("a number rounded to n decimals (for messages)")
 def round_(k, x, n=2):
@@ -557,3 +706,23 @@ def HandSize(k, owner):
 @function("reference to the game set-up fact")
 def GameFact(k, _ignored=None):
     return ("game",)
+
+
+# --- bounded clues -----------------------------------------------------------
+# Group 1's bounded clue (docs/generalized.md#bounded-clues): an owner holds at
+# least `low` and at most `high` of some cards.
+@function("the owner's bounds already reduced against the sheet (every card of them still unknown) that the "
+          "sheet does not imply: (cards, low, high) each")
+def bounds(k: KnowledgeView, owner):
+    return tuple(k.bounds(owner))
+
+
+@function("the owner's bounds that name the card and that the sheet does not yet imply, as stated: "
+          "(cards, low, high) each")
+def bounds_with(k: KnowledgeView, owner, card):
+    return tuple(k.bounds_with(owner, card))
+
+
+@function("reference to the fact 'owner holds at least low and at most high of cards'")
+def Bound(k, owner, cards, low, high):
+    return bound_key(owner, cards, low, high)

@@ -84,6 +84,12 @@ class KnowledgeView(Protocol):
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses."""
 
+    def bounds(self, owner: str) -> list[tuple]:
+        """The owner's bounds already reduced against the sheet (all cards unknown), not implied by it."""
+
+    def bounds_with(self, owner: str, card: str) -> list[tuple]:
+        """The owner's bounds naming the card, as stated, not yet implied by the sheet: (cards, low, high)."""
+
     def has_clauses(self, owner: str) -> bool:
         """Whether any one-of clause of the owner was ever recorded."""
 

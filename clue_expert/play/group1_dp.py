@@ -16,100 +16,20 @@ known, the minimum over ``k`` of ``Q(p, q, k)``, with ``Q(0, q) = Q(p, 0) = 0``.
 The report prints ``Q`` and the best ``k`` for ``p, q = 1 .. 10``; the
 printed figures are data in ``clue_expert/published/group1-dp.yaml``.
 
-Here the recurrence is solved with exact fractions, so that ask sizes of
-equal value are seen to tie (floating point could split them by rounding
-noise).  Each cell keeps the smallest best ``k`` -- the one the report's
-program keeps, since it replaces its best only on a strictly smaller value --
-and every ``k`` that ties with it.
+The recurrence itself (exact fractions; the smallest best ``k`` of each
+cell and every ``k`` that ties with it) lives in
+:mod:`clue_expert.engine.interrogation`, where rule functions use it too
+(``best_ask_size``); this module compares it with the published table.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
-from math import comb
-from typing import Callable
-
+from ..engine.interrogation import SIZE, Alpha, Cell, alpha, ask_values, java_number, solve
 from .reproduce import Comparison, published
 
-#: ``alpha(p, q, k)``: the chance that a question about ``k`` cards shows nothing.
-Alpha = Callable[[int, int, int], Fraction]
-
-#: The size of the published table: p and q both run 1 .. SIZE.
-SIZE = 10
+__all__ = ["SIZE", "Alpha", "Cell", "alpha", "ask_values", "java_number", "solve", "published_cells", "cells",
+           "tied_cells", "group1_dp", "group1_dp_tables"]
 
 PAPER = "group1-dp"
-
-
-def alpha(p: int, q: int, k: int) -> Fraction:
-    """The chance that all ``k`` cards asked about (drawn from the ``p + q``
-    uncertain ones) are hidden cards, i.e. that the opponent holds none of them."""
-    return Fraction(comb(q, k), comb(p + q, k))
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One solved ``(p, q)``: the optimal expectation and the ask sizes reaching it."""
-
-    p: int
-    """The opponent's uncertain cards."""
-    q: int
-    """The uncertain hidden cards."""
-    expected: Fraction
-    """``Q(p, q)``, exactly."""
-    ask: int
-    """The smallest ask size ``k`` reaching ``Q(p, q)``."""
-    ties: tuple
-    """Every ask size reaching ``Q(p, q)``, ascending (``ask`` first)."""
-
-    @property
-    def printed(self) -> str:
-        """The cell as the report's program prints it: ``"1.667/1"``."""
-        return f"{java_number(self.expected)}/{self.ask}"
-
-
-def ask_values(p: int, q: int, solved: dict, alpha_fn: Alpha = alpha) -> list[Fraction]:
-    """``Q(p, q, k)`` for ``k = 1 .. p + q`` (index ``k - 1``), given the
-    expectations ``solved[(p - 1, q)]`` and ``solved[(p, q - j)]`` for ``j >= 1``."""
-    shown = solved[(p - 1, q)]  # the opponent showed a card
-    values = []
-    for k in range(1, p + q + 1):
-        if k <= q:
-            a = alpha_fn(p, q, k)
-            values.append((1 - a) * shown + a * solved[(p, q - k)] + 1)
-        else:
-            values.append(shown + 1)
-    return values
-
-
-def solve(max_p: int = SIZE, max_q: int = SIZE, alpha_fn: Alpha = alpha) -> dict:
-    """Every cell ``(p, q)`` with ``1 <= p <= max_p`` and ``1 <= q <= max_q``,
-    keyed by ``(p, q)``.  ``alpha_fn`` may replace :func:`alpha` (to check that a wrong
-    recurrence is noticed)."""
-    expected: dict = {}
-    for p in range(max_p + 1):
-        expected[(p, 0)] = Fraction(0)
-    for q in range(max_q + 1):
-        expected[(0, q)] = Fraction(0)
-    cells = {}
-    for p in range(1, max_p + 1):
-        for q in range(1, max_q + 1):
-            values = ask_values(p, q, expected, alpha_fn)
-            best = min(values)
-            ties = tuple(k for k, v in enumerate(values, 1) if v == best)
-            expected[(p, q)] = best
-            cells[(p, q)] = Cell(p, q, best, ties[0], ties)
-    return cells
-
-
-def java_number(x: Fraction, digits: int = 3) -> str:
-    """``x`` as the report's program prints it (Java's ``NumberFormat`` with
-    one to ``digits`` fraction digits, half-even rounding): ``"1.0"``,
-    ``"2.25"``, ``"5.91"``.  Rounds the exact value, not a float."""
-    scaled = round(Fraction(x) * 10 ** digits)  # round() on a Fraction is half-even
-    sign = "-" if scaled < 0 else ""
-    whole, frac = divmod(abs(scaled), 10 ** digits)
-    decimals = f"{frac:0{digits}d}".rstrip("0") or "0"
-    return f"{sign}{whole}.{decimals}"
 
 
 def published_cells() -> dict:

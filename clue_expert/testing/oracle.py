@@ -10,13 +10,17 @@ knowledge engine:
   cardinality constraints (``pysat.card``) and asks Glucose, cell by cell.
 
 Each returns ``{(owner, card): "held" | "lacked"}`` for every entailed cell.
+Both take optional extra *bounds* -- group 1's bounded clues, which no record
+holds (they come from given facts and rules): each ``(owner, cards, low,
+high)``, "owner holds at least low and at most high of cards" (a fact key
+``("bound", owner, cards, low, high)`` is accepted too).
 :func:`weighted_deals` gives the consistent deals with their weights under
 the beliefs' model (the oracle of exact probabilities).
 """
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
@@ -59,10 +63,27 @@ def deals(record: Record) -> Iterator[dict]:
             yield owner
 
 
-def consistent(record: Record, owner: dict, upto: int | None = None) -> bool:
-    """Whether a deal (card -> owner) agrees with the record's observations."""
+def _bounds(bounds: Iterable) -> list[tuple]:
+    """Extra bounds as (owner, cards, low, high), from either form."""
+    out = []
+    for b in bounds or ():
+        b = tuple(b)
+        if len(b) == 5 and b[0] == "bound":
+            b = b[1:]
+        owner, cards, low, high = b
+        out.append((owner, tuple(dict.fromkeys(cards)), int(low), int(high)))
+    return out
+
+
+def consistent(record: Record, owner: dict, upto: int | None = None, bounds: Iterable = ()) -> bool:
+    """Whether a deal (card -> owner) agrees with the record's observations
+    (and with the extra ``bounds``)."""
     if any(owner[c] != record.me for c in record.hand):
         return False
+    for who, cards, low, high in _bounds(bounds):
+        n = sum(1 for c in cards if owner[c] == who)
+        if not low <= n <= high:
+            return False
     for n, t in enumerate(record.turns, start=1):
         if upto is not None and n > upto:
             break
@@ -103,13 +124,14 @@ def weighted_deals(record: Record, upto: int | None = None) -> Iterator[tuple]:
         yield deal, w
 
 
-def brute_force_entailed(record: Record, upto: int | None = None) -> dict | None:
+def brute_force_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
     """Entailed cells by enumeration (None when no deal is consistent)."""
+    bounds = _bounds(bounds)
     owners = list(record.players) + [ENVELOPE]
     seen: dict = {}
     any_deal = False
     for deal in deals(record):
-        if not consistent(record, deal, upto):
+        if not consistent(record, deal, upto, bounds):
             continue
         any_deal = True
         for c, o in deal.items():
@@ -120,8 +142,9 @@ def brute_force_entailed(record: Record, upto: int | None = None) -> dict | None
     return {cell: ("held" if vals == {True} else "lacked") for cell, vals in seen.items() if len(vals) == 1}
 
 
-def cnf_entailed(record: Record, upto: int | None = None) -> dict | None:
-    """Entailed cells by CNF + Glucose (None when unsatisfiable)."""
+def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
+    """Entailed cells by CNF + Glucose (None when unsatisfiable), the extra
+    ``bounds`` as sequential-counter at-least / at-most constraints."""
     ed = record.edition
     owners = list(record.players) + [ENVELOPE]
     pool = IDPool()
@@ -139,6 +162,16 @@ def cnf_entailed(record: Record, upto: int | None = None) -> dict | None:
         exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], ed.envelope_counts[cat])
     for c in record.hand:
         clauses.append([x[(record.me, c)]])
+    for who, cards, low, high in _bounds(bounds):
+        lits = [x[(who, c)] for c in cards]
+        if low > len(lits) or high < 0 or low > high:
+            f = pool.id(("unmet", who, cards, low, high))
+            clauses.extend([[f], [-f]])  # nothing can meet it
+            continue
+        if low > 0:
+            clauses.extend(CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses)
+        if high < len(lits):
+            clauses.extend(CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses)
     for n, t in enumerate(record.turns, start=1):
         if upto is not None and n > upto:
             break
