@@ -3,7 +3,7 @@
     python benchmarks/generalized_asking.py [--players 7] [--hand 3] [--hidden 2] [--games 4] [--seed 1]
 
 Plays whole generalized games (pool of players x hand + hidden cards) with
-``clue-expert-generalized`` in one seat (rotating) and the reference player
+``clue-expert-generalized-information`` in one seat (rotating) and the reference player
 ``generalized-ask-all-uncertain`` in the others, and times every turn of our
 seat: the accusation offer and the interrogation together, from the rule
 engine's request to the answer (knowledge updates between turns not
@@ -24,7 +24,7 @@ from clue_expert.engine.asking import marginals
 from clue_expert.play.game import play_game
 from clue_expert.play.players import RuleBasedPlayer
 
-OURS = "clue-expert-generalized"
+OURS = "clue-expert-generalized-information"
 OTHERS = "generalized-ask-all-uncertain"
 
 

@@ -27,8 +27,8 @@ from ..engine.language import check_edition
 from ..engine.rules import all_rules, load_ruleset, rule_files
 from ..play.contest import EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT, ContestAgent
 from ..play.game import GAMES, play_game
-from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_STRATEGY, load_decisions,
-                            parse_seat, seat_player)
+from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
+                            GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
 from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
 from ..play.group1_grid import group1
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
@@ -292,7 +292,7 @@ def cmd_editions(args) -> int:
 DEFAULT_PLAY_DEAL = "kingston-1-3p"
 DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mitchell-advanced"]
 #: The generalized game's default seats (its own strategies: a Speed Clue one would ask one neighbour forever).
-DEFAULT_GENERALIZED_STRATEGIES = [GENERALIZED_DEFAULT_STRATEGY]
+DEFAULT_GENERALIZED_STRATEGIES = [GENERALIZED_DEFAULT_SEAT]
 
 
 def _game_edition(args) -> str:

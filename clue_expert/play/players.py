@@ -24,8 +24,11 @@ from ..engine.rules import RuleSet, load_ruleset
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
 
 DEFAULT_STRATEGY = "clue-expert-focused"
-#: The generalized game's default strategy (``play``/``simulate --game generalized``).
-GENERALIZED_DEFAULT_STRATEGY = "generalized-ask-all-uncertain"
+#: The generalized game's default strategy (the human seat's hints, the notebook's advice).
+GENERALIZED_DEFAULT_STRATEGY = "clue-expert-generalized"
+#: The generalized game's default seat (``play``/``simulate --game generalized``): our strategy, group 1's
+#: aging tables as an opponent model, and the race-aware guess (measured in docs/generalized.md).
+GENERALIZED_DEFAULT_SEAT = "clue-expert-generalized:model=group1-aging:accusation=clue-expert-race"
 DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
 

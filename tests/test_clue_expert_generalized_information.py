@@ -1,4 +1,4 @@
-"""Our generalized-game player (clue-expert-generalized, engine/asking.py).
+"""Our generalized-game player (clue-expert-generalized-information, engine/asking.py).
 
 (a) The exact marginals of engine/asking.py equal beliefs.compute's, and
 both equal a brute-force enumeration of the deals on a tiny pool game.
@@ -38,7 +38,7 @@ def _positions(seed: int, cards: int = 9, hidden: int = 3, rounds: int = 2):
     result = play_game(deal, players, game="generalized", max_rounds=rounds)
     record = result.record("p1")
     for cut in range(len(result.events) + 1):
-        me = RuleBasedPlayer("p1", "clue-expert-generalized")
+        me = RuleBasedPlayer("p1", "clue-expert-generalized-information")
         me.start(ed, NAMES, {p: len(deal.hands[p]) for p in NAMES}, deal.hands["p1"])
         for event in result.events[:cut]:
             obs = event.observation
@@ -105,7 +105,7 @@ def _brute_best(scorer, players):
 def test_the_chosen_ask_is_the_best_of_every_subset(edition, players, hand, given):
     ed = pool_edition(*edition)
     size = (edition[0] - edition[1]) // len(players)
-    me = RuleBasedPlayer("p1", "clue-expert-generalized")
+    me = RuleBasedPlayer("p1", "clue-expert-generalized-information")
     me.start(ed, players, {p: size for p in players}, hand)
     k = me.knowledge
     k.assume([held_key(p, c) if held else lacked_key(p, c) for p, c, held in given])
@@ -120,12 +120,12 @@ def test_the_chosen_ask_is_the_best_of_every_subset(edition, players, hand, give
 def test_whole_games_play_without_error(n):
     ed = pool_edition(3 * n + 2, 2)
     names = tuple(f"p{i + 1}" for i in range(n))
-    seats = ["clue-expert-generalized", "generalized-ask-all-uncertain"]
+    seats = ["clue-expert-generalized-information", "generalized-ask-all-uncertain"]
     for g in range(2):
         deal = random_deal(ed, names, random.Random(f"{n}:{g}"))
         players = {p: RuleBasedPlayer(p, seats[(i + g) % 2], seed=i) for i, p in enumerate(names)}
         result = play_game(deal, players, game="generalized")
         assert result.winner is not None and not result.wrong_accusations
-        ours = [p for p in names if players[p].strategy.id == "clue-expert-generalized"]
+        ours = [p for p in names if players[p].strategy.id == "clue-expert-generalized-information"]
         assert all(any(c.rule == "ask-most-informative-interrogation" for _, c in players[p].decisions)
                    for p in ours)
