@@ -771,12 +771,18 @@ class Knowledge:
             self.probable[key] = just
         self._log(Firing(step, rule.id, message, tuple(new), tuple(premises), self._turn))
 
-    def probable_clues(self, refuted: bool = False) -> list[Key]:
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
         """The probable clues in the order they were made: by default those
         the sheet has not refuted (a probably-held card the owner is known to
-        lack, or the reverse); with ``refuted=True`` only the refuted ones."""
+        lack, or the reverse); with ``refuted=True`` only the refuted ones;
+        with ``model`` only those made by that model rule set's rules."""
+        rules = None
+        if model is not None:
+            rules = {r.id for rs in self._rulesets if rs.id == model for r in rs.rules}
         out = []
         for key in self.probable:
+            if rules is not None and self.probable[key].rule not in rules:
+                continue
             kind, owner, card = key
             status = self.status(owner, card)
             wrong = status == (LACKED if kind == "probably-held" else HELD)

@@ -377,9 +377,10 @@ def probably_lacked(k: KnowledgeView, owner):
 
 
 @function("the envelope's cards in sheet order if the sheet plus the unrefuted probable clues name all "
-          "of them (in every category as many cards as the envelope holds of it), else None")
-def probable_envelope(k: KnowledgeView, _unused=None):
-    clues = k.probable_clues()
+          "of them (in every category as many cards as the envelope holds of it), else None; with a model "
+          "rule set's id, only that model's clues")
+def probable_envelope(k: KnowledgeView, model=None):
+    clues = k.probable_clues(model=None if model is None else str(model))
     probably_owned = {c for kind, o, c in clues if kind == "probably-held" and o in k.players}
     lacks = {p: k.lacked_by(p) | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
              for p in k.players}

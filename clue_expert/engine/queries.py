@@ -122,8 +122,8 @@ class KnowledgeView(Protocol):
         """(turn, suggestion) for every suggestion observed."""
 
     # opponent modelling and derived views
-    def probable_clues(self, refuted: bool = False) -> list[Key]:
-        """Probable clues (kept off the sheet)."""
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
+        """Probable clues (kept off the sheet); ``model``: only those of that model rule set."""
 
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "KnowledgeView":
         """A new, empty knowledge of the same game and rules for another seat."""

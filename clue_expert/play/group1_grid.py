@@ -29,7 +29,7 @@ FIELD: dict[str, str] = {
     "psychotic": f"{_BROOMHEAD}:model=group1-aging:accusation=probable-clues",
     "crazy": f"{_BROOMHEAD}:accusation=when-certain",
     "group7": "group7-scoreboard",
-    "ours": "clue-expert-generalized:model=group1-aging:accusation=clue-expert-race",
+    "ours": "clue-expert-generalized:model=group1-first-interrogation:model=group1-aging:accusation=clue-expert-race",
     "ours-information": "clue-expert-generalized-information",
 }
 

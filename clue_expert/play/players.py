@@ -28,7 +28,8 @@ DEFAULT_STRATEGY = "clue-expert-focused"
 GENERALIZED_DEFAULT_STRATEGY = "clue-expert-generalized"
 #: The generalized game's default seat (``play``/``simulate --game generalized``): our strategy, group 1's
 #: aging tables as an opponent model, and the race-aware guess (measured in docs/generalized.md).
-GENERALIZED_DEFAULT_SEAT = "clue-expert-generalized:model=group1-aging:accusation=clue-expert-race"
+GENERALIZED_DEFAULT_SEAT = ("clue-expert-generalized:model=group1-first-interrogation:model=group1-aging"
+                            ":accusation=clue-expert-race")
 DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
 
