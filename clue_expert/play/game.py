@@ -128,6 +128,27 @@ def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
         raise PlayerError(f"{who}'s {what} {list(cards)}: {exc}") from None
 
 
+def _deal_in(deal: Deal, players: dict, on_event: Callable | None, game: str) -> tuple:
+    """Start every player on ``deal``; the game's result, and the function
+    that logs an event and tells each player what he may see of it."""
+    names = deal.players
+    if set(players) != set(names):
+        raise ClueError(f"players {sorted(players)} do not match the deal's seats {list(names)}")
+    sizes = {p: len(deal.hands[p]) for p in names}
+    for p in names:
+        players[p].start(deal.edition, names, sizes, deal.hands[p])
+    result = GameResult(deal=deal, winner=None, win_round=None, rounds=0, game=game)
+
+    def tell(event: Event) -> None:
+        result.events.append(event)
+        if on_event is not None:
+            on_event(event)
+        obs = event.observation
+        for p in names:
+            players[p].observe(replace(event, observation=obs.seen_by(p)) if isinstance(obs, Suggestion) else event)
+    return result, tell
+
+
 #: The games a driver can play (see :data:`clue_expert.core.records.GAMES`).
 GAMES = ("speed-clue", "generalized")
 
@@ -142,24 +163,10 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
         return _play_generalized(deal, players, max_rounds=max_rounds, on_event=on_event)
     if game != "speed-clue":
         raise ClueError(f"no such game {game!r}: {', '.join(GAMES)}")
-    names = deal.players
-    if set(players) != set(names):
-        raise ClueError(f"players {sorted(players)} do not match the deal's seats {list(names)}")
-    edition = deal.edition
-    sizes = {p: len(deal.hands[p]) for p in names}
-    for p in names:
-        players[p].start(edition, names, sizes, deal.hands[p])
-    result = GameResult(deal=deal, winner=None, win_round=None, rounds=0)
+    names, edition = deal.players, deal.edition
+    result, tell = _deal_in(deal, players, on_event, "speed-clue")
     out: set = set()
     turn = 0
-
-    def tell(event: Event):
-        result.events.append(event)
-        if on_event is not None:
-            on_event(event)
-        obs = event.observation
-        for p in names:
-            players[p].observe(replace(event, observation=obs.seen_by(p)) if isinstance(obs, Suggestion) else event)
 
     for rnd in range(1, max_rounds + 1):
         result.rounds = rnd
@@ -224,24 +231,10 @@ def _check_interrogation(edition: Edition, ask, askable: Sequence[str], who: str
 def _play_generalized(deal: Deal, players: dict, *, max_rounds: int,
                       on_event: Callable | None) -> GameResult:
     """The generalized game of the CS4444 reports (see :func:`play_game`)."""
-    names = deal.players
-    if set(players) != set(names):
-        raise ClueError(f"players {sorted(players)} do not match the deal's seats {list(names)}")
-    edition = deal.edition
-    sizes = {p: len(deal.hands[p]) for p in names}
-    for p in names:
-        players[p].start(edition, names, sizes, deal.hands[p])
-    result = GameResult(deal=deal, winner=None, win_round=None, rounds=0, game="generalized")
+    names, edition = deal.players, deal.edition
+    result, tell = _deal_in(deal, players, on_event, "generalized")
     out: set = set()
     turn = 0
-
-    def tell(event: Event):
-        result.events.append(event)
-        if on_event is not None:
-            on_event(event)
-        obs = event.observation
-        for p in names:
-            players[p].observe(replace(event, observation=obs.seen_by(p)) if isinstance(obs, Suggestion) else event)
 
     over = False
     for rnd in range(1, max_rounds + 1):

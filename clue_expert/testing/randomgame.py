@@ -124,14 +124,8 @@ def random_generalized_record(rng: random.Random, n_players: int = 3, hand: int 
                               n_turns: int = 20, me: int | None = None, guess_rate: float = 0.05) -> Record:
     """One seat's record of a random generalized game (a pool of
     ``n_players * hand + hidden`` cards), with the true deal attached."""
-    edition = pool_edition(n_players * hand + hidden, hidden)
-    players = tuple(f"p{i + 1}" for i in range(n_players))
-    deal = random_deal(edition, players, rng)
-    turns = random_generalized_turns(deal, rng, n_turns, guess_rate)
-    seat = players[rng.randrange(n_players) if me is None else me]
-    return Record(edition=edition, players=players, me=seat, hand=deal.hands[seat],
-                  hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, seat),
-                  deal=deal, source="<random>", game="generalized")
+    return _seat_record(rng, n_players, pool_edition(n_players * hand + hidden, hidden), me, "generalized",
+                        lambda deal: random_generalized_turns(deal, rng, n_turns, guess_rate))
 
 
 def seat_view(turns: list, me: str) -> list:
@@ -147,14 +141,21 @@ def seat_view(turns: list, me: str) -> list:
 def random_record(rng: random.Random, n_players: int = 3, n_turns: int = 30, edition: Edition | None = None,
                   me: int | None = None, accuse_rate: float = 0.03) -> Record:
     """One seat's record of a random game, with the true deal attached."""
-    edition = edition or get_edition("cluedo")
+    return _seat_record(rng, n_players, edition or get_edition("cluedo"), me, "speed-clue",
+                        lambda deal: random_turns(deal, rng, n_turns, accuse_rate))
+
+
+def _seat_record(rng: random.Random, n_players: int, edition: Edition, me: int | None, game: str,
+                 play) -> Record:
+    """A random deal of ``edition``, the turns ``play(deal)`` makes on it,
+    seen from seat ``me`` (random when None), with the true deal attached."""
     players = tuple(f"p{i + 1}" for i in range(n_players))
     deal = random_deal(edition, players, rng)
-    turns = random_turns(deal, rng, n_turns, accuse_rate)
+    turns = play(deal)
     seat = players[rng.randrange(n_players) if me is None else me]
     return Record(edition=edition, players=players, me=seat, hand=deal.hands[seat],
                   hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(turns, seat),
-                  deal=deal, source="<random>")
+                  deal=deal, source="<random>", game=game)
 
 
 def random_records(seed: int, count: int, n_players: int, n_turns: int = 30, **kw) -> Iterator[Record]:
