@@ -248,3 +248,14 @@ def test_schema_errors_are_short(change):
     assert time.perf_counter() - t < 5
     text = str(info.value)
     assert text.startswith("big.yaml: rule 'evil': ") and len(text) < 600, text[:1000]
+
+
+@pytest.mark.parametrize("bad_id", [True, 7, 2.5, None])
+def test_a_rule_id_that_is_no_text_is_one_clear_error(tmp_path, capsys, bad_id):
+    # found by the fuzz test: a YAML value that is not a string as a rule's id crashed the long-id guard
+    path = tmp_path / "bad-id.yaml"
+    path.write_text(yaml.safe_dump({"id": "bad-id", "title": "t", "rules": [
+        {"id": bad_id, "message": "m", "when": "held", "then": [{"held": ["owner", "card"]}]}]}))
+    assert main(["rules", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "is not of type string" in err and "internal error" not in err

@@ -35,9 +35,10 @@ def load_ruleset(path: str | Path) -> RuleSet:
     try:
         return parse_ruleset(raw, path)
     except RuleFileError as exc:  # a hostile file's values stay out of the message
-        if (exc.rule is None or len(exc.rule) <= 80) and len(exc.problem) <= 500:
+        rule = None if exc.rule is None else str(exc.rule)  # a hostile id may be any YAML value
+        if (rule is None or len(rule) <= 80) and len(exc.problem) <= 500 and rule == exc.rule:
             raise
-        rule = exc.rule if exc.rule is None or len(exc.rule) <= 80 else exc.rule[:79] + "…"
+        rule = rule if rule is None or len(rule) <= 80 else rule[:79] + "…"
         problem = exc.problem if len(exc.problem) <= 500 else exc.problem[:499] + "…"
         raise RuleFileError(exc.path, rule, problem) from None
 

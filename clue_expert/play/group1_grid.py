@@ -156,7 +156,7 @@ def _tables(measured: dict, field: dict, games: int, runs: _Runs) -> list[Compar
     notes = [
         "Each cell: Super Crazy / Psychotic Broomhead's rank, published (among the class field) and ours "
         "(among our field, ranked by win rate; 1 = best, ties share the mean rank).",
-        "Our field: " + "; ".join(f"{label} = {spec}" for label, spec in field.items()) + ".",
+        "Our field: " + ", ".join(field) + " (their seat specs: docs/generalized.md).",
         f"Games per cell: {games} (at least one per player of the field, seats shuffled); cells of more than "
         f"{LARGE_CARDS} cards play {LARGE_GAMES} (or one per player of the field, if more).",
         "The class's other players are not available, so the ranks' size is not comparable: compare which "
