@@ -25,7 +25,8 @@ from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.language import check_edition
 from ..engine.rules import all_rules, load_ruleset, rule_files
-from ..play.contest import EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT, ContestAgent
+from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
+                            SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.game import GAMES, play_game
 from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
                             GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
@@ -645,7 +646,10 @@ def cmd_contest_agent(args) -> int:
     try:
         if args.read_timeout <= 0:
             raise ClueError("--read-timeout must be a positive number of seconds")
-        agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation, log=log,
+        if args.decision_budget <= 0:
+            raise ClueError("--decision-budget must be a positive number of seconds")
+        agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation,
+                             models=args.model or (), decision_budget=args.decision_budget, log=log,
                              records=records, seed=args.seed, read_timeout=args.read_timeout)
         code = agent.run(args.port)
         if code == EXIT_NO_SERVER:
@@ -888,9 +892,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
     p.add_argument("identifier", metavar="IDENTIFIER", help="the identifier the server gave")
     p.add_argument("port", metavar="PORT", type=int, help="the server's port on localhost")
-    p.add_argument("--strategy", default="clue-expert-focused", metavar="ID|FILE")
-    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
-    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--strategy", metavar="SEAT",
+                   help="the seat to play: STRATEGY[:response=R][:accusation=A][:model=M][:knowledge=L] "
+                        "(default: the table size's seat from clue_expert/seats/speed-clue.yaml, chosen at "
+                        "each reset)")
+    p.add_argument("--response", metavar="ID|FILE",
+                   help=f"the response, where the seat does not name one (default {DEFAULT_RESPONSE}; "
+                        f"replaces the per-size default seat's)")
+    p.add_argument("--accusation", metavar="ID|FILE",
+                   help=f"the accusation, where the seat does not name one (default {DEFAULT_ACCUSATION}; "
+                        f"replaces the per-size default seat's)")
+    p.add_argument("--model", action="append", metavar="ID|FILE",
+                   help="add this opponent model to the seat (repeatable)")
+    p.add_argument("--decision-budget", type=float, default=DECISION_BUDGET, metavar="SECONDS",
+                   help=f"a suggestion taking longer than this switches the rest of the game to a cheap "
+                        f"legal suggestion (default {DECISION_BUDGET:g}; the server allows "
+                        f"{SERVER_REPLY_LIMIT:g} s a reply)")
     p.add_argument("--log", metavar="FILE", help="append every message, reply and problem to FILE")
     p.add_argument("--records", metavar="DIR",
                    help="write each game as a record into DIR (default clue-expert-contest/IDENTIFIER)")

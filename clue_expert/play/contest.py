@@ -25,14 +25,16 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES, dealt_hand_sizes, get_edition
 from ..core.errors import ClueError, RuleFileError
 from ..core.observations import Accusation, Event, Suggestion
 from ..core.records import Record, dump_record, parse_record
 from .game import Player, play_game
-from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, DEFAULT_STRATEGY, RuleBasedPlayer
+from ..engine.levels import DEFAULT_LEVEL
+from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions, parse_seat
+from .seats import DEFAULT_GAME, load_seats, seat_choice, seats_path
 
 EDITION = get_edition("contest")
 #: card id -> two-letter code, and back (lower-case).
@@ -80,6 +82,10 @@ QUIET = 0.05
 STALL = 2.0
 #: Seconds without any message after which the agent gives up.
 READ_TIMEOUT = 120.0
+#: The reference server's limit on one reply, in seconds (docs/contest.md).
+SERVER_REPLY_LIMIT = 10.0
+#: Seconds a suggestion may take; past it, the rest of the game uses the cheap suggestion.
+DECISION_BUDGET = 5.0
 
 #: Exit codes of :meth:`ContestAgent.run` (docs/contest.md).
 EXIT_OK = 0            # answered ``done``, or the server closed or reset the connection
@@ -331,13 +337,26 @@ class ContestAgent:
     one server message and returns its one reply (``dead`` to ``done``);
     :meth:`run` and :meth:`serve` are the TCP transport."""
 
-    def __init__(self, identifier: str, strategy: str = DEFAULT_STRATEGY, response: str = DEFAULT_RESPONSE,
-                 accusation: str = DEFAULT_ACCUSATION, *, log: TextIO | None = None,
+    def __init__(self, identifier: str, strategy: str | None = None, response: str | None = None,
+                 accusation: str | None = None, *, models: Sequence[str] = (),
+                 decision_budget: float = DECISION_BUDGET, seats: str | Path | None = None,
+                 log: TextIO | None = None,
                  records: str | Path | None = None, seed: int = 0, read_timeout: float = READ_TIMEOUT,
                  quiet: float = QUIET, stall: float = STALL, max_message: int = MAX_MESSAGE):
         #: The identifier the server gave on the command line.
         self.identifier = identifier
-        self.strategy, self.response, self.accusation = strategy, response, accusation
+        #: The seat spec given (``--strategy``; None: the per-size default of :mod:`.seats`).
+        self.strategy = strategy
+        #: ``--response`` / ``--accusation`` as given (None: not given).
+        self.response, self.accusation = response, accusation
+        #: Opponent models added to whatever seat is played (``--model``).
+        self.models = tuple(models)
+        #: Seconds a suggestion may take before the rest of the game uses the cheap suggestion.
+        self.decision_budget = float(decision_budget)
+        if not self.decision_budget > 0:
+            raise ClueError("the decision budget must be a positive number of seconds")
+        #: The seats file of the per-size defaults (None: the shipped speed-clue.yaml).
+        self.seats = seats
         self.log_file = log
         #: Folder where each game's record is written (None: not written).
         self.records = Path(records) if records else None
@@ -345,8 +364,23 @@ class ContestAgent:
         #: Seconds without a message after which :meth:`run` gives up.
         self.read_timeout = read_timeout
         self.quiet, self.stall, self.max_message = quiet, stall, max_message
-        # built now so that a bad rule file is reported at start, not mid-game
-        self.player: RuleBasedPlayer = RuleBasedPlayer("p0", strategy, response, accusation, seed=seed)
+        #: The seat spec being played, why, and the table size it was chosen for.
+        self.seat_spec: str | None = None
+        self.seat_reason = ""
+        self._seat_size: int | None = None
+        self._default_spec = ""
+        #: Seat spec -> suggestion times (seconds) measured this run (what the budget is checked against).
+        self.suggest_times: dict = {}
+        # built now so that a bad rule file or seats file is reported at start, not mid-game
+        if strategy is not None:
+            self.player: RuleBasedPlayer = self._build_player(strategy, "given with --strategy", explicit=True)
+        else:
+            table = load_seats(self.seats if self.seats is not None else seats_path(DEFAULT_GAME))
+            for choice in table.values():
+                self._seat_parts(choice.seat, explicit=False)
+            self._default_spec = seat_choice(3, path=self.seats).seat
+            self.player = self._build_player(self._default_spec, "until the table size is known",
+                                             explicit=False, announce=False)
         self.games = 0
         self._reset_game_state()
 
@@ -368,6 +402,58 @@ class ContestAgent:
         self.in_game = False
         #: False once the rule-based player failed to start this game: fallbacks only.
         self.player_ok = True
+        #: True once a suggestion ran past the decision budget: the cheap suggestion for the rest of the game.
+        self.over_budget = False
+
+    # ---------------------------------------------------------------- seat
+    def _seat_parts(self, spec: str, explicit: bool) -> dict:
+        """The seat's rule files: ``--response``/``--accusation`` fill what an
+        explicit spec leaves out, and replace the default seat's; ``--model``
+        adds to either."""
+        if explicit:
+            d = parse_seat(spec, self.response or DEFAULT_RESPONSE, self.accusation or DEFAULT_ACCUSATION)
+        else:
+            d = parse_seat(spec)
+            d["response"] = self.response or d["response"]
+            d["accusation"] = self.accusation or d["accusation"]
+            parse_seat(d["strategy"], d["response"], d["accusation"])  # the replacements exist
+        for m in self.models:
+            load_decisions("model", m)
+            if m not in d["models"]:
+                d["models"].append(m)
+        return d
+
+    def _build_player(self, spec: str, reason: str, explicit: bool, announce: bool = True) -> RuleBasedPlayer:
+        d = self._seat_parts(spec, explicit)
+        player = RuleBasedPlayer(getattr(self, "me", None) or "p0", d["strategy"], d["response"], d["accusation"],
+                                 models=d["models"], knowledge=d["knowledge"], seed=self.seed)
+        full = f"{d['strategy']}:response={d['response']}:accusation={d['accusation']}" + "".join(
+            f":model={m}" for m in d["models"]) + ("" if d["knowledge"] == DEFAULT_LEVEL
+                                                  else f":knowledge={d['knowledge']}")
+        self.seat_spec, self.seat_reason = full, reason
+        if announce:
+            self.log(f"   seat {full} ({reason})")
+        return player
+
+    def _choose_seat(self, n: int) -> None:
+        """At a reset: the per-size default seat when no ``--strategy`` was
+        given, the player rebuilt when the size's seat differs."""
+        if self.strategy is not None:
+            if self.games == 0:
+                self.log(f"   seat {self.seat_spec} ({self.seat_reason})")
+            return
+        if n == self._seat_size:
+            return
+        choice = seat_choice(n, path=self.seats)
+        reason = (f"default for {n} players from {Path(choice.path).name}"
+                  + (f" (nearest listed size {choice.players})" if choice.players != n else "")
+                  + f": {choice.reason}; source: {choice.source}")
+        if self._seat_parts(choice.seat, False) != self._seat_parts(self._default_spec, False):
+            self.player = self._build_player(choice.seat, reason, explicit=False)
+        else:  # the same rule files: the player (and its knowledge) is kept
+            self.seat_reason = reason
+            self.log(f"   seat {self.seat_spec} ({reason})")
+        self._default_spec, self._seat_size = choice.seat, n
 
     # ------------------------------------------------------------- logging
     def log(self, text: str) -> None:
@@ -482,6 +568,11 @@ class ContestAgent:
         self.players, self.me, self.seat, self.hand, self.hand_sizes = players, me, seat, hand, sizes
         self.seen = set(hand)
         self.in_game = True
+        try:
+            self._choose_seat(n)
+        except Exception as exc:  # keep the seat played so far
+            self.log(f"!! cannot build the seat for {n} players ({type(exc).__name__}: {exc}); "
+                     f"keeping {self.seat_spec}")
         self.games += 1
         self.player.name = self.me
         self.player.rng.seed(self.seed * 1000 + self.games - 1)
@@ -502,15 +593,43 @@ class ContestAgent:
                 return triple
         raise ProtocolError("every suggestion has been made")  # 324 suggestions: cannot happen in a game
 
+    def _cheap_suggestion(self) -> tuple:
+        """A legal suggestion that takes no rule run: the first unused triple
+        of cards nobody is known to hold (then of any cards), in edition order."""
+        k = self.player.knowledge
+        owners = set(self.players)
+
+        def open_first(cat):
+            cards = EDITION.category_cards(cat)
+            if k is None:
+                return list(cards)
+            return sorted(cards, key=lambda c: (bool(k.holders(c) & owners), c in self.seen))
+
+        for triple in itertools.product(*(open_first(c) for c in CATEGORIES)):
+            if triple not in self.made:
+                return triple
+        return self._unused_triple()  # pragma: no cover - 324 suggestions
+
     def _suggest(self) -> str:
         if not self.player_ok:
             return self._safe_reply("suggest", [])
+        if self.over_budget:
+            choice = self._cheap_suggestion()
+            self.made.add(choice)
+            return "suggest " + codes(choice)
         choice = None
+        started = time.perf_counter()
         for triple in self.player.ranked_suggestions(self.turn + 1, self.round):
             if triple not in self.made:
                 choice = triple
                 break
             self.log(f"   strategy proposed {codes(triple)} again; trying its next option")
+        elapsed = time.perf_counter() - started
+        self.suggest_times.setdefault(self.seat_spec, []).append(elapsed)
+        if elapsed > self.decision_budget:
+            self.over_budget = True
+            self.log(f"   the strategy took {elapsed:.2f} s, over the decision budget of "
+                     f"{self.decision_budget:g} s; the cheap suggestion for the rest of this game")
         if choice is None:
             choice = self._unused_triple()
             self.log("   every option of the strategy was used; first unused suggestion instead")
