@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from math import comb
 from itertools import combinations
 from typing import Callable
 
 from ..core.errors import ContradictionError
-from ..core.facts import ENVELOPE, cards_key, held_key, lacked_key
-from ..core.facts import bound_key
+from ..core.facts import ENVELOPE, bound_key, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
 from .beliefs import SuggestionEvaluator, compute
-from . import interrogation  # group 7's player and the two-player table (generalized game)
-from . import asking  # our generalized-game player
+from . import asking, interrogation  # the generalized game's players
 from .queries import KnowledgeView
 
 FUNCTIONS: dict[str, Callable] = {}
@@ -430,6 +429,72 @@ def known_to(k: KnowledgeView, player):
         return frozenset()
     shadow = k.memo(("shadow", player), lambda: _shadow(k, player))
     return frozenset(c for c in k.held_by(k.me) if shadow.status(k.me, c) == "held")
+
+
+# --- the race (Speed Clue) ------------------------------------------------------
+# docs/strategies.md#a-race-aware-accusation: an opponent accuses at his turn
+# once his shadow (_shadow: what the seat can model of his knowledge) names the
+# envelope; with `near` > 0 also, with chance near / (n - 1), when his shadow
+# still leaves n > 1 envelopes (what he knows beyond the shadow: his own hand,
+# the cards others showed him, his next suggestion).
+
+
+def _shadow_of(k: KnowledgeView, player: str):
+    return k.memo(("shadow", player), lambda: _shadow(k, player))
+
+
+@function("how many envelope contents the player's shadow (the seat's model of what he knows, as in "
+          "known_to) still leaves possible; 1 when he can name the envelope")
+def shadow_envelopes(k: KnowledgeView, player):
+    if player == k.me:
+        return _count_envelopes(k)
+    return k.memo(("shadow-envelopes", player), lambda: _count_envelopes(_shadow_of(k, player)))
+
+
+def _count_envelopes(view: KnowledgeView) -> int:
+    total = 1
+    for cat in view.edition.categories:
+        count = view.envelope_count(cat)
+        known = view.category_cards(cat) & view.held_by(ENVELOPE)
+        open_ = view.category_cards(cat) - view.lacked_by(ENVELOPE) - known
+        total *= comb(len(open_), max(0, count - len(known)))
+    return total
+
+
+@function("the opponents still in the game, in turn order from the seat's left (they all play before its "
+          "next turn)")
+def opponents_in(k: KnowledgeView, _unused=None):
+    players = list(k.players)
+    i = players.index(k.me) if k.me in players else -1
+    out = k.out_players()
+    return tuple(p for p in players[i + 1:] + players[:i + 1] if p != k.me and p not in out)
+
+
+@function("the model's chance that the player accuses right at his next turn: 1 when his shadow names the "
+          "envelope, near / (n - 1) when it leaves n > 1 envelopes (0 with near=0)")
+def accuse_chance(k: KnowledgeView, player, near=0.0):
+    n = shadow_envelopes(k, player)
+    if n <= 1:  # 0 only if the shadow went wrong: then it says nothing
+        return 1.0 if n == 1 else 0.0
+    return min(1.0, float(near) / (n - 1))
+
+
+@function("the opponents still in whose shadow names the envelope: under the model each accuses, rightly, "
+          "at his turn before the seat's next one")
+def opponents_solved(k: KnowledgeView, _unused=None):
+    return tuple(p for p in opponents_in(k) if shadow_envelopes(k, p) == 1)
+
+
+@function("the race risk: the model's probability that some opponent still in accuses rightly before the "
+          "seat's next turn, 1 - the product of (1 - accuse_chance(p, near)) over them (0 when no opponent "
+          "could be solved and near=0; 1 once one is)")
+def race_risk(k: KnowledgeView, near=0.0):
+    def build():
+        stay = 1.0
+        for p in opponents_in(k):
+            stay *= 1.0 - accuse_chance(k, p, near)
+        return 1.0 - stay
+    return k.memo(("race-risk", float(near)), build)
 
 
 # --- the generalized game ------------------------------------------------------

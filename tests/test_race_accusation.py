@@ -1,0 +1,105 @@
+"""The race-aware accusation (rules/accusations/race.yaml, the race block of
+engine/library.py; docs/strategies.md#a-race-aware-accusation).
+
+The race risk is 0 when no opponent could be solved (and near=0), 1 once an
+opponent's shadow names the envelope; the rule never accuses a card the seat
+holds; whole Speed Clue games at 3 and 6 players run with it.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from clue_expert.core.cards import get_edition
+from clue_expert.core.deals import random_deal
+from clue_expert.core.facts import lacked_key
+from clue_expert.core.observations import Accusation, DealtHand, Suggestion
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.library import FUNCTIONS
+from clue_expert.engine.rules import default_rulesets, load_ruleset
+from clue_expert.play.game import play_game
+from clue_expert.play.players import seat_player
+
+ED = get_edition("cluedo")
+PLAYERS = ("ann", "bob", "cat")
+RACE = "clue-expert-focused:accusation=race"
+
+
+def call(k, name, *args):
+    return FUNCTIONS[name](k, *args)
+
+
+def _knowledge(hand=("white", "knife", "kitchen", "lounge", "study", "pipe")):
+    k = Knowledge(ED, PLAYERS, "ann")
+    k.observe(DealtHand("ann", ED.resolve_all(hand)))
+    return k
+
+
+def test_no_opponent_near_means_no_risk():
+    k = _knowledge()
+    # a refuted suggestion by bob (shown by cat, unseen by ann): public, but solves nobody
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), (), "cat", None), 1)
+    assert call(k, "race_risk") == 0.0
+    assert call(k, "opponents_solved") == ()
+    assert all(call(k, "shadow_envelopes", p) > 1 for p in ("bob", "cat"))
+    assert 0.0 < call(k, "race_risk", 0.5) < 1.0  # the optional part of the model: some chance, not certainty
+
+
+def test_an_opponent_whose_shadow_is_solved_makes_the_risk_one():
+    k = _knowledge()
+    # the seat knows bob lacks the three cards; nobody could refute his suggestion of them
+    k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), ("cat", "ann"), None, None), 1)
+    assert call(k, "shadow_envelopes", "bob") == 1
+    assert call(k, "opponents_solved") == ("bob",)
+    assert call(k, "race_risk") == 1.0
+    assert call(k, "accuse_chance", "bob") == 1.0
+
+
+def test_a_solved_opponent_who_is_out_is_no_risk():
+    k = _knowledge()
+    k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), ("cat", "ann"), None, None), 1)
+    k.observe(Accusation("bob", ED.resolve_all(["green", "rope", "hall"]), False), 2)
+    assert "bob" not in call(k, "opponents_in")
+
+
+def test_cards_shown_to_an_opponent_narrow_his_shadow():
+    k = _knowledge()
+    before = call(k, "shadow_envelopes", "bob")
+    k.observe(Suggestion("bob", ED.resolve_all(["white", "rope", "hall"]), (), "ann", ED.resolve_all(["white"])[0]), 1)
+    assert call(k, "shadow_envelopes", "bob") < before
+
+
+def test_the_rule_never_accuses_a_card_the_seat_holds():
+    rules = [*default_rulesets(), load_ruleset(Path(__file__).resolve().parent.parent / "rules" / "accusations" / "race.yaml")]
+    # risk 1 (bob's shadow is solved) while the seat's own sheet, with only the race rule, knows little:
+    # the guess is its likeliest envelope, which never holds its own cards
+    k = Knowledge(ED, PLAYERS, "ann", rulesets=rules, only=["race-accuse-before-the-opponents"], complete=False)
+    hand = ED.resolve_all(["white", "knife", "kitchen", "lounge", "study", "pipe"])
+    k.observe(DealtHand("ann", hand))
+    k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), ("cat", "ann"), None, None), 1)
+    found = k.request("accuse-offer", {"turn": 2})
+    assert found, "the race rule must guess when an opponent is solved"
+    for c in found:
+        for option in c.options:
+            assert not set(option) & set(hand)
+
+
+def _game(n: int, seed: int):
+    names = tuple(f"p{i + 1}" for i in range(n))
+    deal = random_deal(ED, names, random.Random(seed))
+    players = {p: seat_player(p, RACE if i % 2 == 0 else "clue-expert-focused", seed=seed * 10 + i)
+               for i, p in enumerate(names)}
+    return deal, play_game(deal, players)
+
+
+def test_whole_games_at_three_and_six_players():
+    for n, seed in ((3, 1), (3, 2), (6, 3), (6, 4)):
+        deal, result = _game(n, seed)
+        assert result.winner is not None
+        for event in result.events:
+            obs = event.observation
+            if isinstance(obs, Accusation):
+                assert not set(obs.cards) & set(deal.hands[obs.by]), (n, seed, obs)
