@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from clue_expert.play.contest import EDITION, ContestAgent, FakeContestServer, codes
+from clue_expert.play.contest import EDITION, SERVER_REPLY_LIMIT, ContestAgent, FakeContestServer, codes
 from clue_expert.core.deals import random_deal
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.core.records import load_record
@@ -18,7 +18,9 @@ from clue_expert.engine.knowledge import replay_record as replay
 
 
 def start_agent(identifier="agent7", **kw):
-    server = FakeContestServer(timeout=10)
+    """A fake server on a local port (the reference server's reply limit) and
+    an agent playing it in a thread: (server, agent, thread, log)."""
+    server = FakeContestServer(timeout=SERVER_REPLY_LIMIT)
     port = server.start()
     log = io.StringIO()
     agent = ContestAgent(identifier, log=log, **kw)

@@ -2,9 +2,7 @@
 an explicit --strategy, --model, and the reply-time guard, against the fake server."""
 from __future__ import annotations
 
-import io
 import random
-import threading
 import time
 
 import pytest
@@ -12,24 +10,17 @@ import pytest
 from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.people.cli import build_parser
-from clue_expert.play.contest import (DECISION_BUDGET, EDITION, SERVER_REPLY_LIMIT, ContestAgent,
-                                      FakeContestServer, codes)
+from clue_expert.play.contest import DECISION_BUDGET, EDITION, SERVER_REPLY_LIMIT, ContestAgent, codes
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.play.seats import SeatsFileError, default_seat, load_seats, seat_choice, seats_path
+from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
 
 
 def start_agent(identifier="seats7", **kw):
-    server = FakeContestServer(timeout=SERVER_REPLY_LIMIT)  # the reference server's reply limit
-    port = server.start()
-    log = io.StringIO()
-    agent = ContestAgent(identifier, log=log, **kw)
-    thread = threading.Thread(target=agent.run, args=(port,), daemon=True)
-    thread.start()
-    server.accept(identifier)
-    return server, agent, thread, log
+    return start_contest_agent(identifier, **kw)
 
 
 def timed(server):

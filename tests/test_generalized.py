@@ -31,7 +31,7 @@ from clue_expert.people.notebook import NotebookSession
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_generalized_record
-from test_family import check_against_oracle, incremental_check, sheet_of
+from test_family import check_against_oracle, incremental_check
 
 
 

@@ -464,10 +464,7 @@ def _count_envelopes(view: KnowledgeView) -> int:
 @function("the opponents still in the game, in turn order from the seat's left (they all play before its "
           "next turn)")
 def opponents_in(k: KnowledgeView, _unused=None):
-    players = list(k.players)
-    i = players.index(k.me) if k.me in players else -1
-    out = k.out_players()
-    return tuple(p for p in players[i + 1:] + players[:i + 1] if p != k.me and p not in out)
+    return askable(k)  # the same players: those the generalized game lets the seat ask
 
 
 @function("the model's chance that the player accuses right at his next turn: 1 when his shadow names the "
