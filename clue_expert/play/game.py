@@ -96,6 +96,12 @@ class GameResult:
     game: str = "speed-clue"
     """Which game was played (``speed-clue`` or ``generalized``)."""
 
+    def new_turn(self, rnd: int) -> int:
+        """Number the next turn (1-based; an accusation is a turn of its own), played in round ``rnd``."""
+        turn = len(self.round_of_turn) + 1
+        self.round_of_turn[turn] = rnd
+        return turn
+
     @property
     def solution_round(self) -> int | None:
         """The first round after which some player could name the envelope
@@ -166,51 +172,51 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
     names, edition = deal.players, deal.edition
     result, tell = _deal_in(deal, players, on_event, "speed-clue")
     out: set = set()
-    turn = 0
-
-    for rnd in range(1, max_rounds + 1):
-        result.rounds = rnd
-        for by in names:
-            if by in out:
+    for rnd, by in _seats_in_turn(names, out, max_rounds, result):
+        turn = result.new_turn(rnd)
+        cards = _check_triple(edition, players[by].suggest(turn, rnd), by, "suggestion")
+        i = names.index(by)
+        passed: list = []
+        shown_by, card = None, None
+        for p in names[i + 1:] + names[:i]:
+            matching = tuple(c for c in cards if c in deal.hands[p])
+            if not matching:
+                passed.append(p)
                 continue
-            turn += 1
-            result.round_of_turn[turn] = rnd
-            cards = _check_triple(edition, players[by].suggest(turn, rnd), by, "suggestion")
-            i = names.index(by)
-            passed: list = []
-            shown_by, card = None, None
-            for p in names[i + 1:] + names[:i]:
-                matching = tuple(c for c in cards if c in deal.hands[p])
-                if not matching:
-                    passed.append(p)
-                    continue
-                card = matching[0] if len(matching) == 1 else players[p].disprove(turn, by, cards, matching)
-                if card not in matching:
-                    raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
-                shown_by = p
-                break
-            tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
-            accusation = players[by].accuse(turn)
-            if accusation is None:
-                continue
-            accusation = _check_triple(edition, accusation, by, "accusation")
-            turn += 1
-            result.round_of_turn[turn] = rnd
-            correct = accusation == deal.envelope
-            tell(Event(turn, rnd, Accusation(by, accusation, correct)))
-            if correct:
-                result.winner, result.win_round = by, rnd
-                break
-            out.add(by)
-            result.wrong_accusations.append((by, rnd))
-            left = [p for p in names if p not in out]
-            if len(left) == 1:
-                result.winner, result.win_round = left[0], rnd
-                break
-        if result.winner is not None:
+            card = matching[0] if len(matching) == 1 else players[p].disprove(turn, by, cards, matching)
+            if card not in matching:
+                raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
+            shown_by = p
+            break
+        tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
+        accusation = players[by].accuse(turn)
+        if accusation is None:
+            continue
+        accusation = _check_triple(edition, accusation, by, "accusation")
+        turn = result.new_turn(rnd)
+        correct = accusation == deal.envelope
+        tell(Event(turn, rnd, Accusation(by, accusation, correct)))
+        if correct:
+            result.winner, result.win_round = by, rnd
+            break
+        out.add(by)
+        result.wrong_accusations.append((by, rnd))
+        left = [p for p in names if p not in out]
+        if len(left) == 1:
+            result.winner, result.win_round = left[0], rnd
             break
     result.reports = {p: players[p].report() for p in names}
     return result
+
+
+def _seats_in_turn(names, out: set, max_rounds: int, result: GameResult):
+    """(round, player) for each turn of a player not ``out``, round by round
+    up to the cap (``result.rounds`` follows); the caller stops it at the end."""
+    for rnd in range(1, max_rounds + 1):
+        result.rounds = rnd
+        for by in names:
+            if by not in out:
+                yield rnd, by
 
 
 def _check_interrogation(edition: Edition, ask, askable: Sequence[str], who: str) -> tuple[str, tuple]:
@@ -234,46 +240,33 @@ def _play_generalized(deal: Deal, players: dict, *, max_rounds: int,
     names, edition = deal.players, deal.edition
     result, tell = _deal_in(deal, players, on_event, "generalized")
     out: set = set()
-    turn = 0
-
-    over = False
-    for rnd in range(1, max_rounds + 1):
-        result.rounds = rnd
-        for by in names:
-            if by in out:
-                continue
-            turn += 1
-            result.round_of_turn[turn] = rnd
-            i = names.index(by)
-            askable = tuple(p for p in names[i + 1:] + names[:i] if p not in out)
-            guess = players[by].accuse(turn)
-            if guess is not None:
-                guess = _check_triple(edition, guess, by, "accusation")
-                correct = guess == deal.envelope
-                tell(Event(turn, rnd, Accusation(by, guess, correct, None if correct else deal.hands[by])))
-                if correct:
-                    result.winner, result.win_round = by, rnd
-                    over = True
-                    break
-                out.add(by)
-                result.wrong_accusations.append((by, rnd))
-                if len(out) == len(names):  # nobody is left
-                    over = True
-                    break
-                continue
-            if not askable:  # the last one in will not guess, and nobody is left to ask
-                over = True
+    for rnd, by in _seats_in_turn(names, out, max_rounds, result):
+        turn = result.new_turn(rnd)
+        i = names.index(by)
+        askable = tuple(p for p in names[i + 1:] + names[:i] if p not in out)
+        guess = players[by].accuse(turn)
+        if guess is not None:
+            guess = _check_triple(edition, guess, by, "accusation")
+            correct = guess == deal.envelope
+            tell(Event(turn, rnd, Accusation(by, guess, correct, None if correct else deal.hands[by])))
+            if correct:
+                result.winner, result.win_round = by, rnd
                 break
-            whom, cards = _check_interrogation(edition, players[by].interrogate(turn, rnd, askable), askable, by)
-            matching = tuple(c for c in cards if c in deal.hands[whom])
-            if not matching:
-                tell(Event(turn, rnd, Suggestion(by, cards, (whom,), None, asks=whom)))
-                continue
-            card = matching[0] if len(matching) == 1 else players[whom].disprove(turn, by, cards, matching)
-            if card not in matching:
-                raise PlayerError(f"{whom} tried to show {card!r}, not one of its matching cards {list(matching)}")
-            tell(Event(turn, rnd, Suggestion(by, cards, (), whom, card, card, asks=whom)))
-        if over:
+            out.add(by)
+            result.wrong_accusations.append((by, rnd))
+            if len(out) == len(names):  # nobody is left
+                break
+            continue
+        if not askable:  # the last one in will not guess, and nobody is left to ask
             break
+        whom, cards = _check_interrogation(edition, players[by].interrogate(turn, rnd, askable), askable, by)
+        matching = tuple(c for c in cards if c in deal.hands[whom])
+        if not matching:
+            tell(Event(turn, rnd, Suggestion(by, cards, (whom,), None, asks=whom)))
+            continue
+        card = matching[0] if len(matching) == 1 else players[whom].disprove(turn, by, cards, matching)
+        if card not in matching:
+            raise PlayerError(f"{whom} tried to show {card!r}, not one of its matching cards {list(matching)}")
+        tell(Event(turn, rnd, Suggestion(by, cards, (), whom, card, card, asks=whom)))
     result.reports = {p: players[p].report() for p in names}
     return result
