@@ -40,6 +40,13 @@ def deduce_accepts(path) -> None:
     assert cli_main(["deduce", "--json", str(path)]) == 0, f"deduce rejected {path}"
 
 
+def the_record(folder):
+    """The one record the agent wrote into ``folder``, once deduce accepts it."""
+    [record] = folder.glob("*.yaml")
+    deduce_accepts(record)
+    return load_record(record)
+
+
 class Hostile:
     """The server's end of a socket pair whose other end an agent serves in a thread."""
 
@@ -172,8 +179,7 @@ def test_a_whole_game_sent_one_byte_at_a_time(tmp_path):
     finally:
         server.close()
     assert all(len(split_replies(r.encode())) == 1 for _, r in server.transcript)
-    [record] = tmp_path.glob("*.yaml")
-    deduce_accepts(record)
+    the_record(tmp_path)
 
 
 def test_joined_messages_get_one_reply_each(tmp_path):
@@ -194,9 +200,7 @@ def test_joined_messages_get_one_reply_each(tmp_path):
     finally:
         h.close()
     assert h.code == EXIT_OK
-    [record] = tmp_path.glob("*.yaml")
-    assert len(load_record(record).turns) == 4
-    deduce_accepts(record)
+    assert len(the_record(tmp_path).turns) == 4
 
 
 def test_a_megabyte_message_gets_one_reply(tmp_path):
@@ -243,9 +247,7 @@ def test_silence_past_the_read_timeout_ends_the_agent_with_a_record(tmp_path):
         listener.close()
     assert result["code"] == EXIT_READ_TIMEOUT
     assert "no message from the server for 0.5 s" in agent.log_file.getvalue()
-    [record] = tmp_path.glob("*.yaml")
-    assert len(load_record(record).turns) == 1
-    deduce_accepts(record)
+    assert len(the_record(tmp_path).turns) == 1
 
 
 @pytest.mark.parametrize("how", ["close", "reset"])
@@ -259,9 +261,7 @@ def test_a_connection_dropped_mid_game_leaves_a_record(tmp_path, how):
         h.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     h.close()
     assert h.code == EXIT_OK
-    [record] = tmp_path.glob("*.yaml")
-    assert len(load_record(record).turns) == 2
-    deduce_accepts(record)
+    assert len(the_record(tmp_path).turns) == 2
 
 
 def test_refused_turns_stay_out_of_the_record(tmp_path):
@@ -280,9 +280,7 @@ def test_refused_turns_stay_out_of_the_record(tmp_path):
     finally:
         h.sock.close()
         h.thread.join(5)
-    [record] = tmp_path.glob("*.yaml")
-    assert [type(t).__name__ for t in load_record(record).turns] == ["Suggestion", "Accusation", "Accusation"]
-    deduce_accepts(record)
+    assert [type(t).__name__ for t in the_record(tmp_path).turns] == ["Suggestion", "Accusation", "Accusation"]
     assert h.log.getvalue().count("refused") >= 5
 
 
@@ -309,9 +307,7 @@ def test_rules_failing_at_run_time_fall_back_to_safe_answers(tmp_path):
         h.close()
     text = h.log.getvalue()
     assert "RuleLimitError" in text and "strategies/x.yaml" in text
-    [record] = tmp_path.glob("*.yaml")
-    assert len(load_record(record).turns) == 2  # the turns happened: recorded
-    deduce_accepts(record)
+    assert len(the_record(tmp_path).turns) == 2  # the turns happened: recorded
 
 
 def test_a_player_that_fails_to_start_still_answers(tmp_path, monkeypatch):

@@ -53,6 +53,15 @@ def one_error(capsys, *argv, expect: str | None = None) -> str:
     return lines[0]
 
 
+def each_file_one_error(capsys, tmp_path, cases: dict, *argv) -> None:
+    """Write each case (file name -> text) and check that the command, with
+    the file where ``argv`` says ``FILE``, fails with one clean error."""
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text, errors="surrogateescape")
+        one_error(capsys, *(path if a == "FILE" else a for a in argv))
+
+
 def bomb(levels: int = 8, width: int = 9, indent: str = "  ") -> str:
     """A YAML mapping whose last entry expands to ``width ** levels`` values."""
     lines = [f"{indent}a0: &a0 [{', '.join(['x'] * width)}]"]
@@ -310,10 +319,7 @@ def test_hostile_deal_files(tmp_path, capsys):
         "list.yaml": "edition: cluedo\nplayers: [a, b]\nenvelope: " + json.dumps(["rope"] * 50_000) + "\nhands: {}\n",
         "hands.yaml": "edition: cluedo\nplayers: [a, b]\nenvelope: [white, rope, hall]\nhands: [1, 2]\n",
     }
-    for name, text in cases.items():
-        path = tmp_path / name
-        path.write_text(text)
-        one_error(capsys, "play", "--deal", path)
+    each_file_one_error(capsys, tmp_path, cases, "play", "--deal", "FILE")
 
 
 def test_hostile_level_files(tmp_path, capsys):
@@ -324,10 +330,7 @@ def test_hostile_level_files(tmp_path, capsys):
         "meta.yaml": "id: x\ndeduction: []\ncompletion: true\nmetadata: [1, 2, 3]\n",
         "update.yaml": "id: x\ndeduction: []\ncompletion: true\nupdate: " + "u" * 50_000 + "\n",
     }
-    for name, text in cases.items():
-        path = tmp_path / name
-        path.write_text(text)
-        one_error(capsys, "deduce", "--knowledge", path, EXAMPLE)
+    each_file_one_error(capsys, tmp_path, cases, "deduce", "--knowledge", "FILE", EXAMPLE)
 
 
 def test_hostile_rule_files(tmp_path, capsys):
@@ -340,10 +343,7 @@ def test_hostile_rule_files(tmp_path, capsys):
         "message.yaml": "id: x\ntitle: t\nrules:\n  - {id: r, message: '{" + "x" * 500_000 + "', when: held, "
                         "then: [{lacked: [owner, card]}]}\n",
     }
-    for name, text in cases.items():
-        path = tmp_path / name
-        path.write_text(text, errors="surrogateescape")
-        one_error(capsys, "rules", path)
+    each_file_one_error(capsys, tmp_path, cases, "rules", "FILE")
 
 
 def test_hostile_notebook_files(tmp_path, capsys):

@@ -265,12 +265,17 @@ def test_human_seat_validates_and_plays():
     assert human.marks.status("envelope", "prof-plum") == "unknown"
 
 
-def test_human_disprove_only_held_cards_and_accusation_checks():
+def seated_player2(script, hints: bool = False):
+    """A person at player2's seat of kingston-1-3p, started on its deal: (the seat, what it was told)."""
     deal = get_deal("kingston-1-3p")
-    told = []
-    human = HumanPlayer("player2", Script(["rope", "mrs-peacock"]), told.append)
-    sizes = {p: len(h) for p, h in deal.hands.items()}
-    human.start(deal.edition, deal.players, sizes, deal.hands["player2"])
+    told: list = []
+    human = HumanPlayer("player2", script, told.append, hints=hints)
+    human.start(deal.edition, deal.players, {p: len(h) for p, h in deal.hands.items()}, deal.hands["player2"])
+    return human, told
+
+
+def test_human_disprove_only_held_cards_and_accusation_checks():
+    human, told = seated_player2(Script(["rope", "mrs-peacock"]))
     card = human.disprove(1, "player1", ("mrs-peacock", "revolver", "hall"), ("mrs-peacock", "revolver"))
     assert card == "mrs-peacock"
     assert any("you can only show one of" in t for t in texts(told))
@@ -353,11 +358,7 @@ def test_notebook_odds_show_exact_probabilities(tmp_path):
 
 
 def test_human_hint_answers_the_question_asked():
-    deal = get_deal("kingston-1-3p")  # envelope prof-plum, lead-pipe, hall
-    told = []
-    human = HumanPlayer("player2", Script(["hint", "revolver"]), told.append, hints=True)
-    sizes = {p: len(h) for p, h in deal.hands.items()}
-    human.start(deal.edition, deal.players, sizes, deal.hands["player2"])
+    human, told = seated_player2(Script(["hint", "revolver"]), hints=True)  # kingston-1-3p: envelope prof-plum, lead-pipe, hall
     # which card do you show: the response rules' choice, not a suggestion
     card = human.disprove(1, "player1", ("mrs-peacock", "revolver", "hall"), ("mrs-peacock", "revolver"))
     hints = [t for t in texts(told) if t.startswith("hint")]
@@ -391,11 +392,7 @@ def test_human_hint_answers_the_question_asked():
 
 
 def test_human_hint_when_hints_are_off():
-    deal = get_deal("kingston-1-3p")
-    told = []
-    human = HumanPlayer("player2", Script(["hint", "no"]), told.append)
-    sizes = {p: len(h) for p, h in deal.hands.items()}
-    human.start(deal.edition, deal.players, sizes, deal.hands["player2"])
+    human, told = seated_player2(Script(["hint", "no"]))
     assert human.accuse(1) is None
     assert any("hints are off" in t for t in texts(told))
 
