@@ -115,3 +115,44 @@ def test_deal_implies_players_and_all_envelopes_plays_each():
     specs = make_specs(players=None, games=0, seed=1, strategies=["kingston-deduction"], deal="kingston-1-6p",
                        all_envelopes=True)
     assert len(specs) == 324 and len(specs[0].deal.players) == 6
+
+
+def _simulated_seats(capsys, *argv) -> list:
+    assert main(["simulate", "--games", "1", "--workers", "1", "--max-rounds", "1", "--json", *argv]) == 0
+    return list(json.loads(capsys.readouterr().out)["strategies"])
+
+
+def test_simulate_without_strategy_seats_the_default_for_the_table_size(capsys):
+    from clue_expert.play.players import parse_seat
+    from clue_expert.play.seats import default_seat, seat_spec
+    assert _simulated_seats(capsys, "--players", "3") == [seat_spec(parse_seat(default_seat(3)))]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_default_seat_follows_the_table_size(players):
+    """What play and simulate seat when no strategy is named (the 5- and
+    6-player games themselves are too slow for a test: the seat list is checked)."""
+    from argparse import Namespace
+    from clue_expert.people.cli import PLAY_SHOWCASE, _seats_named
+    from clue_expert.play.players import parse_seat
+    from clue_expert.play.seats import default_seat, seat_spec
+    def fresh():
+        return Namespace(strategy=None, response=None, accusation=None, game="speed-clue")
+    want = seat_spec(parse_seat(default_seat(players)))
+    assert _seats_named(fresh(), players, showcase=False) == [want]
+    assert _seats_named(fresh(), players, showcase=True) == [want, *PLAY_SHOWCASE]
+    args = Namespace(strategy=None, response="random-card", accusation="threshold-95", game="speed-clue")
+    seat, = _seats_named(args, players, showcase=False)
+    assert seat.split(":")[0] == default_seat(players).split(":")[0]
+    assert ":response=random-card" in seat and ":accusation=threshold-95" in seat
+    args = Namespace(strategy=["mitchell-basic"], response=None, accusation=None, game="speed-clue")
+    assert _seats_named(args, players, showcase=True) == ["mitchell-basic"]
+    assert (args.response, args.accusation) == ("minimal-information", "when-certain")
+
+
+def test_play_without_strategy_seats_the_default_beside_the_showcase(capsys):
+    from clue_expert.play.seats import default_seat
+    assert main(["play", "--players", "4", "--seed", "3", "--show", "quiet", "--no-sheets"]) == 0
+    out = capsys.readouterr().out
+    first = default_seat(4).split(":")[0]
+    assert f"player1: strategy {first}" in out and "player2: strategy kingston-next-not-held" in out

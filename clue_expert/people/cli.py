@@ -33,6 +33,7 @@ from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENER
 from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
 from ..play.group1_grid import group1
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
+from ..play.seats import default_seat_for
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
@@ -291,9 +292,27 @@ def cmd_editions(args) -> int:
 
 
 DEFAULT_PLAY_DEAL = "kingston-1-3p"
-DEFAULT_PLAY_STRATEGIES = ["clue-expert-focused", "kingston-next-not-held", "mitchell-advanced"]
 #: The generalized game's default seats (its own strategies: a Speed Clue one would ask one neighbour forever).
 DEFAULT_GENERALIZED_STRATEGIES = [GENERALIZED_DEFAULT_SEAT]
+#: Who sits beside the default seat in ``play`` when no strategy is named (one game shows three families).
+PLAY_SHOWCASE = ["kingston-next-not-held", "mitchell-advanced"]
+
+
+def _seats_named(args, players: int, showcase: bool) -> list:
+    """The seats of a game: ``--strategy``, else the generalized game's
+    default, else the default seat for the table size
+    (``clue_expert/seats/speed-clue.yaml``, with ``--response``/``--accusation``
+    in place of its own), beside the showcase in ``play``.  Leaves
+    ``args.response``/``args.accusation`` set for seats that name none."""
+    given_response, given_accusation = args.response, args.accusation
+    args.response = args.response or DEFAULT_RESPONSE
+    args.accusation = args.accusation or DEFAULT_ACCUSATION
+    if args.strategy:
+        return args.strategy
+    if args.game == "generalized":
+        return DEFAULT_GENERALIZED_STRATEGIES
+    seat = default_seat_for(players, given_response, given_accusation)
+    return [seat, *PLAY_SHOWCASE] if showcase else [seat]
 
 
 def _game_edition(args) -> str:
@@ -361,7 +380,7 @@ def cmd_play(args) -> int:
         return _play_human(args, deal, console)
     names = deal.players
     general = args.game == "generalized"
-    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if general else DEFAULT_PLAY_STRATEGIES)
+    strategies = _seats_named(args, len(names), showcase=True)
     fired: dict = {p: [] for p in names}
     players = {}
     for i, p in enumerate(names):
@@ -447,8 +466,7 @@ def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
 
     names = deal.players
-    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if args.game == "generalized"
-                                   else DEFAULT_PLAY_STRATEGIES)
+    strategies = _seats_named(args, len(names), showcase=True)
 
     def tell(item):
         console.print(output_item(item, deal.edition))
@@ -549,7 +567,11 @@ def cmd_simulate(args) -> int:
     general = args.game == "generalized"
     if general and (args.deal or args.all_envelopes):
         raise ClueError("the generalized game plays random deals of its pool: leave out --deal and --all-envelopes")
-    strategies = args.strategy or (DEFAULT_GENERALIZED_STRATEGIES if general else ["clue-expert-focused"])
+    if args.strategy or general:
+        strategies = _seats_named(args, args.players or 3, showcase=False)
+    else:  # the table size is the deal's when --deal names one
+        strategies = _seats_named(args, len(get_deal(args.deal).players) if args.deal else (args.players or 3),
+                                  showcase=False)
     specs = make_specs(players=args.players, games=games, seed=args.seed,
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
@@ -822,10 +844,15 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     p.add_argument("--strategy", action="append", metavar="SEAT",
                    help="strategy per seat, in seat order, cycling (repeatable; default: "
-                        + ", ".join(DEFAULT_PLAY_STRATEGIES) + "); a seat is ID|FILE, optionally followed by "
+                        + ", ".join(["the default seat for the table size", *PLAY_SHOWCASE])
+                        + ", see clue_expert/seats/speed-clue.yaml); a seat is ID|FILE, optionally followed by "
                         ":response=ID, :accusation=ID, :model=ID (repeatable)")
-    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE", help="response rules of every seat")
-    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--response", metavar="ID|FILE",
+                   help=f"response rules of every seat that names none (default {DEFAULT_RESPONSE}; "
+                        "replaces the default seat's own)")
+    p.add_argument("--accusation", metavar="ID|FILE",
+                   help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
+                        "replaces the default seat's own)")
     p.add_argument("--show", choices=["quiet", "moves", "deductions", "all"], default="deductions",
                    help="how much to show (default: moves, reasons and each player's new deductions)")
     p.add_argument("--no-sheets", dest="sheets", action="store_false", help="do not print the final sheets")
@@ -844,7 +871,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games to play (default 100; with --all-envelopes, one per envelope: 324)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--strategy", action="append", metavar="SEAT",
-                   help="one: every seat; several: seats in turn, rotated across games.  A seat is "
+                   help="one: every seat; several: seats in turn, rotated across games (default: the default "
+                        "seat for the table size, clue_expert/seats/speed-clue.yaml).  A seat is "
                         "a strategy ID|FILE, optionally followed by :response=ID, :accusation=ID and "
                         ":model=ID (repeatable), e.g. clue-expert-information-gain:model=pattern-analysis")
     p.add_argument("--seating", choices=["rotate", "shuffle"], default="rotate",
@@ -855,8 +883,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")
     p.add_argument("--edition", help="edition of random deals (default cluedo; the generalized game: its pool)")
     game_options(p)
-    p.add_argument("--response", default=DEFAULT_RESPONSE, metavar="ID|FILE")
-    p.add_argument("--accusation", default=DEFAULT_ACCUSATION, metavar="ID|FILE")
+    p.add_argument("--response", metavar="ID|FILE",
+                   help=f"response rules of every seat that names none (default {DEFAULT_RESPONSE}; "
+                        "replaces the default seat's own)")
+    p.add_argument("--accusation", metavar="ID|FILE",
+                   help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
+                        "replaces the default seat's own)")
     p.add_argument("--max-rounds", type=int, default=60)
     p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
     p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR")

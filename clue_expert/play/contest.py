@@ -32,9 +32,8 @@ from ..core.errors import ClueError, RuleFileError
 from ..core.observations import Accusation, Event, Suggestion
 from ..core.records import Record, dump_record, parse_record
 from .game import Player, play_game
-from ..engine.levels import DEFAULT_LEVEL
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions, parse_seat
-from .seats import DEFAULT_GAME, load_seats, seat_choice, seats_path
+from .seats import DEFAULT_GAME, load_seats, seat_choice, seat_spec, seats_path, with_parts
 
 EDITION = get_edition("contest")
 #: card id -> two-letter code, and back (lower-case).
@@ -412,24 +411,18 @@ class ContestAgent:
         adds to either."""
         if explicit:
             d = parse_seat(spec, self.response or DEFAULT_RESPONSE, self.accusation or DEFAULT_ACCUSATION)
-        else:
-            d = parse_seat(spec)
-            d["response"] = self.response or d["response"]
-            d["accusation"] = self.accusation or d["accusation"]
-            parse_seat(d["strategy"], d["response"], d["accusation"])  # the replacements exist
-        for m in self.models:
-            load_decisions("model", m)
-            if m not in d["models"]:
-                d["models"].append(m)
-        return d
+            for m in self.models:
+                load_decisions("model", m)
+                if m not in d["models"]:
+                    d["models"].append(m)
+            return d
+        return with_parts(spec, self.response, self.accusation, tuple(self.models))
 
     def _build_player(self, spec: str, reason: str, explicit: bool, announce: bool = True) -> RuleBasedPlayer:
         d = self._seat_parts(spec, explicit)
         player = RuleBasedPlayer(getattr(self, "me", None) or "p0", d["strategy"], d["response"], d["accusation"],
                                  models=d["models"], knowledge=d["knowledge"], seed=self.seed)
-        full = f"{d['strategy']}:response={d['response']}:accusation={d['accusation']}" + "".join(
-            f":model={m}" for m in d["models"]) + ("" if d["knowledge"] == DEFAULT_LEVEL
-                                                  else f":knowledge={d['knowledge']}")
+        full = seat_spec(d)
         self.seat_spec, self.seat_reason = full, reason
         if announce:
             self.log(f"   seat {full} ({reason})")

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from ..core.errors import ClueError
 from ..core.yamlio import FileLoadError, load_file
+from ..engine.levels import DEFAULT_LEVEL
+from .players import parse_seat
 
 #: The folder of the shipped seats files (package data).
 SEATS_DIR = Path(__file__).resolve().parent.parent / "seats"
@@ -108,3 +110,34 @@ def seat_choice(players: int, game: str = DEFAULT_GAME, path: str | Path | None 
 def default_seat(players: int, game: str = DEFAULT_GAME, path: str | Path | None = None) -> str:
     """The default seat spec for a table of ``players``."""
     return seat_choice(players, game, path).seat
+
+
+def seat_spec(parts: dict) -> str:
+    """The full seat spec of :func:`~clue_expert.play.players.parse_seat`'s
+    parts (every part named, the knowledge level only when not the default)."""
+    return (f"{parts['strategy']}:response={parts['response']}:accusation={parts['accusation']}"
+            + "".join(f":model={m}" for m in parts["models"])
+            + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}"))
+
+
+def with_parts(spec: str, response: str | None = None, accusation: str | None = None,
+               models: tuple = ()) -> dict:
+    """A default seat's parts with a response or accusation the user named in
+    place of the seat's own, and ``models`` added to its own (all checked to
+    exist)."""
+    d = parse_seat(spec)
+    d["response"] = response or d["response"]
+    d["accusation"] = accusation or d["accusation"]
+    for m in models:
+        if m not in d["models"]:
+            d["models"].append(m)
+    parse_seat(seat_spec(d))  # the replacements exist
+    return d
+
+
+def default_seat_for(players: int, response: str | None = None, accusation: str | None = None,
+                     models: tuple = (), game: str = DEFAULT_GAME) -> str:
+    """The default seat of a table of ``players`` as one spec, with the
+    user's replacements (:func:`with_parts`): what ``play`` and ``simulate``
+    seat when no strategy is named."""
+    return seat_spec(with_parts(default_seat(players, game), response, accusation, models))

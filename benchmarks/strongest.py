@@ -1,0 +1,87 @@
+"""The strongest player at every table size (issue 17): the default seat of
+``clue_expert/seats/speed-clue.yaml`` against every shipped player family.
+
+    python benchmarks/strongest.py [--players 3 4 5 6] [--games 210] [--workers 2] [--seed 23]
+                                   [--candidate SPEC ...]
+
+At each table size: random cluedo deals, the default seat for that size (or
+each ``--candidate``) seated with one seat of every family -- Kingston's
+Next-not-held, Mitchell's advanced player, our focused player, the
+information players with and without opponent models -- the players of a
+game taken in turn from that list and seated in a seeded random order
+(``make_specs(seating="shuffle")``).  Prints, per seat spec, seat-games,
+wins, the win rate with its 95 % Wilson interval, and for the first seat spec
+its ratio to the best other one and whether the intervals overlap (the
+issue's target: first, at least 1.3x the next, intervals apart).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from clue_expert.play.seats import default_seat
+from clue_expert.play.simulate import make_specs, run_games, wilson
+
+FIELD = [
+    "kingston-next-not-held",
+    "mitchell-advanced",
+    "clue-expert-focused",
+    "clue-expert-information-gain",
+    "clue-expert-open-information-gain",
+    "clue-expert-open-information-gain:response=seen-model:model=first-round-asks",
+]
+
+
+def line_up(players: int, candidates: list[str]) -> list[str]:
+    """The candidates, then the field minus any spec equal to a candidate."""
+    first = candidates or [default_seat(players)]
+    return first + [s for s in FIELD if s not in first]
+
+
+def table(players: int, games: int, workers: int, seed: int, candidates: list[str]) -> None:
+    specs_list = line_up(players, candidates)
+    t = time.perf_counter()
+    specs = make_specs(players=players, games=games, seed=seed, strategies=specs_list, seating="shuffle")
+    results = run_games(specs, workers=workers)
+    seats = {s: 0 for s in specs_list}
+    wins = {s: 0 for s in specs_list}
+    for r in results:
+        for i, s in enumerate(r.strategies):
+            seats[s] += 1
+            wins[s] += r.winner_seat == i
+    wrong = sum(r.wrong_accusations for r in results)
+    print(f"\n{players} players, {games} games, seed {seed} ({time.perf_counter() - t:.0f} s on {workers} "
+          f"worker(s); wrong accusations in all: {wrong})")
+    print(f"| {'seat spec':80} | seats | wins | win rate | 95 % interval |")
+    print(f"| {'-' * 80} | ---: | ---: | ---: | --- |")
+    rate = {}
+    for s in sorted(specs_list, key=lambda s: -wins[s] / max(1, seats[s])):
+        n, w = seats[s], wins[s]
+        lo, hi = wilson(w, n)
+        rate[s] = (w / n if n else 0.0, lo, hi)
+        print(f"| {'`' + s + '`':80} | {n} | {w} | {rate[s][0]:.1%} | {lo:.1%}–{hi:.1%} |")
+    lead = specs_list[0]
+    best_other = max((s for s in specs_list if s != lead), key=lambda s: rate[s][0])
+    r0, lo0, _ = rate[lead]
+    r1, _, hi1 = rate[best_other]
+    ratio = r0 / r1 if r1 else float("inf")
+    print(f"{lead}: {r0:.1%}; best other {best_other}: {r1:.1%}; ratio {ratio:.2f}; "
+          f"intervals {'apart' if lo0 > hi1 else 'overlap'}; "
+          f"{'target met' if ratio >= 1.3 and lo0 > hi1 else 'target (1.3x, intervals apart) not met'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
+    ap.add_argument("--games", type=int, default=210)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--candidate", action="append", default=[], metavar="SPEC",
+                    help="seat spec(s) to put first instead of the shipped default (repeatable)")
+    a = ap.parse_args()
+    for n in a.players:
+        table(n, a.games, a.workers, a.seed, a.candidate)
+
+
+if __name__ == "__main__":
+    main()
