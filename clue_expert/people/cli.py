@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -35,6 +36,7 @@ from ..play.group1_grid import group1
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
+from ..play.cluster import DaskExecutor
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
@@ -558,6 +560,14 @@ def _seat_labels(specs) -> dict:
             if label != spec and counts[label] == 1 and label not in labels}
 
 
+def _executor(args, workers: int):
+    """Where the games run: None (this machine's process pool, the default)
+    or, with ``--cluster ADDRESS|local``, an open :class:`DaskExecutor`."""
+    if not getattr(args, "cluster", None):
+        return contextlib.nullcontext(None)
+    return DaskExecutor(args.cluster, workers)
+
+
 def cmd_simulate(args) -> int:
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
@@ -579,20 +589,22 @@ def cmd_simulate(args) -> int:
                        game=args.game, seating=args.seating)
     workers = args.workers or os.cpu_count() or 1
     interrupted = None
-    try:
-        if args.json or not sys.stderr.isatty():
-            results = run_games(specs, workers)
-        else:
-            with progress_bar("simulating", len(specs)) as advance:
-                results = run_games(specs, workers, lambda s: advance())
-    except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
-        interrupted, results = exc, exc.results
+    with _executor(args, workers) as executor:
+        try:
+            if args.json or not sys.stderr.isatty():
+                results = run_games(specs, workers, executor=executor)
+            else:
+                with progress_bar("simulating", len(specs)) as advance:
+                    results = run_games(specs, workers, lambda s: advance(), executor=executor)
+        except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
+            interrupted, results = exc, exc.results
+        where = executor.describe() if executor is not None else {"workers": workers}
     summary = summarize(results)
     summary["config"] = {"game": args.game, "edition": specs[0].deal.edition.ref if specs else None,
                          "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
                          "strategies": strategies, "seating": args.seating, "deal": args.deal,
                          "all_envelopes": args.all_envelopes, "response": args.response,
-                         "accusation": args.accusation, "workers": workers, "records": args.records}
+                         "accusation": args.accusation, **where, "records": args.records}
     if interrupted is not None:
         summary["interrupted"] = {"finished": interrupted.finished, "planned": interrupted.total}
     if args.json:
@@ -625,24 +637,26 @@ def cmd_reproduce(args) -> int:
         parse_seat(spec)  # fail early on unknown names
     interrupted = None
 
-    def run(progress):
+    def run(progress, executor):
         if args.paper == "kingston":
             return kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
                             knowledge=args.knowledge or "kingston", progress=progress,
-                            beside=None if args.no_beside else "complete")
+                            beside=None if args.no_beside else "complete", executor=executor)
         if args.paper == "group1":
             return group1(games=args.games or 10, seed=args.seed, workers=workers, progress=progress,
-                          players=tuple(args.players or ()), hands=tuple(args.hand or ()))
+                          players=tuple(args.players or ()), hands=tuple(args.hand or ()), executor=executor)
         return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
-                        tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell")
-    try:
-        if args.json or not sys.stderr.isatty():
-            tables = run(None)
-        else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
-            with progress_bar(f"reproducing {args.paper}", None) as advance:
-                tables = run(lambda summary: advance())
-    except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
-        interrupted, tables = exc, exc.tables
+                        tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell",
+                        executor=executor)
+    with _executor(args, workers) as executor:
+        try:
+            if args.json or not sys.stderr.isatty():
+                tables = run(None, executor)
+            else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
+                with progress_bar(f"reproducing {args.paper}", None) as advance:
+                    tables = run(lambda summary: advance(), executor)
+        except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
+            interrupted, tables = exc, exc.tables
     if args.json:
         print(json.dumps([t.to_json() for t in tables]))  # a partial table says so in its notes
     else:
@@ -802,6 +816,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the generalized game: cards per player (default 3); the pool has players x C + K cards")
         p.add_argument("--hidden", type=int, metavar="K", help="the generalized game: hidden cards (default 2)")
 
+    def workers_and_cluster(p):
+        p.add_argument("--workers", type=int, default=0,
+                       help="processes (default 0: one per core); with --cluster local, the local cluster's workers")
+        p.add_argument("--cluster", metavar="ADDRESS|local",
+                       help="play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786) or 'local' "
+                            "(one started on this machine); needs pip install \"clue-expert[cluster]\" "
+                            "(docs/cluster.md)")
+
     p = sub.add_parser("deduce", help="show a seat's detective sheet for game records")
     knowledge(p)
     p.add_argument("records", nargs="*", metavar="RECORD",
@@ -890,8 +912,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
                         "replaces the default seat's own)")
     p.add_argument("--max-rounds", type=int, default=60)
-    p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
-    p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR")
+    workers_and_cluster(p)
+    p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR (on this machine, "
+                                                     "also with --cluster)")
     common(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -917,7 +940,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure this strategy (seat spec, repeatable): kingston gives it rows of its own; "
                         "mitchell compares it with her advanced player in tables 5.1 and 5.2")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=0, help="processes (default 0: one per core)")
+    workers_and_cluster(p)
     common(p)
     p.set_defaults(func=cmd_reproduce)
 

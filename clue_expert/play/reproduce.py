@@ -57,8 +57,10 @@ class _Runs:
     """The runs of games of one reproduction, with every game counted up
     front, so that an interruption can say how far it got."""
 
-    def __init__(self, workers: int, progress, total: int):
+    def __init__(self, workers: int, progress, total: int, executor=None):
         self.workers, self.progress, self.total = workers, progress, total
+        #: Where the games run (None: a local pool of ``workers`` processes).
+        self.executor = executor
         self.finished = 0
         #: The run interrupted (later runs are skipped: ``run`` returns None).
         self.interrupted = False
@@ -67,7 +69,7 @@ class _Runs:
         if self.interrupted:
             return None
         try:
-            results = run_games(specs, self.workers, self.progress)
+            results = run_games(specs, self.workers, self.progress, executor=self.executor)
         except Interrupted as exc:
             self.interrupted = True
             results = exc.results
@@ -137,7 +139,7 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
 
 def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-information",
              progress: Callable | None = None, extra: tuple = (), knowledge: str = "kingston",
-             beside: str | None = "complete", seed: int = 1) -> list[Comparison]:
+             beside: str | None = "complete", seed: int = 1, executor=None) -> list[Comparison]:
     """Table 1: one game per deal (the strategies are deterministic) and the
     mean over ``envelopes`` envelope variants of deal 1 (see
     :func:`envelope_sample`; 324 or more = all).  Every seat plays at the
@@ -167,7 +169,7 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
                     index[len(specs)] = (label, "all")
                     specs.append(GameSpec(len(specs), v, (seat,) * n, hash_seed(len(specs), n), response=response))
         plans.append((n, specs, index, rows, sample))
-    runs = _Runs(workers, progress, sum(len(plan[1]) for plan in plans))
+    runs = _Runs(workers, progress, sum(len(plan[1]) for plan in plans), executor)
     for n, specs, index, rows, sample in plans:
         results = runs.run(specs)
         if results is None:
@@ -225,7 +227,8 @@ def _same_strategy_means(cells: list, cell_of: list, results: list) -> list:
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
-             tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell") -> list[Comparison]:
+             tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell",
+             executor=None) -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
@@ -270,7 +273,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
             tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
-    runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests))
+    runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
     results = runs.run(specs) if specs else []
     means = _same_strategy_means(cells, cell_of, results)
     out = []

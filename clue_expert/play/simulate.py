@@ -15,7 +15,7 @@ import random
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS
@@ -217,12 +217,49 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+class LocalExecutor:
+    """Games on this machine: in this process (``workers`` <= 1, or a single
+    game) or on a pool of ``workers`` forked processes, one game per task.
+    The default executor of :func:`run_games`; another one (the Dask cluster
+    of :mod:`clue_expert.play.cluster`) has the same :meth:`results`."""
+
+    def __init__(self, workers: int = 1):
+        #: Processes to play on.
+        self.workers = workers
+
+    def describe(self) -> dict:
+        """What a summary's ``config`` says about where the games ran."""
+        return {"workers": self.workers}
+
+    def results(self, specs: Sequence[GameSpec]) -> Iterator[tuple]:
+        """``(summary, record)`` of every game, in the order they finish.
+        Closing the iterator early (an error or Ctrl-C in the consumer)
+        terminates and joins the workers."""
+        if self.workers <= 1 or len(specs) < 2:
+            for spec in specs:
+                yield _play(spec)
+            return
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        pool = ctx.Pool(self.workers, initializer=_ignore_sigint)
+        try:
+            # one game per task: a game takes far longer than sending it, and an
+            # interruption loses no finished game waiting in a chunk
+            yield from pool.imap_unordered(_play, specs, chunksize=1)
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
+
+
 def run_games(specs: Sequence[GameSpec], workers: int = 1,
-              progress: Callable[[GameSummary], None] | None = None) -> list[GameSummary]:
-    """Play all games, on ``workers`` processes; results in game order.
+              progress: Callable[[GameSummary], None] | None = None, executor=None) -> list[GameSummary]:
+    """Play all games, on ``executor`` (default: a :class:`LocalExecutor` of
+    ``workers`` processes); results in game order, whatever the executor.
 
     On Ctrl-C (:class:`KeyboardInterrupt`, in a game or in ``progress``) the
-    workers are terminated and joined and :class:`Interrupted` is raised,
+    workers are stopped and :class:`Interrupted` is raised,
     carrying the summaries of the games finished (their records are kept;
     the game in progress is dropped, and leaves no record)."""
     folder = Path(specs[0].records) if specs and specs[0].records else None  # the same for every game
@@ -232,36 +269,26 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
 
     def finished(summary: GameSummary, record) -> None:
         # the parent writes the records, so those on disk are exactly the games counted
+        # (and, on a cluster, they land on this machine, where --records says)
         if record is not None:
             _write_record(folder, summary.index, record)
         out.append(summary)
         if progress:
             progress(summary)
+    results = (executor or LocalExecutor(workers)).results(specs)
     try:
-        if workers <= 1 or len(specs) < 2:
-            for spec in specs:
-                finished(*_play(spec))
-        else:
-            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            pool = ctx.Pool(workers, initializer=_ignore_sigint)
-            try:
-                # one game per task: a game takes far longer than sending it, and an
-                # interruption loses no finished game waiting in a chunk
-                for summary, record in pool.imap_unordered(_play, specs, chunksize=1):
-                    finished(summary, record)
-                pool.close()
-            except BaseException:
-                pool.terminate()
-                raise
-            finally:
-                pool.join()
+        for summary, record in results:
+            finished(summary, record)
     except KeyboardInterrupt as exc:
+        results.close()  # stops the workers before the stale records are swept
         if folder is not None:  # records half-written by a terminated worker
             for stale in folder.glob(f"{PARTIAL_PREFIX}game-*.yaml"):
                 stale.unlink(missing_ok=True)
         if isinstance(exc, Interrupted):
             raise
         raise Interrupted(sorted(out, key=lambda s: s.index), len(specs)) from None
+    finally:
+        results.close()
     return sorted(out, key=lambda s: s.index)
 
 
