@@ -37,12 +37,15 @@ from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
 from ..play.cluster import DaskExecutor
+from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
+from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
 from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
-                     escape, make_console, plain, output_item, probable_clues, progress_bar, EditionsView)
+                     escape, make_console, plain, output_item, probable_clues, progress_bar, EditionsView,
+                     SweepBars)
 from .replay import hindsight, hindsight_text, markdown, steps
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
@@ -587,6 +590,8 @@ def cmd_simulate(args) -> int:
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records,
                        game=args.game, seating=args.seating)
+    if args.plot:
+        check_plot_path(args.plot)
     workers = args.workers or os.cpu_count() or 1
     interrupted = None
     with _executor(args, workers) as executor:
@@ -615,9 +620,62 @@ def cmd_simulate(args) -> int:
         shown = {**summary, "strategies": {labels.get(k, k): v for k, v in summary["strategies"].items()}}
         _console(args).print(SummaryView(shown, title=title))
         if args.records and results:
-            _console(args).print(f"records written to {args.records}/")
+            _console(args).print(f"records written to {escape(args.records)}/")
+    if args.plot and results:
+        simulate_plot(results, summary, args.plot, labels=_seat_labels(summary["strategies"]),
+                      title="Simulation" if interrupted is None else "Simulation (interrupted)")
+        if not args.json:
+            _console(args).print(f"plot written to {escape(args.plot)}")
     if interrupted is not None:
         print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    sweep = load_sweep(args.file)
+    out = Path(args.out or f"{Path(args.file).stem}-results")
+    if out.exists() and not out.is_dir():
+        raise ClueError(f"--out {out} is a file, not a folder")
+    if args.plot:
+        check_plot_folder(args.plot)
+    workers = args.workers or os.cpu_count() or 1
+    labels = {i: c.label() for i, c in enumerate(sweep.cells)}
+    bars = not args.json and sys.stderr.isatty()
+    with _executor(args, workers) as executor, (SweepBars(labels) if bars else contextlib.nullcontext()) as bar:
+        def start(todo):
+            if len(todo) < len(sweep.cells):
+                message = (f"{len(sweep.cells) - len(todo)} of {len(sweep.cells)} cells already finished in "
+                           f"{out / CELLS_FILE}; playing the other {len(todo)}")
+                bar.note(message) if bar is not None else print(message, file=sys.stderr)
+            if bar is not None:
+                bar.start(todo)
+        run = run_sweep(sweep, out, workers=workers, executor=executor, on_start=start,
+                        on_game=(lambda i, s: bar.game(i)) if bar is not None else None,
+                        on_cell=(lambda i, line: bar.cell(i, f"done: {labels[i]}")) if bar is not None else None)
+    table = rows(sweep, run.finished)
+    files = write_tables(out, table)
+    if args.plot and table:
+        files += sweep_plots(table, args.plot, title=sweep.title)
+    done = [(c, run.finished[sweep.key(c)]) for c in sweep.cells if sweep.key(c) in run.finished]
+    if args.json:
+        print(json.dumps({"title": sweep.title, "cells": [{"cell": c.to_json(), "summary": line["summary"]}
+                                                          for c, line in done],
+                          "planned_cells": len(sweep.cells), "files": [str(f) for f in files]}))
+    else:
+        console = _console(args)
+        labels_of = _seat_labels({s for c, _ in done for s in c.seats})
+        for k, (cell, line) in enumerate(done, 1):
+            summary = line["summary"]
+            shown = {**summary, "strategies": {labels_of.get(n, n): v for n, v in summary["strategies"].items()}}
+            console.print(SummaryView(shown, title=f"{sweep.title}, cell {k} of {len(sweep.cells)}: {cell.label()}"))
+        console.print(f"{len(done)} of {len(sweep.cells)} cells ({run.played_cells} played now, "
+                      f"{run.skipped_cells} from before); results in " + ", ".join(escape(str(f)) for f in files)
+                      + ("" if any(f.name == PARQUET_FILE for f in files) else
+                         " (Parquet too when pyarrow is installed)"))
+    if run.interrupted is not None:
+        print(f"interrupted after {len(done)} of {len(sweep.cells)} cells; run the same command again to play "
+              f"the other {len(sweep.cells) - len(done)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
 
@@ -915,6 +973,9 @@ def build_parser() -> argparse.ArgumentParser:
     workers_and_cluster(p)
     p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR (on this machine, "
                                                      "also with --cluster)")
+    p.add_argument("--plot", metavar="FILE.png|svg",
+                   help="also draw the rounds to a solution per strategy and the win rates with their 95 %% "
+                        "intervals (.png, .svg or .pdf; needs pip install \"clue-expert[plot]\")")
     common(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -943,6 +1004,21 @@ def build_parser() -> argparse.ArgumentParser:
     workers_and_cluster(p)
     common(p)
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
+                       description="Play every cell of a sweep file (lineups x players x editions, or the "
+                                   "generalized game's hands x hidden; example: docs/examples/sweep.yaml). "
+                                   "Finished cells are kept in OUT/cells.jsonl: after an interruption, the same "
+                                   "command plays only the cells not finished.  Results: OUT/results.csv (and "
+                                   "OUT/results.parquet when pyarrow is installed) and simulate's tables per cell.")
+    p.add_argument("file", metavar="FILE.yaml", help="the sweep file")
+    p.add_argument("--out", metavar="DIR", help="the output folder (default: FILE's name with -results, here)")
+    p.add_argument("--plot", metavar="DIR",
+                   help="also draw heat maps of the grid (win rates, rounds to a solution) and the win rates with "
+                        "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")
+    workers_and_cluster(p)
+    common(p)
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
     p.add_argument("identifier", metavar="IDENTIFIER", help="the identifier the server gave")

@@ -524,6 +524,52 @@ def progress_bar(label: str, total: int | None):
         yield lambda: bar.advance(task)
 
 
+class SweepBars:
+    """The bars of a sweep on standard error: one for all its games, and one
+    for each cell being played (removed, with a line saying so, when the cell
+    is finished).  A context manager; :meth:`start` when the cells to play
+    are known."""
+
+    def __init__(self, labels: dict):
+        #: cell index -> label
+        self.labels = labels
+        self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                             TimeElapsedColumn(), console=make_console(file=sys.stderr))
+        self._overall = None
+        self._cells: dict = {}
+        self._sizes: dict = {}
+
+    def __enter__(self) -> "SweepBars":
+        self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.__exit__(*exc)
+
+    def start(self, todo: list) -> None:
+        """``todo``: (cell index, games) of the cells to play."""
+        self._sizes = dict(todo)
+        self._overall = self._bar.add_task(f"sweep: {len(todo)} cells", total=sum(self._sizes.values()))
+
+    def game(self, cell: int) -> None:
+        """A game of ``cell`` finished."""
+        if cell not in self._cells:
+            self._cells[cell] = self._bar.add_task(f"  {self.labels[cell]}", total=self._sizes.get(cell))
+        self._bar.advance(self._cells[cell])
+        if self._overall is not None:
+            self._bar.advance(self._overall)
+
+    def cell(self, cell: int, text: str) -> None:
+        """``cell`` finished: its bar gives way to a line."""
+        if cell in self._cells:
+            self._bar.remove_task(self._cells.pop(cell))
+        self.note(text)
+
+    def note(self, text: str) -> None:
+        """A line above the bars."""
+        self._bar.console.print(plain(text))
+
+
 class EditionsView:
     """The editions: id, aliases, title, categories with their sizes, the envelope."""
 

@@ -62,6 +62,11 @@ class GameSummary:
     strategies: tuple
     players: tuple
     winner_seat: int | None
+    solved_rounds: tuple = ()
+    """Per seat, the first round after which it could name the envelope
+    (0: from its hand; None: not before the game ended -- the winning
+    accusation itself, which tells everyone, does not count), from the
+    players' reports."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -183,10 +188,16 @@ def _play(spec: GameSpec) -> tuple:
         players[p] = player
     result = play_game(spec.deal, players, max_rounds=spec.max_rounds, game=spec.game)
     record = result.record(result.winner or names[0]) if spec.records else None
+    solved = [result.reports.get(p, {}).get("solved_turn") for p in names]
+    # the winning accusation tells everyone the envelope: learning it then is not solving it
+    last = len(result.round_of_turn) if result.winner else None
+    solved = [None if t is not None and t == last else t for t in solved]
     return GameSummary(index=spec.index, winner=result.winner, win_round=result.win_round,
                        solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),
                        strategies=spec.strategies, players=names,
-                       winner_seat=names.index(result.winner) if result.winner else None), record
+                       winner_seat=names.index(result.winner) if result.winner else None,
+                       solved_rounds=tuple(None if t is None else 0 if t == 0 else result.round_of_turn[t]
+                                           for t in solved)), record
 
 
 def _write_record(folder: str | Path, index: int, record) -> None:
