@@ -87,3 +87,35 @@ def test_only_render_imports_rich_and_only_cli_imports_argparse():
             assert not re.search(r"^\s*(from|import)\s+rich\b", text, re.M), path
         if path.name != "cli.py":
             assert not re.search(r"^\s*(from|import)\s+argparse\b", text, re.M), path
+
+
+#: Optional packages, each imported by one module only (and only when used).
+OPTIONAL_IMPORTERS = {
+    "matplotlib": {"people/plots.py"},
+    "distributed": {"play/cluster.py"},
+    "dask": {"play/cluster.py"},
+    "pyarrow": {"play/sweep.py"},
+}
+
+
+def test_optional_packages_have_one_importer_each():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        text = path.read_text()
+        for package, allowed in OPTIONAL_IMPORTERS.items():
+            if rel not in allowed and re.search(rf"^\s*(from|import)\s+{package}\b", text, re.M):
+                offenders.append(f"{rel} imports {package}")
+            # at the top of a module it would be needed by every command: only inside functions
+            if re.search(rf"^(from|import)\s+{package}\b", text, re.M):
+                offenders.append(f"{rel} imports {package} at module level")
+    assert not offenders, offenders
+
+
+def test_the_cli_starts_without_the_optional_packages():
+    code = ("import sys\n"
+            "for name in ('matplotlib', 'distributed', 'dask', 'pyarrow'): sys.modules[name] = None\n"
+            "from clue_expert.people.cli import main\n"
+            "raise SystemExit(main(['simulate', '--games', '1', '--workers', '1', '--json']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
