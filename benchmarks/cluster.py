@@ -19,6 +19,18 @@ from clue_expert.play.cluster import DaskExecutor
 from clue_expert.play.simulate import LocalExecutor, make_specs, run_games, summarize
 
 
+def _noop(x):
+    return x
+
+
+def run_games_noop(cluster, n):
+    """n empty tasks through the same client, in the order they finish."""
+    from distributed import as_completed
+    futures = cluster._client.map(_noop, range(n), pure=False)
+    for future in as_completed(futures):
+        yield future.result()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=200)
@@ -47,6 +59,13 @@ def main():
     row("process pool", LocalExecutor(args.workers), args.workers)
     with DaskExecutor(args.cluster, args.workers) as cluster:
         row(f"dask {args.cluster}"[:34], cluster, cluster.worker_count())
+        n = 1000
+        t = time.perf_counter()
+        for _ in run_games_noop(cluster, n):
+            pass
+        dt = time.perf_counter() - t
+        print(f"dask's own cost: {n} empty tasks in {dt:.2f} s, {1000 * dt / n:.2f} ms a task "
+              f"(a game is one task)")
     print("same summaries:", all(s == summaries[0] for s in summaries))
     print(f"load average {os.getloadavg()[0]:.1f} at the end (other processes on the machine slow every row)")
 

@@ -646,7 +646,7 @@ def cmd_sweep(args) -> int:
         def start(todo):
             if len(todo) < len(sweep.cells):
                 message = (f"{len(sweep.cells) - len(todo)} of {len(sweep.cells)} cells already finished in "
-                           f"{out / CELLS_FILE}; playing the other {len(todo)}")
+                           f"{out / CELLS_FILE}; " + (f"playing the other {len(todo)}" if todo else "nothing to play"))
                 bar.note(message) if bar is not None else print(message, file=sys.stderr)
             if bar is not None:
                 bar.start(todo)
@@ -1012,7 +1012,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "command plays only the cells not finished.  Results: OUT/results.csv (and "
                                    "OUT/results.parquet when pyarrow is installed) and simulate's tables per cell.")
     p.add_argument("file", metavar="FILE.yaml", help="the sweep file")
-    p.add_argument("--out", metavar="DIR", help="the output folder (default: FILE's name with -results, here)")
+    p.add_argument("--out", metavar="DIR", help="the output folder (default: NAME-results in the current folder, NAME being the sweep "
+                                              "file's name without its extension)")
     p.add_argument("--plot", metavar="DIR",
                    help="also draw heat maps of the grid (win rates, rounds to a solution) and the win rates with "
                         "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")
