@@ -121,8 +121,10 @@ def test_simulate_sigint_in_a_subprocess(tmp_path):
 def test_reproduce_interrupted_shows_the_tables_so_far(monkeypatch, capsys):
     real = reproduce.run_games
 
-    def run_games(specs, workers=1, progress=None):
-        return real(specs[:2], workers, InterruptAfter(2)) if len(specs) > 2 else real(specs, workers, progress)
+    def run_games(specs, workers=1, progress=None, executor=None):
+        if len(specs) > 2:
+            return real(specs[:2], workers, InterruptAfter(2), executor)
+        return real(specs, workers, progress, executor)
     monkeypatch.setattr(reproduce, "run_games", run_games)
     code = cli.main(["reproduce", "kingston", "--envelopes", "0", "--no-beside", "--workers", "1", "--json"])
     out, err = capsys.readouterr()
