@@ -1007,7 +1007,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
                        description="Play every cell of a sweep file (lineups x players x editions, or the "
-                                   "generalized game's hands x hidden; example: docs/examples/sweep.yaml). "
+                                   "generalized game's hands x hidden; example: docs/examples/sweeps/two-lineups.yaml). "
                                    "Finished cells are kept in OUT/cells.jsonl: after an interruption, the same "
                                    "command plays only the cells not finished.  Results: OUT/results.csv (and "
                                    "OUT/results.parquet when pyarrow is installed) and simulate's tables per cell.")

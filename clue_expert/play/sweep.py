@@ -5,7 +5,7 @@ counts, and either editions (Speed Clue) or the generalized game's hand sizes
 and hidden cards; every combination is a *cell*, a tournament of ``games``
 games seeded exactly as ``simulate`` seeds them (so a cell's summary equals
 ``simulate``'s with the same options).  See docs/strategies.md#sweeps and
-docs/examples/sweep.yaml.
+docs/examples/sweeps/two-lineups.yaml.
 
 Finished cells are appended, one JSON object a line, to ``cells.jsonl`` in
 the output folder as each one finishes; a rerun reads it and plays only the
@@ -219,7 +219,7 @@ def load_sweep(path: str | Path) -> Sweep:
         text = ""
     if not isinstance(raw, dict):
         raise SweepError(f"{source}: a sweep file is a mapping (seed, games, lineups, players, ...); "
-                         f"see docs/examples/sweep.yaml")
+                         f"see docs/examples/sweeps/two-lineups.yaml")
     errors = list(itertools.islice(jsonschema.Draft202012Validator(SWEEP_SCHEMA).iter_errors(raw), 100))
     if errors:
         err = _specific(min(errors, key=lambda e: (list(map(str, e.absolute_path)),
