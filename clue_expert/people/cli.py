@@ -1007,13 +1007,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
                        description="Play every cell of a sweep file (lineups x players x editions, or the "
-                                   "generalized game's hands x hidden; example: docs/examples/sweeps/two-lineups.yaml). "
+                                   "generalized game's hands x hidden; an example: "
+                                   "docs/examples/sweeps/two-lineups.yaml). "
                                    "Finished cells are kept in OUT/cells.jsonl: after an interruption, the same "
                                    "command plays only the cells not finished.  Results: OUT/results.csv (and "
                                    "OUT/results.parquet when pyarrow is installed) and simulate's tables per cell.")
     p.add_argument("file", metavar="FILE.yaml", help="the sweep file")
-    p.add_argument("--out", metavar="DIR", help="the output folder (default: NAME-results in the current folder, NAME being the sweep "
-                                              "file's name without its extension)")
+    p.add_argument("--out", metavar="DIR",
+                   help="the output folder (default: NAME-results in the current folder, NAME being the sweep "
+                        "file's name without its extension)")
     p.add_argument("--plot", metavar="DIR",
                    help="also draw heat maps of the grid (win rates, rounds to a solution) and the win rates with "
                         "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")

@@ -186,8 +186,8 @@ def _problem(err: jsonschema.ValidationError) -> str:
         kinds = []
         for e in err.context:
             if e.validator == "type" and not e.relative_path:
-                kinds.append({"array": "a list"}.get(e.validator_value, f"{'an' if e.validator_value[0] in 'aeiou' else 'a'} "
-                                                                        f"{e.validator_value}"))
+                kind = str(e.validator_value)
+                kinds.append("a list" if kind == "array" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}")
             elif e.validator == "enum":
                 kinds.append(" or ".join(repr(v) for v in e.validator_value))
         return f"{shorten(err.instance, 60)} is not {' or '.join(dict.fromkeys(kinds)) or 'valid here'}"
