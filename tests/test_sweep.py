@@ -148,3 +148,12 @@ def test_bad_sweep_file_is_one_error_naming_file_and_line(tmp_path, capsys, text
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "out").exists()  # checked before anything is written
+
+
+def test_parquet_when_pyarrow_is_installed(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet", reason="Parquet is written only when pyarrow is installed")
+    sweep = load_sweep(tiny(tmp_path, TINY.replace("players: [3, 4]", "players: 3").replace("games: 3", "games: 1")))
+    run = run_sweep(sweep, tmp_path / "out")
+    files = write_tables(tmp_path / "out", rows(sweep, run.finished))
+    assert [f.name for f in files] == [CSV_FILE, "results.parquet"]
+    assert pq.read_table(files[1]).num_rows == 3
