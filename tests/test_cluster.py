@@ -15,6 +15,7 @@ from clue_expert.play import cluster
 from clue_expert.play.cluster import DaskExecutor
 from clue_expert.play.reproduce import mitchell
 from clue_expert.play.simulate import Interrupted, make_specs, run_games
+from clue_expert.play.sweep import load_sweep, rows, run_sweep
 
 pytest.importorskip("distributed", reason="the cluster tests need pip install '.[cluster]' (in the test extra)")
 
@@ -39,6 +40,15 @@ def test_cluster_games_equal_local_games_and_records_land_here(local_cluster, tm
 def test_reproduce_on_the_cluster_gives_the_local_tables(local_cluster):
     ours = mitchell(games=1, tables=("5.2",), executor=local_cluster)
     assert [t.to_json() for t in ours] == [t.to_json() for t in mitchell(games=1, tables=("5.2",), workers=1)]
+
+
+def test_sweep_on_the_cluster_gives_the_local_rows(local_cluster, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("games: 3\nlineups: [[mitchell-basic, clue-expert-focused], mitchell-advanced]\nplayers: 3\n")
+    sweep = load_sweep(path)
+    on_cluster = run_sweep(sweep, tmp_path / "cluster", executor=local_cluster)
+    local = run_sweep(sweep, tmp_path / "local", workers=1)
+    assert rows(sweep, on_cluster.finished) == rows(sweep, local.finished) and on_cluster.played_cells == 2
 
 
 class InterruptAfter:
