@@ -85,9 +85,13 @@ class ContradictionError(ClueError):
     """Observations that cannot all be true.  Names the conflicting facts and
     the turn; the knowledge before the offending observation is kept."""
 
-    def __init__(self, message: str, *, facts: Sequence[str] = (), turn: int | None = None):
+    def __init__(self, message: str, *, facts: Sequence[str] = (), turn: int | None = None, cause=None):
         #: Human descriptions of the facts that cannot hold together.
         self.facts = list(facts)
+        #: What the engine can say about it in its own terms (the rule that
+        #: found it, the fact keys it cites, a sentence), for step-by-step
+        #: proofs; None when not known.  Not kept across processes.
+        self.cause = cause
         #: The 1-based turn whose observation exposed the contradiction (0 = the deal).
         self.turn = turn
         where = f"turn {turn}: " if turn is not None else ""

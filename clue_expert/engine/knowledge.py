@@ -12,9 +12,9 @@ before that observation.
 """
 from __future__ import annotations
 
-import random
-
+import contextlib
 import functools
+import random
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
@@ -318,6 +318,33 @@ class Knowledge:
         """Every (turn, observation) taken in so far, in order."""
         return tuple(self._observations)
 
+    @contextlib.contextmanager
+    def supposing(self, keys: Iterable[Key]):
+        """Within the ``with`` block the knowledge holds what it would
+        conclude from what it knows plus ``keys`` (held / lacked / clause
+        facts, taken as given): the block gets ``(new, contradiction)``,
+        every fact concluded (key -> :class:`Justification`, in derivation
+        order, the given ones too) and the contradiction reached (None when
+        there is none; its ``cause`` names the rule and the fact keys), and
+        may read the knowledge through its queries (after a contradiction,
+        as it stood when the contradiction was found).  On leaving, the
+        knowledge is as it was.  Blocks nest.  For step-by-step proofs by
+        cases (:mod:`clue_expert.engine.proofs`); each block replays every
+        observation, so keep the knowledge small (the completion step off)."""
+        before = set(self.justifications)
+        item = (self._turn or 0, Given(tuple(keys)))
+        self._observations.append(item)
+        error = None
+        try:
+            try:
+                self._process(item)
+            except ContradictionError as exc:
+                error = exc
+            yield {k: j for k, j in self.justifications.items() if k not in before}, error
+        finally:
+            del self._observations[max(i for i, x in enumerate(self._observations) if x is item)]
+            self._replay()
+
     def _apply(self, item: tuple) -> None:
         self._observations.append(item)
         try:
@@ -543,7 +570,9 @@ class Knowledge:
                 return False
             if not cards:
                 raise ContradictionError(f"{owner} would have to hold one of no cards", turn=self._turn,
-                                         facts=self._premise_texts(just.premises))
+                                         facts=self._premise_texts(just.premises),
+                                         cause=(just.rule, tuple(just.premises),
+                                                f"{owner} would have to hold one of no cards"))
             store = self._clauses if kind == "one-of" else self._not_all
             if kind == "one-of":
                 for other in [c for c in store[owner] if cards < c]:
@@ -617,7 +646,9 @@ class Knowledge:
     def _clash(self, key: Key, opposite: Key, just: Justification) -> None:
         facts = [f"{describe(opposite)} (known from {self._roots_text(opposite)})",
                  f"{describe(key)} (by {just.rule} from {self._premise_texts(just.premises, roots=True)})"]
-        raise ContradictionError(f"{key[1]} cannot both hold and lack {key[2]}", facts=facts, turn=self._turn)
+        raise ContradictionError(f"{key[1]} cannot both hold and lack {key[2]}", facts=facts, turn=self._turn,
+                                 cause=(just.rule, (*just.premises, opposite),
+                                        f"{describe(key)}, but {describe(opposite)}"))
 
     def _premise_texts(self, premises, roots: bool = False) -> str | list:
         if roots:
@@ -728,7 +759,7 @@ class Knowledge:
         if contradiction is not None:
             raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
                                      facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
-                                            for p in premises])
+                                            for p in premises], cause=(rule.id, tuple(premises), contradiction))
         step = self._next_step()
         just = Justification(rule.id, message, tuple(premises), step, self._turn)
         made = tuple(k for k in new if self._declare_known(k, just))

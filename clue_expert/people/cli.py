@@ -24,6 +24,7 @@ from ..core.records import dump_record, load_record
 from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
+from ..engine.proofs import prove
 from ..engine.language import check_edition
 from ..engine.rules import all_rules, load_ruleset, rule_files
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
@@ -42,7 +43,8 @@ from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
-from .render import (ComparisonView, ExplanationView, ProbabilityView, RulesView, SheetView, StepView, SummaryView,
+from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
+                     SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, EditionsView,
                      SweepBars)
@@ -177,8 +179,13 @@ def cmd_why(args) -> int:
         else:
             answer["status"] = "unknown"
     roots = _tree_roots(k, tree) if tree else []
+    proof = None
+    if args.steps and tree is not None and answer["status"] not in ("probable", "refuted"):
+        proof = _steps(k, tree)
     if args.json:
         answer["explanation"] = explanation_json(tree) if tree else None
+        if args.steps:
+            answer["steps"] = proof.to_json() if proof else None
         answer["roots"] = [describe(r, k.values) for r in roots]
         print(json.dumps(answer))
     else:
@@ -194,6 +201,12 @@ def cmd_why(args) -> int:
                 console.print("A probable clue from an opponent model, not a deduction"
                               + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."),
                               markup=False)
+            if proof is not None:
+                console.print(ProofView(proof))
+                if error is not None:
+                    print(f"error: {args.record}: {error}", file=sys.stderr)
+                    return 1
+                return 0
             console.print(ExplanationView(tree))
             console.print("rests on:", style="dim", end=" ", markup=False)
             console.print("; ".join(describe(r, k.values) for r in roots), markup=False)
@@ -201,6 +214,18 @@ def cmd_why(args) -> int:
         print(f"error: {args.record}: {error}", file=sys.stderr)
         return 1
     return 0 if answer["status"] != "unknown" else 3
+
+
+def _steps(k, tree):
+    """The numbered proof of the fact a ``why`` tree explains (for a fact
+    shown false, of the opposite that is known; None for a clause shown
+    false card by card, which has no single fact to prove)."""
+    if k.known(tree.key):
+        return prove(k, tree.key)
+    j = tree.justification
+    if j is None or any(not k.known(p) for p in j.premises):
+        return None
+    return prove(k, tree.key, j)
 
 
 def _tree_roots(k, tree) -> list:
@@ -900,6 +925,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", metavar="RECORD")
     p.add_argument("fact", metavar="FACT", help="e.g. 'bob lacks rope', 'envelope holds kitchen'")
     p.add_argument("--turn", type=_turn, help="as known after turn N")
+    p.add_argument("--steps", action="store_true",
+                   help="a numbered proof: each line a fact, the rule that gives it and the lines it uses; "
+                        "a case analysis shown as its cases")
     extra_rules(p)
     common(p)
     p.set_defaults(func=cmd_why)

@@ -250,6 +250,40 @@ class ExplanationView:
         return root
 
 
+class ProofView:
+    """A numbered proof (``why --steps``): each line a fact, [the rule that
+    gives it: the lines and turns it uses]; a case analysis indented under
+    its line, its steps lettered."""
+
+    def __init__(self, proof, title: str | None = None):
+        self.proof = proof
+        self.title = title
+
+    def __rich__(self):
+        p = self.proof
+        out = []
+        if self.title:
+            out.append(plain(self.title, "bold"))
+        out.append(plain(p.header, "dim"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(justify="right", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for item in p.items:
+            label = Text("    " * item.depth + f"{item.label}.")
+            body = Text(item.text, style="bold" if item.kind == "contradiction" else "")
+            how = item.rule
+            if item.cites:
+                how = f"{how}: {', '.join(item.cites)}" if how else ", ".join(item.cites)
+            if how:
+                body.append(f"  [{how}]", style="dim")
+            grid.add_row(label, body)
+        out.append(grid)
+        if p.unsplit:
+            out.append(plain(f"{p.unsplit} line(s) marked case-analysis were checked by the SAT solver; "
+                             f"no short split into cases was found for them.", "dim"))
+        return Group(*out)
+
+
 class RulesView:
     """Every rule with its id, file, group or priority, trigger and message."""
 

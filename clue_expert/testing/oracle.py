@@ -199,3 +199,84 @@ def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ())
             elif not s.solve(assumptions=[v]):
                 out[(o, c)] = "lacked"
     return out
+
+
+def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict | None = None) -> bool:
+    """Whether the game's constraints (each card has one owner, the hand
+    sizes, the envelope's count of each category) and ``premises`` entail
+    ``goal``, by CNF + Glucose, with no code of the engine's.
+
+    ``premises`` are fact keys: ``("held", owner, card)``, ``("lacked", …)``,
+    ``("one-of", owner, cards)``, ``("not-all", owner, cards)``,
+    ``("bound", owner, cards, low, high)``, and observation keys whose fields
+    ``values`` gives (``dealt``, ``passed``, ``showed``, ``accused``,
+    ``revealed``; ``game`` and ``hand-size`` add nothing).  ``goal`` is a
+    list of held / lacked / one-of / not-all keys read as a disjunction (one
+    of them holds); an empty ``goal`` asks whether the premises cannot all
+    hold together."""
+    owners = list(players) + [ENVELOPE]
+    pool = IDPool()
+    x = {(o, c): pool.id(("x", o, c)) for o in owners for c in edition.card_ids}
+    clauses: list = []
+
+    def exactly(lits, k):
+        clauses.extend(CardEnc.equals(lits=lits, bound=k, vpool=pool, encoding=EncType.seqcounter).clauses)
+
+    for c in edition.card_ids:
+        exactly([x[(o, c)] for o in owners], 1)
+    for p in players:
+        exactly([x[(p, c)] for c in edition.card_ids], hand_sizes[p])
+    for cat in edition.categories:
+        exactly([x[(ENVELOPE, c)] for c in edition.category_cards(cat)], edition.envelope_counts[cat])
+    values = values or {}
+    for key in premises:
+        kind = key[0]
+        v = values.get(key, {})
+        if kind == "held":
+            clauses.append([x[(key[1], key[2])]])
+        elif kind == "lacked":
+            clauses.append([-x[(key[1], key[2])]])
+        elif kind == "one-of":
+            clauses.append([x[(key[1], c)] for c in key[2]])
+        elif kind == "not-all":
+            clauses.append([-x[(key[1], c)] for c in key[2]])
+        elif kind == "bound":
+            owner, cards, low, high = key[1:]
+            lits = [x[(owner, c)] for c in cards]
+            if low > len(lits) or high < 0 or low > high:
+                return True  # nothing meets it: the premises are contradictory, so entail anything
+            if low > 0:
+                clauses.extend(CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses)
+            if high < len(lits):
+                clauses.extend(CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses)
+        elif kind in ("dealt", "revealed"):
+            who = v["owner"] if kind == "dealt" else v["player"]
+            clauses.extend([[x[(who, c)]] for c in v["cards"]])
+        elif kind == "passed":
+            clauses.extend([[-x[(v["player"], c)]] for c in v["cards"]])
+        elif kind == "showed":
+            if v.get("card") is not None:
+                clauses.append([x[(v["player"], v["card"])]])
+            clauses.append([x[(v["player"], c)] for c in v["cards"]])
+        elif kind == "accused":
+            if v["correct"]:
+                clauses.extend([[x[(ENVELOPE, c)]] for c in v["cards"]])
+            else:
+                clauses.append([-x[(ENVELOPE, c)] for c in v["cards"]])
+        elif kind not in ("game", "hand-size"):
+            raise ValueError(f"cannot encode {key!r}")
+    # the goal's negation: none of its facts holds
+    for key in goal:
+        kind = key[0]
+        if kind == "held":
+            clauses.append([-x[(key[1], key[2])]])
+        elif kind == "lacked":
+            clauses.append([x[(key[1], key[2])]])
+        elif kind == "one-of":
+            clauses.extend([[-x[(key[1], c)]] for c in key[2]])
+        elif kind == "not-all":
+            clauses.extend([[x[(key[1], c)]] for c in key[2]])
+        else:
+            raise ValueError(f"cannot negate {key!r}")
+    with Glucose3(bootstrap_with=clauses) as s:
+        return not s.solve()
