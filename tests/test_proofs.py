@@ -121,3 +121,21 @@ def test_a_wrong_step_is_caught():
     last.premises = last.premises[:-1]
     with pytest.raises(AssertionError):
         check(proof, record)
+
+
+def test_why_steps_cli_fits_a_screen_and_keeps_every_word(capsys, monkeypatch):
+    from clue_expert.people.cli import main
+    for width in ("80", "60"):
+        monkeypatch.setenv("COLUMNS", width)
+        assert main(["why", "--steps", str(LESSON), "envelope holds hall"]) == 0
+        out = capsys.readouterr().out
+        if width == "80":
+            assert len(out.splitlines()) <= 40
+        words = " ".join(out.split())
+        assert "31. envelope holds hall [card-nobody-holds-is-in-envelope: 3, 19, 30]" in words
+        assert "30. player3 lacks hall [full-hand-lacks-everything-else: 5, 12, 18, 23, 28, 29]" in words
+    assert main(["why", "--steps", "--json", str(LESSON), "envelope holds hall"]) == 0
+    import json
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["status"] == "known" and answer["steps"]["items"][-1]["label"] == "31"
+    assert answer["steps"]["items"][-1]["cites"] == ["3", "19", "30"]

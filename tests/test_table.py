@@ -105,6 +105,9 @@ def test_notebook_undo_edit_history_why_and_why_not(tmp_path):
     assert any("bob shows you green" in t for t in texts(out))
     out = s.handle("why bob lacks rope")
     assert "holder-excludes-other-owners" in render(out)
+    steps_out = render(s.handle("why --steps bob lacks rope"))
+    assert "1. ann holds rope  [record-own-hand: dealt]" in steps_out
+    assert "2. bob lacks rope  [holder-excludes-other-owners: 1]" in steps_out
     out = s.handle("undo")
     assert "removed turn 2" in texts(out) and len(s.notebook.turns) == 1
     s.handle("edit 1")
@@ -318,7 +321,9 @@ def test_replay_cli_all_and_exports(tmp_path, capsys):
         assert main(["replay", rec, "--hindsight", "--export", str(path)]) == 0
         text = path.read_text()
         assert "Kitchen" in text or "kitchen" in text
-    assert "## Final sheet" in (tmp_path / "r.md").read_text()
+    md = (tmp_path / "r.md").read_text()
+    assert "## Final sheet" in md and "## Why: envelope holds kitchen" in md
+    assert "4. envelope holds kitchen — *card-nobody-holds-is-in-envelope: 2, 3*" in md
     assert "<svg" in (tmp_path / "r.svg").read_text()
 
 

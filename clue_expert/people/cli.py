@@ -800,22 +800,28 @@ def cmd_replay(args) -> int:
         if args.export:
             continue
         console.print(StepView(step, record.edition, show_sheet=args.sheets))
-        if interactive:
+        while interactive:
             try:
-                answer = input("Enter: next step, s: sheet, q: quit > ").strip().lower()
+                answer = input("Enter: next step, s: sheet, why FACT: its numbered proof, q: quit > ").strip()
             except (EOFError, KeyboardInterrupt):
                 console.print()
-                break
-            if answer == "s":
+                answer = "q"
+            if answer.lower() == "s":
                 console.print(SheetView(step.sheet, record.edition))
-            elif answer == "q":
-                break
+                continue
+            if answer.lower().startswith("why "):
+                _replay_why(console, step.knowledge, record, answer[4:])
+                continue
+            break
+        if interactive and answer.lower() == "q":
+            break
     final = all_steps[-1]
     if path is not None:
         k = final.knowledge
         trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
         if path.suffix == ".md":
-            path.write_text(markdown(record, all_steps, trees, hind), encoding="utf-8")
+            proofs = [prove(k, tree.key) for tree in trees]
+            path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
         else:
             rec = make_console(width=110, color=True, record=True, file=io.StringIO())
             rec.print(f"[bold]Replay: {escape(record.me)}'s seat[/bold]")
@@ -839,6 +845,26 @@ def cmd_replay(args) -> int:
         print(f"error: {args.record}: {final.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replay_why(console, k, record, text: str) -> None:
+    """``why FACT`` at a replay's prompt: the fact's numbered proof as
+    known at this step (or why not)."""
+    try:
+        key = parse_fact(text.removeprefix("--steps").strip(), record.edition, k.owners)
+        if key[0] not in ("held", "lacked", "one-of", "not-all"):
+            raise ClueError("why at the replay prompt answers about sheet facts: 'bob lacks rope'")
+        verdict, tree = k.entailment(key)
+    except ClueError as exc:
+        console.print(f"error: {exc}", markup=False)
+        return
+    if verdict is None:
+        console.print(f"Not known yet: {describe(key)}.", markup=False)
+        return
+    if verdict is False:
+        console.print(f"No: the opposite is known — {tree.text}.", markup=False)
+    proof = _steps(k, tree)
+    console.print(ProofView(proof) if proof is not None else ExplanationView(tree))
 
 
 def cmd_notebook(args) -> int:

@@ -31,6 +31,7 @@ from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.levels import DEFAULT_LEVEL, get_level
+from ..engine.proofs import prove
 from ..play.players import load_decisions
 from .output import Changes, Message, Probabilities, english_list, envelope_cards
 from .replay import describe_turn
@@ -46,6 +47,7 @@ or type 'turn' to be asked step by step.  Commands:
   compact            after an entry, only what is new (the default)
   verbose            after an entry, also the whole sheet
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
+  why --steps FACT   the same as a numbered proof, a case analysis shown as its cases
   undo               remove the last turn         edit N         re-enter turn N
   save [FILE]        save now; with FILE, save there and keep saving there after every entry
   load FILE          open a saved game
@@ -691,9 +693,12 @@ class NotebookSession:
             return [Message(describe_turn(n, t) + ("   ← contradicts the turns before it" if n == bad else ""),
                             "error" if n == bad else "info") for n, t in enumerate(nb.record.turns, start=1)]
         if word == "why":
+            steps = rest.strip().startswith("--steps")
+            if steps:
+                rest = rest.strip()[len("--steps"):]
             key = parse_fact(rest, nb.edition, nb.knowledge.owners)
             if nb.knowledge.known(key):
-                return [nb.knowledge.explain(key)]
+                return [prove(nb.knowledge, key) if steps else nb.knowledge.explain(key)]
             return nb.why_not(rest)
         if word == "why-not":
             return nb.why_not(rest)

@@ -20,6 +20,7 @@ from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.markup import escape as _escape
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -30,6 +31,7 @@ from ..core.cards import Edition
 from ..core.observations import Accusation
 from ..core.facts import describe
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
+from ..engine.proofs import Proof
 from ..engine.rules import RuleSet
 from .output import Changes, Message, Probabilities
 
@@ -265,19 +267,19 @@ class ProofView:
         if self.title:
             out.append(plain(self.title, "bold"))
         out.append(plain(p.header, "dim"))
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(justify="right", no_wrap=True)
-        grid.add_column(overflow="fold")
+        width = max((len(i.label) for i in p.items), default=1) + 1
         for item in p.items:
-            label = Text("    " * item.depth + f"{item.label}.")
             body = Text(item.text, style="bold" if item.kind == "contradiction" else "")
             how = item.rule
             if item.cites:
                 how = f"{how}: {', '.join(item.cites)}" if how else ", ".join(item.cites)
             if how:
                 body.append(f"  [{how}]", style="dim")
-            grid.add_row(label, body)
-        out.append(grid)
+            row = Table.grid(padding=(0, 1))
+            row.add_column(justify="right", no_wrap=True, width=width)
+            row.add_column(overflow="fold")
+            row.add_row(Text(f"{item.label}."), body)
+            out.append(Padding(row, (0, 0, 0, 4 * item.depth)) if item.depth else row)
         if p.unsplit:
             out.append(plain(f"{p.unsplit} line(s) marked case-analysis were checked by the SAT solver; "
                              f"no short split into cases was found for them.", "dim"))
@@ -519,6 +521,8 @@ def output_item(item, edition: Edition):
         return SheetView(item, edition)
     if isinstance(item, Explanation):
         return ExplanationView(item)
+    if isinstance(item, Proof):
+        return ProofView(item)
     if isinstance(item, Changes):
         return ChangesView(item, edition)
     return Text(str(item))

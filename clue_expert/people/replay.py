@@ -134,9 +134,10 @@ def hindsight_text(h: dict) -> str:
     return text
 
 
-def markdown(record: Record, all_steps: list, explanations: list, hind: dict | None = None) -> str:
+def markdown(record: Record, all_steps: list, proofs: list, hind: dict | None = None) -> str:
     """A Markdown export: every step with its firings and changes, the final
-    sheet, and the explanation trees of the envelope cards."""
+    sheet, and the numbered proofs of the envelope cards
+    (:func:`~clue_expert.engine.proofs.prove`)."""
     ed = record.edition
     out = [f"# Replay: {record.me}'s seat", "", f"Edition {ed.name}; players {', '.join(record.players)}.", ""]
     if hind:
@@ -161,16 +162,11 @@ def markdown(record: Record, all_steps: list, explanations: list, hind: dict | N
     for c in final.cards:
         out.append(f"| {ed.display(c)} | " + " | ".join(mark[final.cells[o][c]] for o in final.owners) + " |")
     out.append("")
-    for tree in explanations:
-        out += [f"## Why: {tree.text}", ""]
-
-        def walk(node, depth):
-            j = node.justification
-            how = "observed" if j and j.rule == "observation" else (j.rule if j else "unknown")
-            suffix = " (explained above)" if node.repeated else ""
-            out.append("  " * depth + f"- {node.text} — *{how}*{suffix}")
-            for ch in node.children:
-                walk(ch, depth + 1)
-        walk(tree, 0)
+    for proof in proofs:
+        out += [f"## Why: {describe(proof.goal)}", "", proof.header, ""]
+        for item in proof.items:
+            how = item.rule + (": " + ", ".join(item.cites) if item.cites else "")
+            bullet = "   " * item.depth + "- " if item.depth else ""  # a case analysis nests under its line
+            out.append(f"{bullet}{item.label}. {item.text} — *{how.strip(': ')}*")
         out.append("")
     return "\n".join(out)
