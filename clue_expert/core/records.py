@@ -107,12 +107,15 @@ class Record:
         return d
 
 
+def record_yaml(record: Record) -> str:
+    """A record as YAML text (each turn on one line)."""
+    return yaml.safe_dump(record.to_dict(), sort_keys=False, default_flow_style=None)
+
+
 def dump_record(record: Record, path: str | Path) -> None:
     """Write a record as YAML (``.yaml``/``.yml``) or JSON (anything else)."""
     path = Path(path)
-    data = record.to_dict()
-    text = (yaml.safe_dump(data, sort_keys=False, default_flow_style=None) if path.suffix in (".yaml", ".yml")
-            else json.dumps(data, indent=1))
+    text = record_yaml(record) if path.suffix in (".yaml", ".yml") else json.dumps(record.to_dict(), indent=1)
     path.write_text(text, encoding="utf-8")
 
 

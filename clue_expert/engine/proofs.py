@@ -161,6 +161,7 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
     builder = _Lines(k, observed, trials)
     for x in order:
         builder.add(x, nodes[x])
+    items = _fold(builder.items)
     sizes = [k.hand_size(p) for p in k.players]
     hands = (f"hands of {sizes[0]} cards" if len(set(sizes)) == 1
              else f"hands of {english_list(sizes)} cards ({', '.join(k.players)})")
@@ -168,8 +169,56 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
     env = ("one envelope card per category" if set(counts.values()) == {1}
            else "envelope cards: " + ", ".join(f"{n} {cat}" for cat, n in counts.items() if n))
     header = f"Given one owner per card, {hands} and {env}:"
-    return Proof(key, builder.items, header, {x: v for x, v in observed.items() if x[0] not in SILENT},
+    return Proof(key, items, header, {x: v for x, v in observed.items() if x[0] not in SILENT},
                  builder.unsplit)
+
+
+#: Rules that narrow a clause one card at a time: a chain of them is written as one line.
+NARROWING = frozenset({"narrow-one-of-by-lacked-card", "narrow-new-one-of"})
+
+
+def _sorted_cites(cites) -> tuple:
+    cites = list(dict.fromkeys(cites))
+    return tuple(sorted((c for c in cites if c.isdigit()), key=int)) + tuple(c for c in cites if not c.isdigit())
+
+
+def _fold(items: list) -> list:
+    """A clause narrowed card by card (each narrowing used only by the
+    next) is written once, narrowed from the first clause by every card the
+    chain used; then the numbered lines are numbered again."""
+    users: dict = {}
+    for it in items:
+        for c in it.cites:
+            users.setdefault(c, []).append(it)
+    gone = set()
+    for x in items:
+        if x.depth or x.kind != "fact" or x.rule not in NARROWING or len(x.keys) != 1:
+            continue
+        us = users.get(x.label, [])
+        if len(us) != 1 or us[0].depth or us[0].rule not in NARROWING or us[0] is x:
+            continue
+        u = us[0]
+        u.cites = _sorted_cites([c for c in u.cites if c != x.label] + list(x.cites))
+        u.premises = tuple(p for p in u.premises if p not in x.keys) + tuple(
+            p for p in x.premises if p not in u.premises)
+        for c in x.cites:
+            merged = []
+            for i in users[c]:
+                i = u if i is x else i
+                if not any(i is m for m in merged):
+                    merged.append(i)
+            users[c] = merged
+        gone.add(x.label)
+    kept = [i for i in items if not (i.depth == 0 and i.label in gone)]
+    renumber = {}
+    for i in kept:
+        if i.depth == 0:
+            renumber[i.label] = str(len(renumber) + 1)
+    for i in kept:
+        if i.depth == 0:
+            i.label = renumber[i.label]
+        i.cites = tuple(renumber.get(c, c) for c in i.cites)
+    return kept
 
 
 class _Lines:
@@ -245,10 +294,13 @@ class _Lines:
                       f"in every deal consistent with lines {', '.join(cites)} and the game's constraints, "
                       f"{describe(key)} (checked by the SAT solver; no short case split found)")
             return
-        line = self._new(key, "cases", cites, premises,
-                         f"suppose {' and '.join(describe(x) for x in negation(key))}: every case ends in a "
-                         f"contradiction")
-        _Block(self, line, found[1]).write(found[0])
+        node, base = found
+        block = _Block(self, base)
+        for fact in sorted(block.collect(node), key=lambda x: base[x].step):
+            self.add(fact, base[fact])  # what the cited lines give without a supposition: numbered, shared
+        self._new(key, "cases", cites, premises,
+                  f"suppose {' and '.join(describe(x) for x in negation(key))}: every case ends in a contradiction")
+        block.emit(node, 1)
 
 
 @dataclass
@@ -425,28 +477,30 @@ class _Search:
 class _Block:
     """Writes one case analysis under its numbered line, lettering its steps."""
 
-    def __init__(self, lines: _Lines, line: Item, base: dict):
+    def __init__(self, lines: _Lines, base: dict):
         self.lines = lines
-        self.line = line
         self.n = 0
         self.scope: list[dict] = [{}]
         self.levels: list[dict] = [base]
         self.groups: list[dict] = [{}]
         self.base_needed: set | None = None
+        #: id of a supposition's level -> the facts of that level its cases use (found by a dry run)
+        self.shared: dict = {}
+        self._dry: dict | None = None
 
-    def write(self, node: _Node) -> None:
-        """The case analysis: first the facts every case may use (what the
-        rules conclude from the cited lines alone), once, then the cases."""
+    def collect(self, node: _Node) -> set:
+        """The facts the cases use that the cited lines give without any
+        supposition (written as numbered lines, before the case analysis)."""
         items, n = list(self.lines.items), self.n
         self.base_needed = set()
+        self._dry = {}
         self.emit(node, 1)
         needed, self.base_needed = self.base_needed, None
+        self.shared, self._dry = self._dry, None
         self.lines.items[:] = items
         self.n = n
         self.scope, self.groups = [{}], [{}]
-        for key in sorted(needed, key=lambda x: self.levels[0][x].step):
-            self._need(key, 1)
-        self.emit(node, 1)
+        return needed
 
     def _label(self) -> str:
         n, out = self.n, ""
@@ -494,8 +548,11 @@ class _Block:
         for i in range(len(self.levels) - 1, -1, -1):
             if key in self.levels[i]:
                 j = self.levels[i][key]
-                if i == 0 and self.base_needed is not None:  # the dry run: to be written once, first
-                    self.base_needed.add(key)
+                if self._dry is not None:  # the dry run: where each fact is first written
+                    if i == 0:
+                        self.base_needed.add(key)
+                    elif i < len(self.levels) - 1:  # a supposition's fact its cases use: once, before them
+                        self._dry.setdefault(id(self.levels[i]), set()).add(key)
                 break
         if j is None or j.rule == GIVEN:  # pragma: no cover - every premise is in a level
             raise ClueError(f"internal: no step gives {describe(key)}")
@@ -511,6 +568,8 @@ class _Block:
         self.groups.append({})
         text = "suppose " + " and ".join(describe(x) for x in node.assume) + (f" ({via})" if via else "")
         self._item(depth, kind, text, "", (), node.assume)
+        for key in sorted(self.shared.get(id(node.new), ()), key=lambda x: node.new[x].step):
+            self._need(key, depth)
         if node.closure is not None:
             rule, premises, why = node.closure
             for p in premises:

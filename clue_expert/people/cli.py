@@ -20,7 +20,7 @@ from ..core.errors import ClueError, ContradictionError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir
-from ..core.records import dump_record, load_record
+from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
@@ -34,6 +34,7 @@ from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENER
                             GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
 from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
 from ..play.group1_grid import group1
+from ..play.puzzles import DIFFICULTIES, make_puzzle
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
 from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
@@ -867,6 +868,32 @@ def _replay_why(console, k, record, text: str) -> None:
     console.print(ProofView(proof) if proof is not None else ExplanationView(tree))
 
 
+def cmd_puzzle(args) -> int:
+    if args.export:
+        if Path(args.export).suffix != ".html":
+            raise ClueError(f"cannot export a puzzle to {Path(args.export).name}: use .html")
+        _check_writable(args.export)
+    puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition)
+    if args.export:
+        path = Path(args.export)
+        path.write_text(puzzle_page(puzzle), encoding="utf-8")  # noqa: F821 - the page comes next
+        print(f"exported the {puzzle.difficulty} puzzle (seed {puzzle.seed}) to {path}")
+        return 0
+    if args.json:
+        print(json.dumps(puzzle.to_json()))
+        return 0
+    lines = [f"# A {puzzle.difficulty} puzzle (clue-expert puzzle --players {args.players} --difficulty "
+             f"{puzzle.difficulty} --seed {puzzle.seed}).", f"# {puzzle.question}",
+             "# Save this as puzzle.yaml; check an answer with",
+             '#   clue-expert why --steps puzzle.yaml "envelope holds CARD"']
+    if args.answer:
+        lines += [f"# Answer: {', '.join(puzzle.envelope)}.",
+                  f"# Rules needed: {', '.join(puzzle.rules_needed)}."]
+    print("\n".join(lines))
+    print(record_yaml(puzzle.record), end="")
+    return 0
+
+
 def cmd_notebook(args) -> int:
     console = _console(args)
     session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game)
@@ -1117,6 +1144,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-complete", action="store_true", help="forward rules only")
     colour(p)
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("puzzle", help="a generated puzzle: a record from which the envelope follows")
+    p.add_argument("--players", type=int, default=3, help="3 to 6 players (default 3)")
+    p.add_argument("--difficulty", choices=list(DIFFICULTIES), default="medium",
+                   help="what the solution needs: easy (direct observations), medium (clause and counting rules), "
+                        "hard (a case analysis); default medium")
+    p.add_argument("--seed", type=int, help="the same seed gives the same puzzle (default: a random one)")
+    p.add_argument("--edition", default="cluedo", metavar="ID|FILE", help="the card list (default cluedo)")
+    p.add_argument("--answer", action="store_true", help="also print the answer key and the rules needed")
+    p.add_argument("--export", metavar="FILE", help="write the puzzle as a page: FILE.html (answer key hidden)")
+    p.add_argument("--json", action="store_true",
+                   help="{record, question, answer: {envelope}, difficulty, rules_needed, seed}")
+    p.set_defaults(func=cmd_puzzle)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
     knowledge(p)

@@ -1,0 +1,321 @@
+"""Generated puzzles: a game record from which the envelope follows, graded
+by what the solution needs.
+
+A puzzle is one seat's record of a random game (random suggestions on a
+seeded random deal, the first player able to disprove showing a random
+matching card) cut at the turn where the seat can first name all three
+envelope cards, then trimmed: turns are dropped, first to last, while the
+envelope still follows at the puzzle's level and at no easier one.  The
+levels are the deduction the solution needs:
+
+* ``easy`` -- direct observations: the seat's own hand, shown cards,
+  passes, and the ownership rules (a held card is nobody else's; a card no
+  player holds, or the last card of its category the envelope can hold, is in
+  it; a full hand lacks the rest).  No clause, no counting beyond a full hand.
+* ``medium`` -- every deduction rule without the case analysis: the one-of
+  clauses of shows the seat did not see, and counting over hands.
+* ``hard`` -- the completion step's case analysis is needed: the rules alone
+  (``medium``) do not name the envelope.
+
+:func:`solved_at` says at which level a record's envelope follows; a puzzle
+of a level is solved there and not at any easier level.  The answer key
+names the rules the solution uses (the rules of the justifications of the
+three envelope facts, ``case-analysis`` included for a hard puzzle).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from ..core.cards import Edition, get_edition
+from ..core.deals import random_deal
+from ..core.errors import ClueError
+from ..core.observations import Suggestion
+from ..core.records import Record
+from ..core.facts import held_key
+from ..engine.knowledge import CASE_ANALYSIS, OBSERVATION, Knowledge
+from ..engine.levels import get_level
+
+#: The levels, easiest first.
+DIFFICULTIES = ("easy", "medium", "hard")
+#: The rules of the easy level: observations and ownership, a full hand.
+EASY_RULES = frozenset({
+    "record-own-hand", "envelope-needs-one-card-per-category", "envelope-holds-no-card-of-category",
+    "record-pass-as-lacked", "record-seen-card-as-held", "record-correct-accusation", "record-revealed-hand",
+    "holder-excludes-other-owners", "envelope-card-excludes-its-category", "envelope-holds-too-many-of-category",
+    "card-nobody-holds-is-in-envelope", "card-nobody-can-hold", "last-possible-owner-holds-card",
+    "last-possible-card-of-category-in-envelope", "too-few-possible-cards-of-category-for-envelope",
+    "full-hand-lacks-everything-else", "too-many-cards-held",
+})
+#: Turns played before a game is given up and a new deal tried.
+MAX_TURNS = 60
+#: Deals tried before giving up.
+MAX_DEALS = {"easy": 200, "medium": 200, "hard": 400}
+#: Turns of the others' suggestions watched for a fact only the case analysis finds.
+HARD_PREFIX = 40
+#: The players' names.
+NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
+
+
+@dataclass
+class Puzzle:
+    """A generated puzzle and its answer key."""
+
+    record: Record
+    """The game record the student reads (no deal in it)."""
+    difficulty: str
+    """``easy``, ``medium`` or ``hard``."""
+    envelope: tuple
+    """The answer: the envelope's cards, in sheet order."""
+    rules_needed: list = field(default_factory=list)
+    """The rules the solution uses, in order of first use."""
+    seed: int | None = None
+    """The seed it was made from."""
+    deal: object = None
+    """The true deal (for the teacher)."""
+
+    @property
+    def question(self) -> str:
+        """The question, in a sentence."""
+        cats = self.record.edition.categories
+        what = ", ".join(f"which {c}" for c in cats[:-1]) + f" and which {cats[-1]}" if len(cats) > 1 else \
+            f"which {cats[0]} cards"
+        return (f"You are {self.record.me}, holding {', '.join(self.record.hand)}. From your hand and the "
+                f"{len(self.record.turns)} turns of the record, {what} are in the envelope?")
+
+    def to_json(self) -> dict:
+        """``puzzle --json``."""
+        return {"record": self.record.to_dict(), "question": self.question,
+                "answer": {"envelope": list(self.envelope)}, "difficulty": self.difficulty,
+                "rules_needed": list(self.rules_needed), "seed": self.seed}
+
+
+def knowledge_at(record: Record, level: str) -> Knowledge:
+    """The record's seat's knowledge at a puzzle level."""
+    complete = get_level("complete")
+    only = EASY_RULES if level == "easy" else None
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, rulesets=complete.rulesets(),
+                  only=only, complete=level == "hard")
+    for turn, obs in record.observations():
+        k.observe(obs, turn)
+    return k
+
+
+def solved_at(record: Record) -> str | None:
+    """The easiest level at which the record names the whole envelope (None
+    when even the case analysis does not)."""
+    for level in DIFFICULTIES:
+        if knowledge_at(record, level).solved():
+            return level
+    return None
+
+
+def rules_needed(k: Knowledge) -> list:
+    """The rules of the justifications of the envelope's known cards, in
+    order of first use (``case-analysis`` for the completion step)."""
+    seen: dict = {}
+    stack = [held_key("envelope", c) for c in k.held_by("envelope")]
+    done: set = set()
+    facts = []
+    while stack:
+        key = stack.pop()
+        if key in done:
+            continue
+        done.add(key)
+        j = k.justification(key)
+        if j is None:
+            continue
+        facts.append((j.step, j.rule))
+        stack.extend(j.premises)
+    for _, rule in sorted(facts):
+        if rule not in (OBSERVATION, "given") and rule not in seen:
+            seen[rule] = None
+    return list(seen)
+
+
+def _turn(deal, by: str, rng: random.Random, me: str) -> Suggestion:
+    """A random suggestion by ``by`` on ``deal``, as ``me`` sees it."""
+    ed = deal.edition
+    players = deal.players
+    cards = tuple(rng.choice(ed.category_cards(cat)) for cat in ed.categories)
+    i = players.index(by)
+    passed = []
+    for p in players[i + 1:] + players[:i]:
+        mine = [c for c in cards if c in deal.hands[p]]
+        if mine:
+            card = rng.choice(mine)
+            return Suggestion(by, cards, tuple(passed), p, card if me in (by, p) else None)
+        passed.append(p)
+    return Suggestion(by, cards, tuple(passed), None, None)
+
+
+def _fits(record: Record, level: str) -> bool:
+    """Whether the record's envelope follows at ``level`` and at no easier level."""
+    i = DIFFICULTIES.index(level)
+    if not knowledge_at(record, level).solved():
+        return False
+    return i == 0 or not knowledge_at(record, DIFFICULTIES[i - 1]).solved()
+
+
+def _trim(record: Record, level: str) -> Record:
+    """Keep the turns the envelope's justifications rest on; then drop
+    turns, first to last, while the record still fits ``level``."""
+    k = knowledge_at(record, level)
+    used = sorted({r[1] for c in k.held_by("envelope") for r in k.roots(held_key("envelope", c))
+                   if r[0] in ("passed", "showed", "accused", "revealed")})
+    cut = Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
+                 hand_sizes=dict(record.hand_sizes), turns=[record.turns[t - 1] for t in used], source=record.source)
+    if _fits(cut, level):
+        record = cut
+    turns = list(record.turns)
+    i = 0
+    while i < len(turns):
+        trial = Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
+                       hand_sizes=dict(record.hand_sizes), turns=turns[:i] + turns[i + 1:], source=record.source)
+        if _fits(trial, level):
+            turns = trial.turns
+        else:
+            i += 1
+    return Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
+                  hand_sizes=dict(record.hand_sizes), turns=turns, source=record.source)
+
+
+def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None = None,
+                edition: Edition | str = "cluedo") -> Puzzle:
+    """A puzzle of ``players`` players (3-6) at ``difficulty``, from ``seed``
+    (a random one when None): the same seed gives the same puzzle."""
+    if difficulty not in DIFFICULTIES:
+        raise ClueError(f"difficulty {difficulty!r}: choose easy, medium or hard")
+    if not 3 <= players <= len(NAMES):
+        raise ClueError(f"a puzzle has 3 to {len(NAMES)} players, not {players}")
+    ed = get_edition(edition) if isinstance(edition, str) else edition
+    if seed is None:
+        seed = random.randrange(10 ** 6)
+    rng = random.Random(seed)
+    names = NAMES[:players]
+    me = names[0]
+    level = DIFFICULTIES.index(difficulty)
+    if difficulty == "hard":
+        return _hard(ed, names, me, rng, seed)
+    for _ in range(MAX_DEALS[difficulty]):
+        deal = random_deal(ed, names, rng)
+        sizes = {p: len(h) for p, h in deal.hands.items()}
+        start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
+        k = knowledge_at(start, difficulty)  # only the target level is played; easier ones are checked at the end
+        turns = []
+        for n in range(1, MAX_TURNS + 1):
+            turn = _turn(deal, names[(n - 1) % players], rng, me)
+            turns.append(turn)
+            k.observe(turn, n)
+            if k.solved():
+                break
+        else:
+            continue
+        start.turns = turns
+        if level and knowledge_at(start, DIFFICULTIES[level - 1]).solved():
+            continue  # an easier level gets there too
+        record = _trim(start, difficulty)
+        k = knowledge_at(record, difficulty)
+        envelope = tuple(c for c in ed.card_ids if c in k.held_by("envelope"))
+        if envelope != deal.envelope:  # pragma: no cover - deduction is sound
+            raise ClueError("internal: the puzzle's envelope is not the deal's")
+        needed = rules_needed(k)
+        if difficulty == "hard" and CASE_ANALYSIS not in needed:  # pragma: no cover - rules alone would solve it
+            continue
+        return Puzzle(record, difficulty, envelope, needed, seed, deal)
+    raise ClueError(f"no {difficulty} puzzle for {players} players found from seed {seed} "
+                    f"in {MAX_DEALS[difficulty]} deals; try another seed")
+
+
+def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int) -> Puzzle:
+    """A hard puzzle, built: random suggestions by the other players (the
+    seat only watches, so most shows give it clauses, not cards) until the
+    case analysis finds that a card X is not in the envelope; the turns that
+    fact rests on; the seat's own suggestions that show it cards of X's
+    category (one card each, the other cards its own), until the case
+    analysis names the envelope's card of that category; and a suggestion of
+    the envelope's other cards with a card of its own that nobody can
+    disprove.  Kept when the rules alone do not name the envelope; trimmed."""
+    others = [p for p in names if p != me]
+    for _ in range(MAX_DEALS["hard"]):
+        deal = random_deal(ed, names, rng)
+        sizes = {p: len(h) for p, h in deal.hands.items()}
+        start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
+        k = knowledge_at(start, "hard")
+        prefix: list = []
+        found = None
+        for n in range(1, HARD_PREFIX + 1):
+            turn = _turn(deal, others[(n - 1) % len(others)], rng, me)
+            prefix.append(turn)
+            k.observe(turn, n)
+            found = next((key for key, j in k.justifications.items() if j.rule == CASE_ANALYSIS and (
+                (key[0] == "held" and key[1] != "envelope") or (key[0] == "lacked" and key[1] == "envelope"))), None)
+            if found is not None or k.solved():
+                break
+        if found is None:
+            continue
+        decoy = found[2]
+        cat = ed.category_of(decoy)
+        own = [c for c in ed.category_cards(cat) if c in deal.hands[me]]
+        if not own:
+            continue  # the closing suggestion needs a card of the decoy's category the seat holds
+        used = sorted({r[1] for r in k.roots(found) if r[0] in ("passed", "showed")})
+        turns = [prefix[t - 1] for t in used]
+        record = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, turns=turns,
+                        source="<puzzle>")
+        k = knowledge_at(record, "hard")
+        envelope_card = next(c for c in deal.envelope if ed.category_of(c) == cat)
+        reveals = [t for t in _reveals(deal, me, decoy) if ed.category_of(t.card) == cat]
+        rng.shuffle(reveals)
+        for turn in reveals:  # the decoy's category, until the case analysis settles it
+            if envelope_card in k.held_by("envelope"):
+                break
+            if turn.card in k.held_by(turn.shown_by):
+                continue  # already known: the turn would teach nothing
+            turns.append(turn)
+            k.observe(turn, len(turns))
+        # the other categories: a suggestion of their envelope cards and a card of the seat's that nobody disproves
+        closing = tuple(own[0] if c == cat else next(x for x in deal.envelope if ed.category_of(x) == c)
+                        for c in ed.categories)
+        turns.append(Suggestion(me, closing, tuple(p for p in names if p != me), None, None))
+        record.turns = turns
+        if not _fits(record, "hard"):
+            continue
+        record = _trim(record, "hard")
+        k = knowledge_at(record, "hard")
+        needed = rules_needed(k)
+        if CASE_ANALYSIS not in needed:  # pragma: no cover - the rules alone would solve it
+            continue
+        envelope = tuple(c for c in ed.card_ids if c in k.held_by("envelope"))
+        return Puzzle(record, "hard", envelope, needed, seed, deal)
+    raise ClueError(f"no hard puzzle for {len(names)} players found from seed {seed} "
+                    f"in {MAX_DEALS['hard']} deals; try another seed")
+
+
+def _reveals(deal, me: str, decoy: str) -> list:
+    """The seat's suggestions that show it every card held by another player,
+    except ``decoy``: each names one such card, and for every other category
+    a card the seat holds (else the envelope's card, which nobody can show),
+    so the holder is the only one who can show."""
+    ed = deal.edition
+    players = deal.players
+    owner = {c: p for p, h in deal.hands.items() for c in h}
+    mine = set(deal.hands[me])
+    i = players.index(me)
+    order = players[i + 1:] + players[:i]
+    out = []
+    for card in ed.card_ids:
+        if card == decoy or card in mine or card in deal.envelope:
+            continue
+        cat = ed.category_of(card)
+        fill = {}
+        for other in ed.categories:
+            if other == cat:
+                continue
+            held = [c for c in ed.category_cards(other) if c in mine]
+            fill[other] = held[0] if held else next(c for c in deal.envelope if ed.category_of(c) == other)
+        cards = tuple(card if c == cat else fill[c] for c in ed.categories)
+        shower = owner[card]
+        passed = tuple(order[:order.index(shower)])
+        out.append(Suggestion(me, cards, passed, shower, card))
+    return out
