@@ -344,7 +344,7 @@ def test_html_export_shows_the_sheet_in_a_browser(tmp_path):
                           f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", html.as_uri()],
                          capture_output=True, text=True, timeout=120)
     dom = out.stdout
-    assert "ann's final sheet" in dom and "Miss Scarlett" in dom and "✓" in dom
+    assert "ann's seat" in dom and "Miss Scarlett" in dom and "✓" in dom and 'id="sheet"' in dom
 
 
 def test_notebook_odds_show_exact_probabilities(tmp_path):

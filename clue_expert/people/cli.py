@@ -47,8 +47,9 @@ from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plot
 from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
-                     escape, make_console, plain, output_item, probable_clues, progress_bar, EditionsView,
+                     escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
                      SweepBars)
+from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
 DEFAULT_RECORD = "kingston-1-player1.yaml"
@@ -823,20 +824,14 @@ def cmd_replay(args) -> int:
         if path.suffix == ".md":
             proofs = [prove(k, tree.key) for tree in trees]
             path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
-        else:
-            rec = make_console(width=110, color=True, record=True, file=io.StringIO())
-            rec.print(f"[bold]Replay: {escape(record.me)}'s seat[/bold]")
+        elif path.suffix == ".html":
+            path.write_text(lesson_page(record, all_steps, hind), encoding="utf-8")
+        else:  # a slide: the final sheet, light and offline
+            rec = make_console(width=80, color=True, record=True, file=io.StringIO())
+            rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet after turn {final.turn}"))
             if hind:
                 rec.print(hindsight_text(hind))
-            for step in all_steps:
-                rec.print(StepView(step, record.edition))
-            rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s final sheet"))
-            for tree in trees:
-                rec.print(ExplanationView(tree))
-            if path.suffix == ".html":
-                path.write_text(rec.export_html(inline_styles=True), encoding="utf-8")
-            else:
-                path.write_text(rec.export_svg(title=f"clue-expert replay: {record.me}"), encoding="utf-8")
+            path.write_text(slide_svg(rec, f"clue-expert replay: {record.me}"), encoding="utf-8")
         print(f"exported {len(all_steps)} steps to {path}")
     else:
         console.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet at the end"))
@@ -876,7 +871,7 @@ def cmd_puzzle(args) -> int:
     puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition)
     if args.export:
         path = Path(args.export)
-        path.write_text(puzzle_page(puzzle), encoding="utf-8")  # noqa: F821 - the page comes next
+        path.write_text(puzzle_page(puzzle), encoding="utf-8")
         print(f"exported the {puzzle.difficulty} puzzle (seed {puzzle.seed}) to {path}")
         return 0
     if args.json:
@@ -1139,7 +1134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="print every step without waiting for Enter")
     p.add_argument("--hindsight", action="store_true",
                    help="when the seat could first have named the envelope, versus when it did")
-    p.add_argument("--export", metavar="FILE", help="write the replay to FILE.md, FILE.html or FILE.svg")
+    p.add_argument("--export", metavar="FILE",
+                   help="write the replay to FILE.html (the classroom page: one offline file, a step per turn, "
+                        "a proof per cell, a slide mode), FILE.md (a handout) or FILE.svg (the final sheet as a "
+                        "slide)")
     p.add_argument("--sheets", action="store_true", help="print the whole sheet after every step")
     p.add_argument("--no-complete", action="store_true", help="forward rules only")
     colour(p)

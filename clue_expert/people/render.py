@@ -12,10 +12,13 @@ player called ``[/]`` or ``[bold red]x`` prints as written.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from typing import Iterable
 
 from rich import box
+from rich._export_format import CONSOLE_SVG_FORMAT
+from rich.terminal_theme import TerminalTheme
 from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.markup import escape as _escape
@@ -550,6 +553,24 @@ class ProbabilityView:
         lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
                      "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))
         return Group(table, lines)
+
+
+#: A light terminal theme for exported slides (dark ink on white, strong green and red).
+LIGHT = TerminalTheme((255, 255, 255), (17, 17, 17), [
+    (17, 17, 17), (138, 16, 16), (10, 92, 10), (110, 80, 0), (18, 63, 122), (100, 20, 100), (0, 90, 100),
+    (230, 230, 230)], [
+    (80, 80, 80), (170, 20, 20), (20, 120, 20), (140, 100, 0), (30, 80, 160), (130, 30, 130), (0, 110, 120),
+    (255, 255, 255)])
+
+
+def slide_svg(console: Console, title: str) -> str:
+    """What a recording console printed, as an SVG on the light theme that
+    fetches nothing: rich's template names web fonts, which are left out
+    (the viewer's own monospace font is used)."""
+    fmt = re.sub(r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S)
+    svg = console.export_svg(title=title, theme=LIGHT, code_format=fmt)
+    return svg.replace("font-family: Fira Code, monospace", 'font-family: "DejaVu Sans Mono", Menlo, Consolas, '
+                                                            'monospace')
 
 
 @contextlib.contextmanager

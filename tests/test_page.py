@@ -1,0 +1,153 @@
+"""The classroom page (``replay --export lesson.html``, ``puzzle --export
+page.html``) in a real browser: headless Chromium driven by selenium through
+Debian's chromedriver (.ci/run installs both).  Navigate with the keyboard
+and the buttons, click a cell, read its proof, switch to the slide mode,
+screenshot at 1280 x 720 and check that nothing overflows the width.
+Skipped, saying why, where Chromium or its driver is not installed."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clue_expert.people.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+LESSON = EXAMPLES / "kingston-1-player1.yaml"
+
+
+def _binary(*names):
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")
+DRIVER = _binary("chromedriver")
+
+
+def test_page_is_one_offline_file(tmp_path):
+    """No fetch of any kind: no URL but the SVG namespace, no external script, style, font or image."""
+    html = tmp_path / "lesson.html"
+    assert main(["replay", str(LESSON), "--hindsight", "--export", str(html)]) == 0
+    text = html.read_text()
+    assert not re.search(r"(?i)<(link|img|iframe)\b|\bsrc=|@import|url\(|https?://|@font-face", text)
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1))
+    assert data["mode"] == "lesson" and len(data["steps"]) == 17
+    proof = data["proofs"]["envelope|hall"]
+    assert proof["items"][-1]["text"] == "envelope holds hall" and proof["turn"] == 16
+    assert {d["rule"] for d in data["steps"][1]["deductions"]} >= {"record-pass-as-lacked", "record-seen-card-as-held"}
+    svg = tmp_path / "lesson.svg"
+    assert main(["replay", str(LESSON), "--export", str(svg)]) == 0
+    text = svg.read_text()
+    assert "@font-face" not in text and "cdnjs" not in text and "#ffffff" in text.lower()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None or DRIVER is None:
+        pytest.skip("headless Chromium and chromedriver are not installed (.ci/run installs Debian's chromium "
+                    "and chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1280,720", "--hide-scrollbars"):
+        options.add_argument(flag)
+    profile = Path(__import__("tempfile").mkdtemp(prefix="clue-expert-chromium-"))
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    # the page's viewport itself at 1280 x 720 (a headless window's size counts its frame)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _viewport(driver):
+    """(inner width of the page's viewport, document width): equal when nothing overflows."""
+    return driver.execute_script("return [document.documentElement.clientWidth, "
+                                 "document.documentElement.scrollWidth]")
+
+
+def test_lesson_page_in_a_browser(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    html = tmp_path / "lesson.html"
+    assert main(["replay", str(LESSON), "--hindsight", "--export", str(html)]) == 0
+    d = browser
+    d.get(html.as_uri())
+    assert d.execute_script("return [innerWidth, innerHeight]") == [1280, 720]
+    assert d.find_element(By.ID, "counter").text == "step 0 of 16"
+    assert "The deal" in d.find_element(By.ID, "step-text").text
+    # the sheet is there from the first step, with marks as text
+    cell = d.find_element(By.CSS_SELECTOR, 'button[data-owner="player1"][data-card="rope"]')
+    assert cell.text == "✓"
+    # keyboard navigation, then the buttons
+    body = d.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert d.find_element(By.ID, "counter").text == "step 1 of 16"
+    assert "record-pass-as-lacked" in d.find_element(By.ID, "deductions").text
+    new = d.find_elements(By.CSS_SELECTOR, "#sheet td.new button")
+    assert {(b.get_attribute("data-owner"), b.get_attribute("data-card")) for b in new} >= {("player2", "kitchen")}
+    body.send_keys(Keys.END)
+    assert d.find_element(By.ID, "counter").text == "step 16 of 16"
+    d.find_element(By.ID, "prev").click()
+    assert d.find_element(By.ID, "counter").text == "step 15 of 16"
+    d.find_element(By.ID, "next").click()
+    assert "The envelope is known" in d.find_element(By.ID, "panel").text
+    # click a cell: its numbered proof
+    d.find_element(By.CSS_SELECTOR, 'button[data-owner="envelope"][data-card="hall"]').click()
+    proof = d.find_element(By.ID, "proof")
+    assert "Why envelope holds hall?" in proof.text
+    lines = proof.find_elements(By.CSS_SELECTOR, "li")
+    assert lines[0].get_attribute("data-label") == "1" and len(lines) == 31
+    assert "card-nobody-holds-is-in-envelope: 3, 19, 30" in lines[-1].text
+    # an earlier step: the same cell is not known yet
+    d.find_element(By.ID, "first").click()
+    assert "not known after this step" in d.find_element(By.ID, "proof").text
+    body.send_keys(Keys.END)
+    width, scroll = _viewport(d)
+    assert scroll <= width, "the page is wider than the window"
+    d.save_screenshot(str(tmp_path / "lesson-1280x720.png"))
+    # the slide mode: large type, still no overflow
+    d.find_element(By.ID, "slide").click()
+    assert "slide" in d.find_element(By.TAG_NAME, "body").get_attribute("class")
+    size = d.execute_script("return parseFloat(getComputedStyle(document.body).fontSize)")
+    assert size >= 20
+    width, scroll = _viewport(d)
+    assert scroll <= width
+    d.save_screenshot(str(tmp_path / "lesson-slide-1280x720.png"))
+    assert (tmp_path / "lesson-slide-1280x720.png").stat().st_size > 10_000
+    # no request left the page: every resource is the file itself
+    urls = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert urls == []
+
+
+def test_puzzle_page_in_a_browser(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    html = tmp_path / "puzzle.html"
+    assert main(["puzzle", "--difficulty", "hard", "--seed", "1", "--export", str(html)]) == 0
+    d = browser
+    d.get(html.as_uri())
+    assert "You are ann" in d.find_element(By.ID, "step-text").text
+    assert not d.find_element(By.ID, "answer").is_displayed()
+    cell = d.find_element(By.CSS_SELECTOR, 'button[data-owner="bob"][data-card="plum"]')
+    cell.click()
+    assert cell.text == "✓"
+    cell.click()
+    assert cell.text == "✗"
+    d.find_element(By.ID, "show-answer").click()
+    answer = d.find_element(By.ID, "answer")
+    assert answer.is_displayed() and "Answer:" in answer.text and "case-analysis" in answer.text
+    width, scroll = _viewport(d)
+    assert scroll <= width
+    d.save_screenshot(str(tmp_path / "puzzle-1280x720.png"))
