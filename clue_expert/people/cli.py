@@ -877,7 +877,8 @@ def cmd_puzzle(args) -> int:
     if args.json:
         print(json.dumps(puzzle.to_json()))
         return 0
-    lines = [f"# A {puzzle.difficulty} puzzle (clue-expert puzzle --players {args.players} --difficulty "
+    article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
+    lines = [f"# {article} {puzzle.difficulty} puzzle (clue-expert puzzle --players {args.players} --difficulty "
              f"{puzzle.difficulty} --seed {puzzle.seed}).", f"# {puzzle.question}",
              "# Save this as puzzle.yaml; check an answer with",
              '#   clue-expert why --steps puzzle.yaml "envelope holds CARD"']

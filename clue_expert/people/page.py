@@ -103,7 +103,8 @@ def puzzle_data(puzzle) -> dict:
                   complete=puzzle.difficulty == "hard")
     for turn, obs in from_rec.observations():
         k.observe(obs, turn)
-    return {"mode": "puzzle", "title": f"A {puzzle.difficulty} puzzle (seed {puzzle.seed})", "me": from_rec.me,
+    article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
+    return {"mode": "puzzle", "title": f"{article} {puzzle.difficulty} puzzle (seed {puzzle.seed})", "me": from_rec.me,
             "owners": [*from_rec.players, ENVELOPE], "categories": _cards(from_rec.edition),
             "question": puzzle.question, "hand": list(from_rec.hand),
             "turns": [describe_turn(n, t) for n, t in enumerate(from_rec.turns, start=1)],

@@ -1,0 +1,135 @@
+"""docs/classroom.md: every command of the lesson runs (from a scratch
+folder, the repository's docs/ paths made absolute), and the answer key
+agrees with what the commands print."""
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from clue_expert.people.cli import main
+from clue_expert.play.puzzles import make_puzzle
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "classroom.md"
+
+
+def blocks(kind: str) -> list:
+    return re.findall(rf"```{kind}\n(.*?)```", DOC.read_text(), re.S)
+
+
+def commands() -> list:
+    out = []
+    for block in blocks("sh"):
+        out += [line.strip() for line in block.splitlines() if line.strip().startswith("clue-expert ")]
+    return out
+
+
+def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "80")
+    notebook_input = blocks("text")[0]
+    printed = {}
+    cmds = commands()
+    assert len(cmds) >= 14
+    for cmd in cmds:
+        line = re.sub(r"(?<![\w/])docs/", f"{ROOT}/docs/", cmd)
+        target = None
+        if " > " in line:
+            line, target = line.split(" > ")
+        args = [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', line)][1:]
+        if args[0] == "notebook":  # the table assistant reads the typed lines of the text block
+            proc = subprocess.run([sys.executable, "-m", "clue_expert", *args, "--no-color"], input=notebook_input,
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, (cmd, proc.stderr)
+            printed[cmd] = proc.stdout
+            continue
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            code = main(args)
+        assert code == 0, cmd
+        printed[cmd] = buf.getvalue()
+        if target:
+            (tmp_path / target).write_text(buf.getvalue())
+
+    def out(start):
+        return next(v for k, v in printed.items() if k.startswith(start))
+
+    # before class: the files
+    page = (tmp_path / "lesson.html").read_text()
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert "## Why: envelope holds hall" in (tmp_path / "handout.md").read_text()
+    assert "Show the answer" in (tmp_path / "puzzle-hard.html").read_text()
+    # E2: what turn 1 settles
+    turn1 = {d["rule"]: d["facts"] for d in data["steps"][1]["deductions"]}
+    assert turn1["record-seen-card-as-held"] == ["player3 holds candlestick"]
+    assert turn1["record-pass-as-lacked"] == ["player2 lacks candlestick and kitchen"]
+    assert turn1["holder-excludes-other-owners"] == ["envelope lacks candlestick"]
+    assert turn1["narrow-one-of-by-lacked-card"] == ["envelope holds one of revolver, dagger, lead-pipe"]
+    # E3
+    assert "player2 could not have named the envelope within the 16 turns recorded" in \
+        " ".join(out("clue-expert replay docs/examples/kingston-1-player1.yaml --as player2").split())
+    # E4, E5: the hall proof, at most 40 lines at 80 columns
+    hall = out('clue-expert why --steps docs/examples/kingston-1-player1.yaml "envelope holds hall"')
+    assert len(hall.splitlines()) <= 40
+    words = " ".join(hall.split())
+    for line in ["30. player3 lacks hall [full-hand-lacks-everything-else: 5, 12, 18, 23, 28, 29]",
+                 "21. envelope holds lead-pipe [last-possible-card-of-category-in-envelope: 2, 6, 11, 20]",
+                 "5. player3 holds candlestick", "12. player3 holds mrs-white", "18. player3 holds dagger",
+                 "23. player3 holds conservatory", "28. player3 holds kitchen", "29. player3 holds billiard-room",
+                 "2. envelope lacks rope and spanner", "6. envelope lacks candlestick",
+                 "11. player3 and envelope lack revolver", "20. envelope lacks dagger"]:
+        assert line in words, line
+    # E6: the case analysis
+    cases = " ".join(out("clue-expert why --steps docs/examples/case-analysis.yaml").split())
+    for line in ["8. envelope lacks library [cases: 3, 5, 7]", "a. suppose envelope holds library",
+                 "b. p1 and p3 lack library [holder-excludes-other-owners: a]",
+                 "c. p3 holds one of green, revolver [narrow-one-of-by-lacked-card: 3, b]",
+                 "d. p1 holds green [one-of-down-to-last-card: 5, b]", "e. p3 lacks green",
+                 "f. p3 holds revolver [one-of-down-to-last-card: c, e]",
+                 "g. p1 holds revolver [one-of-down-to-last-card: 7, b]",
+                 "h. impossible: p1 lacks revolver, but p1 holds revolver [holder-excludes-other-owners: f, g]"]:
+        assert line in cases, line
+    # E7-E9: the puzzles
+    assert make_puzzle(3, "easy", 1).envelope == ("mustard", "rope", "ballroom")
+    medium = make_puzzle(3, "medium", 2)
+    assert medium.envelope == ("white", "lead-pipe", "hall")
+    assert {"record-unseen-show-as-one-of", "narrow-new-one-of", "one-of-down-to-last-card",
+            "last-possible-owner-holds-card"} <= set(medium.rules_needed)
+    assert not {"record-unseen-show-as-one-of", "narrow-new-one-of", "one-of-down-to-last-card",
+                "last-possible-owner-holds-card"} & set(make_puzzle(3, "easy", 1).rules_needed)
+    assert make_puzzle(3, "hard", 1).envelope == ("peacock", "revolver", "ballroom")
+    easy = " ".join(out('clue-expert why --steps puzzle-easy.yaml').split())
+    assert "2. ann lacks mustard [full-hand-lacks-everything-else: 1]" in easy
+    assert "3. cat lacks mustard [record-pass-as-lacked: turn 3]" in easy
+    assert "4. bob lacks mustard [record-pass-as-lacked: turn 5]" in easy
+    hard = " ".join(out('clue-expert why --steps puzzle-hard.yaml').split())
+    for line in ["9. envelope holds one of revolver, spanner", "11. cat holds one of spanner, billiard-room",
+                 "13. cat holds one of plum, spanner", "a. suppose bob holds revolver",
+                 "b. envelope lacks revolver", "d. suppose cat holds plum", "e. bob lacks plum",
+                 "f. bob holds one of spanner, billiard-room [narrow-one-of-by-lacked-card: 5, e]",
+                 "g. envelope lacks spanner [owners-needing-same-cards-hold-them: f, 11]",
+                 "i. suppose cat holds spanner", "j. envelope lacks spanner",
+                 "k. impossible: envelope must hold one of revolver, spanner but lacks them all "
+                 "[lacked-card-empties-one-of: 9, b, j]"]:
+        assert line in hard, line
+    # after class: the model and the notebook
+    model = " ".join(out("clue-expert why --model").split())
+    assert "player2 named billiard-room in the first round" in model
+    assert "1. cat lacks white [record-pass-as-lacked: turn 1]" in " ".join(out("clue-expert notebook").split())
+
+
+@pytest.mark.parametrize("fact", ["cat lacks revolver"])
+def test_the_answer_key_s_other_proof(tmp_path, fact, capsys):
+    path = tmp_path / "puzzle-hard.yaml"
+    assert main(["puzzle", "--difficulty", "hard", "--seed", "1"]) == 0
+    path.write_text(capsys.readouterr().out)
+    assert main(["why", "--steps", str(path), fact]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a. suppose cat holds revolver" in text and "lacked-card-empties-one-of" in text
