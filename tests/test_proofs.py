@@ -139,3 +139,25 @@ def test_why_steps_cli_fits_a_screen_and_keeps_every_word(capsys, monkeypatch):
     answer = json.loads(capsys.readouterr().out)
     assert answer["status"] == "known" and answer["steps"]["items"][-1]["label"] == "31"
     assert answer["steps"]["items"][-1]["cites"] == ["3", "19", "30"]
+
+
+def test_replay_prompt_why_answers_as_known_at_that_step():
+    import io as _io
+    from clue_expert.people.cli import _replay_why
+    from clue_expert.people.render import make_console
+    from clue_expert.people.replay import steps
+    record = load_record(LESSON)
+    buf = _io.StringIO()
+    console = make_console(width=100, color=False, file=buf)
+    for step in steps(record):
+        if step.turn == 1:
+            _replay_why(console, step.knowledge, record, "player3 holds candlestick")
+            _replay_why(console, step.knowledge, record, "envelope holds hall")
+            _replay_why(console, step.knowledge, record, "player3 lacks candlestick")
+            _replay_why(console, step.knowledge, record, "zed holds rope")
+            break
+    text = buf.getvalue()
+    assert "1. player3 holds candlestick  [record-seen-card-as-held: turn 1]" in text
+    assert "Not known yet: envelope holds hall." in text
+    assert "No: the opposite is known — player3 holds candlestick." in text
+    assert "error: unknown owner" in text
