@@ -78,6 +78,11 @@ def _viewport(driver):
                                  "document.documentElement.scrollWidth]")
 
 
+def _sheet_bottom(driver) -> float:
+    """Where the whole sheet ends, from the top of the window."""
+    return driver.execute_script("return document.getElementById('sheet').getBoundingClientRect().bottom")
+
+
 def test_lesson_page_in_a_browser(browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -117,6 +122,7 @@ def test_lesson_page_in_a_browser(browser, tmp_path):
     body.send_keys(Keys.END)
     width, scroll = _viewport(d)
     assert scroll <= width, "the page is wider than the window"
+    assert _sheet_bottom(d) <= 720, "the sheet does not fit the window"
     d.save_screenshot(str(tmp_path / "lesson-1280x720.png"))
     # the slide mode: large type, still no overflow
     d.find_element(By.ID, "slide").click()
@@ -125,6 +131,7 @@ def test_lesson_page_in_a_browser(browser, tmp_path):
     assert size >= 20
     width, scroll = _viewport(d)
     assert scroll <= width
+    assert _sheet_bottom(d) <= 720, "the sheet does not fit the window in the slide mode"
     d.save_screenshot(str(tmp_path / "lesson-slide-1280x720.png"))
     assert (tmp_path / "lesson-slide-1280x720.png").stat().st_size > 10_000
     # no request left the page: every resource is the file itself
