@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from clue_expert.play.seats import default_seat
+from clue_expert.play.players import parse_seat
+from clue_expert.play.seats import default_seat, seat_spec
 from clue_expert.play.simulate import make_specs, run_games, wilson
 
 FIELD = [
@@ -33,9 +34,11 @@ FIELD = [
 
 
 def line_up(players: int, candidates: list[str]) -> list[str]:
-    """The candidates, then the field minus any spec equal to a candidate."""
+    """The candidates, then the field minus any seat the same as a candidate
+    (compared with every part named: ``clue-expert-focused`` is the 3-player default)."""
     first = candidates or [default_seat(players)]
-    return first + [s for s in FIELD if s not in first]
+    same = {seat_spec(parse_seat(s)) for s in first}
+    return first + [s for s in FIELD if seat_spec(parse_seat(s)) not in same]
 
 
 def table(players: int, games: int, workers: int, seed: int, candidates: list[str]) -> None:

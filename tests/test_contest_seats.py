@@ -17,6 +17,9 @@ from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
+OPEN_GAIN_5 = ("clue-expert-open-information-gain:response=seen-model:accusation=clue-expert-speed-race"
+               ":model=first-round-asks")
+OPEN_GAIN_6 = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain:model=first-round-asks"
 
 
 def start_agent(identifier="seats7", **kw):
@@ -50,14 +53,14 @@ def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
     assert default_seat(3) == default_seat(4) == FOCUSED
-    assert default_seat(5) == default_seat(6) == OPEN_GAIN
-    assert default_seat(2) == FOCUSED and default_seat(9) == OPEN_GAIN  # the nearest size
+    assert (default_seat(5), default_seat(6)) == (OPEN_GAIN_5, OPEN_GAIN_6)
+    assert default_seat(2) == FOCUSED and default_seat(9) == OPEN_GAIN_6  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
 
 
 @pytest.mark.parametrize("n, seat, strategy", [(3, FOCUSED, "clue-expert-focused"),
-                                               (6, OPEN_GAIN, "clue-expert-open-information-gain")])
+                                               (6, OPEN_GAIN_6, "clue-expert-open-information-gain")])
 def test_default_seat_per_size_and_replies_within_budget(n, seat, strategy):
     server, agent, thread, log = start_agent()
     times = timed(server)
@@ -114,7 +117,7 @@ def test_model_and_response_reach_the_default_seat():
     agent.handle("reset 6 0 Gr Kn Ba")
     assert agent.player.strategy.id == "clue-expert-open-information-gain"
     assert agent.player.response.id == "minimal-information"  # --response replaces the default seat's
-    assert [m.id for m in agent.player.models] == ["pattern-analysis"]
+    assert [m.id for m in agent.player.models] == ["first-round-asks", "pattern-analysis"]  # added to its own
 
 
 def test_cli_options():
