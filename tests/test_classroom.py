@@ -75,25 +75,25 @@ def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
     # E3
     assert "player2 could not have named the envelope within the 16 turns recorded" in \
         " ".join(out("clue-expert replay docs/examples/kingston-1-player1.yaml --as player2").split())
-    # E4, E5: the hall proof, at most 40 lines at 80 columns
+    # E4, E5: the hall proof, at most 40 lines at 80 columns (the doc says 32: keep a margin)
     hall = out('clue-expert why --steps docs/examples/kingston-1-player1.yaml "envelope holds hall"')
-    assert len(hall.splitlines()) <= 40
+    assert len(hall.splitlines()) <= 34
     words = " ".join(hall.split())
-    for line in ["30. player3 lacks hall [full-hand-lacks-everything-else: 5, 12, 18, 23, 28, 29]",
-                 "21. envelope holds lead-pipe [last-possible-card-of-category-in-envelope: 2, 6, 11, 20]",
-                 "5. player3 holds candlestick", "12. player3 holds mrs-white", "18. player3 holds dagger",
-                 "23. player3 holds conservatory", "28. player3 holds kitchen", "29. player3 holds billiard-room",
+    for line in ["26. player3 lacks hall [full-hand-lacks-everything-else: 5, 10, 14, 19, 24, 25]",
+                 "17. envelope holds lead-pipe [last-possible-card-of-category-in-envelope: 2, 6, 9, 16]",
+                 "5. player3 holds candlestick", "10. player3 holds mrs-white", "14. player3 holds dagger",
+                 "19. player3 holds conservatory", "24. player3 holds kitchen", "25. player3 holds billiard-room",
                  "2. envelope lacks rope and spanner", "6. envelope lacks candlestick",
-                 "11. player3 and envelope lack revolver", "20. envelope lacks dagger"]:
+                 "9. player3 and envelope lack revolver", "16. envelope lacks dagger"]:
         assert line in words, line
     # E6: the case analysis
     cases = " ".join(out("clue-expert why --steps docs/examples/case-analysis.yaml").split())
-    for line in ["8. envelope lacks library [cases: 3, 5, 7]", "a. suppose envelope holds library",
+    for line in ["6. envelope lacks library [cases: 3, 4, 5]", "a. suppose envelope holds library",
                  "b. p1 and p3 lack library [holder-excludes-other-owners: a]",
                  "c. p3 holds one of green, revolver [narrow-one-of-by-lacked-card: 3, b]",
-                 "d. p1 holds green [one-of-down-to-last-card: 5, b]", "e. p3 lacks green",
+                 "d. p1 holds green [one-of-down-to-last-card: 4, b]", "e. p3 lacks green",
                  "f. p3 holds revolver [one-of-down-to-last-card: c, e]",
-                 "g. p1 holds revolver [one-of-down-to-last-card: 7, b]",
+                 "g. p1 holds revolver [one-of-down-to-last-card: 5, b]",
                  "h. impossible: p1 lacks revolver, but p1 holds revolver [holder-excludes-other-owners: f, g]"]:
         assert line in cases, line
     # E7-E9: the puzzles
@@ -110,14 +110,14 @@ def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
     assert "3. cat lacks mustard [record-pass-as-lacked: turn 3]" in easy
     assert "4. bob lacks mustard [record-pass-as-lacked: turn 5]" in easy
     hard = " ".join(out('clue-expert why --steps puzzle-hard.yaml').split())
-    for line in ["9. envelope holds one of revolver, spanner", "11. cat holds one of spanner, billiard-room",
-                 "13. cat holds one of plum, spanner", "a. suppose bob holds revolver",
+    for line in ["8. envelope holds one of revolver, spanner", "10. cat holds one of spanner, billiard-room",
+                 "12. cat holds one of plum, spanner", "a. suppose bob holds revolver",
                  "b. envelope lacks revolver", "d. suppose cat holds plum", "e. bob lacks plum",
                  "f. bob holds one of spanner, billiard-room [narrow-one-of-by-lacked-card: 5, e]",
-                 "g. envelope lacks spanner [owners-needing-same-cards-hold-them: f, 11]",
+                 "g. envelope lacks spanner [owners-needing-same-cards-hold-them: f, 10]",
                  "i. suppose cat holds spanner", "j. envelope lacks spanner",
                  "k. impossible: envelope must hold one of revolver, spanner but lacks them all "
-                 "[lacked-card-empties-one-of: 9, b, j]"]:
+                 "[lacked-card-empties-one-of: 8, b, j]"]:
         assert line in hard, line
     # after class: the model and the notebook
     model = " ".join(out("clue-expert why --model").split())

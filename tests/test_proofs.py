@@ -66,7 +66,7 @@ def test_lesson_hall_proof_is_short_and_every_step_follows():
     record = load_record(LESSON)
     k = replay_record(record)
     proof = prove(k, ("held", "envelope", "hall"))
-    assert len(proof.lines) <= 31
+    assert len(proof.lines) <= 27
     assert proof.lines[-1].keys == (("held", "envelope", "hall"),)
     check(proof, record)
 
@@ -129,16 +129,18 @@ def test_why_steps_cli_fits_a_screen_and_keeps_every_word(capsys, monkeypatch):
         monkeypatch.setenv("COLUMNS", width)
         assert main(["why", "--steps", str(LESSON), "envelope holds hall"]) == 0
         out = capsys.readouterr().out
-        if width == "80":
-            assert len(out.splitlines()) <= 40
+        if width == "80":  # the issue asks for at most 40: keep a margin
+            assert len(out.splitlines()) <= 34
         words = " ".join(out.split())
-        assert "31. envelope holds hall [card-nobody-holds-is-in-envelope: 3, 19, 30]" in words
-        assert "30. player3 lacks hall [full-hand-lacks-everything-else: 5, 12, 18, 23, 28, 29]" in words
+        assert "27. envelope holds hall [card-nobody-holds-is-in-envelope: 3, 15, 26]" in words
+        # a clause read from a show and narrowed at once cites the turn
+        assert "7. player3 holds one of mrs-white, revolver [narrow-new-one-of: 4, turn 5]" in words
+        assert "26. player3 lacks hall [full-hand-lacks-everything-else: 5, 10, 14, 19, 24, 25]" in words
     assert main(["why", "--steps", "--json", str(LESSON), "envelope holds hall"]) == 0
     import json
     answer = json.loads(capsys.readouterr().out)
-    assert answer["status"] == "known" and answer["steps"]["items"][-1]["label"] == "31"
-    assert answer["steps"]["items"][-1]["cites"] == ["3", "19", "30"]
+    assert answer["status"] == "known" and answer["steps"]["items"][-1]["label"] == "27"
+    assert answer["steps"]["items"][-1]["cites"] == ["3", "15", "26"]
 
 
 def test_replay_prompt_why_answers_as_known_at_that_step():

@@ -175,6 +175,9 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
 
 #: Rules that narrow a clause one card at a time: a chain of them is written as one line.
 NARROWING = frozenset({"narrow-one-of-by-lacked-card", "narrow-new-one-of"})
+#: The rule that reads a show the seat did not see as a clause: when only a
+#: narrowing uses that clause, the narrowed clause is written at once, citing the turn.
+SHOWN_CLAUSE = "record-unseen-show-as-one-of"
 
 
 def _sorted_cites(cites) -> tuple:
@@ -185,19 +188,24 @@ def _sorted_cites(cites) -> tuple:
 def _fold(items: list) -> list:
     """A clause narrowed card by card (each narrowing used only by the
     next) is written once, narrowed from the first clause by every card the
-    chain used; then the numbered lines are numbered again."""
+    chain used; a clause read from a turn's show and used only by a narrowing
+    is written narrowed, citing the turn (the narrowing rule named, both
+    rules' sentences kept in its message); then the numbered lines are
+    numbered again."""
     users: dict = {}
     for it in items:
         for c in it.cites:
             users.setdefault(c, []).append(it)
     gone = set()
     for x in items:
-        if x.depth or x.kind != "fact" or x.rule not in NARROWING or len(x.keys) != 1:
+        if x.depth or x.kind != "fact" or x.rule not in NARROWING | {SHOWN_CLAUSE} or len(x.keys) != 1:
             continue
         us = users.get(x.label, [])
         if len(us) != 1 or us[0].depth or us[0].rule not in NARROWING or us[0] is x:
             continue
         u = us[0]
+        if x.rule == SHOWN_CLAUSE and x.message:
+            u.message = f"{x.message}; {u.message}" if u.message else x.message
         u.cites = _sorted_cites([c for c in u.cites if c != x.label] + list(x.cites))
         u.premises = tuple(p for p in u.premises if p not in x.keys) + tuple(
             p for p in x.premises if p not in u.premises)
