@@ -158,3 +158,83 @@ def test_puzzle_page_in_a_browser(browser, tmp_path):
     width, scroll = _viewport(d)
     assert scroll <= width
     d.save_screenshot(str(tmp_path / "puzzle-1280x720.png"))
+
+
+def _lesson_data(path: Path) -> dict:
+    text = path.read_text()
+    return json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1))
+
+
+def test_compare_page_embeds_both_levels(tmp_path):
+    """``--compare kingston``: both levels' sheets at every step; at the last
+    step Kingston's player lacks what the complete level knows (the envelope
+    holds the lead pipe, by category elimination), and each level's proofs
+    come from its own knowledge."""
+    html = tmp_path / "lesson.html"
+    assert main(["replay", str(LESSON), "--export", str(html), "--compare", "kingston"]) == 0
+    data = _lesson_data(html)
+    assert data["level"]["id"] == "complete" and data["compare"]["level"]["id"] == "kingston"
+    other = data["compare"]["steps"]
+    assert len(other) == len(data["steps"]) == 17
+    cards = [c["id"] for cat in data["categories"] for c in cat["cards"]]
+    pipe, hall = cards.index("lead-pipe"), cards.index("hall")
+    last, k_last = data["steps"][-1], other[-1]
+    assert last["sheet"]["envelope"][pipe] == "h" and k_last["sheet"]["envelope"][pipe] == "u"
+    assert last["sheet"]["envelope"][hall] == "h" and k_last["sheet"]["envelope"][hall] == "u"
+    assert last["solved"] and not k_last["solved"]
+    assert "last-possible-card-of-category-in-envelope" in {d["rule"] for d in last["deductions"]}
+    # the two agree up to turn 15, and Kingston's player never knows a cell the complete level does not
+    assert [s["sheet"] for s in data["steps"][:16]] == [s["sheet"] for s in other[:16]]
+    for s, t in zip(data["steps"], other):
+        for owner, row in t["sheet"].items():
+            assert all(b == "u" or a == b for a, b in zip(s["sheet"][owner], row)), (s["turn"], owner)
+    # each level's proofs: Kingston's from its own rules
+    assert "envelope|hall" in data["proofs"] and "envelope|hall" not in data["compare"]["proofs"]
+    assert {i["rule"] for i in data["compare"]["proofs"]["player3|dagger"]["items"]} == {
+        "kingston-record-card-shown-to-me"}
+    # a clear error without an HTML export, or comparing a level with itself
+    assert main(["replay", str(LESSON), "--all", "--compare", "kingston"]) == 2
+    assert main(["replay", str(LESSON), "--export", str(html), "--compare", "complete"]) == 2
+
+
+def test_compare_page_in_a_browser(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    html = tmp_path / "compare.html"
+    assert main(["replay", str(LESSON), "--hindsight", "--export", str(html), "--compare", "kingston"]) == 0
+    d = browser
+    d.get(html.as_uri())
+    assert d.find_element(By.ID, "level-0").text == "complete"
+    assert d.find_element(By.ID, "level-1").text == "kingston"
+    assert "complete knows 0 cell(s) kingston does not" in d.find_element(By.ID, "compare-summary").text
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    assert "complete knows 25 cell(s) kingston does not" in d.find_element(By.ID, "compare-summary").text
+    # the difference is marked by a sign, not by colour alone
+    mine = d.find_element(By.CSS_SELECTOR, '#sheet button[data-owner="envelope"][data-card="lead-pipe"]')
+    theirs = d.find_element(By.CSS_SELECTOR, '#sheet-2 button[data-owner="envelope"][data-card="lead-pipe"]')
+    assert mine.text == "✓◆" and theirs.text == ""
+    assert "kingston does not know this" in mine.get_attribute("aria-label")
+    assert "missing" in theirs.find_element(By.XPATH, "..").get_attribute("class")
+    same = d.find_element(By.CSS_SELECTOR, '#sheet-2 button[data-owner="player3"][data-card="dagger"]')
+    assert same.text == "✓"
+    # a click opens the proof from that level's knowledge
+    same.click()
+    proof = d.find_element(By.ID, "proof").text
+    assert "Why player3 holds dagger? — from kingston's knowledge" in proof
+    assert "kingston-record-card-shown-to-me" in proof
+    theirs.click()
+    assert "not known after this step (kingston)" in d.find_element(By.ID, "proof").text
+    mine.click()
+    proof = d.find_element(By.ID, "proof").text
+    assert "from complete's knowledge" in proof and "last-possible-card-of-category-in-envelope" in proof
+    assert "kingston: the envelope is not known yet." in d.find_element(By.ID, "panel").text
+    for mode in ("page", "slide"):
+        if mode == "slide":
+            d.find_element(By.ID, "slide").click()
+        width, scroll = _viewport(d)
+        assert scroll <= width, f"the {mode} is wider than the window"
+        for sheet in ("sheet", "sheet-2"):
+            box = d.execute_script(f"return document.getElementById('{sheet}').getBoundingClientRect().toJSON()")
+            assert box["right"] <= 1280 and box["bottom"] <= 720, (mode, sheet, box)
+        d.save_screenshot(str(tmp_path / f"compare-{mode}-1280x720.png"))
+    assert d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") == []

@@ -797,6 +797,7 @@ def cmd_replay(args) -> int:
         _check_writable(args.export)
     hind = hindsight(record) if args.hindsight else None
     level = get_level(args.knowledge)
+    other = _compare_level(args, path, level)
     for step in steps(record, complete=level.completion and not args.no_complete, rulesets=level.rulesets()):
         all_steps.append(step)
         if args.export:
@@ -825,7 +826,10 @@ def cmd_replay(args) -> int:
             proofs = [prove(k, tree.key) for tree in trees]
             path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
         elif path.suffix == ".html":
-            path.write_text(lesson_page(record, all_steps, hind), encoding="utf-8")
+            other_steps = list(steps(record, complete=other.completion and not args.no_complete,
+                                     rulesets=other.rulesets())) if other else None
+            path.write_text(lesson_page(record, all_steps, hind, level=level, compare=other,
+                                        compare_steps=other_steps), encoding="utf-8")
         else:  # a slide: the final sheet, light and offline
             rec = make_console(width=80, color=True, record=True, file=io.StringIO())
             rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet after turn {final.turn}"))
@@ -841,6 +845,20 @@ def cmd_replay(args) -> int:
         print(f"error: {args.record}: {final.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _compare_level(args, path, level):
+    """``replay --compare LEVEL``: the second level of the classroom page."""
+    if not args.compare:
+        return None
+    if path is None or path.suffix != ".html":
+        raise ClueError("--compare shows two knowledge levels side by side on the classroom page: "
+                        "give --export FILE.html too")
+    other = get_level(args.compare)
+    if other.id == level.id:
+        raise ClueError(f"--compare {args.compare}: the page already shows {level.id} (--knowledge); "
+                        f"compare it with another level: {', '.join(available_levels())}")
+    return other
 
 
 def _replay_why(console, k, record, text: str) -> None:
@@ -1139,6 +1157,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the replay to FILE.html (the classroom page: one offline file, a step per turn, "
                         "a proof per cell, a slide mode), FILE.md (a handout) or FILE.svg (the final sheet as a "
                         "slide)")
+    p.add_argument("--compare", metavar="LEVEL",
+                   help="with --export FILE.html: show a second knowledge level's sheet beside the --knowledge "
+                        f"level's, marking the cells one knows and the other does not ({', '.join(available_levels())})")
     p.add_argument("--sheets", action="store_true", help="print the whole sheet after every step")
     p.add_argument("--no-complete", action="store_true", help="forward rules only")
     colour(p)

@@ -12,6 +12,11 @@ no network).  The template reads the data and draws everything:
   opens its numbered proof (:func:`clue_expert.engine.proofs.prove`); ``S``
   or the button switches to a slide mode in large type on a light
   projector theme;
+* with a second knowledge level (``--compare LEVEL``): the two levels'
+  sheets side by side, each headed by its level, a cell one level settles and
+  the other does not marked ◆ (and the other's cell outlined with dots), each
+  level's deductions listed, and a click on a cell opens the proof from that
+  level's knowledge;
 * a puzzle: the question, the turns, a sheet the student marks by clicking
   (blank, ✓, ✗), and the answer key behind a button (the envelope, the rules
   needed and the numbered proof of each envelope card).
@@ -78,22 +83,42 @@ def _proofs(k: Knowledge, keys) -> dict:
     return out
 
 
-def lesson_data(record, all_steps: list, hind: dict | None = None) -> dict:
+def _level_steps(k: Knowledge, all_steps: list) -> list:
+    """Every step's sheet, new cells and deductions (grouped by rule)."""
+    return [{"turn": s.turn, "text": s.observation, "sheet": _sheet(s.sheet),
+             "new": [[o, c] for o, c, _, _ in s.changes], "deductions": _deductions(k, s.firings),
+             "solved": s.solved, "error": s.error} for s in all_steps]
+
+
+def _settled(sheet) -> list:
+    return [(held_key if sheet.cells[o][c] == "held" else lacked_key)(o, c)
+            for o in sheet.owners for c in sheet.cards if sheet.cells[o][c] != "unknown"]
+
+
+def _level(level) -> dict | None:
+    return {"id": level.id, "title": level.title} if level is not None else None
+
+
+def lesson_data(record, all_steps: list, hind: dict | None = None, *, level=None,
+                compare=None, compare_steps: list | None = None) -> dict:
     """The page's data for a replay: every step's sheet and deductions,
-    and the numbered proof of every cell settled by the end."""
+    and the numbered proof of every cell settled by the end.  ``level``: the
+    knowledge level of ``all_steps``; ``compare`` and ``compare_steps``: a
+    second level and its replay of the same record, shown beside the first
+    (``replay --export lesson.html --compare LEVEL``), with its own sheets,
+    deductions and proofs."""
     ed = record.edition
     k = all_steps[-1].knowledge
     final = all_steps[-1].sheet
-    settled = [(held_key if final.cells[o][c] == "held" else lacked_key)(o, c)
-               for o in final.owners for c in final.cards if final.cells[o][c] != "unknown"]
-    steps = []
-    for s in all_steps:
-        steps.append({"turn": s.turn, "text": s.observation, "sheet": _sheet(s.sheet),
-                      "new": [[o, c] for o, c, _, _ in s.changes], "deductions": _deductions(k, s.firings),
-                      "solved": s.solved, "error": s.error})
-    return {"mode": "lesson", "title": f"{record.me}'s seat — {ed.name}", "me": record.me,
-            "owners": list(final.owners), "categories": _cards(ed), "steps": steps,
-            "proofs": _proofs(k, settled), "hindsight": hindsight_text(hind) if hind else ""}
+    data = {"mode": "lesson", "title": f"{record.me}'s seat — {ed.name}", "me": record.me,
+            "owners": list(final.owners), "categories": _cards(ed), "steps": _level_steps(k, all_steps),
+            "proofs": _proofs(k, _settled(final)), "hindsight": hindsight_text(hind) if hind else "",
+            "level": _level(level)}
+    if compare is not None and compare_steps:
+        k2 = compare_steps[-1].knowledge
+        data["compare"] = {"level": _level(compare), "steps": _level_steps(k2, compare_steps),
+                           "proofs": _proofs(k2, _settled(compare_steps[-1].sheet))}
+    return data
 
 
 def puzzle_data(puzzle) -> dict:
@@ -120,9 +145,9 @@ def page(data: dict) -> str:
     return text.replace("{{TITLE}}", html.escape(data["title"])).replace("/*DATA*/null", blob)
 
 
-def lesson_page(record, all_steps: list, hind: dict | None = None) -> str:
-    """``replay --export lesson.html``."""
-    return page(lesson_data(record, all_steps, hind))
+def lesson_page(record, all_steps: list, hind: dict | None = None, **levels) -> str:
+    """``replay --export lesson.html`` (``levels``: see :func:`lesson_data`)."""
+    return page(lesson_data(record, all_steps, hind, **levels))
 
 
 def puzzle_page(puzzle) -> str:
