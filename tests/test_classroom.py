@@ -72,6 +72,18 @@ def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
     assert turn1["record-pass-as-lacked"] == ["player2 lacks candlestick and kitchen"]
     assert turn1["holder-excludes-other-owners"] == ["envelope lacks candlestick"]
     assert turn1["narrow-one-of-by-lacked-card"] == ["envelope holds one of revolver, dagger, lead-pipe"]
+    # E10: two levels side by side, parting at turn 16 on the lead pipe
+    compare = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                                   (tmp_path / "compare.html").read_text(), re.S).group(1))
+    mine, theirs = compare["steps"], compare["compare"]["steps"]
+    assert compare["compare"]["level"]["id"] == "kingston"
+    assert [s["sheet"] for s in mine[:16]] == [s["sheet"] for s in theirs[:16]]
+    diff = sum(a != b for o in mine[16]["sheet"] for a, b in zip(mine[16]["sheet"][o], theirs[16]["sheet"][o]))
+    assert diff == 25
+    pipe = [c["id"] for cat in compare["categories"] for c in cat["cards"]].index("lead-pipe")
+    assert mine[16]["sheet"]["envelope"][pipe] == "h" and theirs[16]["sheet"]["envelope"][pipe] == "u"
+    assert "last-possible-card-of-category-in-envelope" in {d["rule"] for d in mine[16]["deductions"]}
+    assert mine[16]["solved"] and not theirs[16]["solved"]
     # E3
     assert "player2 could not have named the envelope within the 16 turns recorded" in \
         " ".join(out("clue-expert replay docs/examples/kingston-1-player1.yaml --as player2").split())
