@@ -24,6 +24,7 @@ import inspect
 import itertools
 import string
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import jsonschema
@@ -67,10 +68,26 @@ _PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
 #: A bound: owner, cards, low, high.
 _QUAD = {"type": "array", "items": _EXPR, "minItems": 4, "maxItems": 4}
 
+# --- reuse: extends, include, parameters (see compile_ruleset) -------------------
+#: How deeply ``extends:`` and ``include:`` may nest (a file extending a file that includes ...).
+MAX_REUSE_DEPTH = 8
+#: Rule files one file may bring in through ``extends:`` and ``include:``, counted over the whole tree.
+MAX_REUSE_FILES = 64
+#: Parameters one rule file may declare, and values one ``with:`` may give.
+MAX_PARAMETERS = 16
+_SCALAR = {"type": ["string", "number", "boolean"]}
+_PARAM_VALUE = {"oneOf": [_SCALAR, {"type": "array", "items": _SCALAR, "maxItems": 64}]}
+_WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NAME,
+         "additionalProperties": _PARAM_VALUE}
+#: A reference to another rule file: an id (``minimal-information``, ``shared/no-intelligence``) or a path.
+_REF = {"type": "string", "minLength": 1, "maxLength": 300}
+
 #: JSON Schema of a rule file.
 RULESET_SCHEMA: dict = {
     "type": "object",
-    "required": ["id", "title", "rules"],
+    "required": ["id", "title"],
+    # its own rules, or rules it takes from another file
+    "anyOf": [{"required": ["rules"]}, {"required": ["extends"]}, {"required": ["include"]}],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "pattern": _ID},
@@ -79,6 +96,20 @@ RULESET_SCHEMA: dict = {
         "metadata": {"type": "object"},
         "kind": {"enum": list(FILE_KINDS)},
         "choice": {"enum": ["first", "random"]},
+        "extends": _REF,
+        "with": _WITH,
+        "include": {"type": "array", "minItems": 1, "maxItems": MAX_PARAMETERS, "items": {"oneOf": [
+            _REF,
+            {"type": "object", "required": ["file"], "additionalProperties": False,
+             "properties": {"file": _REF, "with": _WITH}},
+        ]}},
+        "parameters": {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NAME,
+                       "additionalProperties": {
+                           "type": "object", "additionalProperties": False,
+                           "properties": {"description": {"type": "string"},
+                                          "values": {"type": "array", "items": _SCALAR, "minItems": 1,
+                                                     "maxItems": 64},
+                                          "default": _PARAM_VALUE}}},
         "rules": {"type": "array", "minItems": 1, "items": {
             "type": "object",
             "required": ["id", "message", "when", "then"],
@@ -217,6 +248,15 @@ class RuleSet:
     """How a decision file breaks ties: ``first`` (rule and list order) or ``random`` (seeded)."""
     functions: Mapping[str, Callable] | None = field(default=None, repr=False, compare=False)
     """The function table it was compiled against (read by :func:`edition_problems`)."""
+    parameters: dict = field(default_factory=dict)
+    """The parameter values in effect: those of the file it extends (given by
+    its ``with:``), then its own declared ones (defaults)."""
+    extends: str | None = None
+    """The file it extends, if any."""
+
+    def own(self, rule: CompiledRule) -> bool:
+        """Whether the rule is written in this file (not brought in by extends or include)."""
+        return rule.path == self.path
 
 
 def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
@@ -239,7 +279,32 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
                                             f"(bound: {', '.join(sorted(names))})")
 
 
-def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable]) -> CompiledRule:
+def _fold_params(template: str, params: Mapping[str, Any]) -> str:
+    """A message template with the ``{placeholders}`` that name parameters
+    replaced by their values (braces in a value escaped)."""
+    if not params or "{" not in template:
+        return template
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return template  # reported by _check_message
+    out = []
+    for literal, fname, spec, conv in parts:
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if fname is None:
+            continue
+        if fname in params and not spec and not conv:
+            value = params[fname]
+            text = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            out.append(text.replace("{", "{{").replace("}", "}}"))
+        else:
+            out.append("{" + fname + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
+    return "".join(out)
+
+
+def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
+                  params: Mapping[str, Any] | None = None) -> CompiledRule:
+    params = dict(params or {})
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
     when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -256,17 +321,21 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         kf = set(KINDS[kind])
         fields = kf if fields is None else fields & kf
     names = set(fields) | set(CONSTANTS)
-    _check_bindings(raw, set(fields), path, rid)
+    _check_bindings(raw, set(fields), path, rid, params)
+    clash = sorted(set(params) & set(fields))
+    if clash:
+        raise RuleFileError(path, rid, f"the parameter {clash[0]!r} is also a field of the trigger "
+                                       f"({', '.join(on)}); rename the parameter")
 
     def comp(src: Any, what: str) -> Expression:
         try:
-            return compile_expression(src, names, functions)
+            return compile_expression(src, names, functions, params)
         except LimitError as exc:
             raise RuleLimitError(path, rid, f"{what}: {exc}") from None
         except ExpressionError as exc:
             raise RuleFileError(path, rid, f"{what}: {exc}") from None
 
-    rule = CompiledRule(id=rid, message=raw["message"], group=raw.get("group", "propagate"), on=on,
+    rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params), group=raw.get("group", "propagate"), on=on,
                         ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
                         priority=int(raw.get("priority", 0)))
     for name, src in (raw.get("let") or {}).items():
@@ -290,6 +359,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         if allowed is not None and kind not in allowed:
             raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
         if kind == "contradiction":
+            value = _fold_params(value, params)
             _check_message(value, names, path, rid)
             rule.then.append(Conclusion(kind, (), value))
         elif kind == "suggest":
@@ -318,7 +388,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     return rule
 
 
-def _check_bindings(raw: dict, fields: set, path: str, rid: str) -> None:
+def _check_bindings(raw: dict, fields: set, path: str, rid: str, params: Mapping[str, Any] | None = None) -> None:
     """The names a rule binds: not the evaluator's (``__``), not a constant,
     not a trigger field (except as a ``for`` variable), each bound once; and at most
     :data:`MAX_LOOPS` nested loops and :data:`MAX_BINDINGS` other names."""
@@ -338,6 +408,9 @@ def _check_bindings(raw: dict, fields: set, path: str, rid: str) -> None:
             if name in CONSTANTS:
                 raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a constant every rule reads "
                                                f"({', '.join(CONSTANTS)}); choose another name")
+            if params and name in params:
+                raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a parameter of the file; "
+                                               f"choose another name")
             if name in fields and part != "for":  # a loop may rebind a field (levels/kingston/sheet.yaml)
                 raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a field of the trigger; "
                                                f"choose another name")
@@ -362,6 +435,8 @@ def _short(err: jsonschema.ValidationError) -> str:
     elif v == "required":
         missing = [k for k in expected if not isinstance(err.instance, dict) or k not in err.instance]
         text = ", ".join(repr(k) for k in missing) + (" is" if len(missing) == 1 else " are") + " missing"
+    elif v == "anyOf" and not err.path and isinstance(err.instance, dict):
+        text = "'rules' is missing (a file has rules of its own, or takes them with 'extends' or 'include')"
     elif v in ("oneOf", "enum") and err.path and err.path[-1] == "when":
         text = f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {got}"
     elif v == "type":
@@ -384,13 +459,17 @@ def _short(err: jsonschema.ValidationError) -> str:
 
 def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
     """Every rule of ``rulesets``, in load order; rule ids must be unique."""
-    seen: dict[str, str] = {}
+    seen: dict[str, CompiledRule] = {}
     out = []
     for rs in rulesets:
         for r in rs.rules:
             if r.id in seen:
-                raise RuleFileError(r.path, r.id, f"rule id already used in {seen[r.id]}")
-            seen[r.id] = r.path
+                other = seen[r.id]
+                if other.path == r.path:  # one file brought in twice, by extends or include
+                    raise RuleFileError(r.path, r.id, f"rule id already used: both {other.ruleset} and "
+                                                      f"{r.ruleset} bring in this file's rules; load only one")
+                raise RuleFileError(r.path, r.id, f"rule id already used in {other.path}")
+            seen[r.id] = r
             out.append(r)
     return out
 
@@ -442,9 +521,20 @@ def compile_engine(table: DispatchTable) -> type:
     return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
 
 
-def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> RuleSet:
-    """Validate and compile an already-parsed rule file; its expressions may
-    call the functions of ``functions`` (name -> function) only."""
+#: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``
+#: (see :func:`clue_expert.engine.rules.load_ruleset`); raises RuleFileError.
+Loader = Callable[[str, str, str], "tuple[Any, str]"]
+
+
+@dataclass
+class _Trail:
+    """The files being compiled, outermost first (cycles, depth), and how many in all."""
+
+    stack: list = field(default_factory=list)
+    count: int = 0
+
+
+def _validate(raw: Any, path: str) -> None:
     validator = jsonschema.Draft202012Validator(RULESET_SCHEMA)
     # the first errors in path order (a hostile file can have very many)
     errors = sorted(itertools.islice(validator.iter_errors(raw), 100), key=lambda e: list(e.absolute_path))
@@ -460,16 +550,137 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> R
             where = where[2:]
         loc = "/".join(str(p) for p in where)
         raise RuleFileError(path, rule, (f"at {loc}: " if loc else "") + _short(err))
-    seen: set[str] = set()
-    rules = []
-    for item in raw["rules"]:
-        if item["id"] in seen:
-            raise RuleFileError(path, item["id"], "duplicate rule id in this file")
-        seen.add(item["id"])
-        rules.append(_compile_rule(item, raw["id"], path, raw.get("kind", "deduction"), functions))
-    return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
-                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}),
-                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"), functions=functions)
+
+
+def _parameter_values(raw: dict, path: str, given: Mapping[str, Any] | None, by: str | None) -> dict:
+    """The values of a file's declared ``parameters:``: those ``given`` (by
+    the ``with:`` of the file that extends or includes it), else defaults."""
+    declared = raw.get("parameters") or {}
+    given = dict(given or {})
+    who = f" (given by {by})" if by else ""
+    for name in given:
+        if name not in declared:
+            raise RuleFileError(path, None, f"has no parameter {name!r}{who}; its parameters: "
+                                            f"{', '.join(declared) or 'none'}{_hint(str(name), declared)}")
+    out = {}
+    for name, spec in declared.items():
+        if name in CONSTANTS:
+            raise RuleFileError(path, None, f"parameter {name!r} is a constant every rule reads "
+                                            f"({', '.join(CONSTANTS)}); choose another name")
+        if name in given:
+            value = given[name]
+        elif "default" in spec:
+            value = spec["default"]
+        else:
+            raise RuleFileError(path, None, f"parameter {name!r} needs a value: extend or include the file "
+                                            f"with 'with: {{{name}: ...}}'"
+                                + (f" ({', '.join(map(str, spec['values']))})" if spec.get("values") else ""))
+        allowed = spec.get("values")
+        if allowed is not None and value not in allowed:
+            raise RuleFileError(path, None, f"parameter {name!r} is {clip(value, 60)}{who}, not one of "
+                                            f"{', '.join(map(str, allowed))}"
+                                + (_hint(value, map(str, allowed)) if isinstance(value, str) else ""))
+        out[name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def _bring_in(ref: str, path: str, kind: str, what: str, values, functions, load, trail: _Trail) -> "RuleSet":
+    """Compile the file that ``path`` extends or includes (``what``), within the limits."""
+    if load is None:
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)}: no loader for other rule files was given")
+    raw, ref_path = load(ref, path, kind)
+    chain = [*trail.stack, ref_path]
+    if ref_path in trail.stack:
+        names = " -> ".join(Path(p).name for p in chain[chain.index(ref_path):])
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)} makes a cycle: {names}")
+    if len(trail.stack) >= MAX_REUSE_DEPTH:
+        raise RuleLimitError(path, None, f"{what} {clip(ref, 80)}: extends/include nest more than "
+                                         f"{MAX_REUSE_DEPTH} files deep (the limit on nesting)")
+    trail.count += 1
+    if trail.count > MAX_REUSE_FILES:
+        raise RuleLimitError(path, None, f"{what} {clip(ref, 80)}: extends/include bring in more than "
+                                         f"{MAX_REUSE_FILES} rule files in all (the limit per file)")
+    base = compile_ruleset(raw, ref_path, functions, load=load, values=values, _trail=trail,
+                           _by=Path(path).name)
+    if base.kind != kind:
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)}: {ref_path} is a {base.kind} file, "
+                                        f"not a {kind} file")
+    return base
+
+
+def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, load: Loader | None = None,
+                    values: Mapping[str, Any] | None = None, _trail: _Trail | None = None,
+                    _by: str | None = None) -> RuleSet:
+    """Validate and compile an already-parsed rule file; its expressions may
+    call the functions of ``functions`` (name -> function) only.
+
+    Reuse: ``extends: REF`` starts from the rules of another file of the same
+    kind (given its parameter ``values`` by ``with:``); a rule of this file
+    with the id of one of them replaces it in place, the others are added
+    after them.  ``include: [REF, ...]`` adds the rules of shared files after
+    the file's own.  ``load`` reads a referenced file (see
+    :func:`clue_expert.engine.rules.load_ruleset`); nesting is bounded by
+    :data:`MAX_REUSE_DEPTH` and :data:`MAX_REUSE_FILES`, and a cycle is an
+    error naming the files."""
+    _validate(raw, path)
+    trail = _trail if _trail is not None else _Trail()
+    trail.stack.append(path)
+    try:
+        kind = raw.get("kind", "deduction")
+        if "with" in raw and "extends" not in raw:
+            raise RuleFileError(path, None, "'with' gives parameter values to the file it extends; "
+                                            "add 'extends:' (an include takes its own: {file: ..., with: ...})")
+        params = _parameter_values(raw, path, values, _by)
+        rules: list[CompiledRule] = []
+        base = None
+        if "extends" in raw:
+            base = _bring_in(raw["extends"], path, kind, "extends", raw.get("with"), functions, load, trail)
+            rules = list(base.rules)
+        position = {r.id: i for i, r in enumerate(rules)}
+        seen: set[str] = set()
+        for item in raw.get("rules") or ():
+            if item["id"] in seen:
+                raise RuleFileError(path, item["id"], "duplicate rule id in this file")
+            seen.add(item["id"])
+            rule = _compile_rule(item, raw["id"], path, kind, functions, params)
+            if rule.id in position:
+                rules[position[rule.id]] = rule  # overrides the base's rule of that id
+            else:
+                position[rule.id] = len(rules)
+                rules.append(rule)
+        for item in raw.get("include") or ():
+            ref, given = (item, None) if isinstance(item, str) else (item["file"], item.get("with"))
+            block = _bring_in(ref, path, kind, "include", given, functions, load, trail)
+            for rule in block.rules:
+                if rule.id in position:
+                    raise RuleFileError(path, rule.id, f"include {clip(ref, 80)}: this rule id is already "
+                                                       f"in the file (from {Path(rules[position[rule.id]].path).name})")
+                position[rule.id] = len(rules)
+                rules.append(rule)
+        if not rules:  # pragma: no cover - the schema asks for rules, extends or include
+            raise RuleFileError(path, None, "no rules")
+        for rule in rules:
+            rule.ruleset = raw["id"]
+        description = raw.get("description", base.description if base else "")
+        choice = raw.get("choice", base.choice if base else "first")
+        return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules, description=description,
+                       metadata=dict(raw.get("metadata") or {}), kind=kind, choice=choice, functions=functions,
+                       parameters={**(base.parameters if base else {}), **params},
+                       extends=base.path if base else None)
+    finally:
+        trail.stack.pop()
+
+
+def written_clash(rulesets: Iterable[RuleSet]) -> tuple[CompiledRule, str] | None:
+    """The first rule id written in two different files among ``rulesets``
+    (a rule brought in by extends or include is written once, in its own
+    file), with the other file; None when every id is written once."""
+    seen: dict[str, str] = {}
+    for rs in rulesets:
+        for r in rs.rules:
+            if seen.setdefault(r.id, r.path) != r.path:
+                return r, seen[r.id]
+    return None
 
 
 # --- the edition check -----------------------------------------------------------

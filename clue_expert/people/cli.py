@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import __version__
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
-from ..core.errors import ClueError, ContradictionError
+from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir
@@ -26,7 +26,7 @@ from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
 from ..engine.language import check_edition
-from ..engine.rules import all_rules, load_ruleset, rule_files
+from ..engine.rules import all_rules, load_ruleset, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.game import GAMES, play_game
@@ -255,11 +255,14 @@ def cmd_rules(args) -> int:
         folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
-    for kind in {rs.kind for rs in rulesets}:
-        all_rules([rs for rs in rulesets if rs.kind == kind])  # rule ids must be unique
+    clash = written_clash(rulesets)  # a rule id is written once (extends/include bring rules in, not copies)
+    if clash:
+        rule, other = clash
+        raise RuleFileError(rule.path, rule.id, f"rule id already used in {other}")
     if args.json:
         out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
-                "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata}
+                "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata,
+                "from": Path(r.path).name}
                for rs in rulesets for r in rs.rules]
         print(json.dumps(out))
     else:
