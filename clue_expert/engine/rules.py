@@ -25,7 +25,7 @@ from .library import FUNCTIONS
 __all__ = ["CONSTANTS", "FILE_KINDS", "RULESET_SCHEMA", "SALIENCE", "CompiledRule", "Conclusion", "DispatchTable",
            "RuleSet", "all_rules", "compile_engine", "compile_ruleset", "format_template", "load_ruleset",
            "parse_ruleset", "rule_files", "default_rulesets", "KIND_FOLDERS", "SHARED", "find_rule_file",
-           "written_clash"]
+           "written_clash", "load_user_rules"]
 
 #: Rule-file kind -> its folder under ``rules/``.
 KIND_FOLDERS = {"deduction": "deduction", "strategy": "strategies", "response": "responses",
@@ -99,6 +99,19 @@ def rule_files(kind: str = "deduction", root: str | Path | None = None) -> list[
     """The rule files (not scenario files) of ``rules/<kind>/``."""
     base = Path(root) if root else data_dir("rules")
     return sorted(p for p in (base / kind).glob("*.yaml") if not p.name.endswith(".test.yaml"))
+
+
+def load_user_rules(paths, option: str = "--rules") -> tuple[RuleSet, ...]:
+    """A user's deduction or model rule files (``deduce --rules FILE``, a seat's
+    ``rules=FILE``), each loaded once; another kind is an error naming ``option``."""
+    out = []
+    for path in dict.fromkeys(str(p) for p in paths):
+        rs = load_ruleset(path)
+        if rs.kind not in ("deduction", "model"):
+            raise RuleFileError(path, None, f"is a {rs.kind} rule file; {option} takes deduction or model "
+                                            f"rule files")
+        out.append(rs)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=None)
