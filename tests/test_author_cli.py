@@ -144,3 +144,39 @@ def test_seat_rules_and_their_mistakes(capsys, tmp_path, mine):
     code, _, err = run(capsys, "simulate", "--games", "1", "--strategy",
                        f"clue-expert-focused:rules={ROOT / 'rules' / 'strategies' / 'mitchell-basic.yaml'}")
     assert code == 2 and "rules= takes deduction or model rule files" in err
+
+
+# --- premises: read off the firing, or stated and checked -------------------------
+def test_why_cites_what_the_users_rule_read(capsys, mine):
+    code, out, err = run(capsys, "why", "--rules", mine, "--json", K1, "envelope lacks candlestick")
+    assert code == 0, err
+    tree = json.loads(out)["explanation"]
+    assert tree["rule"] == "shown-card-is-not-in-envelope"
+    assert [c["fact"] for c in tree["because"]] == ["turn 1: player3 showed player1 candlestick for col-mustard, "
+                                                    "candlestick, kitchen"]
+
+
+WRONG_BECAUSE = MINE.replace("      - lacked: [ENVELOPE, card]\n",
+                             "      - lacked: [ENVELOPE, card]\n    because: [\"[HandSize(player)]\"]\n")
+
+
+def test_stated_premises_are_checked_by_the_authors_tools(capsys, tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(WRONG_BECAUSE)
+    (tmp_path / "mine.test.yaml").write_text("""\
+ruleset: mine
+scenarios:
+  - name: a card ann sees shown is not in the envelope
+    rule: shown-card-is-not-in-envelope
+    fires: true
+    me: ann
+    turns:
+      - {by: ann, suggest: [white, rope, study], passed: [], shown_by: bob, card: rope}
+    expect: ["envelope lacks rope"]
+""")
+    code, out, _ = run(capsys, "rules", "--test", path)
+    assert code == 1
+    assert ("FAIL shown-card-is-not-in-envelope::a card ann sees shown is not in the envelope — "
+            in out) and "its because: premises do not entail 'envelope lacks rope'" in out
+    code, _, err = run(capsys, "deduce", "--rules", path, K1)
+    assert code == 2 and "its because: premises do not entail" in err and len(err.strip().splitlines()) == 1

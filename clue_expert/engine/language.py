@@ -197,6 +197,10 @@ class CompiledRule:
     where: Expression | None = None
     then: list = field(default_factory=list)
     because: list = field(default_factory=list)
+    """The stated premises (``because:``); empty when the premises are read off the firing."""
+    auto_premises: bool = False
+    """True for a deduction rule without ``because:``: its premises are the fact it matched and the
+    facts its queries read while it decided (minimised when explained)."""
 
     def format_message(self, env: dict) -> str:
         """The message with this firing's bindings filled in."""
@@ -383,7 +387,10 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         else:
             assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
             rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
-    rule.because = [comp(src, "because") for src in raw.get("because", ["this"])]
+    # Without because: the premises are what the rule matched and read (see Knowledge._fire);
+    # a model rule's probable clue rests on its trigger.
+    rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
+    rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
     return rule
 

@@ -100,7 +100,7 @@ def cmd_deduce(args) -> int:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
         level = get_level(args.knowledge)
         k, error = replay(record, args.turn, on_fire=on_fire, complete=level.completion and not args.no_complete,
-                          strict=False, rulesets=_with_models(args, record.edition))
+                          strict=False, rulesets=_with_models(args, record.edition), check_premises=bool(args.rules))
         beliefs = None
         if args.probabilities:
             beliefs = compute(k)
@@ -155,7 +155,7 @@ def cmd_why(args) -> int:
     record = load_record(args.record)
     level = get_level(args.knowledge)
     k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args, record.edition),
-                      complete=level.completion)
+                      complete=level.completion, check_premises=bool(args.rules))
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
     tree = None

@@ -190,7 +190,7 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     where = f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule})"
     active = [scenario.rule, *d.get("with", [])]
     sizes = d.get("hand_sizes")
-    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False)
+    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False, check_premises=True)
     raised = None
     try:
         if d.get("hand"):
