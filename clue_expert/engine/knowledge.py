@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from ._experta import fact_class
+from ._experta import fact_class, fact_kind
 from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
@@ -237,6 +237,7 @@ class Knowledge:
         cls, self._table = _engine_class(tuple(rules))
         self._engine = cls()
         self._engine.dispatch = self._dispatch
+        self._engine.match_fire = self._match_fire
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
@@ -692,6 +693,26 @@ class Knowledge:
             for rule in rules:
                 self._run_rule(rule, env)
 
+    def _match_fire(self, rule: CompiledRule, context: dict) -> None:
+        """A rule's ``match:`` patterns matched (experta's join): bind its
+        variables, the facts matched (``this`` is the first one's key; all of
+        them are premises) and run the rest of the rule."""
+        env = dict(self._base_env)
+        matched = []
+        for name, value in context.items():
+            if name.startswith("_m") and name[2:].isdigit():
+                kind = fact_kind(value)
+                matched.append((int(name[2:]), key_of(kind, {f: value[f] for f in KINDS[kind]})))
+            elif name in rule.set_vars:
+                env[name] = frozenset(value)
+            else:
+                env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
+        keys = tuple(k for _, k in sorted(matched))
+        env["this"] = keys[0]
+        env["__matched__"] = keys
+        self._budget.charge(1)  # one step per match: a request's budget bounds how many
+        self._run_rule(rule, env)
+
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         env = dict(env)
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
@@ -779,7 +800,7 @@ class Knowledge:
         if not new and contradiction is None:
             return
         if rule.auto_premises:
-            premises, read_from = self._read_premises(env["this"])
+            premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
         else:
             premises, read_from = self._premises(rule, env), None
             if self.check_premises:
@@ -797,10 +818,11 @@ class Knowledge:
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
 
-    def _read_premises(self, this: Key) -> tuple[list[Key], int]:
-        """The premises of a firing of a rule without ``because:``: the fact it
-        matched, the observations its queries read, then the other facts
-        they read (cells before clauses, in sheet order: the order in which
+    def _read_premises(self, matched: Sequence[Key]) -> tuple[list[Key], int]:
+        """The premises of a firing of a rule without ``because:``: the facts
+        it matched (its trigger, or its ``match:`` patterns' facts), the
+        observations its queries read, then the other facts they read (cells
+        before clauses, in sheet order: the order in which
         :meth:`justification` tries to leave them out); and the index where
         the facts that may be left out start."""
         read: dict = {}
@@ -823,9 +845,10 @@ class Knowledge:
             elif tag == "seen":  # the shows this seat saw
                 read.update(dict.fromkeys(k for k, v in self.values.items() if k[0] == "showed"
                                           and v.get("card") is not None and v.get("by") == self.me))
-        read.pop(this, None)
         known = self.justifications
-        keep = [this] if this in known else []
+        keep = [k for k in dict.fromkeys(matched) if k in known]
+        for k in keep:
+            read.pop(k, None)
         keep += sorted((k for k in read if k[0] in OBSERVATION_KINDS and k in known), key=self._premise_order)
         rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and k in known),
                       key=lambda k: (k[0] not in (HELD, LACKED), self._premise_order(k)))

@@ -22,6 +22,7 @@ import ast
 import difflib
 import inspect
 import itertools
+import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, KnowledgeEngine, Rule, fact_class
+from ._experta import AS, NOT, KnowledgeEngine, Rule, W, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
 
 #: Named salience levels -- the one register.  Higher fires first.
@@ -82,6 +83,24 @@ _WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NA
 #: A reference to another rule file: an id (``minimal-information``, ``shared/no-intelligence``) or a path.
 _REF = {"type": "string", "minLength": 1, "maxLength": 300}
 
+# --- patterns (match:) -----------------------------------------------------------
+#: Fact patterns one rule may match (negated ones included), and positive ones among them.
+MAX_PATTERNS = 6
+MAX_POSITIVE_PATTERNS = 3
+#: Fact kinds a pattern may match without sharing a variable with the ones before it: the
+#: set-up facts, one per game and one per owner.
+_SETUP_KINDS = ("game", "hand-size")
+_PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
+_PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
+#: One fact pattern: ``{KIND: {FIELD: VALUE, ...}}`` or ``{not: {KIND: {...}}}``.
+_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not"]},
+            "additionalProperties": {"oneOf": [
+                _PATTERN_FIELDS,
+                {"type": "object", "minProperties": 1, "maxProperties": 1,
+                 "propertyNames": {"enum": _PATTERN_KINDS}, "additionalProperties": _PATTERN_FIELDS},
+            ]}}
+
 #: JSON Schema of a rule file.
 RULESET_SCHEMA: dict = {
     "type": "object",
@@ -112,7 +131,10 @@ RULESET_SCHEMA: dict = {
                                           "default": _PARAM_VALUE}}},
         "rules": {"type": "array", "minItems": 1, "items": {
             "type": "object",
-            "required": ["id", "message", "when", "then"],
+            "required": ["id", "message", "then"],
+            # what triggers it: fact kinds (when), or fact patterns (match)
+            "oneOf": [{"required": ["when"], "not": {"required": ["match"]}},
+                      {"required": ["match"], "not": {"required": ["when"]}}],
             "additionalProperties": False,
             "properties": {
                 "id": {"type": "string", "pattern": _ID},
@@ -123,6 +145,7 @@ RULESET_SCHEMA: dict = {
                     {"enum": list(KINDS)},
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
                 ]},
+                "match": {"type": "array", "minItems": 1, "maxItems": MAX_PATTERNS, "items": _PATTERN},
                 "metadata": {"type": "object"},
                 "let": _BINDINGS,
                 "if": _EXPR,
@@ -151,6 +174,18 @@ RULESET_SCHEMA: dict = {
         }},
     },
 }
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One fact pattern of a rule's ``match:``."""
+
+    kind: str
+    """The fact kind it matches."""
+    fields: tuple
+    """``(field, "var", name)`` (a variable: bound on its first use, equal after) or ``(field, "lit", value)``."""
+    negated: bool = False
+    """True for ``not:``: the rule matches only when no such fact is known."""
 
 
 @dataclass
@@ -201,6 +236,10 @@ class CompiledRule:
     auto_premises: bool = False
     """True for a deduction rule without ``because:``: its premises are the fact it matched and the
     facts its queries read while it decided (minimised when explained)."""
+    patterns: tuple = ()
+    """Its ``match:`` fact patterns (empty for a rule triggered by ``when:``)."""
+    set_vars: frozenset = frozenset()
+    """Pattern variables bound to a ``cards`` field (read as frozensets, like a trigger's ``cards``)."""
 
     def format_message(self, env: dict) -> str:
         """The message with this firing's bindings filled in."""
@@ -311,19 +350,29 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     params = dict(params or {})
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
-    when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
     request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
-    if request is None and when & REQUEST_KINDS:
-        raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
-                                       f"{sorted(when & REQUEST_KINDS)}")
-    if request is not None and when != {request}:
-        raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
-    on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
-    # names bound by every trigger kind
-    fields = None
-    for kind in on:
-        kf = set(KINDS[kind])
-        fields = kf if fields is None else fields & kf
+    patterns: tuple = ()
+    set_vars: frozenset = frozenset()
+    if "match" in raw:
+        if request is not None:
+            raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
+                                           f"deduction and model rules")
+        patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
+        on = tuple(dict.fromkeys(p.kind for p in patterns if not p.negated))
+        fields = set(variables)
+    else:
+        when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
+        if request is None and when & REQUEST_KINDS:
+            raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
+                                           f"{sorted(when & REQUEST_KINDS)}")
+        if request is not None and when != {request}:
+            raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
+        on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
+        # names bound by every trigger kind
+        fields = None
+        for kind in on:
+            kf = set(KINDS[kind])
+            fields = kf if fields is None else fields & kf
     names = set(fields) | set(CONSTANTS)
     _check_bindings(raw, set(fields), path, rid, params)
     clash = sorted(set(params) & set(fields))
@@ -341,7 +390,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
 
     rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params), group=raw.get("group", "propagate"), on=on,
                         ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
-                        priority=int(raw.get("priority", 0)))
+                        priority=int(raw.get("priority", 0)), patterns=patterns, set_vars=set_vars)
     for name, src in (raw.get("let") or {}).items():
         rule.lets.append((name, comp(src, f"let {name}")))
         names.add(name)
@@ -395,6 +444,72 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     return rule
 
 
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+
+
+def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
+    """A rule's ``match:``: the patterns, their variables in order of first
+    use, and those bound to a ``cards`` field.  A value is a variable (a
+    name), ``_`` (any), ``ENVELOPE``, a quoted literal (``"'rope'"``), a
+    number, true/false or null.  Every positive pattern after the first
+    shares a variable with one before it (no cross products), unless it
+    matches a set-up fact (``game``, ``hand-size``: one per owner); a
+    variable first met in a ``not:`` pattern matches anything there."""
+    out = []
+    variables: list[str] = []
+    set_vars: set[str] = set()
+    positive = 0
+    for n, item in enumerate(items, start=1):
+        (kind, body), = item.items()
+        negated = kind == "not"
+        if negated:
+            (kind, body), = body.items()
+        where = f"match #{n} ({'not ' if negated else ''}{kind})"
+        fields = []
+        new: list[str] = []
+        for name, value in body.items():
+            if name not in KINDS[kind]:
+                raise RuleFileError(path, rid, f"{where}: a {kind} fact has no field {clip(name, 60)}; its fields: "
+                                               f"{', '.join(KINDS[kind])}{_hint(str(name), KINDS[kind])}")
+            if value is None or isinstance(value, (bool, int, float)):
+                fields.append((name, "lit", value))
+            elif value == "_":
+                continue
+            elif value == "ENVELOPE":
+                fields.append((name, "lit", "envelope"))
+            elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                fields.append((name, "lit", value[1:-1]))
+            elif _IDENT.fullmatch(value) and value not in CONSTANTS:
+                fields.append((name, "var", value))
+                if value not in variables and value not in new:
+                    if negated:
+                        continue
+                    new.append(value)
+                    if name in ("cards", "matching"):
+                        set_vars.add(value)
+            else:
+                raise RuleFileError(path, rid, f"{where}: {name}: {clip(value, 60)} is not a pattern value: write a "
+                                               f"name (a variable), _ (anything), ENVELOPE, a quoted literal "
+                                               f"(\"'rope'\"), a number, true/false or null; compare other "
+                                               f"values in where:")
+        if negated:  # a variable only this pattern names: anything
+            fields = [f for f in fields if f[1] == "lit" or f[2] in variables]
+        else:
+            positive += 1
+            shared = {f[2] for f in fields if f[1] == "var"} & set(variables)
+            if positive > 1 and not shared and kind not in _SETUP_KINDS:
+                raise RuleFileError(path, rid, f"{where}: shares no variable with the patterns before it, so every "
+                                               f"pair of facts would match; join it with a variable")
+            variables.extend(new)
+        out.append(Pattern(kind, tuple(fields), negated))
+    if positive == 0:
+        raise RuleFileError(path, rid, "match: needs at least one pattern that is not negated")
+    if positive > MAX_POSITIVE_PATTERNS:
+        raise RuleLimitError(path, rid, f"match: {positive} patterns that are not negated, over "
+                                        f"{MAX_POSITIVE_PATTERNS} (the limit on joined patterns per rule)")
+    return tuple(out), variables, frozenset(set_vars)
+
+
 def _check_bindings(raw: dict, fields: set, path: str, rid: str, params: Mapping[str, Any] | None = None) -> None:
     """The names a rule binds: not the evaluator's (``__``), not a constant,
     not a trigger field (except as a ``for`` variable), each bound once; and at most
@@ -442,6 +557,9 @@ def _short(err: jsonschema.ValidationError) -> str:
     elif v == "required":
         missing = [k for k in expected if not isinstance(err.instance, dict) or k not in err.instance]
         text = ", ".join(repr(k) for k in missing) + (" is" if len(missing) == 1 else " are") + " missing"
+    elif v == "oneOf" and isinstance(err.instance, dict) and "then" in err.instance and "message" in err.instance:
+        text = ("'when' is missing (or 'match': the fact patterns it matches)" if "match" not in err.instance
+                else "give 'when' or 'match', not both")
     elif v == "anyOf" and not err.path and isinstance(err.instance, dict):
         text = "'rules' is missing (a file has rules of its own, or takes them with 'extends' or 'include')"
     elif v in ("oneOf", "enum") and err.path and err.path[-1] == "when":
@@ -489,7 +607,11 @@ class DispatchTable:
         self.rules = list(rules)
         #: (kind, group) -> rules.
         self.table: dict[tuple[str, str], list[CompiledRule]] = {}
+        #: Rules with ``match:`` patterns: each becomes an experta rule of its own.
+        self.pattern_rules: list[CompiledRule] = [r for r in self.rules if r.patterns]
         for r in self.rules:
+            if r.patterns:
+                continue
             for kind in r.on:
                 self.table.setdefault((kind, r.group), []).append(r)
         #: id -> rule.
@@ -525,7 +647,29 @@ def compile_engine(table: DispatchTable) -> type:
 
         attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
             AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
+    for i, rule in enumerate(table.pattern_rules):
+        name = f"match_{i}_{rule.id.replace('-', '_')}"
+        attrs[name] = Rule(*_pattern_conditions(rule), salience=SALIENCE[rule.group])(_match_action(rule, name))
     return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
+
+
+def _pattern_conditions(rule: CompiledRule) -> list:
+    """A rule's ``match:`` as experta conditions: each positive pattern a
+    fact bound as ``_m<i>``, variables as experta ``W`` variables (a join
+    on equal values), ``not:`` as ``NOT``."""
+    conditions = []
+    for i, p in enumerate(rule.patterns):
+        fields = {f: (W(v) if how == "var" else v) for f, how, v in p.fields}
+        fact = fact_class(p.kind)(**fields)
+        conditions.append(NOT(fact) if p.negated else getattr(AS, f"_m{i}") << fact)
+    return conditions
+
+
+def _match_action(rule: CompiledRule, name: str):
+    def action(self, **context):
+        self.match_fire(rule, context)
+    action.__name__ = name
+    return action
 
 
 #: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``
@@ -719,6 +863,10 @@ def edition_problems(ruleset: RuleSet, edition: Any,
     out: list[tuple[str, str]] = []
     for rule in ruleset.rules:
         problems: list[str] = []
+        for p in rule.patterns:  # a literal card of a pattern
+            for f, how, value in p.fields:
+                if how == "lit" and f == "card" and isinstance(value, str):
+                    checker._one(value, "card", f"match {p.kind} card: '{value}'", problems)
         exprs = [e for _, e in rule.lets] + [e for _, e in rule.loops] + [e for _, e in rule.each]
         exprs += [e for e in (rule.condition, rule.where) if e is not None] + list(rule.because)
         for e in exprs:

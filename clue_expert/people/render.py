@@ -305,7 +305,8 @@ class RulesView:
         for rs in self.rulesets:
             for r in rs.rules:
                 where = (f"{rs.id} · {r.group}" if rs.kind == "deduction"
-                         else f"{rs.id} · priority {r.priority}") + f" · when {', '.join(r.on)}"
+                         else f"{rs.id} · priority {r.priority}") + \
+                    f" · {'match' if r.patterns else 'when'} {', '.join(r.on)}"
                 if r.path != rs.path:  # brought in by extends or include
                     where += f" · from {Path(r.path).name}"
                 cell = Text(r.id, style="magenta")
