@@ -28,6 +28,7 @@ from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
 from ..engine.language import check_edition
+from ..engine.reference import function_reference
 from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
@@ -275,6 +276,9 @@ def _new_rules(args) -> int:
 
 
 def cmd_rules(args) -> int:
+    if args.functions:
+        print(function_reference(), end="")  # docs/rule-functions.md
+        return 0
     if args.new:
         return _new_rules(args)
     if args.test:
@@ -1039,6 +1043,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check the files' literal cards and categories against this edition (default cluedo)")
     p.add_argument("--test", action="store_true",
                    help="run each FILE's scenarios (FILE.test.yaml beside it); exit 1 if any fails")
+    p.add_argument("--functions", action="store_true",
+                   help="print the reference of every rule function (Markdown; docs/rule-functions.md)")
     p.add_argument("--new", nargs=2, metavar=("KIND", "NAME"),
                    help=f"write a commented starting rule file NAME.yaml and its scenarios NAME.test.yaml "
                         f"(KIND: {', '.join(NEW_KINDS)}); they pass --test as written")
