@@ -18,7 +18,7 @@ from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "docs" / "examples" / "patterns.yaml"
+EXAMPLE = ROOT / "docs" / "examples" / "rules" / "patterns.yaml"
 
 
 def rule_file(tmp_path, body: str) -> Path:
