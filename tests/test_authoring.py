@@ -136,7 +136,8 @@ def test_rules_test_malformed_scenario_fails_without_traceback(capsys, tmp_path)
     rule_file(tmp_path, MINE_TESTS.replace("{by: ann, suggest", "{suggest", 1), "mine.test.yaml")
     code, out, _ = run(capsys, "rules", "--test", mine)
     assert code == 1
-    assert "FAIL shown-card-is-not-in-envelope::a card ann sees shown is not in the envelope — malformed" in out
+    assert "FAIL shown-card-is-not-in-envelope::a card ann sees shown is not in the envelope — turn #1 has no 'by'; " \
+           "a turn is a suggestion {by, suggest, passed, shown_by, card}" in out
 
 
 def test_rules_test_without_scenario_file(capsys, tmp_path):

@@ -1,5 +1,5 @@
 """Fuzzing the file readers: a valid record (docs/examples/three-players.yaml)
-and a valid rule file (rules/strategies/kingston-no-intelligence.yaml),
+and a valid rule file (rules/shared/no-intelligence.yaml),
 mutated at random — deletions, substitutions, type changes, duplications,
 and raw text edits — and fed to the command line.  Never a traceback (the
 exit code is 0, 1, 2 or 3), never a hang."""
@@ -20,7 +20,7 @@ from clue_expert.people.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "docs" / "examples" / "three-players.yaml"
-RULE = ROOT / "rules" / "strategies" / "kingston-no-intelligence.yaml"
+RULE = ROOT / "rules" / "shared" / "no-intelligence.yaml"
 SLOW = 5.0  # seconds: anything slower is a hang
 
 #: Values a mutation may put anywhere.

@@ -21,7 +21,7 @@ from clue_expert.core.cards import get_edition
 from clue_expert.people.cli import main
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml"
-RULE = Path(__file__).resolve().parent.parent / "rules" / "strategies" / "kingston-no-intelligence.yaml"
+RULE = Path(__file__).resolve().parent.parent / "rules" / "shared" / "no-intelligence.yaml"
 HAND = ["scarlett", "rope", "hall", "lounge", "dagger", "plum"]
 TURNS = [{"by": "bob", "suggest": ["white", "rope", "study"], "passed": ["cat"], "shown_by": "ann", "card": "rope"},
          {"by": "cat", "suggest": ["green", "spanner", "hall"], "passed": [], "shown_by": "ann", "card": "hall"}]

@@ -273,7 +273,7 @@ def test_edit_repairs_a_contradictory_file_and_keeps_the_later_turns(tmp_path):
     # an edit that makes an earlier turn contradict is refused, nothing changed
     s.handle("edit 2")
     out = texts(s.handle("cat: white spanner hall / ann passes / bob shows"))
-    assert any("hall" in t for t in out) and s.notebook.conflict.turn == 3
+    assert any("ann passed but holds Hall" in t for t in out) and s.notebook.conflict.turn == 3
     assert yaml.safe_load(path.read_text())["turns"][1]["suggest"] == ["green", "spanner", "hall"]
     s.handle("edit 3")
     out = texts(s.handle("ann: green revolver kitchen / bob passes / cat shows kitchen"))

@@ -25,7 +25,7 @@ def test_seat_specs_parse_and_refuse_bad_parts():
     d = parse_seat("clue-expert-focused:model=pattern-analysis:accusation=probable-clues:model=first-round-asks")
     assert d == {"strategy": "clue-expert-focused", "response": "minimal-information",
                  "accusation": "probable-clues", "models": ["pattern-analysis", "first-round-asks"],
-                 "knowledge": "complete"}
+                 "knowledge": "complete", "rules": []}
     with pytest.raises(ClueError, match="cannot read 'colour=red'"):
         parse_seat("clue-expert-focused:colour=red")
     with pytest.raises(ClueError, match="unknown model 'pattern-analisys'; did you mean pattern-analysis"):

@@ -31,3 +31,8 @@ def levels_dir() -> Path:
 def published_dir() -> Path:
     """The directory of the published result tables (package data)."""
     return _PACKAGE / "published"
+
+
+def templates_dir() -> Path:
+    """The directory of the starting files ``clue-expert rules --new`` writes (package data)."""
+    return _PACKAGE / "templates"

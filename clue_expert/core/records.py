@@ -30,6 +30,15 @@ MAX_TURNS = 2000
 GAMES = ("speed-clue", "generalized")
 
 
+def _names(edition: Edition, cards, in_order: bool = True) -> str:
+    """Cards as an error message shows them: their display names as an
+    English list ("Miss Scarlett, Rope and Hall"), in sheet order."""
+    cards = list(cards)
+    if in_order:
+        cards = edition.sort_cards(set(cards))
+    return english_list(edition.display(c) for c in cards)
+
+
 def _folder(source: str):
     """The folder of a record file (editions given by path are relative to it)."""
     path = Path(source)
@@ -228,7 +237,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             raise RecordError(f"the deal's hands have {wrong} cards but the hand sizes are "
                               f"{ {p: sizes[p] for p in wrong} }", source=source)
         if set(deal.hands[me]) != set(hand):
-            raise RecordError(f"the deal gives {me} {english_list(deal.hands[me])} but the hand is {english_list(hand)}", source=source)
+            raise RecordError(f"the deal gives {me} {_names(edition, deal.hands[me])} but the hand is "
+                              f"{_names(edition, hand)}", source=source)
 
     turns: list = []
     out: set = set()
@@ -288,7 +298,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             except ClueError as exc:
                 raise RecordError(f"card: {exc}", source=source, turn=n) from None
             if card not in cards:
-                raise RecordError(f"the shown card {card} is not one of the suggested {english_list(cards)}",
+                raise RecordError(f"the shown card {edition.display(card)} is not one of the suggested "
+                                  f"{_names(edition, cards)}",
                                   source=source, turn=n)
         actual = raw.get("actual")
         if actual is not None:
@@ -300,28 +311,31 @@ def parse_record(data: object, source: str = "<record>") -> Record:
             except ClueError as exc:
                 raise RecordError(f"actual: {exc}", source=source, turn=n) from None
             if shown_by is None or actual not in cards or actual not in deal.hands[shown_by]:
-                raise RecordError(f"actual card {actual} was not shown by {shown_by} from {english_list(cards)}",
+                raise RecordError(f"actual card {edition.display(actual)} was not shown by {shown_by} from "
+                                  f"{_names(edition, cards)}",
                                   source=source, turn=n)
         elif card is not None:
             actual = card
         if me in passed and set(cards) & set(hand):
-            raise RecordError(f"{me} passed but holds {english_list(sorted(set(cards) & set(hand)))}", source=source, turn=n)
+            raise RecordError(f"{me} passed but holds {_names(edition, set(cards) & set(hand))}", source=source, turn=n)
         if shown_by == me:
             mine = set(cards) & set(hand)
             if not mine:
-                raise RecordError(f"{me} showed a card but holds none of {english_list(cards)}", source=source, turn=n)
+                raise RecordError(f"{me} showed a card but holds none of {_names(edition, cards)}", source=source,
+                                  turn=n)
             if card is not None and card not in mine:
-                raise RecordError(f"{me} showed {card}, which is not in {me}'s hand", source=source, turn=n)
+                raise RecordError(f"{me} showed {edition.display(card)}, which is not in {me}'s hand", source=source,
+                                  turn=n)
         if deal is not None:
             for p in passed:
                 if set(cards) & set(deal.hands[p]):
                     raise RecordError(f"{p} passed but the deal gives {p} "
-                                      f"{english_list(sorted(set(cards) & set(deal.hands[p])))}", source=source, turn=n)
+                                      f"{_names(edition, set(cards) & set(deal.hands[p]))}", source=source, turn=n)
             if shown_by is not None and not set(cards) & set(deal.hands[shown_by]):
                 raise RecordError(f"{shown_by} showed a card but the deal gives {shown_by} none of them",
                                   source=source, turn=n)
             if card is not None and card not in deal.hands[shown_by]:
-                raise RecordError(f"{shown_by} showed {card} but the deal does not give it to {shown_by}",
+                raise RecordError(f"{shown_by} showed {edition.display(card)} but the deal does not give it to {shown_by}",
                                   source=source, turn=n)
         turns.append(Suggestion(by, cards, passed, shown_by, card, actual, asks))
     return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
@@ -411,13 +425,14 @@ def _revealed(names, by: str, edition: Edition, sizes: dict, me: str, hand: tupl
                           source=source, turn=n)
     cards = _cards(edition, names, source, n, "revealed")
     if len(set(cards)) != len(cards) or len(cards) != sizes[by]:
-        raise RecordError(f"revealed must be {by}'s {sizes[by]} distinct cards, got {english_list(cards)}",
+        raise RecordError(f"revealed must be {by}'s {sizes[by]} distinct cards, got {_names(edition, cards, False)}",
                           source=source, turn=n)
     if by == me and set(cards) != set(hand):
-        raise RecordError(f"revealed {english_list(cards)} is not {me}'s hand {english_list(hand)}", source=source, turn=n)
+        raise RecordError(f"revealed {_names(edition, cards)} is not {me}'s hand {_names(edition, hand)}", source=source,
+                          turn=n)
     if by != me and set(cards) & set(hand):
-        raise RecordError(f"revealed gives {by} {english_list(sorted(set(cards) & set(hand)))}, which {me} holds",
+        raise RecordError(f"revealed gives {by} {_names(edition, set(cards) & set(hand))}, which {me} holds",
                           source=source, turn=n)
     if deal is not None and set(cards) != set(deal.hands[by]):
-        raise RecordError(f"revealed {english_list(cards)} is not {by}'s hand in the deal", source=source, turn=n)
+        raise RecordError(f"revealed {_names(edition, cards)} is not {by}'s hand in the deal", source=source, turn=n)
     return edition.sort_cards(cards)

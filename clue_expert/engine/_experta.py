@@ -31,7 +31,7 @@ for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "
     if not hasattr(collections, _name):
         setattr(collections, _name, getattr(collections.abc, _name))
 
-from experta import AS, MATCH, W, Fact, Field, KnowledgeEngine, Rule  # noqa: E402
+from experta import AS, MATCH, NOT, W, Fact, Field, KnowledgeEngine, Rule  # noqa: E402
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.matchers.rete.check import TypeCheck  # noqa: E402
 from experta.matchers.rete.nodes import BusNode  # noqa: E402
@@ -74,6 +74,7 @@ BusNode.add = _bus_add
 BusNode.remove = _bus_remove
 
 _CLASSES: dict = {}
+_KINDS: dict = {}
 
 
 def fact_class(kind: str) -> type:
@@ -83,6 +84,13 @@ def fact_class(kind: str) -> type:
     if cls is None:
         name = "".join(part.capitalize() for part in kind.split("-"))
         cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__})
+        _KINDS[cls] = kind
     return cls
 
-__all__ = ["AS", "MATCH", "W", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION", "fact_class"]
+
+def fact_kind(fact) -> str:
+    """The fact kind of a fact made with :func:`fact_class`."""
+    return _KINDS[type(fact)]
+
+__all__ = ["AS", "MATCH", "NOT", "W", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION", "fact_class",
+           "fact_kind"]

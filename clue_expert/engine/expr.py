@@ -236,10 +236,13 @@ class Expression:
         return f"Expression({self.source!r})"
 
 
-def compile_expression(source: Any, variables: Iterable[str], functions: Mapping[str, Callable]) -> Expression:
+def compile_expression(source: Any, variables: Iterable[str], functions: Mapping[str, Callable],
+                       constants: Mapping[str, Any] | None = None) -> Expression:
     """Compile ``source`` against the bound ``variables`` and the whitelisted
     ``functions``.  Functions are looked up in the environment at call time
-    under their own name, so the caller binds them per evaluation."""
+    under their own name, so the caller binds them per evaluation.
+    ``constants`` (a rule file's parameters) are names whose values are
+    folded in now."""
     if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
         if isinstance(source, int) and not isinstance(source, bool) and not -MAX_INT <= source <= MAX_INT:
             raise LimitError("an integer beyond ±2**64 (the limit on integers)")
@@ -258,7 +261,7 @@ def compile_expression(source: Any, variables: Iterable[str], functions: Mapping
     except (RecursionError, MemoryError, ValueError) as exc:
         raise ExpressionError(f"expression {clip(source, 60)} cannot be parsed ({type(exc).__name__})") from None
     _check_tree(tree, source)
-    compiler = _Compiler(set(variables), functions, source)
+    compiler = _Compiler(set(variables), functions, source, dict(constants or {}))
     try:
         fn = compiler.visit(tree.body)
     except RecursionError:  # pragma: no cover - _check_tree bounds the depth first
@@ -368,10 +371,12 @@ def _check_arity(name: str, fn: Callable, given: int, source: str) -> None:
 
 
 class _Compiler:
-    def __init__(self, variables: set[str], functions: Mapping[str, Callable], source: str):
+    def __init__(self, variables: set[str], functions: Mapping[str, Callable], source: str,
+                 constants: dict | None = None):
         self.variables = variables
         self.functions = functions
         self.source = source
+        self.constants = constants or {}
         self.used: set[str] = set()
 
     def fail(self, what: str) -> ExpressionError:
@@ -410,11 +415,14 @@ class _Compiler:
         if name in self.variables:
             self.used.add(name)
             return lambda env: env[name]
+        if name in self.constants:  # a parameter of the rule file: its value, folded in
+            value = self.constants[name]
+            return lambda env: value
         if name in self.functions:
             raise self.fail(f"using function {name!r} without calling it")
         raise ExpressionError(
             f"unknown name {name!r} in expression {clip(self.source)}; bound here: "
-            f"{', '.join(sorted(self.variables)) or 'nothing'}")
+            f"{', '.join(sorted(self.variables | set(self.constants))) or 'nothing'}")
 
     # operators ------------------------------------------------------------
     def v_BoolOp(self, node: ast.BoolOp) -> Compiled:

@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from ._experta import fact_class
+from ._experta import fact_class, fact_kind
 from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
@@ -26,6 +26,7 @@ from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimi
 from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
+from .premises import PremiseLogic
 from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
                     format_template)
 
@@ -72,6 +73,12 @@ class Justification:
     """Order of derivation (1 = first fact)."""
     turn: int | None = None
     """The turn being processed when the fact was derived (0 = the deal)."""
+    read_from: int | None = None
+    """For a rule without ``because:``: the premises from this index on are
+    those its queries read, minimised to the ones the fact needs the first
+    time it is explained (:meth:`Knowledge.justification`); the ones before
+    it -- the fact the rule matched, and observations -- always stay.  None:
+    the premises are final."""
 
     @property
     def message(self) -> str:
@@ -188,7 +195,7 @@ class Knowledge:
     def __init__(self, edition: Edition, players: Sequence[str], me: str | None = None,
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
                  only: Iterable[str] | None = None, complete: bool = True,
-                 on_fire: Callable[[Firing], None] | None = None):
+                 on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False):
         #: The card list.
         self.edition = edition
         #: Players in seat order.
@@ -215,6 +222,13 @@ class Knowledge:
         self.complete = complete
         #: Called with each :class:`Firing` as it happens (``--watch``).
         self.on_fire = on_fire
+        #: Whether a rule's stated ``because:`` premises are checked to entail
+        #: each of its conclusions as it fires (scenarios, ``rules --test``, ``--rules``).
+        self.check_premises = check_premises
+        #: While a rule without ``because:`` decides: what its queries read (see _read_premises).
+        self._reads: list | None = None
+        #: The premises' meaning, for checking and minimising them (built on first use).
+        self._logic: PremiseLogic | None = None
         self._rulesets = tuple(rulesets) if rulesets is not None else default_rulesets()
         rules = all_rules(self._rulesets)
         if only is not None:
@@ -223,6 +237,7 @@ class Knowledge:
         cls, self._table = _engine_class(tuple(rules))
         self._engine = cls()
         self._engine.dispatch = self._dispatch
+        self._engine.match_fire = self._match_fire
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
@@ -678,9 +693,31 @@ class Knowledge:
             for rule in rules:
                 self._run_rule(rule, env)
 
+    def _match_fire(self, rule: CompiledRule, context: dict) -> None:
+        """A rule's ``match:`` patterns matched (experta's join): bind its
+        variables, the facts matched (``this`` is the first one's key; all of
+        them are premises) and run the rest of the rule."""
+        env = dict(self._base_env)
+        matched = []
+        for name, value in context.items():
+            if name.startswith("_m") and name[2:].isdigit():
+                kind = fact_kind(value)
+                matched.append((int(name[2:]), key_of(kind, {f: value[f] for f in KINDS[kind]})))
+            elif name in rule.set_vars:
+                env[name] = frozenset(value)
+            else:
+                env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
+        keys = tuple(k for _, k in sorted(matched))
+        env["this"] = keys[0]
+        env["__matched__"] = keys
+        self._budget.charge(1)  # one step per match: a request's budget bounds how many
+        self._run_rule(rule, env)
+
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         env = dict(env)
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        if rule.auto_premises:
+            self._reads = []  # what its queries read become its premises (_read_premises)
         try:
             lets = rule.lets
             if rule.condition is not None:
@@ -704,6 +741,8 @@ class Knowledge:
             text = str(exc)
             text = text if len(text) <= 200 else text[:200] + "…"
             raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {text}") from exc
+        finally:
+            self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
         if i == len(rule.loops):
@@ -718,10 +757,16 @@ class Knowledge:
         if len(values) > MAX_LENGTH:
             raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
         self._budget.charge(len(values) + 1)
+        reads = self._reads
         for value in values:
             inner = dict(env)
             inner[name] = value
-            self._loop(rule, inner, i + 1)
+            if reads is None:
+                self._loop(rule, inner, i + 1)
+            else:  # what one combination read is not the next one's premise
+                mark = len(reads)
+                self._loop(rule, inner, i + 1)
+                del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
         if rule.then and rule.then[0].kind in DECISION_KINDS:
@@ -754,17 +799,87 @@ class Knowledge:
                 new.append(key)
         if not new and contradiction is None:
             return
-        premises = self._premises(rule, env)
+        if rule.auto_premises:
+            premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
+        else:
+            premises, read_from = self._premises(rule, env), None
+            if self.check_premises:
+                self._check_stated(rule, premises, [None] if contradiction is not None else new)
         message = LazyMessage(rule, env)
         if contradiction is not None:
+            if read_from is not None:  # the facts that contradict each other, not all it read
+                premises = premises[:read_from] + self._minimal(premises[:read_from], premises[read_from:], None)
             raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
                                      facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
                                             for p in premises], cause=(rule.id, tuple(premises), contradiction))
         step = self._next_step()
-        just = Justification(rule.id, message, tuple(premises), step, self._turn)
+        just = Justification(rule.id, message, tuple(premises), step, self._turn, read_from)
         made = tuple(k for k in new if self._declare_known(k, just))
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+
+    def _read_premises(self, matched: Sequence[Key]) -> tuple[list[Key], int]:
+        """The premises of a firing of a rule without ``because:``: the facts
+        it matched (its trigger, or its ``match:`` patterns' facts), the
+        observations its queries read, then the other facts they read (cells
+        before clauses, in sheet order: the order in which
+        :meth:`justification` tries to leave them out); and the index where
+        the facts that may be left out start."""
+        read: dict = {}
+        for token in self._reads or ():
+            tag = token[0]
+            if tag == "H":
+                for c in token[2]:
+                    read[(HELD, token[1], c)] = None
+            elif tag == "L":
+                for c in token[2]:
+                    read[(LACKED, token[1], c)] = None
+            elif tag == "h":
+                for o in token[2]:
+                    read[(HELD, o, token[1])] = None
+            elif tag == "l":
+                for o in token[2]:
+                    read[(LACKED, o, token[1])] = None
+            elif tag == "K":
+                read.update(dict.fromkeys(token[1]))
+            elif tag == "seen":  # the shows this seat saw
+                read.update(dict.fromkeys(k for k, v in self.values.items() if k[0] == "showed"
+                                          and v.get("card") is not None and v.get("by") == self.me))
+        known = self.justifications
+        keep = [k for k in dict.fromkeys(matched) if k in known]
+        for k in keep:
+            read.pop(k, None)
+        keep += sorted((k for k in read if k[0] in OBSERVATION_KINDS and k in known), key=self._premise_order)
+        rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and k in known),
+                      key=lambda k: (k[0] not in (HELD, LACKED), self._premise_order(k)))
+        return keep + rest, len(keep)
+
+    def _premise_logic(self) -> PremiseLogic:
+        """The premises' meaning over this game's deal (rebuilt when the hand sizes change)."""
+        stamp = tuple(sorted(self._hand_size.items()))
+        if self._logic is None or self._logic.stamp != stamp:
+            self._logic = PremiseLogic(self.owners, self._cards,
+                                       {cat: sorted(cs) for cat, cs in self._category_cards.items()},
+                                       self._hand_size, self.edition.envelope_counts)
+        return self._logic
+
+    def _minimal(self, keep: Sequence[Key], candidates: Sequence[Key], conclusion: Key | None) -> list[Key]:
+        """A minimal part of ``candidates`` that with ``keep`` entails ``conclusion`` (None: a contradiction)."""
+        if not candidates:
+            return []
+        return self._premise_logic().minimize(keep, candidates, conclusion, self.values)
+
+    def _check_stated(self, rule: CompiledRule, premises: Sequence[Key], conclusions: Sequence[Key | None]) -> None:
+        """A rule's ``because:`` must entail each conclusion (None: must be contradictory)."""
+        logic = self._premise_logic()
+        for key in conclusions:
+            if logic.entails(premises, key, self.values):
+                continue
+            shown = [describe(p, self.values) for p in premises[:8]] + (["…"] if len(premises) > 8 else [])
+            what = "contradict each other" if key is None else f"entail '{describe(key, self.values)}'"
+            raise RuleFileError(rule.path, rule.id, f"its because: premises do not {what}, so the firing would "
+                                                    f"explain nothing ({'; '.join(shown) or 'no premises'}); "
+                                                    f"leave because: out to cite what the rule read")
 
     def _premises(self, rule: CompiledRule, env: dict, probable_ok: bool = False) -> list[Key]:
         """The facts a firing rests on (its ``because:`` list), each checked
@@ -892,6 +1007,10 @@ class Knowledge:
         j = self.justifications.get(key)
         if j is None:
             return self.probable.get(key)
+        if j.read_from is not None:  # a rule's reads: the ones this fact needs
+            keep, candidates = j.premises[:j.read_from], j.premises[j.read_from:]
+            j = replace(j, premises=tuple(keep) + tuple(self._minimal(keep, candidates, key)), read_from=None)
+            self.justifications[key] = j
         pending = self._unminimized.pop(key, None) if j is not None else None
         if pending is not None:
             lit, core = pending
@@ -933,18 +1052,28 @@ class Knowledge:
 
     def hand_size(self, owner: str) -> int | None:
         """How many cards the owner holds (the envelope: its size)."""
+        if self._reads is not None:
+            self._reads.append(("K", (("hand-size", owner),)))
         return self._hand_size.get(owner)
 
     def holders(self, card: str) -> frozenset:
         """Owners known to hold the card."""
-        return frozenset(self._holders[card])
+        out = frozenset(self._holders[card])
+        if self._reads is not None:
+            self._reads.append(("h", card, out))
+        return out
 
     def lackers(self, card: str) -> frozenset:
         """Owners known not to hold the card."""
-        return frozenset(self._lackers[card])
+        out = frozenset(self._lackers[card])
+        if self._reads is not None:
+            self._reads.append(("l", card, out))
+        return out
 
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses (card sets he does not hold all of)."""
+        if self._reads is not None:
+            self._reads.append(("K", tuple(self._not_all[owner].values())))
         return list(self._not_all[owner])
 
     def bounds(self, owner: str) -> list[tuple]:
@@ -956,16 +1085,24 @@ class Knowledge:
             rest, low, high = self._reduced(key)
             if len(rest) == len(key[2]) and not (low <= 0 and high >= len(rest)):
                 out.append((frozenset(key[2]), low, high))
+        if self._reads is not None:  # the bounds, and the sheet they were reduced against
+            self._reads.append(("K", tuple(self._bounds[owner])))
+            self._reads.append(("H", owner, frozenset(self._held[owner])))
+            self._reads.append(("L", owner, frozenset(self._lacked[owner])))
         return out
 
     def bounds_with(self, owner: str, card: str) -> list[tuple]:
         """The owner's bounds naming the card, as stated (not reduced), that
         the sheet does not already imply: (cards, low, high) each."""
-        return [(frozenset(key[2]), key[3], key[4]) for key in self._bounds[owner]
-                if card in key[2] and not self._bound_useless(key)]
+        found = [key for key in self._bounds[owner] if card in key[2] and not self._bound_useless(key)]
+        if self._reads is not None:
+            self._reads.append(("K", tuple(found)))
+        return [(frozenset(key[2]), key[3], key[4]) for key in found]
 
     def has_clauses(self, owner: str) -> bool:
         """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""
+        if self._reads is not None:
+            self._reads.append(("K", tuple(self._clauses[owner].values())))
         return bool(self._clauses[owner])
 
     def out_players(self) -> frozenset:
@@ -975,6 +1112,8 @@ class Knowledge:
 
     def seen_cards(self) -> frozenset:
         """Cards that have been shown to this seat."""
+        if self._reads is not None:
+            self._reads.append(("seen",))
         return frozenset(self._seen)
 
     def shown_to(self, player: str) -> frozenset:
@@ -1056,22 +1195,36 @@ class Knowledge:
     def status(self, owner: str, card: str) -> str:
         """``held``, ``lacked`` or ``unknown``."""
         if card in self._held[owner]:
+            if self._reads is not None:
+                self._reads.append(("K", (held_key(owner, card),)))
             return HELD
         if card in self._lacked[owner]:
+            if self._reads is not None:
+                self._reads.append(("K", (lacked_key(owner, card),)))
             return LACKED
         return UNKNOWN
 
     def held_by(self, owner: str) -> frozenset:
         """Cards known held by ``owner``."""
-        return frozenset(self._held[owner])
+        out = frozenset(self._held[owner])
+        if self._reads is not None:
+            self._reads.append(("H", owner, out))
+        return out
 
     def lacked_by(self, owner: str) -> frozenset:
         """Cards known lacked by ``owner``."""
-        return frozenset(self._lacked[owner])
+        out = frozenset(self._lacked[owner])
+        if self._reads is not None:
+            self._reads.append(("L", owner, out))
+        return out
 
     def one_of_clauses(self, owner: str) -> list[frozenset]:
         """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
-        return [c for c in self._clauses[owner] if not (c & self._held[owner])]
+        store = self._clauses[owner]
+        out = [c for c in store if not (c & self._held[owner])]
+        if self._reads is not None:
+            self._reads.append(("K", tuple(store[c] for c in out)))
+        return out
 
     def envelope(self) -> dict:
         """category -> the envelope's card where known (None if not); for a
@@ -1082,6 +1235,8 @@ class Knowledge:
             if n == 0:
                 continue
             known = [c for c in self.edition.category_cards(cat) if c in self._held[ENVELOPE]]
+            if self._reads is not None:
+                self._reads.append(("H", ENVELOPE, frozenset(known)))
             if n == 1:
                 out[cat] = known[0] if known else None
             else:
@@ -1090,6 +1245,8 @@ class Knowledge:
 
     def solved(self) -> bool:
         """Whether every envelope card is known."""
+        if self._reads is not None:
+            self._reads.append(("H", ENVELOPE, frozenset(self._held[ENVELOPE])))
         return len(self._held[ENVELOPE]) == self.edition.envelope_size
 
     def sheet(self) -> Sheet:
@@ -1100,6 +1257,8 @@ class Knowledge:
 
     def known(self, key: Key) -> bool:
         """Whether the fact is known."""
+        if self._reads is not None and key in self.justifications:
+            self._reads.append(("K", (key,)))
         return key in self.justifications
 
     def roots(self, key: Key) -> list[Key]:
@@ -1225,13 +1384,13 @@ def _as_set(value) -> list:
 
 
 def replay_record(record, upto: int | None = None, *, on_fire: Callable | None = None,
-                  complete: bool = True, rulesets=None, strict: bool = True):
+                  complete: bool = True, rulesets=None, strict: bool = True, check_premises: bool = False):
     """Feed a :class:`~clue_expert.core.records.Record` to a new
     :class:`Knowledge` up to turn ``upto`` (all turns when None).  With
     ``strict`` a contradiction raises; otherwise returns ``(knowledge,
     error)`` with the knowledge as it was before the offending turn."""
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
-                  rulesets=rulesets, on_fire=on_fire)
+                  rulesets=rulesets, on_fire=on_fire, check_premises=check_premises)
     error = None
     try:
         for turn, obs in record.observations(upto):

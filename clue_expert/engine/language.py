@@ -22,15 +22,17 @@ import ast
 import difflib
 import inspect
 import itertools
+import re
 import string
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, KnowledgeEngine, Rule, fact_class
+from ._experta import AS, NOT, KnowledgeEngine, Rule, W, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
 
 #: Named salience levels -- the one register.  Higher fires first.
@@ -67,10 +69,44 @@ _PAIR = {"type": "array", "items": _EXPR, "minItems": 2, "maxItems": 2}
 #: A bound: owner, cards, low, high.
 _QUAD = {"type": "array", "items": _EXPR, "minItems": 4, "maxItems": 4}
 
+# --- reuse: extends, include, parameters (see compile_ruleset) -------------------
+#: How deeply ``extends:`` and ``include:`` may nest (a file extending a file that includes ...).
+MAX_REUSE_DEPTH = 8
+#: Rule files one file may bring in through ``extends:`` and ``include:``, counted over the whole tree.
+MAX_REUSE_FILES = 64
+#: Parameters one rule file may declare, and values one ``with:`` may give.
+MAX_PARAMETERS = 16
+_SCALAR = {"type": ["string", "number", "boolean"]}
+_PARAM_VALUE = {"oneOf": [_SCALAR, {"type": "array", "items": _SCALAR, "maxItems": 64}]}
+_WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NAME,
+         "additionalProperties": _PARAM_VALUE}
+#: A reference to another rule file: an id (``minimal-information``, ``shared/no-intelligence``) or a path.
+_REF = {"type": "string", "minLength": 1, "maxLength": 300}
+
+# --- patterns (match:) -----------------------------------------------------------
+#: Fact patterns one rule may match (negated ones included), and positive ones among them.
+MAX_PATTERNS = 6
+MAX_POSITIVE_PATTERNS = 3
+#: Fact kinds a pattern may match without sharing a variable with the ones before it: the
+#: set-up facts, one per game and one per owner.
+_SETUP_KINDS = ("game", "hand-size")
+_PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
+_PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
+#: One fact pattern: ``{KIND: {FIELD: VALUE, ...}}`` or ``{not: {KIND: {...}}}``.
+_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not"]},
+            "additionalProperties": {"oneOf": [
+                _PATTERN_FIELDS,
+                {"type": "object", "minProperties": 1, "maxProperties": 1,
+                 "propertyNames": {"enum": _PATTERN_KINDS}, "additionalProperties": _PATTERN_FIELDS},
+            ]}}
+
 #: JSON Schema of a rule file.
 RULESET_SCHEMA: dict = {
     "type": "object",
-    "required": ["id", "title", "rules"],
+    "required": ["id", "title"],
+    # its own rules, or rules it takes from another file
+    "anyOf": [{"required": ["rules"]}, {"required": ["extends"]}, {"required": ["include"]}],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "pattern": _ID},
@@ -79,9 +115,26 @@ RULESET_SCHEMA: dict = {
         "metadata": {"type": "object"},
         "kind": {"enum": list(FILE_KINDS)},
         "choice": {"enum": ["first", "random"]},
+        "extends": _REF,
+        "with": _WITH,
+        "include": {"type": "array", "minItems": 1, "maxItems": MAX_PARAMETERS, "items": {"oneOf": [
+            _REF,
+            {"type": "object", "required": ["file"], "additionalProperties": False,
+             "properties": {"file": _REF, "with": _WITH}},
+        ]}},
+        "parameters": {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NAME,
+                       "additionalProperties": {
+                           "type": "object", "additionalProperties": False,
+                           "properties": {"description": {"type": "string"},
+                                          "values": {"type": "array", "items": _SCALAR, "minItems": 1,
+                                                     "maxItems": 64},
+                                          "default": _PARAM_VALUE}}},
         "rules": {"type": "array", "minItems": 1, "items": {
             "type": "object",
-            "required": ["id", "message", "when", "then"],
+            "required": ["id", "message", "then"],
+            # what triggers it: fact kinds (when), or fact patterns (match)
+            "oneOf": [{"required": ["when"], "not": {"required": ["match"]}},
+                      {"required": ["match"], "not": {"required": ["when"]}}],
             "additionalProperties": False,
             "properties": {
                 "id": {"type": "string", "pattern": _ID},
@@ -92,6 +145,7 @@ RULESET_SCHEMA: dict = {
                     {"enum": list(KINDS)},
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
                 ]},
+                "match": {"type": "array", "minItems": 1, "maxItems": MAX_PATTERNS, "items": _PATTERN},
                 "metadata": {"type": "object"},
                 "let": _BINDINGS,
                 "if": _EXPR,
@@ -120,6 +174,18 @@ RULESET_SCHEMA: dict = {
         }},
     },
 }
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One fact pattern of a rule's ``match:``."""
+
+    kind: str
+    """The fact kind it matches."""
+    fields: tuple
+    """``(field, "var", name)`` (a variable: bound on its first use, equal after) or ``(field, "lit", value)``."""
+    negated: bool = False
+    """True for ``not:``: the rule matches only when no such fact is known."""
 
 
 @dataclass
@@ -166,6 +232,14 @@ class CompiledRule:
     where: Expression | None = None
     then: list = field(default_factory=list)
     because: list = field(default_factory=list)
+    """The stated premises (``because:``); empty when the premises are read off the firing."""
+    auto_premises: bool = False
+    """True for a deduction rule without ``because:``: its premises are the fact it matched and the
+    facts its queries read while it decided (minimised when explained)."""
+    patterns: tuple = ()
+    """Its ``match:`` fact patterns (empty for a rule triggered by ``when:``)."""
+    set_vars: frozenset = frozenset()
+    """Pattern variables bound to a ``cards`` field (read as frozensets, like a trigger's ``cards``)."""
 
     def format_message(self, env: dict) -> str:
         """The message with this firing's bindings filled in."""
@@ -217,6 +291,15 @@ class RuleSet:
     """How a decision file breaks ties: ``first`` (rule and list order) or ``random`` (seeded)."""
     functions: Mapping[str, Callable] | None = field(default=None, repr=False, compare=False)
     """The function table it was compiled against (read by :func:`edition_problems`)."""
+    parameters: dict = field(default_factory=dict)
+    """The parameter values in effect: those of the file it extends (given by
+    its ``with:``), then its own declared ones (defaults)."""
+    extends: str | None = None
+    """The file it extends, if any."""
+
+    def own(self, rule: CompiledRule) -> bool:
+        """Whether the rule is written in this file (not brought in by extends or include)."""
+        return rule.path == self.path
 
 
 def _check_message(template: str, names: set[str], path: str, rule: str) -> None:
@@ -239,36 +322,75 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
                                             f"(bound: {', '.join(sorted(names))})")
 
 
-def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable]) -> CompiledRule:
+def _fold_params(template: str, params: Mapping[str, Any]) -> str:
+    """A message template with the ``{placeholders}`` that name parameters
+    replaced by their values (braces in a value escaped)."""
+    if not params or "{" not in template:
+        return template
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return template  # reported by _check_message
+    out = []
+    for literal, fname, spec, conv in parts:
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if fname is None:
+            continue
+        if fname in params and not spec and not conv:
+            value = params[fname]
+            text = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            out.append(text.replace("{", "{{").replace("}", "}}"))
+        else:
+            out.append("{" + fname + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
+    return "".join(out)
+
+
+def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
+                  params: Mapping[str, Any] | None = None) -> CompiledRule:
+    params = dict(params or {})
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
-    when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
     request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
-    if request is None and when & REQUEST_KINDS:
-        raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
-                                       f"{sorted(when & REQUEST_KINDS)}")
-    if request is not None and when != {request}:
-        raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
-    on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
-    # names bound by every trigger kind
-    fields = None
-    for kind in on:
-        kf = set(KINDS[kind])
-        fields = kf if fields is None else fields & kf
+    patterns: tuple = ()
+    set_vars: frozenset = frozenset()
+    if "match" in raw:
+        if request is not None:
+            raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
+                                           f"deduction and model rules")
+        patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
+        on = tuple(dict.fromkeys(p.kind for p in patterns if not p.negated))
+        fields = set(variables)
+    else:
+        when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
+        if request is None and when & REQUEST_KINDS:
+            raise RuleFileError(path, rid, f"a {file_kind} rule cannot be triggered by the decision request "
+                                           f"{sorted(when & REQUEST_KINDS)}")
+        if request is not None and when != {request}:
+            raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
+        on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
+        # names bound by every trigger kind
+        fields = None
+        for kind in on:
+            kf = set(KINDS[kind])
+            fields = kf if fields is None else fields & kf
     names = set(fields) | set(CONSTANTS)
-    _check_bindings(raw, set(fields), path, rid)
+    _check_bindings(raw, set(fields), path, rid, params)
+    clash = sorted(set(params) & set(fields))
+    if clash:
+        raise RuleFileError(path, rid, f"the parameter {clash[0]!r} is also a field of the trigger "
+                                       f"({', '.join(on)}); rename the parameter")
 
     def comp(src: Any, what: str) -> Expression:
         try:
-            return compile_expression(src, names, functions)
+            return compile_expression(src, names, functions, params)
         except LimitError as exc:
             raise RuleLimitError(path, rid, f"{what}: {exc}") from None
         except ExpressionError as exc:
             raise RuleFileError(path, rid, f"{what}: {exc}") from None
 
-    rule = CompiledRule(id=rid, message=raw["message"], group=raw.get("group", "propagate"), on=on,
+    rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params), group=raw.get("group", "propagate"), on=on,
                         ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
-                        priority=int(raw.get("priority", 0)))
+                        priority=int(raw.get("priority", 0)), patterns=patterns, set_vars=set_vars)
     for name, src in (raw.get("let") or {}).items():
         rule.lets.append((name, comp(src, f"let {name}")))
         names.add(name)
@@ -290,6 +412,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         if allowed is not None and kind not in allowed:
             raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
         if kind == "contradiction":
+            value = _fold_params(value, params)
             _check_message(value, names, path, rid)
             rule.then.append(Conclusion(kind, (), value))
         elif kind == "suggest":
@@ -313,12 +436,81 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         else:
             assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
             rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
-    rule.because = [comp(src, "because") for src in raw.get("because", ["this"])]
+    # Without because: the premises are what the rule matched and read (see Knowledge._fire);
+    # a model rule's probable clue rests on its trigger.
+    rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
+    rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
     return rule
 
 
-def _check_bindings(raw: dict, fields: set, path: str, rid: str) -> None:
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+
+
+def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
+    """A rule's ``match:``: the patterns, their variables in order of first
+    use, and those bound to a ``cards`` field.  A value is a variable (a
+    name), ``_`` (any), ``ENVELOPE``, a quoted literal (``"'rope'"``), a
+    number, true/false or null.  Every positive pattern after the first
+    shares a variable with one before it (no cross products), unless it
+    matches a set-up fact (``game``, ``hand-size``: one per owner); a
+    variable first met in a ``not:`` pattern matches anything there."""
+    out = []
+    variables: list[str] = []
+    set_vars: set[str] = set()
+    positive = 0
+    for n, item in enumerate(items, start=1):
+        (kind, body), = item.items()
+        negated = kind == "not"
+        if negated:
+            (kind, body), = body.items()
+        where = f"match #{n} ({'not ' if negated else ''}{kind})"
+        fields = []
+        new: list[str] = []
+        for name, value in body.items():
+            if name not in KINDS[kind]:
+                raise RuleFileError(path, rid, f"{where}: a {kind} fact has no field {clip(name, 60)}; its fields: "
+                                               f"{', '.join(KINDS[kind])}{_hint(str(name), KINDS[kind])}")
+            if value is None or isinstance(value, (bool, int, float)):
+                fields.append((name, "lit", value))
+            elif value == "_":
+                continue
+            elif value == "ENVELOPE":
+                fields.append((name, "lit", "envelope"))
+            elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                fields.append((name, "lit", value[1:-1]))
+            elif _IDENT.fullmatch(value) and value not in CONSTANTS:
+                fields.append((name, "var", value))
+                if value not in variables and value not in new:
+                    if negated:
+                        continue
+                    new.append(value)
+                    if name in ("cards", "matching"):
+                        set_vars.add(value)
+            else:
+                raise RuleFileError(path, rid, f"{where}: {name}: {clip(value, 60)} is not a pattern value: write a "
+                                               f"name (a variable), _ (anything), ENVELOPE, a quoted literal "
+                                               f"(\"'rope'\"), a number, true/false or null; compare other "
+                                               f"values in where:")
+        if negated:  # a variable only this pattern names: anything
+            fields = [f for f in fields if f[1] == "lit" or f[2] in variables]
+        else:
+            positive += 1
+            shared = {f[2] for f in fields if f[1] == "var"} & set(variables)
+            if positive > 1 and not shared and kind not in _SETUP_KINDS:
+                raise RuleFileError(path, rid, f"{where}: shares no variable with the patterns before it, so every "
+                                               f"pair of facts would match; join it with a variable")
+            variables.extend(new)
+        out.append(Pattern(kind, tuple(fields), negated))
+    if positive == 0:
+        raise RuleFileError(path, rid, "match: needs at least one pattern that is not negated")
+    if positive > MAX_POSITIVE_PATTERNS:
+        raise RuleLimitError(path, rid, f"match: {positive} patterns that are not negated, over "
+                                        f"{MAX_POSITIVE_PATTERNS} (the limit on joined patterns per rule)")
+    return tuple(out), variables, frozenset(set_vars)
+
+
+def _check_bindings(raw: dict, fields: set, path: str, rid: str, params: Mapping[str, Any] | None = None) -> None:
     """The names a rule binds: not the evaluator's (``__``), not a constant,
     not a trigger field (except as a ``for`` variable), each bound once; and at most
     :data:`MAX_LOOPS` nested loops and :data:`MAX_BINDINGS` other names."""
@@ -338,6 +530,9 @@ def _check_bindings(raw: dict, fields: set, path: str, rid: str) -> None:
             if name in CONSTANTS:
                 raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a constant every rule reads "
                                                f"({', '.join(CONSTANTS)}); choose another name")
+            if params and name in params:
+                raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a parameter of the file; "
+                                               f"choose another name")
             if name in fields and part != "for":  # a loop may rebind a field (levels/kingston/sheet.yaml)
                 raise RuleFileError(path, rid, f"{part} {name}: {name!r} is a field of the trigger; "
                                                f"choose another name")
@@ -362,6 +557,11 @@ def _short(err: jsonschema.ValidationError) -> str:
     elif v == "required":
         missing = [k for k in expected if not isinstance(err.instance, dict) or k not in err.instance]
         text = ", ".join(repr(k) for k in missing) + (" is" if len(missing) == 1 else " are") + " missing"
+    elif v == "oneOf" and isinstance(err.instance, dict) and "then" in err.instance and "message" in err.instance:
+        text = ("'when' is missing (or 'match': the fact patterns it matches)" if "match" not in err.instance
+                else "give 'when' or 'match', not both")
+    elif v == "anyOf" and not err.path and isinstance(err.instance, dict):
+        text = "'rules' is missing (a file has rules of its own, or takes them with 'extends' or 'include')"
     elif v in ("oneOf", "enum") and err.path and err.path[-1] == "when":
         text = f"'when' must be one of {', '.join(KINDS)} (or a list of them), got {got}"
     elif v == "type":
@@ -384,13 +584,17 @@ def _short(err: jsonschema.ValidationError) -> str:
 
 def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
     """Every rule of ``rulesets``, in load order; rule ids must be unique."""
-    seen: dict[str, str] = {}
+    seen: dict[str, CompiledRule] = {}
     out = []
     for rs in rulesets:
         for r in rs.rules:
             if r.id in seen:
-                raise RuleFileError(r.path, r.id, f"rule id already used in {seen[r.id]}")
-            seen[r.id] = r.path
+                other = seen[r.id]
+                if other.path == r.path:  # one file brought in twice, by extends or include
+                    raise RuleFileError(r.path, r.id, f"rule id already used: both {other.ruleset} and "
+                                                      f"{r.ruleset} bring in this file's rules; load only one")
+                raise RuleFileError(r.path, r.id, f"rule id already used in {other.path}")
+            seen[r.id] = r
             out.append(r)
     return out
 
@@ -403,7 +607,11 @@ class DispatchTable:
         self.rules = list(rules)
         #: (kind, group) -> rules.
         self.table: dict[tuple[str, str], list[CompiledRule]] = {}
+        #: Rules with ``match:`` patterns: each becomes an experta rule of its own.
+        self.pattern_rules: list[CompiledRule] = [r for r in self.rules if r.patterns]
         for r in self.rules:
+            if r.patterns:
+                continue
             for kind in r.on:
                 self.table.setdefault((kind, r.group), []).append(r)
         #: id -> rule.
@@ -439,12 +647,45 @@ def compile_engine(table: DispatchTable) -> type:
 
         attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
             AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
+    for i, rule in enumerate(table.pattern_rules):
+        name = f"match_{i}_{rule.id.replace('-', '_')}"
+        attrs[name] = Rule(*_pattern_conditions(rule), salience=SALIENCE[rule.group])(_match_action(rule, name))
     return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
 
 
-def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> RuleSet:
-    """Validate and compile an already-parsed rule file; its expressions may
-    call the functions of ``functions`` (name -> function) only."""
+def _pattern_conditions(rule: CompiledRule) -> list:
+    """A rule's ``match:`` as experta conditions: each positive pattern a
+    fact bound as ``_m<i>``, variables as experta ``W`` variables (a join
+    on equal values), ``not:`` as ``NOT``."""
+    conditions = []
+    for i, p in enumerate(rule.patterns):
+        fields = {f: (W(v) if how == "var" else v) for f, how, v in p.fields}
+        fact = fact_class(p.kind)(**fields)
+        conditions.append(NOT(fact) if p.negated else getattr(AS, f"_m{i}") << fact)
+    return conditions
+
+
+def _match_action(rule: CompiledRule, name: str):
+    def action(self, **context):
+        self.match_fire(rule, context)
+    action.__name__ = name
+    return action
+
+
+#: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``
+#: (see :func:`clue_expert.engine.rules.load_ruleset`); raises RuleFileError.
+Loader = Callable[[str, str, str], "tuple[Any, str]"]
+
+
+@dataclass
+class _Trail:
+    """The files being compiled, outermost first (cycles, depth), and how many in all."""
+
+    stack: list = field(default_factory=list)
+    count: int = 0
+
+
+def _validate(raw: Any, path: str) -> None:
     validator = jsonschema.Draft202012Validator(RULESET_SCHEMA)
     # the first errors in path order (a hostile file can have very many)
     errors = sorted(itertools.islice(validator.iter_errors(raw), 100), key=lambda e: list(e.absolute_path))
@@ -460,16 +701,137 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> R
             where = where[2:]
         loc = "/".join(str(p) for p in where)
         raise RuleFileError(path, rule, (f"at {loc}: " if loc else "") + _short(err))
-    seen: set[str] = set()
-    rules = []
-    for item in raw["rules"]:
-        if item["id"] in seen:
-            raise RuleFileError(path, item["id"], "duplicate rule id in this file")
-        seen.add(item["id"])
-        rules.append(_compile_rule(item, raw["id"], path, raw.get("kind", "deduction"), functions))
-    return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules,
-                   description=raw.get("description", ""), metadata=dict(raw.get("metadata") or {}),
-                   kind=raw.get("kind", "deduction"), choice=raw.get("choice", "first"), functions=functions)
+
+
+def _parameter_values(raw: dict, path: str, given: Mapping[str, Any] | None, by: str | None) -> dict:
+    """The values of a file's declared ``parameters:``: those ``given`` (by
+    the ``with:`` of the file that extends or includes it), else defaults."""
+    declared = raw.get("parameters") or {}
+    given = dict(given or {})
+    who = f" (given by {by})" if by else ""
+    for name in given:
+        if name not in declared:
+            raise RuleFileError(path, None, f"has no parameter {name!r}{who}; its parameters: "
+                                            f"{', '.join(declared) or 'none'}{_hint(str(name), declared)}")
+    out = {}
+    for name, spec in declared.items():
+        if name in CONSTANTS:
+            raise RuleFileError(path, None, f"parameter {name!r} is a constant every rule reads "
+                                            f"({', '.join(CONSTANTS)}); choose another name")
+        if name in given:
+            value = given[name]
+        elif "default" in spec:
+            value = spec["default"]
+        else:
+            raise RuleFileError(path, None, f"parameter {name!r} needs a value: extend or include the file "
+                                            f"with 'with: {{{name}: ...}}'"
+                                + (f" ({', '.join(map(str, spec['values']))})" if spec.get("values") else ""))
+        allowed = spec.get("values")
+        if allowed is not None and value not in allowed:
+            raise RuleFileError(path, None, f"parameter {name!r} is {clip(value, 60)}{who}, not one of "
+                                            f"{', '.join(map(str, allowed))}"
+                                + (_hint(value, map(str, allowed)) if isinstance(value, str) else ""))
+        out[name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def _bring_in(ref: str, path: str, kind: str, what: str, values, functions, load, trail: _Trail) -> "RuleSet":
+    """Compile the file that ``path`` extends or includes (``what``), within the limits."""
+    if load is None:
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)}: no loader for other rule files was given")
+    raw, ref_path = load(ref, path, kind)
+    chain = [*trail.stack, ref_path]
+    if ref_path in trail.stack:
+        names = " -> ".join(Path(p).name for p in chain[chain.index(ref_path):])
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)} makes a cycle: {names}")
+    if len(trail.stack) >= MAX_REUSE_DEPTH:
+        raise RuleLimitError(path, None, f"{what} {clip(ref, 80)}: extends/include nest more than "
+                                         f"{MAX_REUSE_DEPTH} files deep (the limit on nesting)")
+    trail.count += 1
+    if trail.count > MAX_REUSE_FILES:
+        raise RuleLimitError(path, None, f"{what} {clip(ref, 80)}: extends/include bring in more than "
+                                         f"{MAX_REUSE_FILES} rule files in all (the limit per file)")
+    base = compile_ruleset(raw, ref_path, functions, load=load, values=values, _trail=trail,
+                           _by=Path(path).name)
+    if base.kind != kind:
+        raise RuleFileError(path, None, f"{what} {clip(ref, 80)}: {ref_path} is a {base.kind} file, "
+                                        f"not a {kind} file")
+    return base
+
+
+def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, load: Loader | None = None,
+                    values: Mapping[str, Any] | None = None, _trail: _Trail | None = None,
+                    _by: str | None = None) -> RuleSet:
+    """Validate and compile an already-parsed rule file; its expressions may
+    call the functions of ``functions`` (name -> function) only.
+
+    Reuse: ``extends: REF`` starts from the rules of another file of the same
+    kind (given its parameter ``values`` by ``with:``); a rule of this file
+    with the id of one of them replaces it in place, the others are added
+    after them.  ``include: [REF, ...]`` adds the rules of shared files after
+    the file's own.  ``load`` reads a referenced file (see
+    :func:`clue_expert.engine.rules.load_ruleset`); nesting is bounded by
+    :data:`MAX_REUSE_DEPTH` and :data:`MAX_REUSE_FILES`, and a cycle is an
+    error naming the files."""
+    _validate(raw, path)
+    trail = _trail if _trail is not None else _Trail()
+    trail.stack.append(path)
+    try:
+        kind = raw.get("kind", "deduction")
+        if "with" in raw and "extends" not in raw:
+            raise RuleFileError(path, None, "'with' gives parameter values to the file it extends; "
+                                            "add 'extends:' (an include takes its own: {file: ..., with: ...})")
+        params = _parameter_values(raw, path, values, _by)
+        rules: list[CompiledRule] = []
+        base = None
+        if "extends" in raw:
+            base = _bring_in(raw["extends"], path, kind, "extends", raw.get("with"), functions, load, trail)
+            rules = list(base.rules)
+        position = {r.id: i for i, r in enumerate(rules)}
+        seen: set[str] = set()
+        for item in raw.get("rules") or ():
+            if item["id"] in seen:
+                raise RuleFileError(path, item["id"], "duplicate rule id in this file")
+            seen.add(item["id"])
+            rule = _compile_rule(item, raw["id"], path, kind, functions, params)
+            if rule.id in position:
+                rules[position[rule.id]] = rule  # overrides the base's rule of that id
+            else:
+                position[rule.id] = len(rules)
+                rules.append(rule)
+        for item in raw.get("include") or ():
+            ref, given = (item, None) if isinstance(item, str) else (item["file"], item.get("with"))
+            block = _bring_in(ref, path, kind, "include", given, functions, load, trail)
+            for rule in block.rules:
+                if rule.id in position:
+                    raise RuleFileError(path, rule.id, f"include {clip(ref, 80)}: this rule id is already "
+                                                       f"in the file (from {Path(rules[position[rule.id]].path).name})")
+                position[rule.id] = len(rules)
+                rules.append(rule)
+        if not rules:  # pragma: no cover - the schema asks for rules, extends or include
+            raise RuleFileError(path, None, "no rules")
+        for rule in rules:
+            rule.ruleset = raw["id"]
+        description = raw.get("description", base.description if base else "")
+        choice = raw.get("choice", base.choice if base else "first")
+        return RuleSet(id=raw["id"], title=raw["title"], path=path, rules=rules, description=description,
+                       metadata=dict(raw.get("metadata") or {}), kind=kind, choice=choice, functions=functions,
+                       parameters={**(base.parameters if base else {}), **params},
+                       extends=base.path if base else None)
+    finally:
+        trail.stack.pop()
+
+
+def written_clash(rulesets: Iterable[RuleSet]) -> tuple[CompiledRule, str] | None:
+    """The first rule id written in two different files among ``rulesets``
+    (a rule brought in by extends or include is written once, in its own
+    file), with the other file; None when every id is written once."""
+    seen: dict[str, str] = {}
+    for rs in rulesets:
+        for r in rs.rules:
+            if seen.setdefault(r.id, r.path) != r.path:
+                return r, seen[r.id]
+    return None
 
 
 # --- the edition check -----------------------------------------------------------
@@ -501,6 +863,10 @@ def edition_problems(ruleset: RuleSet, edition: Any,
     out: list[tuple[str, str]] = []
     for rule in ruleset.rules:
         problems: list[str] = []
+        for p in rule.patterns:  # a literal card of a pattern
+            for f, how, value in p.fields:
+                if how == "lit" and f == "card" and isinstance(value, str):
+                    checker._one(value, "card", f"match {p.kind} card: '{value}'", problems)
         exprs = [e for _, e in rule.lets] + [e for _, e in rule.loops] + [e for _, e in rule.each]
         exprs += [e for e in (rule.condition, rule.where) if e is not None] + list(rule.because)
         for e in exprs:

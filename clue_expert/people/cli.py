@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import io
 import json
 import os
 import random
+import re
 import socket
 import sys
 from dataclasses import replace
@@ -16,17 +18,18 @@ from pathlib import Path
 from .. import __version__
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
-from ..core.errors import ClueError, ContradictionError
+from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
-from ..core.paths import data_dir
+from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
 from ..engine.language import check_edition
-from ..engine.rules import all_rules, load_ruleset, rule_files
+from ..engine.reference import function_reference
+from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.game import GAMES, play_game
@@ -98,7 +101,7 @@ def cmd_deduce(args) -> int:
             on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
         level = get_level(args.knowledge)
         k, error = replay(record, args.turn, on_fire=on_fire, complete=level.completion and not args.no_complete,
-                          strict=False, rulesets=_with_models(args, record.edition))
+                          strict=False, rulesets=_with_models(args, record.edition), check_premises=bool(args.rules))
         beliefs = None
         if args.probabilities:
             beliefs = compute(k)
@@ -138,14 +141,10 @@ def _with_models(args, edition=None):
     (deduction or model rule files of the user's, checked against ``edition``
     when given) and the ``--model`` rule sets."""
     level = get_level(getattr(args, "knowledge", None) or DEFAULT_LEVEL)
-    extra = []
-    for path in dict.fromkeys(getattr(args, "rules", None) or ()):
-        rs = load_ruleset(path)
-        if rs.kind not in ("deduction", "model"):
-            raise ClueError(f"{path} is a {rs.kind} rule file; --rules takes deduction or model rule files")
+    extra = load_user_rules(getattr(args, "rules", None) or ())
+    for rs in extra:
         if edition is not None:
             check_edition(rs, edition)
-        extra.append(rs)
     out = [*level.rulesets(), *extra,
            *(load_decisions("model", m) for m in dict.fromkeys(getattr(args, "model", None) or ()))]
     all_rules(out)  # a rule id of the user's that clashes with a shipped one
@@ -157,7 +156,7 @@ def cmd_why(args) -> int:
     record = load_record(args.record)
     level = get_level(args.knowledge)
     k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args, record.edition),
-                      complete=level.completion)
+                      complete=level.completion, check_premises=bool(args.rules))
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
     tree = None
@@ -243,7 +242,45 @@ def _tree_roots(k, tree) -> list:
     return out
 
 
+#: The kinds ``rules --new KIND NAME`` writes a starting file of.
+NEW_KINDS = ("strategy", "response", "accusation", "model", "deduction")
+
+
+def _new_rules(args) -> int:
+    """``rules --new KIND NAME``: a commented starting rule file ``NAME.yaml``
+    and its scenario file ``NAME.test.yaml``, which pass ``rules --test`` as written."""
+    kind, name = args.new
+    if kind not in NEW_KINDS:
+        near = difflib.get_close_matches(kind, NEW_KINDS, n=1, cutoff=0.5)
+        raise ClueError(f"rules --new: no starting file of the kind {kind!r}; the kinds: {', '.join(NEW_KINDS)}"
+                        + (f"; did you mean {near[0]}?" if near else ""))
+    if args.files or args.test:
+        raise ClueError("rules --new writes new files: give no other FILE and no --test")
+    target = Path(name[:-5] if name.endswith(".yaml") else name)
+    rid = target.name
+    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", rid) or len(rid) > 60:
+        raise ClueError(f"rules --new: {rid!r} cannot be a rule-file id: write lower-case words joined by '-', "
+                        f"like my-strategy")
+    rules, tests = target.with_name(rid + ".yaml"), target.with_name(rid + ".test.yaml")
+    for path in (rules, tests):
+        if path.exists():
+            raise ClueError(f"rules --new: {path} exists; not overwritten")
+        _check_writable(str(path))
+    for template, path in ((f"{kind}.yaml", rules), (f"{kind}.test.yaml", tests)):
+        text = (templates_dir() / template).read_text(encoding="utf-8").replace("NAME", rid)
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {rules} and {tests}")
+    print(f"check it:   clue-expert rules {rules}")
+    print(f"test it:    clue-expert rules --test {rules}")
+    return 0
+
+
 def cmd_rules(args) -> int:
+    if args.functions:
+        print(function_reference(), end="")  # docs/rule-functions.md
+        return 0
+    if args.new:
+        return _new_rules(args)
     if args.test:
         return _test_rules(args)
     if args.files:
@@ -255,11 +292,14 @@ def cmd_rules(args) -> int:
         folders = {"deduction": "deduction", **FOLDERS}
         kinds = [args.kind] if args.kind else list(folders)
         rulesets = [load_ruleset(p) for k in kinds for p in rule_files(folders[k])]
-    for kind in {rs.kind for rs in rulesets}:
-        all_rules([rs for rs in rulesets if rs.kind == kind])  # rule ids must be unique
+    clash = written_clash(rulesets)  # a rule id is written once (extends/include bring rules in, not copies)
+    if clash:
+        rule, other = clash
+        raise RuleFileError(rule.path, rule.id, f"rule id already used in {other}")
     if args.json:
         out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
-                "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata}
+                "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata,
+                "from": Path(r.path).name, "match": bool(r.patterns)}
                for rs in rulesets for r in rs.rules]
         print(json.dumps(out))
     else:
@@ -412,7 +452,7 @@ def cmd_play(args) -> int:
         return _play_human(args, deal, console)
     names = deal.players
     general = args.game == "generalized"
-    strategies = _seats_named(args, len(names), showcase=True)
+    strategies = _with_rules(_seats_named(args, len(names), showcase=True), args.rules)
     fired: dict = {p: [] for p in names}
     players = {}
     for i, p in enumerate(names):
@@ -498,7 +538,7 @@ def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
 
     names = deal.players
-    strategies = _seats_named(args, len(names), showcase=True)
+    strategies = _with_rules(_seats_named(args, len(names), showcase=True), args.rules)
 
     def tell(item):
         console.print(output_item(item, deal.edition))
@@ -561,13 +601,19 @@ def _play_human(args, deal, console) -> int:
     return 0
 
 
+def _with_rules(specs, rules) -> list:
+    """Seat specs with ``:rules=FILE`` added for each ``--rules FILE`` (every rule-based seat)."""
+    extra = "".join(f":rules={path}" for path in dict.fromkeys(rules or ()))
+    return [spec + extra for spec in specs]
+
+
 def _seat_label(spec: str) -> str:
     """A seat spec as a table shows it: every rule file given by path named by
     its ruleset id (``my/rules/greedy.yaml:model=m.yaml`` -> ``greedy:model=m``)."""
     def name(kind: str, value: str) -> str:
         if Path(value).suffix in (".yaml", ".yml") and Path(value).exists():
             try:
-                return load_decisions(kind, value).id
+                return load_ruleset(value).id if kind == "rules" else load_decisions(kind, value).id
             except ClueError:
                 return value
         return value
@@ -575,7 +621,7 @@ def _seat_label(spec: str) -> str:
     out = [name("strategy", strategy)]
     for part in parts:
         key, sep, value = part.partition("=")
-        out.append(f"{key}{sep}{name(key, value)}" if key in ("response", "accusation", "model") else part)
+        out.append(f"{key}{sep}{name(key, value)}" if key in ("response", "accusation", "model", "rules") else part)
     return ":".join(out)
 
 
@@ -612,6 +658,7 @@ def cmd_simulate(args) -> int:
     else:  # the table size is the deal's when --deal names one
         strategies = _seats_named(args, len(get_deal(args.deal).players) if args.deal else (args.players or 3),
                                   showcase=False)
+    strategies = _with_rules(strategies, args.rules)
     specs = make_specs(players=args.players, games=games, seed=args.seed,
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
@@ -798,7 +845,8 @@ def cmd_replay(args) -> int:
     hind = hindsight(record) if args.hindsight else None
     level = get_level(args.knowledge)
     other = _compare_level(args, path, level)
-    for step in steps(record, complete=level.completion and not args.no_complete, rulesets=level.rulesets()):
+    for step in steps(record, complete=level.completion and not args.no_complete,
+                      rulesets=_with_models(args, record.edition)):
         all_steps.append(step)
         if args.export:
             continue
@@ -910,7 +958,8 @@ def cmd_puzzle(args) -> int:
 
 def cmd_notebook(args) -> int:
     console = _console(args)
-    session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game)
+    session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game,
+                              rules=load_user_rules(args.rules or ()))
 
     def show(items):
         for item in items:
@@ -949,6 +998,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--rules", action="append", metavar="FILE",
                        help="also run this deduction or model rule file of yours, traced like the shipped rules "
                             "(repeatable)")
+
+    def seat_rules(p):
+        p.add_argument("--rules", action="append", metavar="FILE",
+                       help="also run this deduction or model rule file of yours in every rule-based seat, "
+                            "traced like the shipped rules (repeatable; per seat: SEAT:rules=FILE)")
 
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
@@ -1007,6 +1061,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check the files' literal cards and categories against this edition (default cluedo)")
     p.add_argument("--test", action="store_true",
                    help="run each FILE's scenarios (FILE.test.yaml beside it); exit 1 if any fails")
+    p.add_argument("--functions", action="store_true",
+                   help="print the reference of every rule function (Markdown; docs/rule-functions.md)")
+    p.add_argument("--new", nargs=2, metavar=("KIND", "NAME"),
+                   help=f"write a commented starting rule file NAME.yaml and its scenarios NAME.test.yaml "
+                        f"(KIND: {', '.join(NEW_KINDS)}); they pass --test as written")
     common(p)
     p.set_defaults(func=cmd_rules)
 
@@ -1037,6 +1096,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hints", action="store_true", help="show the person the engine's sheet and advice")
     p.add_argument("--record", metavar="FILE", help="write the game as a record (winner's seat by default)")
     p.add_argument("--record-seat", metavar="PLAYER", help="whose seat the record is written from")
+    seat_rules(p)
     colour(p)
     p.set_defaults(func=cmd_play)
 
@@ -1071,6 +1131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png|svg",
                    help="also draw the rounds to a solution per strategy and the win rates with their 95 %% "
                         "intervals (.png, .svg or .pdf; needs pip install \"clue-expert[plot]\")")
+    seat_rules(p)
     common(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -1162,6 +1223,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"level's, marking the cells one knows and the other does not ({', '.join(available_levels())})")
     p.add_argument("--sheets", action="store_true", help="print the whole sheet after every step")
     p.add_argument("--no-complete", action="store_true", help="forward rules only")
+    extra_rules(p)
     colour(p)
     p.set_defaults(func=cmd_replay)
 
@@ -1186,6 +1248,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=list(GAMES), default="speed-clue",
                    help="a new notebook's game: speed-clue (default) or generalized (its edition a pool, e.g. "
                         "pool-14-2: 14 cards, 2 hidden); an existing file keeps its own")
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="also run this deduction or model rule file of yours on the sheet (repeatable)")
     colour(p)
     p.set_defaults(func=cmd_notebook)
 

@@ -30,6 +30,7 @@ from ..engine.knowledge import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
+from ..engine.language import check_edition
 from ..engine.levels import DEFAULT_LEVEL, get_level
 from ..engine.proofs import prove
 from ..play.players import load_decisions
@@ -193,8 +194,12 @@ class Notebook:
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
-                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue"):
+                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = ()):
         self.edition = edition
+        #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
+        self.rules = tuple(rules)
+        for rs in self.rules:
+            check_edition(rs, edition)
         #: Which game of the family: ``speed-clue`` or ``generalized``.
         self.game = game
         #: The seat's knowledge level (which deductions the sheet shows).
@@ -233,7 +238,7 @@ class Notebook:
     def _build(self, record: Record) -> tuple[Knowledge, ContradictionError | None]:
         """The knowledge of the turns, and their first contradiction (the
         knowledge is then the one before the offending turn)."""
-        rulesets = self.level.rulesets() + ((self.strategy,) if self.strategy else ())
+        rulesets = self.level.rulesets() + self.rules + ((self.strategy,) if self.strategy else ())
         return replay(record, rulesets=rulesets, complete=self.level.completion, strict=False)
 
     def _apply(self, turns: list) -> list:
@@ -302,12 +307,13 @@ class Notebook:
         return self.unsaved
 
     @classmethod
-    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL) -> "Notebook":
+    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL,
+             rules: tuple = ()) -> "Notebook":
         """Open a saved game (any record file)."""
         r = load_record(path, "notebook")
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
-                   knowledge=knowledge, game=r.game)
+                   knowledge=knowledge, game=r.game, rules=rules)
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:
@@ -452,8 +458,11 @@ class NotebookSession:
     SETUP = ("edition", "players", "me", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
-                 knowledge: str = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue"):
+                 knowledge: str = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
+                 rules: tuple = ()):
         self.path = Path(path)
+        #: A user's deduction or model rule sets (``--rules FILE``), run with the level's.
+        self.rules = tuple(rules)
         #: The game of a new notebook (an existing file says its own).
         self.game = game
         #: Compact mode (the default at a real table): after an entry, only the
@@ -481,7 +490,7 @@ class NotebookSession:
         """Open a saved game (cleaning the temporary files of killed saves);
         a game whose turns contradict each other opens in repair mode."""
         self.cleaned = clean_stale_temps(path)
-        return Notebook.load(path, self.strategy, self.knowledge_level)
+        return Notebook.load(path, self.strategy, self.knowledge_level, self.rules)
 
     def _opened(self) -> list:
         """What to say about the game just opened."""
@@ -662,7 +671,7 @@ class NotebookSession:
                 return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
                                      strategy=self.strategy, path=self.path, knowledge=self.knowledge_level,
-                                     game=self.game)
+                                     game=self.game, rules=self.rules)
             self._stage = None
             if self.notebook.autosave() is None:
                 out = [Message(f"game saved to {self.path} after every entry")]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from pathlib import Path
 from typing import Iterable
 
 from rich import box
@@ -304,7 +305,10 @@ class RulesView:
         for rs in self.rulesets:
             for r in rs.rules:
                 where = (f"{rs.id} · {r.group}" if rs.kind == "deduction"
-                         else f"{rs.id} · priority {r.priority}") + f" · when {', '.join(r.on)}"
+                         else f"{rs.id} · priority {r.priority}") + \
+                    f" · {'match' if r.patterns else 'when'} {', '.join(r.on)}"
+                if r.path != rs.path:  # brought in by extends or include
+                    where += f" · from {Path(r.path).name}"
                 cell = Text(r.id, style="magenta")
                 cell.append("\n" + where, style="dim")
                 table.add_row(cell, plain(r.message))

@@ -421,7 +421,8 @@ class ContestAgent:
     def _build_player(self, spec: str, reason: str, explicit: bool, announce: bool = True) -> RuleBasedPlayer:
         d = self._seat_parts(spec, explicit)
         player = RuleBasedPlayer(getattr(self, "me", None) or "p0", d["strategy"], d["response"], d["accusation"],
-                                 models=d["models"], knowledge=d["knowledge"], seed=self.seed)
+                                 models=d["models"], knowledge=d["knowledge"], seed=self.seed,
+                                 rules=d.get("rules", ()))
         full = seat_spec(d)
         self.seat_spec, self.seat_reason = full, reason
         if announce:

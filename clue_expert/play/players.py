@@ -16,9 +16,9 @@ from ..core.observations import DealtHand, Event
 from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
 from ..core.paths import data_dir
-from ..engine.language import check_edition
+from ..engine.language import all_rules, check_edition
 from ..engine.levels import DEFAULT_LEVEL, Level, get_level
-from ..engine.rules import RuleSet, load_ruleset
+from ..engine.rules import RuleSet, load_ruleset, load_user_rules
 
 #: Rule-file kind -> its folder under rules/.
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
@@ -73,21 +73,23 @@ def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
 
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                knowledge: str = DEFAULT_LEVEL) -> dict:
-    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:knowledge=LEVEL]``
+    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:rules=FILE]...[:knowledge=LEVEL]``
     (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
-    or ``kingston-no-intelligence:knowledge=kingston``.  Missing parts take
+    or ``kingston-no-intelligence:knowledge=kingston``; ``rules=FILE`` adds a
+    deduction or model rule file of the user's to the level's rules.  Missing parts take
     ``response``, ``accusation`` and ``knowledge``; unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
-           "knowledge": knowledge}
+           "knowledge": knowledge, "rules": []}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model", "knowledge") or not value:
+        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge") or not value:
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
-                            f"model=ID or knowledge=LEVEL after the strategy, separated by ':'")
-        if key == "model":
-            if value not in out["models"]:
-                out["models"].append(value)
+                            f"model=ID, rules=FILE or knowledge=LEVEL after the strategy, separated by ':'")
+        if key in ("model", "rules"):
+            plural = "models" if key == "model" else "rules"
+            if value not in out[plural]:
+                out[plural].append(value)
         else:
             out[key] = value
     load_decisions("strategy", out["strategy"])
@@ -95,7 +97,9 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     load_decisions("accusation", out["accusation"])
     for m in out["models"]:
         load_decisions("model", m)
-    get_level(out["knowledge"])
+    level = get_level(out["knowledge"])
+    if out["rules"]:
+        all_rules([*level.rulesets(), *load_user_rules(out["rules"], "rules=")])  # ids clashing with the level's
     return out
 
 
@@ -104,7 +108,7 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
     """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
-                           knowledge=d["knowledge"], **kw)
+                           knowledge=d["knowledge"], rules=d["rules"], **kw)
 
 
 class RuleBasedPlayer(Player):
@@ -115,7 +119,8 @@ class RuleBasedPlayer(Player):
     def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
-                 models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL):
+                 models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
+                 rules: Sequence[str | RuleSet] = ()):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -127,6 +132,8 @@ class RuleBasedPlayer(Player):
                            else load_decisions("accusation", accusation))
         #: Optional opponent-model rule sets (probable clues, kept off the sheet).
         self.models = tuple(m if isinstance(m, RuleSet) else load_decisions("model", m) for m in models)
+        #: A user's deduction or model rule files, run with the level's (``rules=FILE``).
+        self.rules = tuple(r if isinstance(r, RuleSet) else load_user_rules([r], "rules=")[0] for r in rules)
         #: Seeded choices.
         self.rng = random.Random(seed)
         #: The knowledge level: its deduction rules, completion step and update timing.
@@ -150,9 +157,10 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
-            for rs in (*self.models, self.strategy, self.response, self.accusation):
+            for rs in (*self.rules, *self.models, self.strategy, self.response, self.accusation):
                 _check_for_edition(rs, edition)
-            rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation]
+            rulesets = [*self.level.rulesets(), *self.rules, *self.models, self.strategy, self.response,
+                        self.accusation]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
         k.rng = self.rng

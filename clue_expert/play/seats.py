@@ -117,6 +117,7 @@ def seat_spec(parts: dict) -> str:
     parts (every part named, the knowledge level only when not the default)."""
     return (f"{parts['strategy']}:response={parts['response']}:accusation={parts['accusation']}"
             + "".join(f":model={m}" for m in parts["models"])
+            + "".join(f":rules={r}" for r in parts.get("rules", ()))
             + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}"))
 
 

@@ -131,7 +131,7 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     try:
         raw = load_file(path, "scenario")
     except FileLoadError as exc:
-        raise RuleFileError(path, None, str(exc)) from None
+        raise RuleFileError(path, None, exc.problem) from None
     errors = list(jsonschema.Draft202012Validator(SCENARIO_SCHEMA).iter_errors(raw))
     if errors:
         e = errors[0]
@@ -140,11 +140,15 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
 
 
 def check_coverage(ruleset: RuleSet, scenarios: list[Scenario]) -> list[str]:
-    """Problems: rules without a must-fire or must-not-fire scenario, and
-    scenarios naming rules not in the file."""
+    """Problems: rules written in the file without a must-fire or
+    must-not-fire scenario, and scenarios naming rules not in the file.  A
+    rule the file takes from another by ``extends:`` or ``include:`` is
+    covered by that file's scenarios (a scenario here may still test it)."""
     problems = []
     ids = {r.id for r in ruleset.rules}
     for r in ruleset.rules:
+        if r.path != ruleset.path:
+            continue
         kinds = {s.fires for s in scenarios if s.rule == r.id}
         if True not in kinds:
             problems.append(f"rule {r.id!r} has no scenario where it must fire")
@@ -186,15 +190,21 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     where = f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule})"
     active = [scenario.rule, *d.get("with", [])]
     sizes = d.get("hand_sizes")
-    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False)
+    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False, check_premises=True)
     raised = None
+    if d.get("hand") and me is None:
+        raise AssertionError(f"{where}: hand: is the seat's own hand; say whose with me:")
     try:
         if d.get("hand"):
-            k.observe(DealtHand(me, edition.resolve_all(d["hand"])))
+            hand = edition.resolve_all(d["hand"])
+            k.observe(DealtHand(me, hand))
+            if not any("dealt" in r.on for r in all_rules(rulesets) if r.id in active):
+                # no active rule reads the dealt hand: the seat knows it holds it all the same
+                k.assume([("held", me, c) for c in hand])
         if d.get("given"):
             k.assume([parse_fact(t, edition, k.owners) for t in d["given"]])
         if d.get("turns"):
-            for n, t in enumerate(_turns(d["turns"], edition, players), start=1):
+            for n, t in enumerate(_turns(d["turns"], edition, players, where), start=1):
                 k.observe(t, n)
     except ContradictionError as exc:
         raised = exc
@@ -233,6 +243,10 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     if kind == "your-turn":
         values["round"] = req.get("round", 1)
     elif kind == "disprove-request":
+        missing = [f for f in ("by", "cards", "matching") if f not in req]
+        if missing:
+            raise AssertionError(f"{where}: a disprove-request needs by (the asker), cards (the suggestion) and "
+                                 f"matching (the cards of it the seat holds); missing: {', '.join(missing)}")
         values.update(by=req["by"], cards=edition.resolve_all(req["cards"]),
                       matching=edition.resolve_all(req["matching"]))
     found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
@@ -271,20 +285,37 @@ def _as_list(value) -> list:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _turns(raw_turns, edition, players):
-    """Turns of a scenario, parsed leniently (no seat's hand needed)."""
+TURN_SHAPES = ("a suggestion {by, suggest, passed, shown_by, card} (asks: in the generalized game), an "
+               "accusation {by, accuse, correct} (revealed: when wrong in the generalized game) or a revealed "
+               "hand {reveal, cards}")
+
+
+def _turns(raw_turns, edition, players, where: str = "scenario"):
+    """Turns of a scenario, parsed leniently (no seat's hand needed); a
+    malformed turn is an AssertionError naming it and the shapes a turn has."""
     out = []
-    for t in raw_turns:
-        if "reveal" in t:
-            out.append(RevealedHand(t["reveal"], edition.resolve_all(t["cards"])))
-        elif "accuse" in t:
-            revealed = edition.resolve_all(t["revealed"]) if t.get("revealed") is not None else None
-            out.append(Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"]), revealed))
-        else:
-            card = edition.resolve(t["card"]) if t.get("card") else None
-            out.append(Suggestion(t["by"], edition.resolve_all(t["suggest"]), tuple(t.get("passed", [])),
-                                  t.get("shown_by"), card, None, t.get("asks")))
+    for n, t in enumerate(raw_turns, start=1):
+        if not isinstance(t, dict):
+            raise AssertionError(f"{where}: turn #{n} is {shorten(t, 60)}; a turn is {TURN_SHAPES}")
+        try:
+            out.append(_turn(t, edition))
+        except KeyError as exc:
+            raise AssertionError(f"{where}: turn #{n} has no {exc.args[0]!r}; a turn is {TURN_SHAPES}") from None
+        except (TypeError, AttributeError) as exc:
+            raise AssertionError(f"{where}: turn #{n} is malformed ({exc}); a turn is {TURN_SHAPES}") from None
     return out
+
+
+def _turn(t: dict, edition):
+    """One scenario turn."""
+    if "reveal" in t:
+        return RevealedHand(t["reveal"], edition.resolve_all(t["cards"]))
+    if "accuse" in t:
+        revealed = edition.resolve_all(t["revealed"]) if t.get("revealed") is not None else None
+        return Accusation(t["by"], edition.resolve_all(t["accuse"]), bool(t["correct"]), revealed)
+    card = edition.resolve(t["card"]) if t.get("card") else None
+    return Suggestion(t["by"], edition.resolve_all(t["suggest"]), tuple(t.get("passed", [])),
+                      t.get("shown_by"), card, None, t.get("asks"))
 
 
 # --- running a rule file's scenarios (``clue-expert rules --test``) ---------------

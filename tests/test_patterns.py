@@ -1,0 +1,138 @@
+"""Rules that say what they match as fact patterns (``match:``), with
+variables and negation, compiled onto the same experta engine: the worked
+example (a shipped rule written both ways) gives the same sheets as the
+shipped rule, its premises are the facts it matched, and mistakes are clear
+errors."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clue_expert.core.cards import get_edition
+from clue_expert.core.errors import ContradictionError, RuleFileError, RuleLimitError
+from clue_expert.core.observations import Suggestion
+from clue_expert.engine.knowledge import Knowledge, replay_record
+from clue_expert.engine.rules import all_rules, default_rulesets, load_ruleset
+from clue_expert.people.cli import main
+from clue_expert.testing.randomgame import random_records
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "docs" / "examples" / "rules" / "patterns.yaml"
+
+
+def rule_file(tmp_path, body: str) -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text("id: p\ntitle: P\nrules:\n" + body)
+    return path
+
+
+def test_the_worked_example_runs_in_place_of_the_shipped_rule():
+    """Rules only, holder-excludes-other-owners replaced by its pattern form: the same sheets."""
+    patterns = load_ruleset(EXAMPLE)
+    rulesets = [*default_rulesets(), patterns]
+    ids = [r.id for r in all_rules(rulesets) if r.id != "holder-excludes-other-owners"]
+    fired = 0
+    for record in random_records(77, 6, 4, 30):
+        shipped = replay_record(record, complete=False)
+        k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, rulesets=rulesets, only=ids,
+                      complete=False)
+        for turn, obs in record.observations():
+            k.observe(obs, turn)
+        assert k.sheet().cells == shipped.sheet().cells
+        for f in k.firings:
+            if f.rule == "holder-excludes-other-owners-by-pattern":
+                fired += 1
+                (_, other, card), = f.conclusions
+                # its premises: the facts it matched -- the held fact and the other owner's hand size
+                assert f.premises[0][0] == "held" and f.premises[0][2] == card
+                assert f.premises[1] == ("hand-size", other) and len(f.premises) == 2
+    assert fired > 100
+
+
+def test_the_worked_example_passes_its_scenarios(capsys):
+    assert main(["rules", "--test", str(EXAMPLE)]) == 0
+    assert "3 checks: 3 passed, 0 failed" in capsys.readouterr().out
+
+
+NEGATION = """\
+  - id: envelope-card-nobody-else-is-known-to-lack
+    message: "{holder} holds {card}, which the envelope is not known to lack"
+    match:
+      - held: {owner: holder, card: card}
+      - not: {lacked: {owner: ENVELOPE, card: card}}
+    where: "holder != ENVELOPE"
+    then:
+      - contradiction: "{holder} holds {card}, which the envelope is not known to lack"
+"""
+
+
+def test_negation_matches_only_while_no_such_fact_is_known(tmp_path):
+    rs = load_ruleset(rule_file(tmp_path, NEGATION))
+    k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], rulesets=[rs], complete=False)
+    k.assume([("lacked", "envelope", "rope")])
+    k.assume([("held", "bob", "rope")])  # the envelope is known to lack it: no match
+    with pytest.raises(ContradictionError, match="bob holds hall, which the envelope is not known to lack"):
+        k.assume([("held", "bob", "hall")])
+
+
+def test_a_cards_variable_is_a_set_and_literals_constrain(tmp_path):
+    rs = load_ruleset(rule_file(tmp_path, """\
+  - id: unseen-show-of-a-suggestion-with-rope
+    message: "{player} showed one of {cards}, and rope is one of them"
+    match:
+      - showed: {player: player, cards: cards, card: null}
+    where: "'rope' in cards and len(cards - {'rope'}) == 2"
+    then:
+      - one-of: [player, cards]
+"""))
+    k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], "ann", rulesets=[rs], complete=False)
+    k.observe(Suggestion("bob", ("white", "dagger", "hall"), (), "cat"), 1)
+    k.observe(Suggestion("bob", ("white", "rope", "hall"), (), "cat"), 2)
+    k.observe(Suggestion("ann", ("white", "rope", "study"), (), "cat", "rope"), 3)  # seen: card is not null
+    assert [f.conclusions for f in k.firings] == [(("one-of", "cat", ("hall", "rope", "white")),)]
+    assert k.firings[0].premises == (("showed", 2),)
+
+
+@pytest.mark.parametrize("body, problem", [
+    ("    match: [{held: {owner: o, crd: c}}]\n", "match #1 (held): a held fact has no field 'crd'; its fields: "
+                                                  "owner, card; did you mean card?"),
+    ("    match: [{held: {owner: o, card: 'x y'}}]\n", "'x y' is not a pattern value"),
+    ("    match: [{held: {owner: ME, card: c}}]\n", "'ME' is not a pattern value"),
+    ("    match: [{held: {owner: o, card: c}}, {lacked: {owner: x, card: d}}]\n",
+     "match #2 (lacked): shares no variable with the patterns before it"),
+    ("    match: [{not: {held: {owner: o, card: c}}}]\n", "match: needs at least one pattern that is not negated"),
+    ("    when: held\n    match: [{held: {owner: o, card: c}}]\n", "give 'when' or 'match', not both"),
+    ("", "'when' is missing (or 'match': the fact patterns it matches)"),
+])
+def test_pattern_mistakes(tmp_path, body, problem):
+    path = rule_file(tmp_path, "  - id: r\n    message: m\n" + body + "    then:\n      - lacked: [ENVELOPE, 'rope']\n"
+                     .replace("'rope'", "\"'rope'\""))
+    with pytest.raises(RuleFileError) as err:
+        load_ruleset(path)
+    assert problem in str(err.value)
+
+
+def test_joined_patterns_are_bounded(tmp_path):
+    patterns = "".join(f"      - lacked: {{owner: o, card: c{i}}}\n" for i in range(4))
+    path = rule_file(tmp_path, f"  - id: r\n    message: m\n    match:\n{patterns}    then:\n"
+                               f"      - lacked: [o, c0]\n")
+    with pytest.raises(RuleLimitError, match=r"match: 4 patterns that are not negated, over 3 \(the limit on "
+                                             r"joined patterns per rule\)"):
+        load_ruleset(path)
+
+
+def test_match_is_for_deduction_and_model_rules(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("id: s\ntitle: S\nkind: strategy\nrules:\n  - id: r\n    message: m\n"
+                    "    match: [{held: {owner: o, card: c}}]\n    then:\n      - suggest: {other: c}\n")
+    with pytest.raises(RuleFileError, match="a strategy rule must have when: your-turn; match: is for deduction"):
+        load_ruleset(path)
+
+
+def test_a_pattern_literal_card_is_checked_against_the_edition(tmp_path, capsys):
+    path = rule_file(tmp_path, "  - id: r\n    message: m\n    match: [{held: {owner: o, card: \"'kitchn'\"}}]\n"
+                               "    then:\n      - lacked: [ENVELOPE, \"'kitchen'\"]\n")
+    assert main(["rules", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "'kitchn' is not a card" in err and "did you mean kitchen?" in err
