@@ -31,3 +31,8 @@ def levels_dir() -> Path:
 def published_dir() -> Path:
     """The directory of the published result tables (package data)."""
     return _PACKAGE / "published"
+
+
+def boards_dir() -> Path:
+    """The directory of the shipped boards (package data)."""
+    return _PACKAGE / "boards"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import __version__
+from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError
@@ -48,7 +49,7 @@ from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
-                     SweepBars)
+                     SweepBars, board_view)
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -320,6 +321,19 @@ def cmd_editions(args) -> int:
         console.print(EditionsView(eds))
         for message in broken.values():
             console.print(f"error: {message} (left out)", markup=False, soft_wrap=True)
+    return 0
+
+
+def cmd_board(args) -> int:
+    board = get_board(args.board)
+    if args.json:
+        print(json.dumps(board.to_json()))
+        return 0
+    edition = get_edition(board.edition)
+    console = _console(args)
+    console.print(plain(f"{board.name}: {board.width} x {board.height} squares, {len(board.rooms)} rooms, "
+                        f"{len(board.doors)} doors, {board.dice} die" + ("" if board.dice == 1 else "s")))
+    console.print(board_view(board, names={c: edition.display(c) for c in edition.card_ids}))
     return 0
 
 
@@ -1192,6 +1206,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)
     p.set_defaults(func=cmd_deals)
+
+    p = sub.add_parser("board", help="draw the board of the board game (rooms, doors, passages, starts)")
+    p.add_argument("--board", default="classic", metavar="ID|FILE",
+                   help="a shipped board (classic) or a board file of your own (docs/board.md)")
+    common(p)
+    p.set_defaults(func=cmd_board)
 
     p = sub.add_parser("editions", help="list the shipped editions")
     p.add_argument("files", nargs="*", metavar="FILE", help="edition files of your own to check and list")
