@@ -113,5 +113,5 @@ def test_board_drawing_keeps_every_word(width):
                  "pawns here: plum", "[*] reachable"):
         assert word in text
     rows = out.splitlines()[1:27]
-    assert rows[2][3 + 2 * 16:3 + 2 * 17] == "sc"  # the pawn on its square (16, 1)
-    assert rows[3][3 + 2 * 16:3 + 2 * 17] == "* "  # the mark on (16, 2)
+    assert rows[1][3 + 2 * 16:3 + 2 * 17] == "sc"  # the pawn on its square (16, 1)
+    assert rows[2][3 + 2 * 16:3 + 2 * 17] == "* "  # the mark on (16, 2)
