@@ -389,3 +389,71 @@ def shortest_path(board: Board, start: Position, goal: Position, occupied: Itera
             prev[nxt] = pos
             queue.append(nxt)
     return None
+
+
+# --------------------------------------------------------------- a turn's choices
+@dataclass(frozen=True)
+class MoveOptions:
+    """What a pawn may do this turn, as the driver offers it to a player."""
+
+    board: Board
+    pawn: str
+    """The player's suspect (his pawn)."""
+    here: Position
+    """Where the pawn stands."""
+    roll: int
+    """The die roll."""
+    destinations: Mapping
+    """Every legal destination of the roll -> one shortest path to it (see :func:`reachable`)."""
+    passage: str | None
+    """The room the secret passage of the pawn's room leads to (instead of rolling), or None."""
+    may_suggest_here: bool
+    """The pawn was moved into its room by a suggestion since its last turn:
+    it may suggest there without moving (stay: choose None)."""
+    pawns: Mapping
+    """Every pawn (suspect) -> where it stands."""
+
+    def choices(self) -> tuple:
+        """Every legal choice: the destinations, the passage's room, and
+        None (stay) when staying is allowed (to suggest where pulled, or when
+        nothing else is legal)."""
+        out = list(self.destinations)
+        if self.passage is not None and self.passage not in out:
+            out.append(self.passage)
+        if self.may_suggest_here or not out:
+            out.append(None)
+        return tuple(out)
+
+    def rooms(self) -> tuple:
+        """The rooms this turn can end in with a suggestion (entered, or stayed in when pulled)."""
+        out = [p for p in self.choices() if isinstance(p, str)]
+        if self.may_suggest_here and isinstance(self.here, str):
+            out.append(self.here)
+        return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One pawn's move on one turn, as a record keeps it."""
+
+    round: int
+    by: str
+    """The player who moved the pawn (for ``pulled``: the suggester)."""
+    pawn: str
+    """The suspect whose pawn moved."""
+    roll: int | None
+    """The die roll (None: the player took the secret passage or stayed)."""
+    start: Position
+    """Where the pawn stood."""
+    end: Position
+    """Where it ended (a square or a room)."""
+    turn: int | None = None
+    """The turn number of the suggestion made after the move (None: none)."""
+    how: str = "roll"
+    """``roll``, ``passage``, ``stay`` or ``pulled`` (moved by another's suggestion)."""
+
+    def to_dict(self) -> dict:
+        """The record (YAML/JSON) form."""
+        pos = (lambda p: p if isinstance(p, str) else list(p))
+        return {"round": self.round, "by": self.by, "pawn": self.pawn, "how": self.how, "roll": self.roll,
+                "from": pos(self.start), "to": pos(self.end), "turn": self.turn}

@@ -240,6 +240,12 @@ class Knowledge:
         #: ``each_with_chance``): a player sets it to its own, so games replay
         #: from their seed.
         self.rng = random.Random(0)
+        #: The board game: this turn's move options (set by the seat's player
+        #: with :meth:`on_board` for a ``move-request``; None otherwise).
+        self.board_options = None
+        #: The board game: the room the seat's pawn stands in when it is asked
+        #: to suggest (a suggestion must name it); None in Speed Clue.
+        self.room_here: str | None = None
         self._reset()
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
@@ -426,12 +432,47 @@ class Knowledge:
                 pass
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
+    def on_board(self, options=None, room: str | None = None) -> None:
+        """The board game: the move options of the seat's turn (read by the
+        board's library functions) and the room its pawn suggests in (every
+        suggestion the rules propose then names that room).  ``on_board()``
+        clears both (Speed Clue)."""
+        self.board_options = options
+        self.room_here = room
+
+    def _move_options(self, rule: CompiledRule, value) -> tuple:
+        """The destinations a ``move:`` names (a room, ``stay``, a square
+        [x, y], or a list of those in order of preference) that are legal this
+        turn; an unreadable one is a rule-file error."""
+        options = self.board_options
+        if options is None:
+            return ()
+        items = [value] if isinstance(value, str) or (isinstance(value, (list, tuple)) and len(value) == 2
+                                                     and all(type(v) is int for v in value)) else list(value or ())
+        legal = options.choices()
+        out = []
+        for item in items:
+            if item == "stay":
+                pos = None
+            elif isinstance(item, str):
+                pos = item
+            elif isinstance(item, (list, tuple)) and len(item) == 2 and all(type(v) is int for v in item):
+                pos = tuple(item)
+            else:
+                raise RuleFileError(rule.path, rule.id, f"its move names {clip(item, 80)}, which is not a room, "
+                                                        f"'stay' or a square [x, y]")
+            if pos in legal and ("stay" if pos is None else pos) not in out:
+                out.append("stay" if pos is None else pos)
+        return tuple(out)
+
     def _decide(self, rule: CompiledRule, env: dict) -> None:
         if self._candidates is None:
             return
         for c in rule.then:
             values = [a(env) for a in c.args]
-            if c.kind == "show":
+            if c.kind == "move":
+                opts = (self._move_options(rule, values[0]),)
+            elif c.kind == "show":
                 matching = set(env.get("matching", ()))
                 opts = (self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(values[0]))
                                       if v in matching),)
@@ -439,6 +480,10 @@ class Knowledge:
                 opts = tuple(self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(val))
                                            if self._category.get(v) == cat)
                              for val, cat in zip(self._suggestion_slots(rule, c, env), self.edition.categories))
+                if self.room_here is not None:  # the board game: the room is where the pawn stands
+                    here = self._category.get(self.room_here)
+                    opts = tuple((self.room_here,) if cat == here else o
+                                 for o, cat in zip(opts, self.edition.categories))
             elif c.kind == "ask":  # the generalized game: one player, any list of cards
                 whom = _as_set(values[0])
                 for p in whom:

@@ -33,6 +33,10 @@ class KnowledgeView(Protocol):
     """Whether the completion (case analysis) step runs."""
     rng: random.Random
     """The seat's seeded random source (rules that draw)."""
+    board_options: object
+    """The board game: this turn's :class:`~clue_expert.core.board.MoveOptions` (None otherwise)."""
+    room_here: str | None
+    """The board game: the room the seat's pawn suggests in (None otherwise)."""
 
     # the edition's shape
     @property

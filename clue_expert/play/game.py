@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
+from ..core.board import MoveOptions, Position, distances
 from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
@@ -67,6 +68,23 @@ class Player(ABC):
         suggestion; in the generalized game at the start of his turn (a guess
         is the whole turn)."""
 
+    def move(self, turn: int, round: int, options: MoveOptions) -> Position | None:
+        """The board game: where to move this turn, one of
+        ``options.choices()`` (a destination of the roll, the secret
+        passage's room, or None to stay).  By default: stay to suggest where
+        pulled; else the reachable room nearest by steps, else the square of
+        the roll nearest to a room other than this one."""
+        if options.may_suggest_here:
+            return None
+        return nearest_room_choice(options)
+
+    def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> Sequence[str]:
+        """The board game: a suggestion naming ``room``, the room the pawn
+        stands in (``options``: this turn's move options).  By default:
+        :meth:`suggest` with its room replaced."""
+        rooms = set(options.board.rooms)
+        return tuple(room if c in rooms else c for c in self.suggest(turn, round))
+
     def report(self) -> dict:
         """Free statistics the player chooses to report after the game
         (e.g. ``solved_turn``: the turn after which it could name the envelope)."""
@@ -94,7 +112,11 @@ class GameResult:
     reports: dict = field(default_factory=dict)
     """player -> its report()."""
     game: str = "speed-clue"
-    """Which game was played (``speed-clue`` or ``generalized``)."""
+    """Which game was played (``speed-clue``, ``generalized`` or ``board``)."""
+    board: str | None = None
+    """The board game: the board's id or file."""
+    moves: list = field(default_factory=list)
+    """The board game: every :class:`~clue_expert.core.board.Move`, in order."""
 
     def new_turn(self, rnd: int) -> int:
         """Number the next turn (1-based; an accusation is a turn of its own), played in round ``rnd``."""
@@ -117,7 +139,31 @@ class GameResult:
                  for e in self.events]
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],
-                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d, game=self.game)
+                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d, game=self.game,
+                      board=self.board, moves=list(self.moves))
+
+
+def nearest_room_choice(options: MoveOptions, skip: frozenset = frozenset()) -> Position | None:
+    """The choice of ``options`` that gets the pawn nearest to a room (not
+    its own, not in ``skip``): a room it can enter (the fewest steps, passage
+    counted as none), else the square of the roll fewest steps from one;
+    ties go to the first in board order.  None when it can only stay."""
+    board, here = options.board, options.here
+    choices = [c for c in options.choices() if c is not None]
+    rooms = [c for c in choices if isinstance(c, str) and c != here and c not in skip]
+    if rooms:
+        steps = {r: 0 if r == options.passage else len(options.destinations.get(r, ())) for r in rooms}
+        return min(rooms, key=lambda r: (steps[r], board.rooms.index(r)))
+    squares = [c for c in choices if not isinstance(c, str)]
+    if not squares:
+        return None
+    occupied = [p for p in options.pawns.values() if not isinstance(p, str)]
+
+    def to_room(sq) -> int:
+        d = distances(board, sq, [o for o in occupied if o != here])
+        near = [d[r] for r in board.rooms if r in d and r != here and r not in skip]
+        return min(near) if near else 10 ** 6
+    return min(squares, key=lambda sq: (to_room(sq), sq[1], sq[0]))
 
 
 def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ..core.board import MoveOptions
 from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand, Event
@@ -21,7 +22,8 @@ from ..engine.levels import DEFAULT_LEVEL, Level, get_level
 from ..engine.rules import RuleSet, load_ruleset
 
 #: Rule-file kind -> its folder under rules/.
-FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
+FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models",
+           "move": "moves"}
 
 DEFAULT_STRATEGY = "clue-expert-focused"
 #: The generalized game's default strategy (the human seat's hints, the notebook's advice).
@@ -32,6 +34,8 @@ GENERALIZED_DEFAULT_SEAT = ("clue-expert-generalized:model=group1-first-interrog
                             ":accusation=clue-expert-race")
 DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
+#: The board game's default move rules (a seat spec's ``move=ID``).
+DEFAULT_MOVE = "nearest-useful-room"
 
 
 def available(kind: str) -> list[str]:
@@ -73,18 +77,19 @@ def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
 
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                knowledge: str = DEFAULT_LEVEL) -> dict:
-    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:knowledge=LEVEL]``
-    (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
+    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:knowledge=LEVEL]
+    [:move=ID]`` (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
     or ``kingston-no-intelligence:knowledge=kingston``.  Missing parts take
-    ``response``, ``accusation`` and ``knowledge``; unknown keys and names are errors."""
+    ``response``, ``accusation`` and ``knowledge``; ``move`` (the board game's
+    move rules) stays None unless given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
-           "knowledge": knowledge}
+           "knowledge": knowledge, "move": None}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model", "knowledge") or not value:
+        if not sep or key not in ("response", "accusation", "model", "knowledge", "move") or not value:
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
-                            f"model=ID or knowledge=LEVEL after the strategy, separated by ':'")
+                            f"model=ID, knowledge=LEVEL or move=ID after the strategy, separated by ':'")
         if key == "model":
             if value not in out["models"]:
                 out["models"].append(value)
@@ -95,6 +100,8 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     load_decisions("accusation", out["accusation"])
     for m in out["models"]:
         load_decisions("model", m)
+    if out["move"] is not None:
+        load_decisions("move", out["move"])
     get_level(out["knowledge"])
     return out
 
@@ -103,8 +110,10 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
                 **kw) -> "RuleBasedPlayer":
     """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
+    move = d["move"] if d["move"] is not None else kw.pop("move", None)
+    kw.pop("move", None)
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
-                           knowledge=d["knowledge"], **kw)
+                           knowledge=d["knowledge"], move=move, **kw)
 
 
 class RuleBasedPlayer(Player):
@@ -115,7 +124,8 @@ class RuleBasedPlayer(Player):
     def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
-                 models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL):
+                 models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
+                 move: str | RuleSet | None = None):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -127,6 +137,8 @@ class RuleBasedPlayer(Player):
                            else load_decisions("accusation", accusation))
         #: Optional opponent-model rule sets (probable clues, kept off the sheet).
         self.models = tuple(m if isinstance(m, RuleSet) else load_decisions("model", m) for m in models)
+        #: The board game's move rules (None: the Player default, which plays Speed Clue unchanged).
+        self.moves = move if isinstance(move, RuleSet) or move is None else load_decisions("move", move)
         #: Seeded choices.
         self.rng = random.Random(seed)
         #: The knowledge level: its deduction rules, completion step and update timing.
@@ -150,9 +162,10 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
-            for rs in (*self.models, self.strategy, self.response, self.accusation):
+            extra = (self.moves,) if self.moves is not None else ()
+            for rs in (*self.models, self.strategy, self.response, self.accusation, *extra):
                 _check_for_edition(rs, edition)
-            rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation]
+            rulesets = [*self.level.rulesets(), *self.models, self.strategy, self.response, self.accusation, *extra]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
         k.rng = self.rng
@@ -221,6 +234,34 @@ class RuleBasedPlayer(Player):
             return picked[0], tuple(picked[1])
         return askable[0], picked
 
+    def move(self, turn: int, round: int, options: MoveOptions):
+        """The board game: the move rules' choice (without move rules: the
+        :class:`Player` default)."""
+        if self.moves is None:
+            return super().move(turn, round, options)
+        self._catch_up()
+        k = self.knowledge
+        k.on_board(options)
+        try:
+            cands = [c for c in k.request("move-request", {"turn": turn, "round": round, "roll": options.roll})
+                     if c.kind == "move"]
+        finally:
+            k.on_board()
+        chosen = self._choose(cands, self.moves, "move")
+        self.decisions.append((turn, chosen))
+        pick = self._pick(chosen.options, self.moves)[0]
+        return None if pick == "stay" else pick
+
+    def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> tuple:
+        """The board game: the strategy's suggestion with its room fixed to
+        ``room`` (the strategy rules see it as ``room_here()``)."""
+        k = self.knowledge
+        k.on_board(options, room)
+        try:
+            return self.suggest(turn, round)
+        finally:
+            k.on_board()
+
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                             "matching": tuple(matching)})
@@ -245,7 +286,10 @@ class RuleBasedPlayer(Player):
         self._check_solved(event.turn)
 
     def report(self) -> dict:
-        return {"solved_turn": self._solved_turn, "strategy": self.strategy.id, "knowledge": self.level.id}
+        out = {"solved_turn": self._solved_turn, "strategy": self.strategy.id, "knowledge": self.level.id}
+        if self.moves is not None:
+            out["move"] = self.moves.id
+        return out
 
 
 class ScriptedPlayer(Player):
