@@ -714,3 +714,22 @@ def board_view(board, pawns: dict | None = None, marks: dict | None = None, name
     lines.append(Text(f"Starting squares: {starts}."))
     lines.append(Text("Doors are drawn as the way they open (^ v < >); a square is x,y from the top left."))
     return Group(*lines)
+
+
+def _where(pos) -> str:
+    return pos if isinstance(pos, str) else f"{pos[0]},{pos[1]}"
+
+
+def move_text(move, board=None) -> Text:
+    """One line for a pawn's move (``play --board``)."""
+    who = f"{move.by} ({move.pawn})"
+    if move.how == "pulled":
+        text = f"          {move.pawn}'s pawn is moved from {_where(move.start)} into {move.end} by {move.by}'s suggestion"
+    elif move.how == "passage":
+        text = f"round {move.round}: {who} takes the secret passage from {move.start} to {move.end}"
+    elif move.how == "stay":
+        text = f"round {move.round}: {who} stays in {_where(move.end)}"
+    else:
+        into = "enters" if isinstance(move.end, str) else "moves to"
+        text = f"round {move.round}: {who} rolls {move.roll}: {_where(move.start)} → {into} {_where(move.end)}"
+    return Text(text, style="dim" if move.how == "pulled" else "")
