@@ -402,7 +402,7 @@ def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns:
                                   source=source)
             t = turns[turn - 1]
             if not isinstance(t, Suggestion) or t.by != by or end not in t.cards:
-                raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in {shorten(end)}",
+                raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in {end if isinstance(end, str) else list(end)}",
                                   source=source)
         moves.append(Move(rnd, by, pawn, roll, start, end, turn, how))
     return data["board"], moves
