@@ -361,9 +361,13 @@ def legal_moves(k: KnowledgeView, _unused=None):
 
 
 @function("the board game: the move that gets the pawn nearest to one of the rooms (one it can end in now, "
-          "fewest steps; else the square of the roll fewest steps from one), or None")
+          "fewest steps; else the square of the roll fewest steps from one); when none is in reach, the first of "
+          "legal_moves()")
 def nearest_move(k: KnowledgeView, rooms):
-    return planning.nearest_choice(_board(k), rooms)
+    choice = planning.nearest_choice(_board(k), rooms)
+    if choice is None:
+        return legal_moves(k)[0]
+    return choice
 
 
 @function("the board game: the expected information (bits) of the best suggestion that can be made in the "
