@@ -562,8 +562,17 @@ def _play_human(args, deal, console) -> int:
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i)
     players[args.human] = human
-    console.print(f"[bold]{'The generalized game' if general else 'Speed Clue'}[/bold]: {escape(len(names))} "
+    board = _board_for(args, deal)
+    if board:
+        for p in others:
+            players[p] = seat_player(p, strategies[others.index(p) % len(strategies)], args.response,
+                                     args.accusation, seed=(args.seed or 0) * 10 + others.index(p), move=DEFAULT_MOVE)
+    what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
+    console.print(f"[bold]{escape(what)}[/bold]: {escape(len(names))} "
                   f"players in seat order {escape(', '.join(names))}; the other players' strategies are hidden.")
+    if board:
+        pawns = board_pawns(board, deal)
+        console.print(plain("Pawns: " + ", ".join(f"{p} plays {pawns[p]}" for p in names) + "."))
 
     def on_event(event):
         obs = event.observation
@@ -589,8 +598,16 @@ def _play_human(args, deal, console) -> int:
             text += " — nobody can disprove"
         console.print(text)
 
+    def on_move(move, options):
+        if move.by != args.human or move.how == "pulled":
+            console.print(move_text(move, board))
     try:
-        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event, game=args.game)
+        if board:
+            result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=on_event,
+                                     rng=random.Random(args.seed if args.seed is not None else
+                                                       random.SystemRandom().randrange(2 ** 32)), on_move=on_move)
+        else:
+            result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event, game=args.game)
     except HumanQuit as exc:
         console.print(f"{escape(exc)}; the envelope was {escape(', '.join(deal.envelope))}.")
         return 0

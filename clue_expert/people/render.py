@@ -36,7 +36,7 @@ from ..core.facts import describe
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
 from ..engine.proofs import Proof
 from ..engine.rules import RuleSet
-from .output import Changes, Message, Probabilities
+from .output import BoardPosition, Changes, Message, Probabilities
 
 MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
 STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
@@ -528,6 +528,11 @@ def output_item(item, edition: Edition):
         return ProofView(item)
     if isinstance(item, Changes):
         return ChangesView(item, edition)
+    if isinstance(item, BoardPosition):
+        o = item.options
+        return board_view(o.board, pawns=dict(o.pawns), marks=item.marks,
+                          names={c: edition.display(c) for c in edition.card_ids if c in o.board.rooms
+                                 or c in o.board.starts})
     return Text(str(item))
 
 
