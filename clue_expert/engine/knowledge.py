@@ -289,6 +289,7 @@ class Knowledge:
         self.firings: list[Firing] = []
         self._step = 0
         self._memo: tuple = ((), {})
+        self._state_memo: tuple = ((), {})
         self._turn: int | None = 0
         self.last_turn = 0
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
@@ -452,8 +453,8 @@ class Knowledge:
         legal = options.choices()
         out = []
         for item in items:
-            if item == "stay":
-                pos = None
+            if item == "stay" or (item == options.here and options.may_suggest_here):
+                pos = None  # staying in the room the pawn was moved into (to suggest there)
             elif isinstance(item, str):
                 pos = item
             elif isinstance(item, (list, tuple)) and len(item) == 2 and all(type(v) is int for v in item):
@@ -926,6 +927,21 @@ class Knowledge:
         if self._memo[0] != stamp:
             self._memo = (stamp, {})
         values = self._memo[1]
+        if key not in values:
+            values[key] = build()
+        return values[key]
+
+    def memo_state(self, key, build: Callable):
+        """Like :meth:`memo`, but kept across requests while the knowledge
+        stands still: only a new fact or observation (or a new game) starts
+        afresh.  For views that depend on the sheet alone (the exact beliefs
+        and suggestion values), so that a board turn's move and its
+        suggestion share them."""
+        in_request = 1 if self._candidates is not None else 0
+        stamp = (len(self.justifications) - in_request, len(self._observations))
+        if self._state_memo[0] != stamp:
+            self._state_memo = (stamp, {})
+        values = self._state_memo[1]
         if key not in values:
             values[key] = build()
         return values[key]

@@ -264,7 +264,7 @@ def most_lacked(k: KnowledgeView, cards):
 
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: KnowledgeView):
-    return k.memo("beliefs", lambda: compute(k))
+    return k.memo_state("beliefs", lambda: compute(k))
 
 
 @function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
@@ -289,7 +289,7 @@ def envelope_top(k: KnowledgeView, _unused=None):
 
 
 def _evaluator(k: KnowledgeView, measure: str = "shannon"):
-    return k.memo(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
+    return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
 @function("the suggestion (one card per category, in category order) with the largest exact expected "
@@ -378,8 +378,14 @@ def room_score(k: KnowledgeView, room, shortlist=0):
 
 
 def _in_room(k: KnowledgeView, room) -> list:
+    """The distinct suggestions naming the room: in the other categories the
+    cards the evaluator tells apart (cards with the same known owner give
+    the same outcomes, see SuggestionEvaluator.candidates)."""
     cat = k.category_of(room)
-    sets = [[room] if c == cat else sorted(k.category_cards(c), key=k.sheet_position) for c in k.edition.categories]
+    reps = k.memo_state("suggestion-cards", lambda: [sorted({t[i] for t in _evaluator(k).candidates()},
+                                                           key=k.sheet_position)
+                                                    for i in range(len(k.edition.categories))])
+    sets = [[room] if c == cat else reps[i] for i, c in enumerate(k.edition.categories)]
     return list(itertools.product(*sets))
 
 

@@ -132,6 +132,9 @@ class KnowledgeView(Protocol):
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "KnowledgeView":
         """A new, empty knowledge of the same game and rules for another seat."""
 
+    def memo_state(self, key, build: Callable):
+        """``build()`` once while the knowledge stands still (kept across requests)."""
+
     def memo(self, key, build: Callable):
         """``build()`` computed once for the knowledge as it stands."""
 
