@@ -232,3 +232,26 @@ def test_simulate_board_reports_games_with_speed_clue_keys(capsys):
 def test_board_cli_errors(capsys, argv, words):
     assert main(argv) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_wrong_accusers_pawn_is_moved_off_a_door():
+    deal = _deal()
+    fronts = {d.outside: d.room for d in BOARD.doors}
+    wrong = ("scarlet", "rope", "hall")
+    if wrong == deal.envelope:
+        wrong = ("mustard", "rope", "hall")
+    board = replace(BOARD, starts={**BOARD.starts, "scarlet": (7, 4)})
+    for seed in range(30):
+        p1 = Mover("player1", suggestions=[("green", "rope", "hall")], accusations={0: wrong},
+                   moves=lambda o: next((c for c in o.choices() if c in fronts), o.choices()[0]))
+        players = {"player1": p1, "player2": Mover("player2"), "player3": Mover("player3")}
+        result = play_board_game(deal, players, board, rng=random.Random(seed), max_rounds=1)
+        first = result.moves[0]
+        if first.end in fronts:
+            break
+    else:
+        pytest.fail("no seed put scarlet in front of a door")
+    assert result.wrong_accusations == [("player1", 1)]
+    cleared = [m for m in result.moves if m.how == "cleared"]
+    assert cleared == [cleared[0]] and cleared[0].start == first.end and cleared[0].end == fronts[first.end]
+    parse_record(result.record("player1").to_dict())

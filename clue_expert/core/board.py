@@ -450,7 +450,8 @@ class Move:
     turn: int | None = None
     """The turn number of the suggestion made after the move (None: none)."""
     how: str = "roll"
-    """``roll``, ``passage``, ``stay`` or ``pulled`` (moved by another's suggestion)."""
+    """``roll``, ``passage``, ``stay``, ``pulled`` (moved by another's suggestion) or ``cleared`` (a
+    wrong accuser's pawn moved off a door into the room)."""
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""

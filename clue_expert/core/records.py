@@ -340,6 +340,9 @@ def parse_record(data: object, source: str = "<record>") -> Record:
 
 
 MOVE_KEYS = {"round", "by", "pawn", "how", "roll", "from", "to", "turn"}
+#: How a pawn moved: by the die, through a secret passage, stayed (to suggest where pulled, or trapped), moved
+#: into a room by another's suggestion, or moved off a door into its room after its player's wrong accusation.
+MOVE_HOWS = ("roll", "passage", "stay", "pulled", "cleared")
 
 
 def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns: list, source: str) -> tuple:
@@ -388,8 +391,8 @@ def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns:
             raise RecordError(f"move {n}: pawn {shorten(pawn)} is not a suspect of the board "
                               f"({', '.join(board.starts)})", source=source)
         how = how or "roll"
-        if how not in ("roll", "passage", "stay", "pulled"):
-            raise RecordError(f"move {n}: how must be roll, passage, stay or pulled, not {shorten(how)}",
+        if how not in MOVE_HOWS:
+            raise RecordError(f"move {n}: how must be {english_list(MOVE_HOWS, 'or')}, not {shorten(how)}",
                               source=source)
         if roll is not None and (type(roll) is not int or not 1 <= roll <= 6 * board.dice):
             raise RecordError(f"move {n}: roll {shorten(roll)} is not a roll of {board.dice} di"

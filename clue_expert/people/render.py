@@ -730,6 +730,8 @@ def move_text(move, board=None) -> Text:
     who = f"{move.by} ({move.pawn})"
     if move.how == "pulled":
         text = f"          {move.pawn}'s pawn is moved from {_where(move.start)} into {move.end} by {move.by}'s suggestion"
+    elif move.how == "cleared":
+        text = f"          {move.pawn}'s pawn leaves the door free: moved into {move.end}"
     elif move.how == "passage":
         text = f"round {move.round}: {who} takes the secret passage from {move.start} to {move.end}"
     elif move.how == "stay":
@@ -737,4 +739,4 @@ def move_text(move, board=None) -> Text:
     else:
         into = "enters" if isinstance(move.end, str) else "moves to"
         text = f"round {move.round}: {who} rolls {move.roll}: {_where(move.start)} → {into} {_where(move.end)}"
-    return Text(text, style="dim" if move.how == "pulled" else "")
+    return Text(text, style="dim" if move.how in ("pulled", "cleared") else "")

@@ -142,6 +142,13 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
             break
         out.add(by)
         result.wrong_accusations.append((by, rnd))
+        door = next((d for d in board.doors if d.outside == where[me]), None)
+        if door is not None:  # the published rules: a wrong accuser's pawn does not block a door
+            clear = Move(rnd, by, me, None, where[me], door.room, None, "cleared")
+            where[me] = door.room
+            result.moves.append(clear)
+            if on_move is not None:
+                on_move(clear, None)
         left = [p for p in names if p not in out]
         if len(left) == 1:
             result.winner, result.win_round = left[0], rnd
