@@ -255,3 +255,24 @@ def test_a_wrong_accusers_pawn_is_moved_off_a_door():
     cleared = [m for m in result.moves if m.how == "cleared"]
     assert cleared == [cleared[0]] and cleared[0].start == first.end and cleared[0].end == fronts[first.end]
     parse_record(result.record("player1").to_dict())
+
+
+def test_the_notebook_keeps_a_board_games_moves(tmp_path):
+    from clue_expert.people.notebook import Notebook
+    deal = _deal()
+    players = {p: seat_player(p, "clue-expert-focused", move="nearest-useful-room") for p in deal.players}
+    data = play_board_game(deal, players, "classic", rng=random.Random(3)).record("player1").to_dict()
+    del data["deal"]  # a game at a real table: no true deal, no card seen by others
+    for t in data["turns"]:
+        t.pop("actual", None)
+    path = tmp_path / "game.yaml"
+    path.write_text(json.dumps(data))
+    nb = Notebook.load(path)
+    assert nb.record.game == "board" and len(nb.record.moves) == len(data["moves"])
+    nb.save()
+    assert len(load_record(path).moves) == len(data["moves"])
+    last = len(data["turns"])  # the winning accusation; the suggestion before it came from a move
+    assert any(m.turn == last - 1 for m in nb.record.moves)
+    nb.undo()
+    nb.undo()  # the move that led to the undone suggestion goes with it
+    assert all(m.turn is None or m.turn < last - 1 for m in nb.record.moves)
