@@ -505,6 +505,12 @@ def cmd_play(args) -> int:
                 last_round[0] = move.round
                 console.rule(f"round {move.round}")
             console.print(move_text(move, board))
+            if args.show != "quiet" and move.how not in ("pulled", "cleared"):  # why the pawn went there
+                decisions = players[move.by].decisions
+                for _, cand in decisions[seen_decisions[move.by]:]:
+                    if cand.kind == "move":
+                        console.print(decision_text(move.by, cand))
+                seen_decisions[move.by] = len(decisions)
         result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=trace,
                                  rng=random.Random(args.seed or 0), on_move=on_move)
     else:
