@@ -276,3 +276,18 @@ def test_the_notebook_keeps_a_board_games_moves(tmp_path):
     nb.undo()
     nb.undo()  # the move that led to the undone suggestion goes with it
     assert all(m.turn is None or m.turn < last - 1 for m in nb.record.moves)
+
+
+def test_play_board_trace_and_record_at_narrow_width(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    path = tmp_path / "game.yaml"
+    assert main(["play", "--board", "classic", "--show", "moves", "--no-sheets", "--seed", "2",
+                 "--record", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert all(len(line) <= 60 for line in out.splitlines())
+    text = " ".join(out.split())
+    assert "player1 plays scarlet" in text and "rolls" in text and "enters" in text
+    assert "[head-for-open-room]" in text  # the reason of a move
+    record = load_record(path)
+    assert record.game == "board" and record.moves
+    assert main(["replay", str(path), "--all"]) == 0
