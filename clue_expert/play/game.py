@@ -17,7 +17,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from ..core.board import MoveOptions, Position, distances
+from ..core.board import MoveOptions, Position
+from ..engine.planning import nearest_choice
 from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
@@ -143,27 +144,13 @@ class GameResult:
                       board=self.board, moves=list(self.moves))
 
 
-def nearest_room_choice(options: MoveOptions, skip: frozenset = frozenset()) -> Position | None:
-    """The choice of ``options`` that gets the pawn nearest to a room (not
-    its own, not in ``skip``): a room it can enter (the fewest steps, passage
-    counted as none), else the square of the roll fewest steps from one;
-    ties go to the first in board order.  None when it can only stay."""
-    board, here = options.board, options.here
-    choices = [c for c in options.choices() if c is not None]
-    rooms = [c for c in choices if isinstance(c, str) and c != here and c not in skip]
-    if rooms:
-        steps = {r: 0 if r == options.passage else len(options.destinations.get(r, ())) for r in rooms}
-        return min(rooms, key=lambda r: (steps[r], board.rooms.index(r)))
-    squares = [c for c in choices if not isinstance(c, str)]
-    if not squares:
-        return None
-    occupied = [p for p in options.pawns.values() if not isinstance(p, str)]
-
-    def to_room(sq) -> int:
-        d = distances(board, sq, [o for o in occupied if o != here])
-        near = [d[r] for r in board.rooms if r in d and r != here and r not in skip]
-        return min(near) if near else 10 ** 6
-    return min(squares, key=lambda sq: (to_room(sq), sq[1], sq[0]))
+def nearest_room_choice(options: MoveOptions) -> Position | None:
+    """The choice of ``options`` that gets the pawn nearest to a room other
+    than its own (:func:`~clue_expert.engine.planning.nearest_choice`), else
+    the first legal one (None: stay)."""
+    rooms = [r for r in options.board.rooms if r != options.here]
+    choice = nearest_choice(options, rooms)
+    return choice if choice is not None else options.choices()[0]
 
 
 def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
