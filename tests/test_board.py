@@ -73,7 +73,7 @@ def test_malformed_map_one_error_naming_the_line(tmp_path, old, new, row, words)
      "names 'kitchn', which is not a room"),
     ('doors: {"^": north', 'doors: {"^": up', "write north, south, east or west"),
     ("  wall: \"#\"", "  wall: \".\"", "gives '.' twice"),
-    ("dice: 1", "dice: 7", "dice must be 1, 2 or 3"),
+    ("dice: 1", "dice: 7", "dice must be 1 or 2"),
     ("id: classic", "idd: classic", "unknown key(s) idd"),
 ])
 def test_malformed_legend_one_error(tmp_path, old, new, words):

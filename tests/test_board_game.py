@@ -291,3 +291,11 @@ def test_play_board_trace_and_record_at_narrow_width(tmp_path, capsys, monkeypat
     record = load_record(path)
     assert record.game == "board" and record.moves
     assert main(["replay", str(path), "--all"]) == 0
+
+
+def test_the_move_search_is_bounded(monkeypatch):
+    import clue_expert.core.board as board_module
+    monkeypatch.setattr(board_module, "MAX_SEARCH", 10)
+    from clue_expert.core.board import BoardError
+    with pytest.raises(BoardError, match="limit of the move search"):
+        reachable(BOARD, (16, 7), 6)

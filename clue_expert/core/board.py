@@ -41,6 +41,9 @@ Position = Union[Square, str]  # a hallway square, or a room's card id
 DIRECTIONS = {"north": (0, -1), "south": (0, 1), "west": (-1, 0), "east": (1, 0)}
 #: The largest board read (squares per side).
 MAX_SIDE = 200
+#: The most squares :func:`reachable` visits for one move (a move never repeats a square, so the
+#: search walks every simple path of up to the roll's length: 729 at most for one die on a grid).
+MAX_SEARCH = 2_000_000
 
 
 class BoardError(ClueError):
@@ -266,8 +269,8 @@ def parse_board(data: object, source: str, first_line: int = 1) -> Board:
             raise _fail(source, f"the passage {list(pair)} joins a room to itself or to a second passage")
         passages[a], passages[b] = b, a
     dice = data.get("dice", 1)
-    if type(dice) is not int or not 1 <= dice <= 3:
-        raise _fail(source, f"dice must be 1, 2 or 3, not {shorten(dice, 20)}")
+    if type(dice) is not int or not 1 <= dice <= 2:
+        raise _fail(source, f"dice must be 1 or 2, not {shorten(dice, 20)}")
     return Board(id=str(data["id"]), name=str(data.get("name", data["id"])), width=width, height=len(rows),
                  edition=str(data.get("edition", "clue")), dice=dice, rooms=rooms,
                  room_squares={r: frozenset(s) for r, s in room_squares.items()}, doors=tuple(doors),
@@ -322,8 +325,13 @@ def reachable(board: Board, start: Position, roll: int, occupied: Iterable[Squar
     blocked = frozenset(map(tuple, occupied))
     start = start if isinstance(start, str) else tuple(start)
     out: dict = {}
+    budget = [MAX_SEARCH]
 
     def walk(pos, path: list, seen: set) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise BoardError(f"board {board.id}: a move of {roll} from {pos} visits more than {MAX_SEARCH} squares "
+                             f"(the limit of the move search); use fewer dice or narrower hallways")
         for nxt in board.neighbours(pos):
             if isinstance(nxt, str):
                 if nxt != start and (nxt not in out or len(out[nxt]) > len(path) + 1):
