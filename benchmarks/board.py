@@ -1,8 +1,12 @@
 """The board game (issue 16): what the board costs, the three movers, and
 decision time.
 
-    python benchmarks/board.py [--games 40] [--mixed-games 24] [--mixed-games-large 12] [--timing-games 2]
-                               [--players 3 4 5 6] [--workers 2] [--seed 16] [--only cost|movers|timing]
+    python benchmarks/board.py [--games 20] [--info-games 8] [--mixed-games 18] [--mixed-games-large 9]
+                               [--timing-games 1] [--players 3 4 5 6] [--workers 2] [--seed 16]
+                               [--only cost|movers|timing]
+
+The defaults run in about 7 minutes on 2 shared cores; docs/board.md gives
+the larger run it reports (its command line included).
 
 1. cost: rounds to the first solved sheet and to the win, the board game
    (classic board, move rules nearest-useful-room) against Speed Clue, on
@@ -41,16 +45,16 @@ def _fmt(m, ci) -> str:
     return f"{m:.2f} ± {ci:.2f}" if ci is not None else f"{m:.2f}"
 
 
-def cost(players: list, games: int, workers: int, seed: int) -> None:
+def cost(players: list, games: int, info_games: int, workers: int, seed: int) -> None:
     print("\n## What the board costs: rounds to the first solved sheet and to the win (same deals, same strategies)")
-    print(f"\n{games} games per row (fewer for board-information-gain at 5-6 players: a third); edition clue; "
-          "mean ± 95 % half-interval\n")
+    print(f"\n{games} games per row for clue-expert-focused, {info_games} for board-information-gain (a third of "
+          "that at 5-6 players); edition clue; mean ± 95 % half-interval\n")
     print("| players | strategy | Speed Clue: solved | Speed Clue: win | board: solved | board: win | "
           "board unfinished | board/Speed win |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for strategy in ("clue-expert-focused", "board-information-gain"):
         for n in players:
-            g = games if strategy == "clue-expert-focused" or n <= 4 else max(3, games // 3)
+            g = games if strategy == "clue-expert-focused" else info_games if n <= 4 else max(3, info_games // 3)
             t = time.perf_counter()
             speed = summarize(run_games(make_specs(players=n, games=g, seed=seed, strategies=[strategy],
                                                    edition="clue", max_rounds=200), workers))
@@ -134,10 +138,12 @@ def timing(games: int, seed: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=40, help="games per row of the cost table")
-    ap.add_argument("--mixed-games", type=int, default=24, help="games per table size (3-4 players) of the movers")
-    ap.add_argument("--mixed-games-large", type=int, default=12, help="games per table size (5-6 players)")
-    ap.add_argument("--timing-games", type=int, default=2, help="6-player games per mover for the timing")
+    ap.add_argument("--games", type=int, default=20, help="games per row of the cost table (clue-expert-focused)")
+    ap.add_argument("--info-games", type=int, default=8,
+                    help="games per row of the cost table for board-information-gain at 3-4 players (a third at 5-6)")
+    ap.add_argument("--mixed-games", type=int, default=18, help="games per table size (3-4 players) of the movers")
+    ap.add_argument("--mixed-games-large", type=int, default=9, help="games per table size (5-6 players)")
+    ap.add_argument("--timing-games", type=int, default=1, help="6-player games per mover for the timing")
     ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=16)
@@ -145,7 +151,7 @@ def main() -> None:
     a = ap.parse_args()
     t = time.perf_counter()
     if a.only in (None, "cost"):
-        cost(a.players, a.games, a.workers, a.seed)
+        cost(a.players, a.games, a.info_games, a.workers, a.seed)
     if a.only in (None, "movers"):
         movers(a.players, a.mixed_games, a.mixed_games_large, a.workers, a.seed)
     if a.only in (None, "timing"):
