@@ -74,6 +74,7 @@ def movers(players: list, games: int, games_large: int, workers: int, seed: int)
     print("\n## Siebel's planner against the nearest useful room and the best room by a shortest path")
     print("\nEvery seat suggests with board-information-gain; the three movers rotate over the seats "
           "(seat i of game g plays mover (i + g) mod 3); classic board, clue edition.\n")
+    pooled = {spec: [0, 0] for spec in MOVERS}
     for n in players:
         g = games if n <= 4 else games_large
         t = time.perf_counter()
@@ -90,6 +91,15 @@ def movers(players: list, games: int, games_large: int, workers: int, seed: int)
             rate = d["wins"] / d["seats"] if d["seats"] else 0.0
             print(f"| `{spec.split('=')[1]}` | {d['seats']} | {d['wins']} | {rate:.1%} | {lo:.1%}–{hi:.1%} |",
                   flush=True)
+            pooled[spec][0] += d["seats"]
+            pooled[spec][1] += d["wins"]
+    print(f"\nAll sizes together ({', '.join(map(str, players))} players; every mover has the same seats at every "
+          "size, so the rates compare with each other, not with 1/3)\n")
+    print("| mover | seats | wins | win rate | 95 % interval |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for spec, (n, w) in pooled.items():
+        lo, hi = wilson(w, n)
+        print(f"| `{spec.split('=')[1]}` | {n} | {w} | {w / n if n else 0:.1%} | {lo:.1%}–{hi:.1%} |")
 
 
 class _Timed:
