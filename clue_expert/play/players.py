@@ -81,10 +81,10 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     [:move=ID]`` (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
     or ``kingston-no-intelligence:knowledge=kingston``.  Missing parts take
     ``response``, ``accusation`` and ``knowledge``; ``move`` (the board game's
-    move rules) stays None unless given.  Unknown keys and names are errors."""
+    move rules) is in the result only when given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
-           "knowledge": knowledge, "move": None}
+           "knowledge": knowledge}
     for part in parts:
         key, sep, value = part.partition("=")
         if not sep or key not in ("response", "accusation", "model", "knowledge", "move") or not value:
@@ -100,7 +100,7 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     load_decisions("accusation", out["accusation"])
     for m in out["models"]:
         load_decisions("model", m)
-    if out["move"] is not None:
+    if "move" in out:
         load_decisions("move", out["move"])
     get_level(out["knowledge"])
     return out
@@ -110,7 +110,7 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
                 **kw) -> "RuleBasedPlayer":
     """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
-    move = d["move"] if d["move"] is not None else kw.pop("move", None)
+    move = d.get("move") or kw.get("move")
     kw.pop("move", None)
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
                            knowledge=d["knowledge"], move=move, **kw)
