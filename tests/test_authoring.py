@@ -201,7 +201,7 @@ def test_check_edition_api():
 
 
 def test_shipped_rules_pass_the_edition_check(capsys):
-    files = sorted(p for kind in ("deduction", "strategies", "responses", "accusations", "models")
+    files = sorted(p for kind in ("deduction", "strategies", "responses", "accusations", "models", "moves")
                    for p in (ROOT / "rules" / kind).glob("*.yaml") if not p.name.endswith(".test.yaml"))
     code, _, err = run(capsys, "rules", "--json", *files)
     assert code == 0, err

@@ -122,7 +122,7 @@ def test_a_speed_clue_record_cannot_hold_an_interrogation():
 
 
 def test_an_unknown_game_is_named():
-    with pytest.raises(RecordError, match="game must be one of speed-clue or generalized"):
+    with pytest.raises(RecordError, match="game must be one of speed-clue, generalized or board"):
         parse_record(_record([], game="bridge"))
 
 

@@ -7,7 +7,7 @@ import pytest
 from clue_expert.engine.rules import default_rulesets, load_ruleset, rule_files
 from clue_expert.testing.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
-DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations", "models", "shared")
+DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations", "models", "shared", "moves")
                   for p in rule_files(kind))
 RULESETS = default_rulesets() + DECISIONS
 CASES = []

@@ -71,6 +71,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "your-turn": ("turn", "round"),
     "disprove-request": ("turn", "by", "cards", "matching"),
     "accuse-offer": ("turn",),
+    "move-request": ("turn", "round", "roll"),
     "held": ("owner", "card"),
     "lacked": ("owner", "card"),
     "one-of": ("owner", "cards"),
@@ -82,7 +83,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused", "revealed"})
 
 #: Kinds that ask the seat for a decision (strategies, responses, accusations).
-REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer"})
+REQUEST_KINDS = frozenset({"your-turn", "disprove-request", "accuse-offer", "move-request"})
 
 #: Kinds a rule may conclude.
 CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all", "bound")
@@ -92,7 +93,7 @@ CONCLUSION_KINDS = ("held", "lacked", "one-of", "not-all", "bound")
 PROBABLE_KINDS = ("probably-held", "probably-lacked")
 
 #: Decisions a rule may conclude: a candidate suggestion, card to show, accusation.
-DECISION_KINDS = ("suggest", "ask", "show", "accuse")
+DECISION_KINDS = ("suggest", "ask", "show", "accuse", "move")
 
 Key = tuple
 
@@ -118,7 +119,7 @@ def key_of(kind: str, values: dict) -> Key:
         return bound_key(values["owner"], values["cards"], values["low"], values["high"])
     if kind in ("passed",):
         return (kind, values["turn"], values["player"])
-    if kind in ("showed", "accused", "your-turn", "disprove-request", "accuse-offer"):
+    if kind in ("showed", "accused", "your-turn", "disprove-request", "accuse-offer", "move-request"):
         return (kind, values["turn"])
     if kind in ("hand-size", "dealt"):
         return (kind, values["owner"])
@@ -205,6 +206,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"{kind} " + ", ".join("|".join(opts) for opts in key[1])
     if kind == "show":
         return "show " + "|".join(key[1][0])
+    if kind == "move":
+        return "move to " + "|".join(p if isinstance(p, str) else f"{p[0]},{p[1]}" for p in key[1][0])
     if kind == "ask":
         return f"ask {'|'.join(key[1][0])} about {_join(key[1][1][0])}"
     v = (facts or {}).get(key, {})
@@ -214,6 +217,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"turn {key[1]}: {v.get('by', '?')} asks me to disprove {_join(v.get('cards', ()))}"
     if kind == "accuse-offer":
         return f"turn {key[1]}: I may accuse"
+    if kind == "move-request":
+        return f"turn {key[1]}: my move (roll {v.get('roll', '?')})"
     if kind == "hand-size":
         return f"{key[1]} holds {v.get('size', '?')} cards"
     if kind == "dealt":

@@ -36,3 +36,8 @@ def published_dir() -> Path:
 def templates_dir() -> Path:
     """The directory of the starting files ``clue-expert rules --new`` writes (package data)."""
     return _PACKAGE / "templates"
+
+
+def boards_dir() -> Path:
+    """The directory of the shipped boards (package data)."""
+    return _PACKAGE / "boards"

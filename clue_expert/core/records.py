@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from .board import Move, get_board
 from .cards import Edition, get_edition
 from .deals import Deal, parse_deal
 from .errors import ClueError, RecordError
@@ -27,7 +28,7 @@ MAX_TURNS = 2000
 #: round the table until someone shows; a wrong accuser stays to disprove)
 #: and the generalized game of the CS4444 reports (one chosen player is asked
 #: about any list of cards; a wrong guesser is out and his hand is laid open).
-GAMES = ("speed-clue", "generalized")
+GAMES = ("speed-clue", "generalized", "board")
 
 
 def _names(edition: Edition, cards, in_order: bool = True) -> str:
@@ -70,6 +71,11 @@ class Record:
     """File name or other origin."""
     game: str = "speed-clue"
     """Which game of the family (see :data:`GAMES`)."""
+    board: str | None = None
+    """The board game: the board's id (or file)."""
+    moves: list = field(default_factory=list)
+    """The board game: every pawn's :class:`~clue_expert.core.board.Move`
+    (deduction does not read them)."""
 
     def as_seat(self, player: str) -> "Record":
         """The same game from another seat.  Needs the true deal; the cards
@@ -94,7 +100,7 @@ class Record:
             turns.append(t)
         return Record(edition=self.edition, players=self.players, me=player, hand=self.deal.hands[player],
                       hand_sizes=dict(self.hand_sizes), turns=turns, deal=self.deal, source=self.source,
-                      game=self.game)
+                      game=self.game, board=self.board, moves=list(self.moves))
 
     def observations(self, upto: int | None = None):
         """(turn, observation) pairs as the record's seat saw them: its hand
@@ -111,6 +117,9 @@ class Record:
         d.update({"edition": self.edition.ref, "players": list(self.players), "me": self.me,
              "hand": list(self.hand), "hand_sizes": dict(self.hand_sizes),
              "turns": [t.to_dict() for t in self.turns]})
+        if self.board is not None:
+            d["board"] = self.board
+            d["moves"] = [m.to_dict() for m in self.moves]
         if self.deal is not None:
             d["deal"] = {"envelope": list(self.deal.envelope), "hands": {p: list(h) for p, h in self.deal.hands.items()}}
         return d
@@ -165,7 +174,8 @@ def parse_record(data: object, source: str = "<record>") -> Record:
     """Validate a parsed record against the rules of the game."""
     if not isinstance(data, dict):
         raise RecordError("a record must be a mapping", source=source)
-    unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal"}
+    unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal", "board",
+                           "moves"}
     if unknown:
         raise RecordError(f"unknown key(s) {shorten(sorted(map(str, unknown)))}", source=source)
     game = data.get("game", "speed-clue")
@@ -338,8 +348,81 @@ def parse_record(data: object, source: str = "<record>") -> Record:
                 raise RecordError(f"{shown_by} showed {edition.display(card)} but the deal does not give it to {shown_by}",
                                   source=source, turn=n)
         turns.append(Suggestion(by, cards, passed, shown_by, card, actual, asks))
+    board, moves = _board_moves(data, game, players, edition, turns, source)
     return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
-                  deal=deal, source=source, game=game)
+                  deal=deal, source=source, game=game, board=board, moves=moves)
+
+
+MOVE_KEYS = {"round", "by", "pawn", "how", "roll", "from", "to", "turn"}
+#: How a pawn moved: by the die, through a secret passage, stayed (to suggest where pulled, or trapped), moved
+#: into a room by another's suggestion, or moved off a door into its room after its player's wrong accusation.
+MOVE_HOWS = ("roll", "passage", "stay", "pulled", "cleared")
+
+
+def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns: list, source: str) -> tuple:
+    """The board game's board and moves, checked for shape: players, pawns
+    (suspects of the edition), squares and rooms of the board, the turn of
+    each move's suggestion (made by the mover, in the room it ended in).
+    Moves are not replayed for legality (docs/record-format.md)."""
+    if game != "board":
+        if data.get("board") is not None or data.get("moves"):
+            raise RecordError("board: and moves: belong to a board game (game: board)", source=source)
+        return None, []
+    if not isinstance(data.get("board"), str):
+        raise RecordError("a board game names its board (board: classic or a board file)", source=source)
+    try:
+        board = get_board(data["board"] if "/" not in data["board"] or _folder(source) is None
+                          else str(_folder(source) / data["board"]))
+    except ClueError as exc:
+        raise RecordError(str(exc), source=source) from None
+    raw = data.get("moves") or []
+    if not isinstance(raw, list) or len(raw) > MAX_TURNS * 3:
+        raise RecordError(f"moves must be a list of at most {MAX_TURNS * 3} moves", source=source)
+
+    def position(value, what: str, n: int):
+        if isinstance(value, str) and value in board.rooms:
+            return value
+        if (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+                and tuple(value) in board.hallway):
+            return tuple(value)
+        raise RecordError(f"move {n}: {what} {shorten(value)} is neither a hallway square [x, y] nor a room of "
+                          f"board {board.id}", source=source)
+    moves = []
+    last_round = 0
+    for n, m in enumerate(raw, start=1):
+        if not isinstance(m, dict) or set(m) - MOVE_KEYS or not {"round", "by", "pawn", "to"} <= set(m):
+            raise RecordError(f"move {n} must be a mapping with round, by, pawn, how, roll, from, to, turn; got "
+                              f"{shorten(m)}", source=source)
+        rnd, by, pawn, how, roll, turn = (m.get(k) for k in ("round", "by", "pawn", "how", "roll", "turn"))
+        if type(rnd) is not int or rnd < last_round:
+            raise RecordError(f"move {n}: round {shorten(rnd)} is not a whole number after round {last_round}",
+                              source=source)
+        last_round = rnd
+        if by not in players:
+            raise RecordError(f"move {n}: by {shorten(by)} is not one of the players {english_list(players)}",
+                              source=source)
+        if pawn not in board.starts or pawn not in edition.card_ids:
+            raise RecordError(f"move {n}: pawn {shorten(pawn)} is not a suspect of the board "
+                              f"({', '.join(board.starts)})", source=source)
+        how = how or "roll"
+        if how not in MOVE_HOWS:
+            raise RecordError(f"move {n}: how must be {english_list(MOVE_HOWS, 'or')}, not {shorten(how)}",
+                              source=source)
+        if roll is not None and (type(roll) is not int or not 1 <= roll <= 6 * board.dice):
+            raise RecordError(f"move {n}: roll {shorten(roll)} is not a roll of {board.dice} di"
+                              f"{'e' if board.dice == 1 else 'ce'}", source=source)
+        start = position(m.get("from"), "from", n) if m.get("from") is not None else None
+        end = position(m["to"], "to", n)
+        if turn is not None:
+            if type(turn) is not int or not 1 <= turn <= len(turns):
+                raise RecordError(f"move {n}: turn {shorten(turn)} is not a turn of the record (1 to {len(turns)})",
+                                  source=source)
+            t = turns[turn - 1]
+            if not isinstance(t, Suggestion) or t.by != by or end not in t.cards:
+                raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in {end if isinstance(end, str) else list(end)}",
+                                  source=source)
+        moves.append(Move(rnd, by, pawn, roll, start, end, turn, how))
+    return data["board"], moves
 
 
 def _speed_clue_suggestion(raw: dict, by: str, players: tuple, edition: Edition, source: str, n: int, player):

@@ -37,6 +37,7 @@ MAX_BYTES: dict[str, int] = {
     "edition": 256_000,
     "deal": 256_000,
     "level": 64_000,
+    "board": 256_000,
 }
 #: The cap for a kind not in :data:`MAX_BYTES`.
 DEFAULT_MAX_BYTES = 1_000_000

@@ -572,10 +572,8 @@ class SuggestionEvaluator:
         self.order = pb.players[i + 1:] + pb.players[:i]
         self.base = pb.order()
         self._position = {c: i for i, c in enumerate(self.base)}
-        self._layout = lay = pb.layout(None)
-        self._layers: list = []
-        final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=self._layers)
-        self._layers.append(final)
+        self._layout = pb.layout(None)
+        self._layers_kept: list | None = None  # the shared DP layers, built at the first exact evaluation
         self._cache: dict = {}
         self._cat_index = {cat: i for i, cat in enumerate(pb.categories)}
         #: Estimate Shannon values from pattern sums (one pass over the
@@ -612,6 +610,19 @@ class SuggestionEvaluator:
         if [cat[c] for c in suggestion] != list(self.problem.categories):
             raise ValueError(f"a suggestion names one card of each category, got {list(suggestion)}")
         return suggestion
+
+    @property
+    def _layers(self) -> list:
+        """The DP's layers over the base card order, shared by every exact
+        evaluation (built once, when the first one needs them: the quick
+        estimate does not)."""
+        if self._layers_kept is None:
+            pb, lay = self.problem, self._layout
+            layers: list = []
+            final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=layers)
+            layers.append(final)
+            self._layers_kept = layers
+        return self._layers_kept
 
     def evaluate(self, suggestion) -> SuggestionValue:
         """The exact value of suggesting ``suggestion`` (one card per category)."""

@@ -255,6 +255,12 @@ class Knowledge:
         #: ``each_with_chance``): a player sets it to its own, so games replay
         #: from their seed.
         self.rng = random.Random(0)
+        #: The board game: this turn's move options (set by the seat's player
+        #: with :meth:`on_board` for a ``move-request``; None otherwise).
+        self.board_options = None
+        #: The board game: the room the seat's pawn stands in when it is asked
+        #: to suggest (a suggestion must name it); None in Speed Clue.
+        self.room_here: str | None = None
         self._reset()
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
@@ -298,6 +304,7 @@ class Knowledge:
         self.firings: list[Firing] = []
         self._step = 0
         self._memo: tuple = ((), {})
+        self._state_memo: tuple = ((), {})
         self._turn: int | None = 0
         self.last_turn = 0
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
@@ -441,12 +448,47 @@ class Knowledge:
                 pass
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
+    def on_board(self, options=None, room: str | None = None) -> None:
+        """The board game: the move options of the seat's turn (read by the
+        board's library functions) and the room its pawn suggests in (every
+        suggestion the rules propose then names that room).  ``on_board()``
+        clears both (Speed Clue)."""
+        self.board_options = options
+        self.room_here = room
+
+    def _move_options(self, rule: CompiledRule, value) -> tuple:
+        """The destinations a ``move:`` names (a room, ``stay``, a square
+        [x, y], or a list of those in order of preference) that are legal this
+        turn; an unreadable one is a rule-file error."""
+        options = self.board_options
+        if options is None:
+            return ()
+        items = [value] if isinstance(value, str) or (isinstance(value, (list, tuple)) and len(value) == 2
+                                                     and all(type(v) is int for v in value)) else list(value or ())
+        legal = options.choices()
+        out = []
+        for item in items:
+            if item == "stay" or (item == options.here and options.may_suggest_here):
+                pos = None  # staying in the room the pawn was moved into (to suggest there)
+            elif isinstance(item, str):
+                pos = item
+            elif isinstance(item, (list, tuple)) and len(item) == 2 and all(type(v) is int for v in item):
+                pos = tuple(item)
+            else:
+                raise RuleFileError(rule.path, rule.id, f"its move names {clip(item, 80)}, which is not a room, "
+                                                        f"'stay' or a square [x, y]")
+            if pos in legal and ("stay" if pos is None else pos) not in out:
+                out.append("stay" if pos is None else pos)
+        return tuple(out)
+
     def _decide(self, rule: CompiledRule, env: dict) -> None:
         if self._candidates is None:
             return
         for c in rule.then:
             values = [a(env) for a in c.args]
-            if c.kind == "show":
+            if c.kind == "move":
+                opts = (self._move_options(rule, values[0]),)
+            elif c.kind == "show":
                 matching = set(env.get("matching", ()))
                 opts = (self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(values[0]))
                                       if v in matching),)
@@ -454,6 +496,10 @@ class Knowledge:
                 opts = tuple(self._ordered(v for v in self._known_cards(rule, c.kind, _as_set(val))
                                            if self._category.get(v) == cat)
                              for val, cat in zip(self._suggestion_slots(rule, c, env), self.edition.categories))
+                if self.room_here is not None:  # the board game: the room is where the pawn stands
+                    here = self._category.get(self.room_here)
+                    opts = tuple((self.room_here,) if cat == here else o
+                                 for o, cat in zip(opts, self.edition.categories))
             elif c.kind == "ask":  # the generalized game: one player, any list of cards
                 whom = _as_set(values[0])
                 for p in whom:
@@ -996,6 +1042,21 @@ class Knowledge:
         if self._memo[0] != stamp:
             self._memo = (stamp, {})
         values = self._memo[1]
+        if key not in values:
+            values[key] = build()
+        return values[key]
+
+    def memo_state(self, key, build: Callable):
+        """Like :meth:`memo`, but kept across requests while the knowledge
+        stands still: only a new fact or observation (or a new game) starts
+        afresh.  For views that depend on the sheet alone (the exact beliefs
+        and suggestion values), so that a board turn's move and its
+        suggestion share them."""
+        in_request = 1 if self._candidates is not None else 0
+        stamp = (len(self.justifications) - in_request, len(self._observations))
+        if self._state_memo[0] != stamp:
+            self._state_memo = (stamp, {})
+        values = self._state_memo[1]
         if key not in values:
             values[key] = build()
         return values[key]

@@ -53,6 +53,7 @@ FILE_KINDS: dict[str, tuple[str, ...]] = {
     "response": ("show",),
     "accusation": ("accuse",),
     "model": PROBABLE_KINDS,
+    "move": ("move",),
 }
 
 _ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
@@ -165,6 +166,7 @@ RULESET_SCHEMA: dict = {
                         "ask": {"type": "object", "required": ["player", "cards"], "additionalProperties": False,
                                 "properties": {"player": _EXPR, "cards": _EXPR}},
                         "show": _EXPR,
+                        "move": _EXPR,
                         "accuse": {"oneOf": [_EXPR, {"type": "array", "items": _EXPR, "minItems": 2,
                                                      "maxItems": 64}]},
                     },
@@ -350,7 +352,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     params = dict(params or {})
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
-    request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer"}.get(file_kind)
+    request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer",
+               "move": "move-request"}.get(file_kind)
     patterns: tuple = ()
     set_vars: frozenset = frozenset()
     if "match" in raw:
@@ -428,8 +431,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         elif kind == "ask":
             rule.then.append(Conclusion(kind, (comp(value["player"], "then ask player"),
                                                comp(value["cards"], "then ask cards"))))
-        elif kind == "show":
-            rule.then.append(Conclusion(kind, (comp(value, "then show"),)))
+        elif kind in ("show", "move"):
+            rule.then.append(Conclusion(kind, (comp(value, f"then {kind}"),)))
         elif kind == "accuse":
             parts = value if isinstance(value, list) else [value]
             rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))

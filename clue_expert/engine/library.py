@@ -23,7 +23,8 @@ from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, bound_key, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
 from .beliefs import SuggestionEvaluator, compute
-from . import asking, interrogation  # the generalized game's players
+from . import asking, interrogation, planning  # the generalized game's players; the board's planner
+from ..core.board import distances
 from .queries import KnowledgeView
 
 FUNCTIONS: dict[str, Callable] = {}
@@ -263,7 +264,7 @@ def most_lacked(k: KnowledgeView, cards):
 
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: KnowledgeView):
-    return k.memo("beliefs", lambda: compute(k))
+    return k.memo_state("beliefs", lambda: compute(k))
 
 
 @function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
@@ -288,7 +289,7 @@ def envelope_top(k: KnowledgeView, _unused=None):
 
 
 def _evaluator(k: KnowledgeView, measure: str = "shannon"):
-    return k.memo(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
+    return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
 @function("the suggestion (one card per category, in category order) with the largest exact expected "
@@ -322,6 +323,112 @@ def information_gain(k: KnowledgeView, suggestion, measure="shannon"):
 @function("exact probability that nobody can refute the suggestion if the seat makes it")
 def refutation_none(k: KnowledgeView, suggestion):
     return _evaluator(k).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
+
+
+# --- the board game -------------------------------------------------------------
+def _board(k: KnowledgeView):
+    if k.board_options is None:
+        raise ValueError("a board function needs the board game's move options (a move-request)")
+    return k.board_options
+
+
+@function("the board game: the room the seat's pawn stands in (where it must suggest), else None")
+def room_here(k: KnowledgeView, _unused=None):
+    if k.room_here is not None:
+        return k.room_here
+    here = k.board_options.here if k.board_options is not None else None
+    return here if isinstance(here, str) else None
+
+
+@function("the board game: the rooms this move can end in with a suggestion (entered by the roll or the "
+          "secret passage, or stayed in after being moved there by a suggestion)")
+def reachable_rooms(k: KnowledgeView, _unused=None):
+    return frozenset(_board(k).rooms())
+
+
+@function("the board game: every room of the board")
+def board_rooms(k: KnowledgeView, _unused=None):
+    return frozenset(_board(k).board.rooms)
+
+
+@function("the board game: every legal move of this turn, as a move: names them (rooms, squares [x, y], "
+          "'stay' where allowed), rooms first")
+def legal_moves(k: KnowledgeView, _unused=None):
+    choices = _board(k).choices()
+    rooms = [c for c in choices if isinstance(c, str)]
+    squares = sorted(c for c in choices if c is not None and not isinstance(c, str))
+    return tuple(rooms + squares + (["stay"] if None in choices else []))
+
+
+@function("the board game: the move that gets the pawn nearest to one of the rooms (one it can end in now, "
+          "fewest steps; else the square of the roll fewest steps from one); when none is in reach, the first of "
+          "legal_moves()")
+def nearest_move(k: KnowledgeView, rooms):
+    choice = planning.nearest_choice(_board(k), rooms)
+    if choice is None:
+        return legal_moves(k)[0]
+    return choice
+
+
+@function("the board game: the expected information (bits) of the best suggestion that can be made in the "
+          "room: by the quick estimate (shortlist 0, the default: Siebel's formulation with the exact envelope "
+          "distribution), or exactly among the `shortlist` best estimates")
+def room_score(k: KnowledgeView, room, shortlist=0):
+    return k.memo(("room-score", room, int(shortlist)), lambda: _room_score(k, room, int(shortlist)))
+
+
+def _in_room(k: KnowledgeView, room) -> list:
+    """The distinct suggestions naming the room: in the other categories the
+    cards the evaluator tells apart (cards with the same known owner give
+    the same outcomes, see SuggestionEvaluator.candidates)."""
+    cat = k.category_of(room)
+    reps = k.memo_state("suggestion-cards", lambda: [sorted({t[i] for t in _evaluator(k).candidates()},
+                                                           key=k.sheet_position)
+                                                    for i in range(len(k.edition.categories))])
+    sets = [[room] if c == cat else reps[i] for i, c in enumerate(k.edition.categories)]
+    return list(itertools.product(*sets))
+
+
+def _room_score(k: KnowledgeView, room, shortlist: int) -> float:
+    if k.solved():
+        return 0.0
+    ev = _evaluator(k)
+    among = _in_room(k, room)
+    if shortlist <= 0:
+        return max(ev.estimate(t).gain_bits for t in among)
+    ranked = ev.rank(shortlist, among=among)
+    return ranked[0].gain_bits if ranked else 0.0
+
+
+def _best_in_room(k: KnowledgeView, room, shortlist: int):
+    ranked = _evaluator(k).rank(shortlist, among=_in_room(k, room))
+    return ranked[0].cards if ranked else None
+
+
+@function("the board game: the room whose best suggestion brings the most information (room_score; ties: the "
+          "nearest, then board order)")
+def best_room(k: KnowledgeView, shortlist=0):
+    options = _board(k)
+    rooms = options.board.rooms
+    occupied = [p for s, p in options.pawns.items() if s != options.pawn and not isinstance(p, str)]
+    dist = distances(options.board, options.here, occupied)
+    return min(rooms, key=lambda r: (-round(room_score(k, r, shortlist), 9), dist.get(r, 10 ** 6), rooms.index(r)))
+
+
+@function("the board game: Siebel's planner -- every room worth its room_score, every hallway square its best "
+          "neighbour's value times the discount (value iteration); the move of this turn with the highest value")
+def planned_move(k: KnowledgeView, discount=planning.DEFAULT_DISCOUNT, shortlist=0):
+    options = _board(k)
+    scores = {r: room_score(k, r, shortlist) for r in options.board.rooms}
+    choice = planning.best_choice(options, scores, float(discount))
+    return "stay" if choice is None else choice
+
+
+@function("the board game: the suggestion with the most exact expected information that names the room the "
+          "pawn stands in (most_informative_of with the room fixed)")
+def most_informative_here(k: KnowledgeView, shortlist=4):
+    room = room_here(k)
+    return None if room is None else _best_in_room(k, room, int(shortlist))
 
 
 # --- opponent models (probable clues; never part of the sheet) ------------------

@@ -33,6 +33,10 @@ class KnowledgeView(Protocol):
     """Whether the completion (case analysis) step runs."""
     rng: random.Random
     """The seat's seeded random source (rules that draw)."""
+    board_options: object
+    """The board game: this turn's :class:`~clue_expert.core.board.MoveOptions` (None otherwise)."""
+    room_here: str | None
+    """The board game: the room the seat's pawn suggests in (None otherwise)."""
 
     # the edition's shape
     @property
@@ -127,6 +131,9 @@ class KnowledgeView(Protocol):
 
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "KnowledgeView":
         """A new, empty knowledge of the same game and rules for another seat."""
+
+    def memo_state(self, key, build: Callable):
+        """``build()`` once while the knowledge stands still (kept across requests)."""
 
     def memo(self, key, build: Callable):
         """``build()`` computed once for the knowledge as it stands."""

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import __version__
+from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError, RuleFileError
@@ -32,8 +33,10 @@ from ..engine.reference import function_reference
 from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
+from ..play.board_game import board_pawns, play_board_game
 from ..play.game import GAMES, play_game
-from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
+from ..play.simulate import MIN_BOARD_PLAYERS
+from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
                             GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
 from ..play.group1_dp import cells as group1_dp_cells, group1_dp_tables
 from ..play.group1_grid import group1
@@ -51,7 +54,7 @@ from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
-                     SweepBars)
+                     SweepBars, board_view, move_text)
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -363,6 +366,19 @@ def cmd_editions(args) -> int:
     return 0
 
 
+def cmd_board(args) -> int:
+    board = get_board(args.board)
+    if args.json:
+        print(json.dumps(board.to_json()))
+        return 0
+    edition = get_edition(board.edition)
+    console = _console(args)
+    console.print(plain(f"{board.name}: {board.width} x {board.height} squares, {len(board.rooms)} rooms, "
+                        f"{len(board.doors)} doors, {board.dice} die" + ("" if board.dice == 1 else "s")))
+    console.print(board_view(board, names={c: edition.display(c) for c in edition.card_ids}))
+    return 0
+
+
 DEFAULT_PLAY_DEAL = "kingston-1-3p"
 #: The generalized game's default seats (its own strategies: a Speed Clue one would ask one neighbour forever).
 DEFAULT_GENERALIZED_STRATEGIES = [GENERALIZED_DEFAULT_SEAT]
@@ -392,6 +408,8 @@ def _game_edition(args) -> str:
     generalized game the pool of ``--players`` × ``--hand`` + ``--hidden``
     cards (defaults 3, 3, 2), else cluedo."""
     general = getattr(args, "game", "speed-clue") == "generalized"
+    if getattr(args, "board", None) and args.edition is None and not general:
+        return get_board(args.board).edition
     hand, hidden = getattr(args, "hand", None), getattr(args, "hidden", None)
     if not general and (hand is not None or hidden is not None):
         raise ClueError("--hand and --hidden build the generalized game's pool: add --game generalized")
@@ -431,7 +449,7 @@ def cmd_play(args) -> int:
         seed = args.seed if args.seed is not None else (random.SystemRandom().randrange(2 ** 32) if args.human else 0)
         deal = random_deal(get_edition(_game_edition(args)), tuple(f"player{i + 1}" for i in range(n)),
                            random.Random(seed))
-    elif args.game == "generalized" or args.edition is not None:
+    elif args.game == "generalized" or args.edition is not None or args.board:
         deal = random_deal(get_edition(_game_edition(args)), ("player1", "player2", "player3"), random.Random(0))
     else:
         deal = get_deal(DEFAULT_PLAY_DEAL)
@@ -455,10 +473,13 @@ def cmd_play(args) -> int:
     strategies = _with_rules(_seats_named(args, len(names), showcase=True), args.rules)
     fired: dict = {p: [] for p in names}
     players = {}
+    board = _board_for(args, deal)
     for i, p in enumerate(names):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                 seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append)
-    console.print(f"[bold]{'The generalized game' if general else 'Speed Clue'}[/bold] on {escape(deal.id)} "
+                                 seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append,
+                                 **({"move": DEFAULT_MOVE} if board else {}))
+    what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
+    console.print(f"[bold]{escape(what)}[/bold] on {escape(deal.id)} "
                   f"({escape(deal.name or 'random deal')}), {len(names)} players")
     for p in names:
         console.print(f"  {escape(p)}: strategy [magenta]{escape(players[p].strategy.id)}[/magenta], "
@@ -513,7 +534,27 @@ def cmd_play(args) -> int:
             after_event()
         on_event(event)
 
-    result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace, game=args.game)
+    if board:
+        pawns = board_pawns(board, deal)
+        console.print(plain("  pawns: " + ", ".join(f"{p} plays {pawns[p]}" for p in names)))
+
+        def on_move(move, options):
+            if args.show == "quiet":
+                return
+            if move.round != last_round[0]:
+                last_round[0] = move.round
+                console.rule(f"round {move.round}")
+            console.print(move_text(move, board))
+            if args.show != "quiet" and move.how not in ("pulled", "cleared"):  # why the pawn went there
+                decisions = players[move.by].decisions
+                for _, cand in decisions[seen_decisions[move.by]:]:
+                    if cand.kind == "move":
+                        console.print(decision_text(move.by, cand))
+                seen_decisions[move.by] = len(decisions)
+        result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=trace,
+                                 rng=random.Random(args.seed or 0), on_move=on_move)
+    else:
+        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace, game=args.game)
     after_event()
     console.rule()
     if result.winner:
@@ -534,6 +575,21 @@ def cmd_play(args) -> int:
     return 0
 
 
+def _board_for(args, deal):
+    """The board of ``--board`` (None without), checked against the deal's
+    edition and the classic 3 to 6 players."""
+    if not getattr(args, "board", None):
+        return None
+    if args.game != "speed-clue":
+        raise ClueError("the board game is Speed Clue's suggestions on a board: leave out --game")
+    board = get_board(args.board)
+    if not MIN_BOARD_PLAYERS <= len(deal.players) <= len(board.starts):
+        raise ClueError(f"the board game on {board.id} has {MIN_BOARD_PLAYERS} to {len(board.starts)} players, "
+                        f"not {len(deal.players)}")
+    board_pawns(board, deal)
+    return board
+
+
 def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
 
@@ -552,8 +608,17 @@ def _play_human(args, deal, console) -> int:
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i)
     players[args.human] = human
-    console.print(f"[bold]{'The generalized game' if general else 'Speed Clue'}[/bold]: {escape(len(names))} "
+    board = _board_for(args, deal)
+    if board:
+        for p in others:
+            players[p] = seat_player(p, strategies[others.index(p) % len(strategies)], args.response,
+                                     args.accusation, seed=(args.seed or 0) * 10 + others.index(p), move=DEFAULT_MOVE)
+    what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
+    console.print(f"[bold]{escape(what)}[/bold]: {escape(len(names))} "
                   f"players in seat order {escape(', '.join(names))}; the other players' strategies are hidden.")
+    if board:
+        pawns = board_pawns(board, deal)
+        console.print(plain("Pawns: " + ", ".join(f"{p} plays {pawns[p]}" for p in names) + "."))
 
     def on_event(event):
         obs = event.observation
@@ -579,8 +644,16 @@ def _play_human(args, deal, console) -> int:
             text += " — nobody can disprove"
         console.print(text)
 
+    def on_move(move, options):
+        if move.by != args.human or move.how == "pulled":
+            console.print(move_text(move, board))
     try:
-        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event, game=args.game)
+        if board:
+            result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=on_event,
+                                     rng=random.Random(args.seed if args.seed is not None else
+                                                       random.SystemRandom().randrange(2 ** 32)), on_move=on_move)
+        else:
+            result = play_game(deal, players, max_rounds=args.max_rounds, on_event=on_event, game=args.game)
     except HumanQuit as exc:
         console.print(f"{escape(exc)}; the envelope was {escape(', '.join(deal.envelope))}.")
         return 0
@@ -663,7 +736,7 @@ def cmd_simulate(args) -> int:
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records,
-                       game=args.game, seating=args.seating)
+                       game=args.game, seating=args.seating, board=args.board)
     if args.plot:
         check_plot_path(args.plot)
     workers = args.workers or os.cpu_count() or 1
@@ -679,11 +752,13 @@ def cmd_simulate(args) -> int:
             interrupted, results = exc, exc.results
         where = executor.describe() if executor is not None else {"workers": workers}
     summary = summarize(results)
-    summary["config"] = {"game": args.game, "edition": specs[0].deal.edition.ref if specs else None,
+    summary["config"] = {"game": "board" if args.board else args.game, "edition": specs[0].deal.edition.ref if specs else None,
                          "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
                          "strategies": strategies, "seating": args.seating, "deal": args.deal,
                          "all_envelopes": args.all_envelopes, "response": args.response,
                          "accusation": args.accusation, **where, "records": args.records}
+    if args.board:
+        summary["config"]["board"] = args.board
     if interrupted is not None:
         summary["interrupted"] = {"finished": interrupted.finished, "planned": interrupted.total}
     if args.json:
@@ -1008,6 +1083,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
 
+    def board_option(p):
+        p.add_argument("--board", metavar="ID|FILE",
+                       help="play the board game on this board (classic, or a board file): pawns, a die, rooms "
+                            "entered by doors and passages, 3-6 players; seats move by their :move=ID rules "
+                            f"(default {DEFAULT_MOVE}); docs/board.md")
+
     def common(p):
         p.add_argument("--json", action="store_true", help="machine-readable output")
         colour(p)
@@ -1091,6 +1172,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how much to show (default: moves, reasons and each player's new deductions)")
     p.add_argument("--no-sheets", dest="sheets", action="store_false", help="do not print the final sheets")
     p.add_argument("--max-rounds", type=int, default=60)
+    board_option(p)
     p.add_argument("--human", metavar="NAME", help="a person plays at one seat under this name")
     p.add_argument("--seat", type=int, help="the person's seat, 1-based (default 1)")
     p.add_argument("--hints", action="store_true", help="show the person the engine's sheet and advice")
@@ -1125,6 +1207,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
                         "replaces the default seat's own)")
     p.add_argument("--max-rounds", type=int, default=60)
+    board_option(p)
     workers_and_cluster(p)
     p.add_argument("--records", metavar="DIR", help="write every game as a record into DIR (on this machine, "
                                                      "also with --cluster)")
@@ -1256,6 +1339,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)
     p.set_defaults(func=cmd_deals)
+
+    p = sub.add_parser("board", help="draw the board of the board game (rooms, doors, passages, starts)")
+    p.add_argument("--board", default="classic", metavar="ID|FILE",
+                   help="a shipped board (classic) or a board file of your own (docs/board.md)")
+    common(p)
+    p.set_defaults(func=cmd_board)
 
     p = sub.add_parser("editions", help="list the shipped editions")
     p.add_argument("files", nargs="*", metavar="FILE", help="edition files of your own to check and list")

@@ -17,9 +17,9 @@ from ..core.errors import ClueError
 from ..core.observations import DealtHand
 from ..play.game import Player
 from ..engine.knowledge import Knowledge
-from ..play.players import DEFAULT_RESPONSE, load_decisions
+from ..play.players import DEFAULT_MOVE, DEFAULT_RESPONSE, load_decisions
 from .notebook import split_cards
-from .output import Message, english_list, envelope_cards
+from .output import BoardPosition, Message, english_list, envelope_cards
 from ..engine.rules import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
@@ -37,7 +37,8 @@ class HumanPlayer(Player):
     """A person at the table."""
 
     def __init__(self, name: str, ask: Callable[[str], str], tell: Callable[[object], None], *,
-                 hints: bool = False, strategy: str = "clue-expert-focused", response: str = DEFAULT_RESPONSE):
+                 hints: bool = False, strategy: str = "clue-expert-focused", response: str = DEFAULT_RESPONSE,
+                 move: str = DEFAULT_MOVE):
         self.name = name
         self.ask = ask
         self.tell = tell
@@ -46,6 +47,8 @@ class HumanPlayer(Player):
         self.strategy_name = strategy
         #: The response rules whose choice 'hint' gives at "which card do you show".
         self.response_name = response
+        #: The board game's move rules whose choice 'hint' gives at the move prompt.
+        self.move_name = move
         self.marks: Knowledge | None = None
         self.engine: Knowledge | None = None
         self.edition: Edition | None = None
@@ -133,7 +136,8 @@ class HumanPlayer(Player):
         if self.hints:
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),
-                                                                   load_decisions("response", self.response_name)))
+                                                                   load_decisions("response", self.response_name),
+                                                                   load_decisions("move", self.move_name)))
             self.engine.observe(DealtHand(self.name, tuple(hand)))
         self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
                           f"Your cards: {english_list(edition.display(c) for c in hand)}."))
@@ -151,6 +155,101 @@ class HumanPlayer(Player):
         except ClueError as exc:
             self.tell(Message(str(exc), "error"))
             return None
+
+    # ------------------------------------------------------------ the board
+    def move(self, turn: int, round: int, options):
+        """The board game: the roll, the board with the reachable places
+        marked, and a square (``x,y``), a room, ``passage`` or ``stay``."""
+        board = options.board
+        squares = sorted((c for c in options.destinations if not isinstance(c, str)), key=lambda s: (s[1], s[0]))
+        rooms = [c for c in options.choices() if isinstance(c, str)]
+        marks = {sq: "*" for sq in squares}
+        marks.update({r: "*" for r in rooms})
+        self.tell(BoardPosition(options, marks))
+        where = (f"in the {self.edition.display(options.here)}" if isinstance(options.here, str)
+                 else f"on {options.here[0]},{options.here[1]}")
+        parts = []
+        if rooms:
+            parts.append("rooms " + english_list(
+                f"{self.edition.display(r)}" + (" (secret passage)" if r == options.passage else
+                                               f" ({len(options.destinations[r])} steps)") for r in rooms))
+        if squares:
+            parts.append(f"{len(squares)} square{'s' if len(squares) != 1 else ''} marked *")
+        if None in options.choices():
+            parts.append("'stay'" + (" (and suggest here: you were moved here)" if options.may_suggest_here else ""))
+        self.tell(Message(f"You ({options.pawn}) are {where} and rolled {options.roll}. You can reach: "
+                          f"{'; '.join(parts)}."))
+        legal = options.choices()
+        while True:
+            line = self._prompt(f"round {round}, move to (x,y or a room)> ", hint=lambda: self._advise_move(options))
+            word = line.lower().strip()
+            if word == "stay":
+                choice = None
+            elif word in ("passage", "secret passage") and options.passage is not None:
+                choice = options.passage
+            else:
+                try:
+                    choice = board.parse_position(line)
+                except ClueError:
+                    try:
+                        choice = self.edition.resolve(line)
+                    except ClueError as exc:
+                        self.tell(Message(f"{exc}; give a square as x,y or a room's name", "error"))
+                        continue
+            if choice not in legal:
+                what = (f"{choice[0]},{choice[1]}" if isinstance(choice, tuple) else "staying" if choice is None
+                        else self.edition.display(choice) if choice in self.edition.card_ids else str(choice))
+                self.tell(Message(f"{what} is not reachable with this roll: choose a square marked *, "
+                                  f"{english_list([self.edition.display(r) for r in rooms] or ['no room'], 'or')}"
+                                  + (" or 'stay'" if None in legal else ""), "error"))
+                continue
+            return choice
+
+    def _advise_move(self, options) -> None:
+        """At the move prompt: the default move rules' choice."""
+        self.engine.on_board(options)
+        try:
+            cands = [c for c in self.engine.request("move-request", {"turn": 0, "round": 0, "roll": options.roll})
+                     if c.kind == "move"]
+        finally:
+            self.engine.on_board()
+        if not cands:
+            self.tell(Message("hint: the move rules have no advice here", "dim"))
+            return
+        best = cands[0].options[0][0]
+        text = best if isinstance(best, str) else f"{best[0]},{best[1]}"
+        self.tell(Message(f"hint: move to {text} — {cands[0].message}", "advice"))
+
+    def _advise_in(self, room: str) -> None:
+        self.engine.on_board(None, room)
+        try:
+            self._advise()
+        finally:
+            self.engine.on_board()
+
+    def suggest_in(self, turn: int, round: int, room: str, options) -> tuple:
+        """The board game: a suggestion in the room the pawn stands in (the
+        person names the other cards; naming the room is optional)."""
+        ed = self.edition
+        others = [c for c in ed.categories if c != ed.category_of(room)]
+        while True:
+            line = self._prompt(f"round {round}, your suggestion in the {ed.display(room)} ({' '.join(others)})> ",
+                                hint=lambda: self._advise_in(room))
+            try:
+                cards = split_cards(ed, line)
+            except ClueError as exc:
+                self.tell(Message(str(exc), "error"))
+                continue
+            wrong = [c for c in cards if ed.category_of(c) == ed.category_of(room) and c != room]
+            if wrong:
+                self.tell(Message(f"your pawn is in the {ed.display(room)}: a suggestion names that room, "
+                                  f"not {english_list(ed.display(c) for c in wrong)}", "error"))
+                continue
+            if room not in cards:
+                cards.append(room)
+            cards = self._triple(", ".join(cards), "a suggestion")
+            if cards is not None:
+                return cards
 
     def suggest(self, turn: int, round: int):
         while True:

@@ -194,12 +194,17 @@ class Notebook:
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
-                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = ()):
+                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
+                 board: str | None = None, moves: list | None = None):
         self.edition = edition
         #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
         self.rules = tuple(rules)
         for rs in self.rules:
             check_edition(rs, edition)
+        #: The board game: the board and the pawns' moves as record dicts, kept as they were read (the
+        #: notebook takes no new moves: movement does not change what can be deduced).
+        self.board = board
+        self.moves: list = list(moves or [])
         #: Which game of the family: ``speed-clue`` or ``generalized``.
         self.game = game
         #: The seat's knowledge level (which deductions the sheet shows).
@@ -230,6 +235,9 @@ class Notebook:
         d = {} if self.game == "speed-clue" else {"game": self.game}
         d.update({"edition": self.edition.ref, "players": self.players, "me": self.me, "hand": self.hand,
                   "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)})
+        if self.board is not None:  # moves that led to turns since undone are left out
+            n = len(d["turns"])
+            d.update(board=self.board, moves=[m for m in self.moves if m.get("turn") is None or m["turn"] <= n])
         return d
 
     def _validate(self, turns) -> Record:
@@ -313,7 +321,8 @@ class Notebook:
         r = load_record(path, "notebook")
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
-                   knowledge=knowledge, game=r.game, rules=rules)
+                   knowledge=knowledge, game=r.game, rules=rules, board=r.board,
+                   moves=[m.to_dict() for m in r.moves])
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:

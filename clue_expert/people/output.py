@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ..core.facts import english_list
 from ..engine.knowledge import Sheet
 
-__all__ = ["Changes", "Message", "Probabilities", "english_list", "envelope_cards"]
+__all__ = ["BoardPosition", "Changes", "Message", "Probabilities", "english_list", "envelope_cards"]
 
 
 def envelope_cards(envelope: dict) -> list:
@@ -30,6 +30,17 @@ class Probabilities:
     """The sheet."""
     beliefs: object
     """A :class:`~clue_expert.beliefs.Beliefs`."""
+
+
+@dataclass
+class BoardPosition:
+    """Output item: the board with every pawn, and the places this turn's
+    roll reaches marked (the human seat's move)."""
+
+    options: object
+    """The turn's :class:`~clue_expert.core.board.MoveOptions`."""
+    marks: dict = field(default_factory=dict)
+    """square or room -> its one-character mark."""
 
 
 @dataclass

@@ -37,7 +37,7 @@ from ..core.facts import describe
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
 from ..engine.proofs import Proof
 from ..engine.rules import RuleSet
-from .output import Changes, Message, Probabilities
+from .output import BoardPosition, Changes, Message, Probabilities
 
 MARK = {"held": "✓", "lacked": "✗", "unknown": ""}
 STYLE = {"held": "bold green", "lacked": "red", "unknown": ""}
@@ -532,6 +532,11 @@ def output_item(item, edition: Edition):
         return ProofView(item)
     if isinstance(item, Changes):
         return ChangesView(item, edition)
+    if isinstance(item, BoardPosition):
+        o = item.options
+        return board_view(o.board, pawns=dict(o.pawns), marks=item.marks,
+                          names={c: edition.display(c) for c in edition.card_ids if c in o.board.rooms
+                                 or c in o.board.starts})
     return Text(str(item))
 
 
@@ -648,3 +653,94 @@ class EditionsView:
             table.add_row(Text(e.id, style="bold"), plain(", ".join(e.aliases) or "—"),
                           plain(e.name + (f"\n{e.source}" if e.source else "")), plain(cats), plain(e.envelope_text()))
         return Fit(table)
+
+
+# --------------------------------------------------------------- the board
+#: A colour per room, in the order of the board's legend (cycled).
+_ROOM_STYLES = ("on grey23", "on dark_blue", "on dark_red", "on dark_green", "on purple4", "on dark_cyan",
+                "on orange4", "on deep_pink4", "on grey35")
+_ARROWS = {"north": "^", "south": "v", "west": "<", "east": ">"}
+
+
+def board_view(board, pawns: dict | None = None, marks: dict | None = None, names: dict | None = None) -> Group:
+    """The board drawn two characters a square (readable in 60 columns and
+    up): rooms by their legend letter and colour, doors as the arrow of the
+    way they open, hallway ``·``, starting squares by the suspect's initial;
+    ``pawns`` (label -> square or room) drawn as their label's first two
+    letters (in a room: listed under the board); ``marks`` (square or room ->
+    one-character label) highlighted, e.g. the squares a roll reaches.  A
+    legend of every letter, door count, passage and start follows."""
+    pawns = dict(pawns or {})
+    marks = dict(marks or {})
+    names = dict(names or {})
+    letter: dict = {}
+    # the letter each room is drawn with: the first of its squares on the map
+    for y, row in enumerate(board.rows):
+        for x, ch in enumerate(row):
+            r = board.room_at((x, y))
+            if r and letter.get(r) is None and ch not in "^v<>":
+                letter[r] = ch
+    style = {r: _ROOM_STYLES[i % len(_ROOM_STYLES)] for i, r in enumerate(board.rooms)}
+    door_at = {d.square: d for d in board.doors}
+    start_at = {sq: s for s, sq in board.starts.items()}
+    pawn_at = {tuple(p): label for label, p in pawns.items() if not isinstance(p, str)}
+    lines = [Text("   " + "".join(f"{x:<2d}" if x % 2 == 0 else "  " for x in range(board.width)), style="dim")]
+    for y in range(board.height):
+        line = Text(f"{y:>2} ", style="dim")
+        for x in range(board.width):
+            sq = (x, y)
+            room = board.room_at(sq)
+            if sq in pawn_at:
+                line.append(f"{pawn_at[sq][:2]:<2}", style="bold reverse")
+            elif sq in marks:
+                line.append(f"{marks[sq]:<2}", style="bold black on yellow")
+            elif sq in door_at:
+                line.append(_ARROWS[door_at[sq].direction] * 2, style=f"bold {style[room]}")
+            elif room:
+                line.append(f"{letter[room].lower()} ", style=style[room])
+            elif sq in start_at:
+                line.append(f"{start_at[sq][:2]:<2}", style="bold")
+            elif sq in board.hallway:
+                line.append("· ", style="dim")
+            else:
+                line.append("  ")
+        lines.append(line)
+    lines.append(Text(""))
+    for r in board.rooms:
+        doors = len(board.doors_of(r))
+        passage = board.passage_to(r)
+        here = [label for label, p in pawns.items() if p == r]
+        text = Text(f"{letter[r].lower()} ", style=style[r])
+        text.append(f" {names.get(r, r)}: {doors} door{'s' if doors != 1 else ''}", style="")
+        if passage:
+            text.append(f", secret passage to {names.get(passage, passage)}")
+        if r in marks:
+            text.append(f"  [{marks[r]}] reachable", style="bold")
+        if here:
+            text.append(f"  pawns here: {', '.join(here)}", style="bold")
+        lines.append(text)
+    starts = ", ".join(f"{names.get(s, s)} ({s[:2]}) at {x},{y}" for s, (x, y) in board.starts.items())
+    lines.append(Text(f"Starting squares: {starts}."))
+    lines.append(Text("Doors are drawn as the way they open (^ v < >); a square is x,y from the top left."))
+    return Group(*lines)
+
+
+def _where(pos) -> str:
+    return pos if isinstance(pos, str) else f"{pos[0]},{pos[1]}"
+
+
+def move_text(move, board=None) -> Text:
+    """One line for a pawn's move (``play --board``)."""
+    who = f"{move.by} ({move.pawn})"
+    if move.how == "pulled":
+        text = f"          {move.pawn}'s pawn is moved from {_where(move.start)} into {move.end} by {move.by}'s suggestion"
+    elif move.how == "cleared":
+        text = f"          {move.pawn}'s pawn leaves the door free: moved into {move.end}"
+    elif move.how == "passage":
+        text = f"round {move.round}: {who} takes the secret passage from {move.start} to {move.end}"
+    elif move.how == "stay":
+        text = f"round {move.round}: {who} stays in {_where(move.end)}"
+    else:
+        into = "enters" if isinstance(move.end, str) else "moves to"
+        text = f"round {move.round}: {who} rolls {move.roll}: {_where(move.start)} → {into} {_where(move.end)}"
+    return Text(text, style="dim" if move.how in ("pulled", "cleared") else "")

@@ -17,6 +17,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
+from ..core.board import MoveOptions, Position
+from ..engine.planning import nearest_choice
 from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
@@ -67,6 +69,23 @@ class Player(ABC):
         suggestion; in the generalized game at the start of his turn (a guess
         is the whole turn)."""
 
+    def move(self, turn: int, round: int, options: MoveOptions) -> Position | None:
+        """The board game: where to move this turn, one of
+        ``options.choices()`` (a destination of the roll, the secret
+        passage's room, or None to stay).  By default: stay to suggest where
+        pulled; else the reachable room nearest by steps, else the square of
+        the roll nearest to a room other than this one."""
+        if options.may_suggest_here:
+            return None
+        return nearest_room_choice(options)
+
+    def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> Sequence[str]:
+        """The board game: a suggestion naming ``room``, the room the pawn
+        stands in (``options``: this turn's move options).  By default:
+        :meth:`suggest` with its room replaced."""
+        rooms = set(options.board.rooms)
+        return tuple(room if c in rooms else c for c in self.suggest(turn, round))
+
     def report(self) -> dict:
         """Free statistics the player chooses to report after the game
         (e.g. ``solved_turn``: the turn after which it could name the envelope)."""
@@ -94,7 +113,11 @@ class GameResult:
     reports: dict = field(default_factory=dict)
     """player -> its report()."""
     game: str = "speed-clue"
-    """Which game was played (``speed-clue`` or ``generalized``)."""
+    """Which game was played (``speed-clue``, ``generalized`` or ``board``)."""
+    board: str | None = None
+    """The board game: the board's id or file."""
+    moves: list = field(default_factory=list)
+    """The board game: every :class:`~clue_expert.core.board.Move`, in order."""
 
     def new_turn(self, rnd: int) -> int:
         """Number the next turn (1-based; an accusation is a turn of its own), played in round ``rnd``."""
@@ -117,7 +140,17 @@ class GameResult:
                  for e in self.events]
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],
-                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d, game=self.game)
+                      hand_sizes={p: len(h) for p, h in d.hands.items()}, turns=turns, deal=d, game=self.game,
+                      board=self.board, moves=list(self.moves))
+
+
+def nearest_room_choice(options: MoveOptions) -> Position | None:
+    """The choice of ``options`` that gets the pawn nearest to a room other
+    than its own (:func:`~clue_expert.engine.planning.nearest_choice`), else
+    the first legal one (None: stay)."""
+    rooms = [r for r in options.board.rooms if r != options.here]
+    choice = nearest_choice(options, rooms)
+    return choice if choice is not None else options.choices()[0]
 
 
 def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ..core.board import MoveOptions
 from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand, Event
@@ -21,7 +22,8 @@ from ..engine.levels import DEFAULT_LEVEL, Level, get_level
 from ..engine.rules import RuleSet, load_ruleset, load_user_rules
 
 #: Rule-file kind -> its folder under rules/.
-FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models"}
+FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models",
+           "move": "moves"}
 
 DEFAULT_STRATEGY = "clue-expert-focused"
 #: The generalized game's default strategy (the human seat's hints, the notebook's advice).
@@ -32,6 +34,8 @@ GENERALIZED_DEFAULT_SEAT = ("clue-expert-generalized:model=group1-first-interrog
                             ":accusation=clue-expert-race")
 DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
+#: The board game's default move rules (a seat spec's ``move=ID``).
+DEFAULT_MOVE = "nearest-useful-room"
 
 
 def available(kind: str) -> list[str]:
@@ -73,19 +77,20 @@ def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
 
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                knowledge: str = DEFAULT_LEVEL) -> dict:
-    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:rules=FILE]...[:knowledge=LEVEL]``
-    (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
+    """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:rules=FILE]...[:knowledge=LEVEL]
+    [:move=ID]`` (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
     or ``kingston-no-intelligence:knowledge=kingston``; ``rules=FILE`` adds a
     deduction or model rule file of the user's to the level's rules.  Missing parts take
-    ``response``, ``accusation`` and ``knowledge``; unknown keys and names are errors."""
+    ``response``, ``accusation`` and ``knowledge``; ``move`` (the board game's
+    move rules) is in the result only when given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
            "knowledge": knowledge, "rules": []}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge") or not value:
+        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge", "move") or not value:
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
-                            f"model=ID, rules=FILE or knowledge=LEVEL after the strategy, separated by ':'")
+                            f"model=ID, rules=FILE, knowledge=LEVEL or move=ID after the strategy, separated by ':'")
         if key in ("model", "rules"):
             plural = "models" if key == "model" else "rules"
             if value not in out[plural]:
@@ -97,6 +102,8 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     load_decisions("accusation", out["accusation"])
     for m in out["models"]:
         load_decisions("model", m)
+    if "move" in out:
+        load_decisions("move", out["move"])
     level = get_level(out["knowledge"])
     if out["rules"]:
         all_rules([*level.rulesets(), *load_user_rules(out["rules"], "rules=")])  # ids clashing with the level's
@@ -107,8 +114,10 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
                 **kw) -> "RuleBasedPlayer":
     """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
+    move = d.get("move") or kw.get("move")
+    kw.pop("move", None)
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
-                           knowledge=d["knowledge"], rules=d["rules"], **kw)
+                           knowledge=d["knowledge"], rules=d["rules"], move=move, **kw)
 
 
 class RuleBasedPlayer(Player):
@@ -120,7 +129,7 @@ class RuleBasedPlayer(Player):
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
                  models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
-                 rules: Sequence[str | RuleSet] = ()):
+                 rules: Sequence[str | RuleSet] = (), move: str | RuleSet | None = None):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -134,6 +143,8 @@ class RuleBasedPlayer(Player):
         self.models = tuple(m if isinstance(m, RuleSet) else load_decisions("model", m) for m in models)
         #: A user's deduction or model rule files, run with the level's (``rules=FILE``).
         self.rules = tuple(r if isinstance(r, RuleSet) else load_user_rules([r], "rules=")[0] for r in rules)
+        #: The board game's move rules (None: the Player default, which plays Speed Clue unchanged).
+        self.moves = move if isinstance(move, RuleSet) or move is None else load_decisions("move", move)
         #: Seeded choices.
         self.rng = random.Random(seed)
         #: The knowledge level: its deduction rules, completion step and update timing.
@@ -157,10 +168,11 @@ class RuleBasedPlayer(Player):
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
-            for rs in (*self.rules, *self.models, self.strategy, self.response, self.accusation):
+            extra = (self.moves,) if self.moves is not None else ()
+            for rs in (*self.rules, *self.models, self.strategy, self.response, self.accusation, *extra):
                 _check_for_edition(rs, edition)
             rulesets = [*self.level.rulesets(), *self.rules, *self.models, self.strategy, self.response,
-                        self.accusation]
+                        self.accusation, *extra]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete)
         k.rng = self.rng
@@ -229,6 +241,34 @@ class RuleBasedPlayer(Player):
             return picked[0], tuple(picked[1])
         return askable[0], picked
 
+    def move(self, turn: int, round: int, options: MoveOptions):
+        """The board game: the move rules' choice (without move rules: the
+        :class:`Player` default)."""
+        if self.moves is None:
+            return super().move(turn, round, options)
+        self._catch_up()
+        k = self.knowledge
+        k.on_board(options)
+        try:
+            cands = [c for c in k.request("move-request", {"turn": turn, "round": round, "roll": options.roll})
+                     if c.kind == "move"]
+        finally:
+            k.on_board()
+        chosen = self._choose(cands, self.moves, "move")
+        self.decisions.append((turn, chosen))
+        pick = self._pick(chosen.options, self.moves)[0]
+        return None if pick == "stay" else pick
+
+    def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> tuple:
+        """The board game: the strategy's suggestion with its room fixed to
+        ``room`` (the strategy rules see it as ``room_here()``)."""
+        k = self.knowledge
+        k.on_board(options, room)
+        try:
+            return self.suggest(turn, round)
+        finally:
+            k.on_board()
+
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                             "matching": tuple(matching)})
@@ -253,7 +293,10 @@ class RuleBasedPlayer(Player):
         self._check_solved(event.turn)
 
     def report(self) -> dict:
-        return {"solved_turn": self._solved_turn, "strategy": self.strategy.id, "knowledge": self.level.id}
+        out = {"solved_turn": self._solved_turn, "strategy": self.strategy.id, "knowledge": self.level.id}
+        if self.moves is not None:
+            out["move"] = self.moves.id
+        return out
 
 
 class ScriptedPlayer(Player):

@@ -118,7 +118,8 @@ def seat_spec(parts: dict) -> str:
     return (f"{parts['strategy']}:response={parts['response']}:accusation={parts['accusation']}"
             + "".join(f":model={m}" for m in parts["models"])
             + "".join(f":rules={r}" for r in parts.get("rules", ()))
-            + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}"))
+            + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}")
+            + (f":move={parts['move']}" if parts.get("move") else ""))
 
 
 def with_parts(spec: str, response: str | None = None, accusation: str | None = None,

@@ -21,8 +21,13 @@ from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS
 from ..core.deals import Deal, get_deal, random_deal
 from ..core.errors import ClueError
+from ..core.board import get_board
+from .board_game import board_pawns, play_board_game
 from .game import play_game
-from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, parse_seat, seat_player
+from .players import DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, parse_seat, seat_player
+
+#: The fewest players of the board game (the classic rules: 3 to 6).
+MIN_BOARD_PLAYERS = 3
 from ..core.records import dump_record
 
 
@@ -47,7 +52,9 @@ class GameSpec:
     records: str | None = None
     """Folder to write the game's record into, or None."""
     game: str = "speed-clue"
-    """Which game: ``speed-clue`` or ``generalized``."""
+    """Which game: ``speed-clue``, ``generalized`` or ``board``."""
+    board: str | None = None
+    """The board game: the board (id or file); seats without move rules get :data:`DEFAULT_MOVE`."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,8 @@ def envelope_variants(deal: Deal) -> list[Deal]:
 def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str], deal: str | None = None,
                all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
                accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
-               records: str | None = None, game: str = "speed-clue", seating: str = "rotate") -> list[GameSpec]:
+               records: str | None = None, game: str = "speed-clue", seating: str = "rotate",
+               board: str | None = None) -> list[GameSpec]:
     """The games of a simulation.  ``seating``: ``rotate`` (seat ``i`` of game
     ``g`` gets strategy ``(i + g) mod k``) or ``shuffle`` (the same players
     per game, in a seeded random seat order: no strategy always sits just
@@ -138,6 +146,15 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         raise ClueError(f"deal {base.id} has {len(base.players)} players, not {players}")
     n = len(base.players) if base is not None else (players or 3)
     check_players(n, base.edition if base is not None else get_edition(edition))
+    if board is not None:
+        if game != "speed-clue":
+            raise ClueError("the board game is Speed Clue's suggestions on a board: leave out --game")
+        b = get_board(board)
+        if not MIN_BOARD_PLAYERS <= n <= len(b.starts):
+            raise ClueError(f"the board game on {b.id} has {MIN_BOARD_PLAYERS} to {len(b.starts)} players, not {n}")
+        board_pawns(b, base if base is not None else random_deal(get_edition(edition), tuple(
+            f"player{i + 1}" for i in range(n)), random.Random(0)))  # the edition must name the board
+        game = "board"
     deals: list[Deal]
     if all_envelopes:
         if base is None:
@@ -159,7 +176,7 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         return tuple(seats)
     return [GameSpec(index=g, deal=d, strategies=lineup(g),
                      seed=hash_seed(seed, g), response=response, accusation=accusation,
-                     max_rounds=max_rounds, records=records, game=game) for g, d in enumerate(deals)]
+                     max_rounds=max_rounds, records=records, game=game, board=board) for g, d in enumerate(deals)]
 
 
 def hash_seed(seed: int, game: int) -> int:
@@ -180,13 +197,18 @@ def _play(spec: GameSpec) -> tuple:
     names = spec.deal.players
     players = {}
     for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
-        key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names)
+        key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names, spec.board is not None)
         player = _PLAYERS.get(key)
         if player is None:
-            player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation)
+            player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation,
+                                                 **({"move": DEFAULT_MOVE} if spec.board is not None else {}))
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
-    result = play_game(spec.deal, players, max_rounds=spec.max_rounds, game=spec.game)
+    if spec.board is not None:
+        result = play_board_game(spec.deal, players, spec.board, max_rounds=spec.max_rounds,
+                                 rng=random.Random(spec.seed))
+    else:
+        result = play_game(spec.deal, players, max_rounds=spec.max_rounds, game=spec.game)
     record = result.record(result.winner or names[0]) if spec.records else None
     solved = [result.reports.get(p, {}).get("solved_turn") for p in names]
     # the winning accusation tells everyone the envelope: learning it then is not solving it

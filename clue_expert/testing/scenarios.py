@@ -50,6 +50,7 @@ from pathlib import Path
 
 import jsonschema
 
+from ..core.board import MoveOptions, get_board, reachable
 from ..core.cards import build_edition, get_edition
 from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.yamlio import FileLoadError, load_file, shorten
@@ -97,6 +98,10 @@ SCENARIO_SCHEMA = {
                 "request": {"type": "object", "required": ["kind"],
                             "properties": {"kind": {"enum": sorted(REQUEST_KINDS)}}},
                 "proposes": {},
+                "board": {"type": "object", "additionalProperties": False, "properties": {
+                    "board": {"type": "string"}, "here": {}, "roll": {"type": "integer", "minimum": 1},
+                    "pawn": {"type": "string"}, "pawns": {"type": "object"}, "pulled": {"type": "boolean"},
+                    "room": {"type": "string"}}},
             },
         }},
     },
@@ -240,7 +245,7 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     req = dict(scenario.data["request"])
     kind = req.pop("kind")
     values = {"turn": req.get("turn", 99)}
-    if kind == "your-turn":
+    if kind in ("your-turn", "move-request"):
         values["round"] = req.get("round", 1)
     elif kind == "disprove-request":
         missing = [f for f in ("by", "cards", "matching") if f not in req]
@@ -249,7 +254,30 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
                                  f"matching (the cards of it the seat holds); missing: {', '.join(missing)}")
         values.update(by=req["by"], cards=edition.resolve_all(req["cards"]),
                       matching=edition.resolve_all(req["matching"]))
-    found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
+    spec = scenario.data.get("board")
+    if kind == "move-request":
+        if spec is None:
+            raise AssertionError(f"{where}: a move-request scenario needs a board: (here, roll, pawns)")
+        options = board_options(spec)
+        values["roll"] = options.roll
+        k.on_board(options)
+    elif spec is not None and spec.get("room") is not None:
+        k.on_board(None, spec["room"])  # the pawn's room: every suggestion names it
+    try:
+        found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
+    finally:
+        k.on_board()
+    if kind == "move-request":
+        want = scenario.data.get("proposes")
+        if not scenario.fires:
+            assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
+        else:
+            assert found, f"{where}: the rule proposed nothing"
+            if want is not None:
+                want = want if isinstance(want, str) else tuple(want)
+                got = [c.options[0][0] for c in found]
+                assert want in got, f"{where}: expected the move {want!r} first, got {got}"
+        return
     if not scenario.fires:
         assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
         return
@@ -279,6 +307,27 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     else:  # accusation
         expected = tuple((c,) for c in sorted(edition.resolve_all(_as_list(want)), key=edition.card_ids.index))
     assert expected in got, f"{where}: expected the proposal {expected}, got {got}"
+
+
+def board_options(spec: dict) -> MoveOptions:
+    """A scenario's board situation: ``board`` (default classic), ``pawn``
+    (the seat's suspect, default scarlet), ``here`` (a square [x, y] or a
+    room; default the pawn's start), ``roll``, ``pawns`` (other suspects ->
+    square or room; the rest on their starts), ``pulled`` (the pawn was
+    moved into its room by a suggestion)."""
+    board = get_board(spec.get("board", "classic"))
+    pawn = spec.get("pawn", next(iter(board.starts)))
+    pos = (lambda p: p if isinstance(p, str) else tuple(p))
+    where = {s: sq for s, sq in board.starts.items()}
+    where.update({s: pos(p) for s, p in (spec.get("pawns") or {}).items()})
+    here = pos(spec.get("here", where[pawn]))
+    where[pawn] = here
+    occupied = [p for s, p in where.items() if s != pawn and not isinstance(p, str)]
+    roll = int(spec.get("roll", 6))
+    return MoveOptions(board=board, pawn=pawn, here=here, roll=roll,
+                       destinations=reachable(board, here, roll, occupied),
+                       passage=board.passage_to(here) if isinstance(here, str) else None,
+                       may_suggest_here=bool(spec.get("pulled")) and isinstance(here, str), pawns=where)
 
 
 def _as_list(value) -> list:
