@@ -283,6 +283,12 @@ class _Layout:
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
         self.start = start
+        #: every bit of the envelope's fields (its cards and whether it is full)
+        self.env_mask = 0
+        for _, mask, _ in self.decode:
+            self.env_mask |= mask
+        for mask in self.full_masks:
+            self.env_mask |= mask
 
     def env(self, state: int) -> tuple:
         """The envelope's cards in a state, in sheet order (meaningful for complete states)."""
@@ -796,25 +802,52 @@ class SuggestionEvaluator:
         layer = _run(lay.transitions(order, tagged), layers[start], start)
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
+        # a final state's envelope depends on its envelope fields only, the
+        # outcome on its tags only: each is worked out once
+        env_mask = lay.env_mask
+        tag_mask = 0
+        for q in range(len(tagged)):
+            tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
+        envs: dict = {}
+        outcomes: dict = {}
+        fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
+        all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in layer.items():
-            if not w or not lay.final_ok(state):
+            if not w or state & all_caps:
                 continue
-            env = lay.env(state)
-            owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
-            owner.update(zip(tagged, lay.tags(state, len(tagged))))
-            for p in self.order:
-                shown = [c for c in suggestion if owner[c] == p]
-                if shown:
-                    for c in shown:
-                        joint[(p, c)][env] += w / len(shown)
-                    choice += w * math.log2(len(shown))
-                    break
+            bits = state & env_mask
+            env = envs.get(bits, envs)
+            if env is envs:
+                env = envs[bits] = lay.env(state) if all(state & m for m in full_masks) else None
+            if env is None:
+                continue
+            bits = state & tag_mask
+            outcome = outcomes.get(bits)
+            if outcome is None:
+                owner = dict(fixed_owner)
+                owner.update(zip(tagged, lay.tags(state, len(tagged))))
+                outcome = outcomes[bits] = self._outcome(suggestion, owner)
+            shown, k, log_k = outcome
+            if k:
+                for key in shown:
+                    joint[key][env] += w / k
+                choice += w * log_k
             else:
                 joint[None][env] += w
         value = self._value(suggestion, {key: list(d.values()) for key, d in joint.items()}, exact=True,
                             choice=choice)
         self._cache[suggestion] = value
         return value
+
+    def _outcome(self, suggestion, owner: dict) -> tuple:
+        """Who refutes, given the owner of each suggested card: ((refuter,
+        card) for each card he may show, their number, its log2); ((), 0, 0)
+        when nobody can."""
+        for p in self.order:
+            shown = [c for c in suggestion if owner[c] == p]
+            if shown:
+                return tuple((p, c) for c in shown), len(shown), math.log2(len(shown))
+        return (), 0, 0.0
 
     def _value(self, suggestion, joint: dict, exact: bool, choice: float) -> SuggestionValue:
         z = sum(sum(ws) for ws in joint.values())
