@@ -30,7 +30,7 @@ import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, KnowledgeEngine, Rule, fact_class
+from ._experta import AS, DispatchEngine, Rule, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
 
 #: Named salience levels -- the one register.  Higher fires first.
@@ -411,7 +411,7 @@ class DispatchTable:
 
 
 def compile_engine(table: DispatchTable) -> type:
-    """Generate an experta :class:`KnowledgeEngine` subclass with one
+    """Generate an experta engine class (a :class:`~clue_expert.engine._experta.DispatchEngine`) with one
     dispatch rule per fact kind that triggers any YAML rule.  It fires once per
     new fact of that kind; its action calls ``self.dispatch(batches, kind,
     fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
@@ -439,7 +439,7 @@ def compile_engine(table: DispatchTable) -> type:
 
         attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
             AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
-    return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
+    return type("CompiledClueEngine", (DispatchEngine,), attrs)
 
 
 def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable]) -> RuleSet:
