@@ -45,6 +45,9 @@ class SatModel:
                 n += 1
                 self._var[(o, c)] = n
         self._cell = {v: k for k, v in self._var.items()}
+        #: what the hard constraints depend on (witnesses carry over between equal shapes)
+        self._shape = (tuple(self.owners), tuple(self.cards), tuple(sorted((k, tuple(v)) for k, v in categories.items())),
+                       tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
         #: cell variables are 1 .. this
         self._cells = n
         self._next = n + 1
@@ -176,6 +179,13 @@ class SatModel:
 
     #: How many recent models :meth:`backbone` keeps as witnesses.
     WITNESSES = 48
+
+    def inherit_witnesses(self, other: "SatModel") -> None:
+        """Take over another model's kept witnesses (e.g. the last game's),
+        when it encodes the same deals (the same owners, cards, hand sizes
+        and envelope); each is checked against every assumption before use."""
+        if other._shape == self._shape:
+            self._models = [[m, 0] for m, _ in other._models]
 
     def _keep(self, model, checked: int) -> frozenset:
         """Keep a model as a witness (the cell variables it makes true: one

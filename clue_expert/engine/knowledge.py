@@ -285,9 +285,14 @@ class Knowledge:
         self._memo: tuple = ((), {})
         self._turn: int | None = 0
         self.last_turn = 0
+        old = getattr(self, "_sat", None)
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
                               self.hand_sizes, ENVELOPE, self.edition.envelope_counts) if self.complete else None)
+        if old is not None and self._sat is not None:
+            self._sat.inherit_witnesses(old)  # deals of the last game, checked again before use
         self._sat_lit: dict[int, Key] = {}
+        #: how many facts the SAT step had when it last finished (-1: never)
+        self._sat_done = -1
         self._unminimized: dict[Key, tuple] = {}
         self._clause_selectors: list[int] = []
         self._engine.reset()
@@ -836,6 +841,8 @@ class Knowledge:
 
     def _case_analysis(self, turn: int | None) -> None:
         sat = self._sat
+        if len(self._sat_lit) == self._sat_done:
+            return  # nothing new since the last one: everything entailed is known
         assumptions = self._assumptions()
         unknown_vars = [sat.var(o, c) for o in self.owners for c in self._cards
                         if c not in self._held[o] and c not in self._lacked[o]]
@@ -866,6 +873,8 @@ class Knowledge:
             if self._declare_known(key, just):
                 self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
                 self._run_engine()
+        # what the rules added since follows from the same facts: complete
+        self._sat_done = len(self._sat_lit)
 
     @staticmethod
     def _case_message(key: Key, n: int) -> str:
