@@ -34,6 +34,7 @@ for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "
 
 from experta import AS, MATCH, W, Fact, Field, KnowledgeEngine, Rule  # noqa: E402
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
+from experta.fact import InitialFact  # noqa: E402
 from experta.matchers.rete.check import TypeCheck  # noqa: E402
 from experta.matchers.rete.nodes import BusNode  # noqa: E402
 from experta.matchers.rete.token import Token  # noqa: E402
@@ -122,6 +123,26 @@ class DispatchEngine(KnowledgeEngine):
                     heapq.heappush(self._pending, (-salience, -fact.__factid__, rule, name, fact))
         self.facts.added.clear()
         return last
+
+    def can_settle(self) -> bool:
+        """Whether :meth:`settled_facts` and :meth:`settle` work (for the
+        one-pattern rules this engine dispatches itself)."""
+        return self._index is not None
+
+    def settled_facts(self) -> list:
+        """The facts declared since the last reset, once every activation
+        has fired (to put them back with :meth:`settle`)."""
+        if self._pending:
+            raise RuntimeError("activations are pending")
+        return [f for f in self.facts.values() if not isinstance(f, InitialFact)]
+
+    def settle(self, facts) -> None:
+        """Declare ``facts`` -- facts whose rules already fired in an
+        identical state, their consequences restored with them -- without
+        firing any rule (right after a reset: they get the same ids)."""
+        for fact in facts:
+            self.facts.declare(fact)
+        self.facts.added.clear()
 
     def retract(self, idx_or_declared_fact):
         if self._index is None:

@@ -180,6 +180,10 @@ class SatModel:
     #: How many recent models :meth:`backbone` keeps as witnesses.
     WITNESSES = 48
 
+    def fact_of(self, sel: int) -> tuple:
+        """(literals, at least, at most) that a selector stands for."""
+        return self._facts[sel]
+
     def inherit_witnesses(self, other: "SatModel") -> None:
         """Take over another model's kept witnesses (e.g. the last game's),
         when it encodes the same deals (the same owners, cards, hand sizes
