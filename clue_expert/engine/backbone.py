@@ -164,6 +164,33 @@ class SatModel:
         open_ = [v if v in true else -v for v in candidates if not (v in true and v in false)]
         if len(open_) > 1:
             s.set_phases([-x for x in open_])
+            # first flip several at once: assume the flips of a group that
+            # can hold together (one cell per card and per owner); a model
+            # settles them all, a conflict sends the flips of its core to
+            # the one-by-one checks below
+            alone: set = set()
+            while True:
+                group, cards, owners = [], set(), set()
+                for lit in open_:
+                    v = abs(lit)
+                    if v in alone or (v in true and v in false):
+                        continue
+                    owner, card = self._cell[v]
+                    if card in cards or owner in owners:
+                        continue
+                    cards.add(card)
+                    owners.add(owner)
+                    group.append(-lit)
+                if len(group) < 2:
+                    break
+                if s.solve(assumptions=assumptions + group):
+                    m = self._keep(s.get_model(), len(assumptions))
+                    true |= wanted & m
+                    false |= wanted - m
+                else:
+                    core = set(s.get_core() or group)
+                    blamed = {abs(x) for x in group if x in core}
+                    alone.update(blamed or {abs(x) for x in group})
         found = []
         for lit in open_:
             v = abs(lit)
