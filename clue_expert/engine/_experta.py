@@ -192,13 +192,29 @@ def _one_pattern_rules(cls: type, engine) -> dict | None:
 _CLASSES: dict = {}
 
 
+#: Values experta's ``freeze`` returns unchanged (a tuple is returned as it is).
+_AS_IS = frozenset({str, int, bool, float, type(None), tuple})
+
+
+def _init_fact(self, *args, **kwargs):
+    """``Fact.__init__``, without the per-value ``freeze`` dispatch when
+    every value is one ``freeze`` returns unchanged (the facts of a game:
+    names, numbers, flags and tuples of names)."""
+    if args or any(type(v) not in _AS_IS for v in kwargs.values()):
+        Fact.__init__(self, *args, **kwargs)
+        return
+    dict.update(self, kwargs)
+    self._Fact__defaults = {}
+
+
 def fact_class(kind: str) -> type:
     """The experta ``Fact`` subclass of a fact kind (one class per kind of
     :data:`clue_expert.core.facts.KINDS`, made on first use)."""
     cls = _CLASSES.get(kind)
     if cls is None:
         name = "".join(part.capitalize() for part in kind.split("-"))
-        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__})
+        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__,
+                                                     "__init__": _init_fact})
     return cls
 
 __all__ = ["AS", "MATCH", "W", "DispatchEngine", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION",
