@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import heapq
 
 for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "Callable"):
     if not hasattr(collections, _name):
@@ -33,6 +34,7 @@ for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "
 
 from experta import AS, MATCH, NOT, W, Fact, Field, KnowledgeEngine, Rule  # noqa: E402
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
+from experta.fact import InitialFact  # noqa: E402
 from experta.matchers.rete.check import TypeCheck  # noqa: E402
 from experta.matchers.rete.nodes import BusNode  # noqa: E402
 from experta.matchers.rete.token import Token  # noqa: E402
@@ -73,8 +75,137 @@ def _bus_remove(self, fact):
 BusNode.add = _bus_add
 BusNode.remove = _bus_remove
 
+
+class DispatchEngine(KnowledgeEngine):
+    """experta's engine for rules that each match one fact by its exact type
+    (``AS.fact << SomeFact()``, as :func:`clue_expert.engine.language.compile_engine`
+    generates them), without the per-fact matching machinery such rules do
+    not need.
+
+    For every declared fact experta walks the RETE network (a token through
+    a type test and a capture node to the rule's conflict-set node), then
+    collects the changes of every conflict-set node, updates the agenda (an
+    ordered list, with a cached sort key per activation) and formats a log
+    line per firing.  For one-pattern rules that work has a simple result:
+    one activation of the rule of the fact's type.  This engine keeps
+    experta's fact list (ids, duplicate facts refused, retraction) and
+    experta's ``Rule`` objects and fires them in experta's order -- the
+    depth strategy: highest salience first, then the most recent fact --
+    from a heap of (salience, fact id), which is that order exactly.  A
+    retracted fact's pending activation is dropped, as experta drops it.
+    An engine with any other kind of rule runs experta's own machinery
+    unchanged.  The equivalence is checked by every deduction test and by
+    tests/test_golden_games.py (the same decisions and sheets as with
+    experta's machinery)."""
+
+    def __init__(self):
+        super().__init__()
+        self._index = _one_pattern_rules(type(self), self)
+        self._pending: list = []
+        self._gone: set = set()
+
+    def reset(self, **kwargs):
+        super().reset(**kwargs)
+        self._pending = []
+        self._gone = set()
+
+    def declare(self, *facts):
+        index = self._index
+        if index is None:
+            return super().declare(*facts)
+        last = None
+        for fact in facts:
+            last = self.facts.declare(fact)
+            if last is not None:
+                hit = index.get(type(fact))
+                if hit is not None:
+                    salience, rule, name = hit
+                    heapq.heappush(self._pending, (-salience, -fact.__factid__, rule, name, fact))
+        self.facts.added.clear()
+        return last
+
+    def can_settle(self) -> bool:
+        """Whether :meth:`settled_facts` and :meth:`settle` work (for the
+        one-pattern rules this engine dispatches itself)."""
+        return self._index is not None
+
+    def settled_facts(self) -> list:
+        """The facts declared since the last reset, once every activation
+        has fired (to put them back with :meth:`settle`)."""
+        if self._pending:
+            raise RuntimeError("activations are pending")
+        return [f for f in self.facts.values() if not isinstance(f, InitialFact)]
+
+    def settle(self, facts) -> None:
+        """Declare ``facts`` -- facts whose rules already fired in an
+        identical state, their consequences restored with them -- without
+        firing any rule (right after a reset: they get the same ids)."""
+        for fact in facts:
+            self.facts.declare(fact)
+        self.facts.added.clear()
+
+    def retract(self, idx_or_declared_fact):
+        if self._index is None:
+            return super().retract(idx_or_declared_fact)
+        idx = self.facts.retract(idx_or_declared_fact)
+        self.facts.removed.clear()
+        self._gone.add(idx)
+        return idx
+
+    def run(self, steps=float("inf")):
+        if self._index is None:
+            return super().run(steps)
+        self.running = True
+        pending, gone = self._pending, self._gone
+        while steps > 0 and self.running and pending:
+            _, neg_id, rule, name, fact = heapq.heappop(pending)
+            if gone and -neg_id in gone:
+                continue
+            steps -= 1
+            rule(self, **{name: fact})
+        self.running = False
+
+
+def _one_pattern_rules(cls: type, engine) -> dict | None:
+    """fact type -> (salience, rule's action, name the fact is bound to) when every
+    rule of the engine class matches exactly one fact by type with no field
+    test (None otherwise); computed once per class."""
+    if "_clue_index" in cls.__dict__:
+        return cls.__dict__["_clue_index"]
+    index: dict | None = {}
+    for rule in engine.get_rules():
+        ces = tuple(rule)
+        pattern = ces[0] if len(ces) == 1 else None
+        name = pattern.get("__bind__") if isinstance(pattern, Fact) else None
+        fields = [k for k in pattern or () if not (isinstance(k, str) and k.startswith("__"))] \
+            if isinstance(pattern, Fact) else None
+        if not isinstance(name, str) or fields or type(pattern) is Fact or type(pattern) in index:
+            index = None
+            break
+        # experta fires a copy of the rule that is not bound to an engine,
+        # passing the engine first: the wrapped function, called likewise
+        index[type(pattern)] = (rule.salience, rule._wrapped, name)
+    setattr(cls, "_clue_index", index)
+    return index
+
+
 _CLASSES: dict = {}
 _KINDS: dict = {}
+
+
+#: Values experta's ``freeze`` returns unchanged (a tuple is returned as it is).
+_AS_IS = frozenset({str, int, bool, float, type(None), tuple})
+
+
+def _init_fact(self, *args, **kwargs):
+    """``Fact.__init__``, without the per-value ``freeze`` dispatch when
+    every value is one ``freeze`` returns unchanged (the facts of a game:
+    names, numbers, flags and tuples of names)."""
+    if args or any(type(v) not in _AS_IS for v in kwargs.values()):
+        Fact.__init__(self, *args, **kwargs)
+        return
+    dict.update(self, kwargs)
+    self._Fact__defaults = {}
 
 
 def fact_class(kind: str) -> type:
@@ -83,7 +214,8 @@ def fact_class(kind: str) -> type:
     cls = _CLASSES.get(kind)
     if cls is None:
         name = "".join(part.capitalize() for part in kind.split("-"))
-        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__})
+        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__,
+                                                     "__init__": _init_fact})
         _KINDS[cls] = kind
     return cls
 
@@ -92,5 +224,6 @@ def fact_kind(fact) -> str:
     """The fact kind of a fact made with :func:`fact_class`."""
     return _KINDS[type(fact)]
 
-__all__ = ["AS", "MATCH", "NOT", "W", "Fact", "Field", "KnowledgeEngine", "Rule", "EXPERTA_VERSION", "fact_class",
-           "fact_kind"]
+
+__all__ = ["AS", "MATCH", "NOT", "W", "DispatchEngine", "Fact", "Field", "KnowledgeEngine", "Rule",
+           "EXPERTA_VERSION", "fact_class", "fact_kind"]

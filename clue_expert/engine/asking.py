@@ -49,7 +49,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..core.facts import ENVELOPE
-from .beliefs import _Problem, entropy
+from .beliefs import _marginals, _Problem, entropy
 from .queries import KnowledgeView
 
 #: Above this many possible envelopes the fitted distribution is not built
@@ -74,132 +74,11 @@ class Marginals:
 
 def marginals(k: KnowledgeView) -> Marginals:
     """Exact P(owner holds card) for every owner and card (see the module
-    docstring): the envelope is an unlabelled owner."""
+    docstring): the envelope is an unlabelled owner
+    (:func:`clue_expert.engine.beliefs._marginals`, which
+    :func:`~clue_expert.engine.beliefs.compute` uses too)."""
     pb = _Problem(k)
-    order = pb.order()
-    owners = pb.owners
-    cats = list(pb.categories)
-    # state: a tuple (player capacities..., envelope needs per category...,
-    # clause bits, notall counters..., weight counters...), packed as one int
-    shift = 0
-    fields = []
-
-    def field(width):
-        nonlocal shift
-        at = shift
-        shift += width
-        fields.append(at)
-        return at
-    cap_at = [field(max(1, c.bit_length())) for c in pb.cap0]
-    env_at = {cat: field(max(1, pb.need[cat].bit_length())) for cat in cats}
-    clause_at = [field(1) for _ in pb.clauses]
-    notall_at = [field(max(1, len(cs).bit_length())) for cs in pb.notalls]
-    weight_at = [field(max(1, len(cs).bit_length())) for _, _, cs in pb.weights]
-    cap_mask = [((1 << max(1, c.bit_length())) - 1) << at for c, at in zip(pb.cap0, cap_at)]
-    env_mask = {cat: ((1 << max(1, pb.need[cat].bit_length())) - 1) << env_at[cat] for cat in cats}
-    start = sum(c << at for c, at in zip(pb.cap0, cap_at)) + sum(pb.need[cat] << env_at[cat] for cat in cats)
-    index = {c: i for i, c in enumerate(order)}
-
-    def last(cs):
-        return max((index[c] for c in cs if c in index), default=-1)
-    moves = []
-    for c in order:
-        per = []
-        for o in pb.allowed[c]:
-            orm = add = 0
-            for q, (co, cs) in enumerate(pb.clauses):
-                if co == o and c in cs:
-                    orm |= 1 << clause_at[q]
-            for q, (sh, _, cs) in enumerate(pb.weights):
-                if sh == o and c in cs:
-                    add += 1 << weight_at[q]
-            if o == ENVELOPE:
-                cat = pb.category[c]
-                if pb.need[cat] == 0:
-                    continue
-                for q, cs in enumerate(pb.notalls):
-                    if c in cs:
-                        add += 1 << notall_at[q]
-                per.append((o, env_mask[cat], 1 << env_at[cat], orm, add))
-            else:
-                j = pb.slot_of[o]
-                per.append((o, cap_mask[j], 1 << cap_at[j], orm, add))
-        moves.append(per)
-    closes: list = [None] * len(order)
-
-    def close_at(i):
-        if closes[i] is None:
-            closes[i] = [0, [], [], 0]
-        return closes[i]
-    for q, (_, cs) in enumerate(pb.clauses):
-        i = last(cs)
-        if i >= 0:
-            cl = close_at(i)
-            cl[0] |= 1 << clause_at[q]
-            cl[3] |= 1 << clause_at[q]
-    for q, cs in enumerate(pb.notalls):
-        i = last(cs)
-        if i >= 0:
-            m = (1 << max(1, len(cs).bit_length())) - 1
-            cl = close_at(i)
-            cl[1].append((notall_at[q], m, len(cs)))
-            cl[3] |= m << notall_at[q]
-    for q, (_, base, cs) in enumerate(pb.weights):
-        i = last(cs)
-        if i >= 0:
-            m = (1 << max(1, len(cs).bit_length())) - 1
-            cl = close_at(i)
-            cl[2].append((weight_at[q], m, base))
-            cl[3] |= m << weight_at[q]
-    n = len(order)
-    forward = [{start: 1.0}]
-    edges = []
-    biggest = 1
-    for i in range(n):
-        nxt: dict = defaultdict(float)
-        out = []
-        close = closes[i]
-        for s0, w in forward[i].items():
-            for o, mask, dec, orm, add in moves[i]:
-                if not s0 & mask:
-                    continue
-                s = ((s0 - dec) | orm) + add
-                f = 1.0
-                if close is not None:
-                    need, notall, weight, clear = close
-                    if s & need != need:
-                        continue
-                    if any((s >> sh) & m == cnt for sh, m, cnt in notall):
-                        continue
-                    for sh, m, base in weight:
-                        f /= base + ((s >> sh) & m)
-                    s &= ~clear
-                nxt[s] += w * f
-                out.append((s0, o, s, f))
-        forward.append(dict(nxt))
-        edges.append(out)
-        biggest = max(biggest, len(nxt))
-    # every capacity is spent exactly when all cards are placed
-    final = {s: 1.0 for s in forward[n] if s == 0}
-    z = forward[n].get(0, 0.0)
-    if z <= 0:
-        raise ValueError("no deal is consistent with the knowledge")
-    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
-    for c, o in pb.fixed.items():
-        probs[o][c] = 1.0
-    back = final
-    for i in range(n - 1, -1, -1):
-        b: dict = defaultdict(float)
-        acc: dict = defaultdict(float)
-        fw = forward[i]
-        for s0, o, s, f in edges[i]:
-            v = f * back.get(s, 0.0)
-            if v:
-                b[s0] += v
-                acc[o] += fw[s0] * v
-        for o, v in acc.items():
-            probs[o][order[i]] = v / z
-        back = b
+    probs, z, biggest = _marginals(pb)
     return Marginals(probabilities=probs, deals=z * pb.base_factor, states=biggest)
 
 

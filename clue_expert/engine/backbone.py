@@ -45,6 +45,11 @@ class SatModel:
                 n += 1
                 self._var[(o, c)] = n
         self._cell = {v: k for k, v in self._var.items()}
+        #: what the hard constraints depend on (witnesses carry over between equal shapes)
+        self._shape = (tuple(self.owners), tuple(self.cards), tuple(sorted((k, tuple(v)) for k, v in categories.items())),
+                       tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
+        #: cell variables are 1 .. this
+        self._cells = n
         self._next = n + 1
         s = self.solver = Minicard()
         for c in self.cards:
@@ -64,6 +69,10 @@ class SatModel:
             self._exactly([self._var[(o, c)] for c in self.cards], size)
         #: selector literal -> clause key
         self.selectors: dict[int, tuple] = {}
+        #: selector literal -> (literals, at least, at most) it stands for
+        self._facts: dict[int, tuple] = {}
+        #: recent models with how many assumptions each was checked against
+        self._models: list = []
 
     def _exactly(self, lits: list, n: int) -> None:
         """Exactly ``n`` of ``lits`` are true (two Minicard cardinality constraints)."""
@@ -88,10 +97,12 @@ class SatModel:
 
     def add_clause_fact(self, key: tuple, lits: Iterable[int]) -> int:
         """Add a clause guarded by a new selector; returns the selector."""
+        lits = list(lits)
         sel = self._next
         self._next += 1
         self.solver.add_clause([-sel, *lits])
         self.selectors[sel] = key
+        self._facts[sel] = (lits, 1, len(lits))
         return sel
 
     def add_bound_fact(self, key: tuple, lits: Sequence[int], low: int, high: int) -> int:
@@ -118,32 +129,136 @@ class SatModel:
             for clause in cnf.clauses:
                 self.solver.add_clause([-sel, *clause])
         self.selectors[sel] = key
+        self._facts[sel] = (lits, low, high)
         return sel
 
     def backbone(self, assumptions: Sequence[int], candidates: Iterable[int]) -> list[tuple[int, list[int]]]:
         """Every literal over the ``candidates`` variables entailed under
-        ``assumptions``, each with an (unminimized) core.  Raises
-        :class:`Unsatisfiable` when the assumptions themselves conflict."""
+        ``assumptions``, each with an (unminimized) core, in the order of
+        ``candidates``.  Raises :class:`Unsatisfiable` when the assumptions
+        themselves conflict.
+
+        A variable is not entailed either way once two models of the
+        assumptions disagree on it.  The models found by earlier calls are
+        kept (:meth:`_witnesses`: the most recent ones that still satisfy
+        every assumption), so most open cells are settled without a solve:
+        a solve is needed only for a variable on which every kept model
+        agrees -- to find a model that flips it, or to prove it entailed."""
         s = self.solver
         assumptions = list(assumptions)
-        if not s.solve(assumptions=assumptions):
-            raise Unsatisfiable(s.get_core() or [])
-        model = s.get_model()
-        value = {abs(x): x for x in model}
-        open_ = [value[v] for v in candidates]
-        alive = set(open_)
+        models = self._witnesses(assumptions)
+        if not models:
+            if not s.solve(assumptions=assumptions):
+                raise Unsatisfiable(s.get_core() or [])
+            models = [self._keep(s.get_model(), len(assumptions))]
+        candidates = list(candidates)
+        wanted = set(candidates)
+        true: set = set()
+        false: set = set()
+        for m in models:  # (the true cells of each)
+            true |= wanted & m
+            false |= wanted - m
+        # the literals every model so far agrees on: for each in turn a model
+        # that flips it, with the solver preferring to flip all of them (so
+        # that one model settles many), or a proof that it is entailed
+        open_ = [v if v in true else -v for v in candidates if not (v in true and v in false)]
+        if len(open_) > 1:
+            s.set_phases([-x for x in open_])
+            # first flip several at once: assume the flips of a group that
+            # can hold together (one cell per card and per owner); a model
+            # settles them all, a conflict sends the flips of its core to
+            # the one-by-one checks below
+            alone: set = set()
+            while True:
+                group, cards, owners = [], set(), set()
+                for lit in open_:
+                    v = abs(lit)
+                    if v in alone or (v in true and v in false):
+                        continue
+                    owner, card = self._cell[v]
+                    if card in cards or owner in owners:
+                        continue
+                    cards.add(card)
+                    owners.add(owner)
+                    group.append(-lit)
+                if len(group) < 2:
+                    break
+                if s.solve(assumptions=assumptions + group):
+                    m = self._keep(s.get_model(), len(assumptions))
+                    true |= wanted & m
+                    false |= wanted - m
+                else:
+                    core = set(s.get_core() or group)
+                    blamed = {abs(x) for x in group if x in core}
+                    alone.update(blamed or {abs(x) for x in group})
         found = []
         for lit in open_:
-            if lit not in alive:
+            v = abs(lit)
+            if v in true and v in false:  # flipped by a model found since
                 continue
             if s.solve(assumptions=assumptions + [-lit]):
-                m = s.get_model()
-                alive &= set(m)
+                m = self._keep(s.get_model(), len(assumptions))
+                true |= wanted & m
+                false |= wanted - m
             else:
-                core = [x for x in (s.get_core() or []) if x != -lit]
-                found.append((lit, core))
-                alive.discard(lit)
+                found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
+
+    #: How many recent models :meth:`backbone` keeps as witnesses.
+    WITNESSES = 48
+
+    def fact_of(self, sel: int) -> tuple:
+        """(literals, at least, at most) that a selector stands for."""
+        return self._facts[sel]
+
+    def inherit_witnesses(self, other: "SatModel") -> None:
+        """Take over another model's kept witnesses (e.g. the last game's),
+        when it encodes the same deals (the same owners, cards, hand sizes
+        and envelope); each is checked against every assumption before use."""
+        if other._shape == self._shape:
+            self._models = [[m, 0] for m, _ in other._models]
+
+    def _keep(self, model, checked: int) -> frozenset:
+        """Keep a model as a witness (the cell variables it makes true: one
+        owner per card), valid for the first ``checked`` assumptions of the
+        current list."""
+        m = frozenset(x for x in model[:self._cells] if x > 0)
+        self._models.append([m, checked])
+        if len(self._models) > self.WITNESSES:
+            del self._models[0]
+        return m
+
+    def _witnesses(self, assumptions: list) -> list:
+        """The kept models that satisfy every assumption (each checked only
+        against the assumptions added since it was last checked: the list
+        only grows within a game).  A cell literal, a clause or a bound is
+        checked on the model's cells."""
+        out = []
+        keep = []
+        n = len(assumptions)
+        facts = self._facts
+        for entry in self._models:
+            m, checked = entry
+            if checked > n:
+                continue
+            ok = True
+            for x in assumptions[checked:]:
+                fact = facts.get(x)
+                if fact is None:
+                    ok = (x in m) if x > 0 else (-x not in m)
+                else:
+                    lits, low, high = fact
+                    k = sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m)))
+                    ok = low <= k <= high
+                if not ok:
+                    break
+            if not ok:
+                continue
+            entry[1] = n
+            keep.append(entry)
+            out.append(m)
+        self._models = keep
+        return out
 
     def entails(self, assumptions: Sequence[int], lit: int) -> bool:
         """Whether ``assumptions`` entail ``lit``."""

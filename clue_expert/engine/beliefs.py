@@ -27,10 +27,12 @@ The knowledge is read through its public queries only.
 """
 from __future__ import annotations
 
+import functools
+import gc
 import itertools
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.facts import ENVELOPE
 from .queries import KnowledgeView
@@ -42,6 +44,24 @@ from .queries import KnowledgeView
 #: groups the envelope distribution directly instead of by pattern sums
 #: (which need 2**categories tables).
 _PATTERN_CATEGORIES = 6
+
+
+def _collector_paused(fn):
+    """Run ``fn`` with Python's cyclic garbage collector paused: the DP
+    passes allocate hundreds of thousands of dicts and tuples, none of them
+    in a reference cycle, and the collector's passes over them (and over
+    everything else alive) cost a fifth of an information player's decision.
+    The collector runs again afterwards as usual."""
+    @functools.wraps(fn)
+    def paused(*args, **kwargs):
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return paused
 
 
 @dataclass
@@ -59,6 +79,8 @@ class Beliefs:
     """Weighted number of consistent deals (the normalising constant)."""
     states: int
     """Largest number of DP states at one step (a measure of the work)."""
+    forward: object = field(default=None, repr=False, compare=False)
+    """The labelled forward pass the envelope came from (kept for the values of suggestions)."""
 
     def to_json(self) -> dict:
         return {"probabilities": self.probabilities, "envelope_entropy_bits": self.entropy_bits,
@@ -145,23 +167,19 @@ class _Problem:
                 self.base_factor /= base
         self.slot_of = {p: i for i, p in enumerate(self.players)}
 
-    def unlabelled(self) -> str | None:
-        """The category whose envelope card :func:`compute` reads off the
-        transitions instead of carrying it as a label: the largest category
-        of which the envelope takes one card, not yet known (None if none)."""
-        ones = [cat for cat in sorted(self.categories, key=lambda cat: self.eligible[cat]) if self.counts[cat] == 1]
-        if ones and self.eligible[ones[-1]] and self.need[ones[-1]] == 1:
-            return ones[-1]
-        return None
+    def same(self, other: "_Problem") -> bool:
+        """Whether ``other`` is the same problem (the same position of the same seat)."""
+        return (self.me, self.owners, self.cards, self.allowed, self.cap0, self.clauses, self.notalls,
+                self.weights, self.base_factor) == (other.me, other.owners, other.cards, other.allowed, other.cap0,
+                                                    other.clauses, other.notalls, other.weights, other.base_factor)
 
-    def order(self, last: str | None = None) -> list:
+    def order(self) -> list:
         """The free cards in DP order: those the envelope cannot hold first,
         then the envelope's candidates category by category, fewest first
-        (labels are carried through as few cards as possible), the category
-        ``last`` last.  Within each group, cards are taken greedily so that
-        open constraints (clauses, wrong accusations, seen shows) close as
-        early as possible."""
-        cats = sorted(self.categories, key=lambda cat: (cat == last, self.eligible[cat]))
+        (labels are carried through as few cards as possible).  Within each
+        group, cards are taken greedily so that open constraints (clauses,
+        wrong accusations, seen shows) close as early as possible."""
+        cats = sorted(self.categories, key=lambda cat: self.eligible[cat])
         groups: list = [[c for c in self.free if ENVELOPE not in self.allowed[c]]]
         groups += [[c for c in self.free if ENVELOPE in self.allowed[c] and self.category[c] == cat] for cat in cats]
         sets = [cs for _, cs in self.clauses] + list(self.notalls) + [cs for _, _, cs in self.weights]
@@ -183,9 +201,9 @@ class _Problem:
                 out.append(c)
         return out
 
-    def layout(self, unlabelled: str | None = None) -> "_Layout":
+    def layout(self) -> "_Layout":
         """The bit layout of DP states (see :class:`_Layout`)."""
-        return _Layout(self, unlabelled)
+        return _Layout(self)
 
 
 class _Parts(dict):
@@ -216,15 +234,14 @@ class _Layout:
     cards are all known or that the envelope takes none of):
 
     * the envelope still needs one card: a label, 0 while empty, else the
-      index of the card among the category's candidates (for the category
-      ``unlabelled``: a single "filled" bit);
+      index of the card among the category's candidates;
     * it still needs n > 1 cards: a counter that starts at 2**w - n and
       whose top bit (2**w) says "full", and a bit set of the candidates taken.
 
     Either way, a card may go to the envelope when the field's "full" mask
     is clear, by adding a constant; a final state has every "full" mask set."""
 
-    def __init__(self, pb: _Problem, unlabelled: str | None):
+    def __init__(self, pb: _Problem):
         self.pb = pb
         shift = 0
 
@@ -253,11 +270,6 @@ class _Layout:
             cands = [c for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]]
             if need == 0:
                 self.decode.append((0, 0, {0: known[0] if aligned else known}))
-            elif cat == unlabelled:  # one card, read off the transitions
-                at = field(1)
-                self.full_masks.append(1 << at)
-                self.env_move.update({c: (1 << at, 1 << at) for c in cands})
-                self.decode.append((at, 1 << at, {0: None, 1: None} if aligned else {0: (None,), 1: (None,)}))
             elif need == 1:  # a label
                 width = max(1, len(cands).bit_length())
                 at = field(width)
@@ -290,10 +302,15 @@ class _Layout:
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
         self.start = start
+        #: every bit of the envelope's fields (its cards and whether it is full)
+        self.env_mask = 0
+        for _, mask, _ in self.decode:
+            self.env_mask |= mask
+        for mask in self.full_masks:
+            self.env_mask |= mask
 
     def env(self, state: int) -> tuple:
-        """The envelope's cards in a state, in sheet order (None for the
-        unlabelled category's card; meaningful for complete states)."""
+        """The envelope's cards in a state, in sheet order (meaningful for complete states)."""
         if self.aligned:
             return tuple(table[(state & mask) >> shift] for shift, mask, table in self.decode)
         out: tuple = ()
@@ -309,9 +326,10 @@ class _Layout:
     def final_ok(self, state: int) -> bool:
         return not state & self.all_caps and all(state & m for m in self.full_masks)
 
-    def stepper(self, order: list, tagged=()):
-        """The transition function for placing the cards in ``order``;
-        ``tagged`` cards (at most one per category) have their owners recorded."""
+    def transitions(self, order: list, tagged=()) -> list:
+        """The moves for placing the cards in ``order``, one ``(moves, close)``
+        per position (see :func:`_advance`); ``tagged`` cards (at most one
+        per category) have their owners recorded."""
         pb = self.pb
         tagged = list(tagged)
         if len(tagged) > len(self.tag_shift):
@@ -320,9 +338,9 @@ class _Layout:
 
         def last(cs):
             return max((index[c] for c in cs), default=-1)
-        moves = []
+        out = []
         for c in order:
-            per = {}
+            moves = []
             for o in pb.allowed[c]:
                 orm = add = 0
                 for q, (co, cs) in enumerate(pb.clauses):
@@ -340,11 +358,11 @@ class _Layout:
                     for q, cs in enumerate(pb.notalls):
                         if c in cs:
                             add += 1 << self.notall_field[q][0]
-                    per[o] = (0, 0, move[0], move[1], orm, add)
+                    moves.append((0, 0, move[0], move[1], orm, add))
                 else:
                     j = pb.slot_of[o]
-                    per[o] = (self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add)
-            moves.append(per)
+                    moves.append((self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add))
+            out.append([tuple(moves), None])
         closes: list = [None] * len(order)
         # (a constraint with no free card left was settled by _Problem)
         for q, (_, cs) in enumerate(pb.clauses):
@@ -370,112 +388,249 @@ class _Layout:
             closes[i] = closes[i] or [0, [], [], 0]
             closes[i][2].append((sh, m, base))
             closes[i][3] |= m << sh
-        closes = [tuple(c) if c else None for c in closes]
+        for i, close in enumerate(closes):
+            if close:
+                need, notall, weight, clear = close
+                out[i][1] = (need, tuple(notall), tuple(weight), ~clear)
+        return [tuple(t) for t in out]
 
-        def step(i, s, o):
-            move = moves[i].get(o)
-            if move is None:
-                return None
-            cm, cd, em, es, orm, add = move
+
+def _advance(layer: dict, moves: tuple, close) -> dict:
+    """One DP step: every state of ``layer`` with the card given to each
+    owner it may go to.  A move is (capacity mask, capacity unit, envelope
+    "full" mask, envelope constant, bits to set, counters to add): a player
+    move needs capacity left and takes one unit of it, an envelope move
+    needs the category's field not full and adds its constant.  ``close``
+    (or None) settles the constraints whose last card this is: (clause bits
+    that must be set, wrong accusations (shift, mask, size) that must not be
+    complete, seen shows (shift, mask, base) whose weight 1 / (base + count)
+    applies, the mask that clears their fields)."""
+    nxt: dict = {}
+    get = nxt.get
+    if close is None:
+        for s0, w in layer.items():
+            for cm, cd, em, es, orm, add in moves:
+                if cm:
+                    if not s0 & cm:
+                        continue
+                    s = ((s0 - cd) | orm) + add
+                else:
+                    if s0 & em:
+                        continue
+                    s = ((s0 + es) | orm) + add
+                nxt[s] = get(s, 0.0) + w
+        return nxt
+    need, notall, weight, keep = close
+    for s0, w in layer.items():
+        for cm, cd, em, es, orm, add in moves:
             if cm:
-                if not s & cm:
-                    return None
-                s -= cd
+                if not s0 & cm:
+                    continue
+                s = ((s0 - cd) | orm) + add
             else:
-                if s & em:
-                    return None
-                s += es
-            s = (s | orm) + add
-            close = closes[i]
-            if close is None:
-                return s, 1.0
-            need, notall, weight, clear = close
+                if s0 & em:
+                    continue
+                s = ((s0 + es) | orm) + add
             if s & need != need:
-                return None
-            for sh, m, n in notall:
-                if (s >> sh) & m == n:
-                    return None
-            factor = 1.0
-            for sh, m, base in weight:
-                factor /= base + ((s >> sh) & m)
-            return s & ~clear, factor
-        return step
+                continue
+            if notall and any((s >> sh) & m == n for sh, m, n in notall):
+                continue
+            if weight:
+                factor = 1.0
+                for sh, m, base in weight:
+                    factor /= base + ((s >> sh) & m)
+                s &= keep
+                nxt[s] = get(s, 0.0) + w * factor
+            else:
+                s &= keep
+                nxt[s] = get(s, 0.0) + w
+    return nxt
 
 
-def compute(k: KnowledgeView) -> Beliefs:
-    """Exact beliefs for the seat's current knowledge (complete deduction)."""
-    pb = _Problem(k)
-    category, allowed, fixed = pb.category, pb.allowed, pb.fixed
-    # Cards the envelope cannot hold first, then the envelope's candidates
-    # category by category (largest last): the envelope labels, which give
-    # the joint distribution, are then carried through as few cards as possible.
-    # One category's envelope card (the last category's, when the envelope
-    # takes one card of it) is not labelled at all: the joint distribution
-    # is read off the transitions that put a card of it into the envelope,
-    # whose states carry the other categories' labels.
-    unlabelled = pb.unlabelled()
-    free = pb.order(unlabelled)
-    lay = pb.layout(unlabelled)
-    step = lay.stepper(free)
-    n = len(free)
-    forward = [dict() for _ in range(n + 1)]
-    forward[0][lay.start] = 1.0
-    edges: list = []  # per card: (state, owner, next state, factor), reused by the backward pass
+class _Forward:
+    """The forward pass of the labelled DP over the free cards in the
+    problem's order (:meth:`_Problem.order`), every layer kept: layer ``i``
+    holds the states before ``order[i]`` is placed, the last one the final
+    states, whose envelope labels give the envelope's joint distribution.
+    Kept with the beliefs, so that the values of suggestions continue these
+    layers instead of starting again."""
+
+    def __init__(self, pb: _Problem):
+        self.pb = pb
+        self.order = pb.order()
+        self.layout = lay = pb.layout()
+        self.layers = [{lay.start: 1.0}]
+        _run(lay.transitions(self.order), self.layers[0], 0, self.layers)
+        self.states = max(len(x) for x in self.layers)
+
+    def envelope(self) -> tuple[dict, float]:
+        """The envelope's distribution (cards in sheet order -> probability,
+        every p > 0) and its normalising weight."""
+        lay = self.layout
+        final = {}
+        for state, w in self.layers[-1].items():
+            if w and lay.final_ok(state):
+                key = lay.env(state)
+                final[key] = final.get(key, 0.0) + w
+        z = sum(final.values())
+        if z <= 0:
+            raise ValueError("no deal is consistent with the knowledge")
+        return {key: w / z for key, w in final.items() if w / z > 0}, z
+
+
+def _marginals(pb: _Problem) -> tuple[dict, float, int]:
+    """Exact P(owner holds card) for every owner and card: a forward-backward
+    pass whose state is the owners' remaining capacities -- the envelope an
+    owner with a capacity per category, *without* labels for which cards it
+    took -- plus the live one-of clauses, wrong accusations and seen shows.
+    Returns (owner -> card -> probability, the weighted number of deals
+    without ``pb.base_factor``, the largest number of states at one step)."""
+    order = pb.order()
+    owners = pb.owners
+    cats = list(pb.categories)
+    # state: (player capacities..., envelope needs per category..., clause
+    # bits, notall counters..., weight counters...), packed as one int
+    shift = 0
+
+    def field(width):
+        nonlocal shift
+        at = shift
+        shift += width
+        return at
+    cap_at = [field(max(1, c.bit_length())) for c in pb.cap0]
+    env_at = {cat: field(max(1, pb.need[cat].bit_length())) for cat in cats}
+    clause_at = [field(1) for _ in pb.clauses]
+    notall_at = [field(max(1, len(cs).bit_length())) for cs in pb.notalls]
+    weight_at = [field(max(1, len(cs).bit_length())) for _, _, cs in pb.weights]
+    cap_mask = [((1 << max(1, c.bit_length())) - 1) << at for c, at in zip(pb.cap0, cap_at)]
+    env_mask = {cat: ((1 << max(1, pb.need[cat].bit_length())) - 1) << env_at[cat] for cat in cats}
+    start = sum(c << at for c, at in zip(pb.cap0, cap_at)) + sum(pb.need[cat] << env_at[cat] for cat in cats)
+    index = {c: i for i, c in enumerate(order)}
+
+    def last(cs):
+        return max((index[c] for c in cs if c in index), default=-1)
+    moves = []
+    for c in order:
+        per = []
+        for o in pb.allowed[c]:
+            orm = add = 0
+            for q, (co, cs) in enumerate(pb.clauses):
+                if co == o and c in cs:
+                    orm |= 1 << clause_at[q]
+            for q, (sh, _, cs) in enumerate(pb.weights):
+                if sh == o and c in cs:
+                    add += 1 << weight_at[q]
+            if o == ENVELOPE:
+                cat = pb.category[c]
+                if pb.need[cat] == 0:
+                    continue
+                for q, cs in enumerate(pb.notalls):
+                    if c in cs:
+                        add += 1 << notall_at[q]
+                per.append((o, env_mask[cat], 1 << env_at[cat], orm, add))
+            else:
+                j = pb.slot_of[o]
+                per.append((o, cap_mask[j], 1 << cap_at[j], orm, add))
+        moves.append(per)
+    closes: list = [None] * len(order)
+
+    def close_at(i):
+        if closes[i] is None:
+            closes[i] = [0, [], [], 0]
+        return closes[i]
+    for q, (_, cs) in enumerate(pb.clauses):
+        i = last(cs)
+        if i >= 0:
+            cl = close_at(i)
+            cl[0] |= 1 << clause_at[q]
+            cl[3] |= 1 << clause_at[q]
+    for q, cs in enumerate(pb.notalls):
+        i = last(cs)
+        if i >= 0:
+            m = (1 << max(1, len(cs).bit_length())) - 1
+            cl = close_at(i)
+            cl[1].append((notall_at[q], m, len(cs)))
+            cl[3] |= m << notall_at[q]
+    for q, (_, base, cs) in enumerate(pb.weights):
+        i = last(cs)
+        if i >= 0:
+            m = (1 << max(1, len(cs).bit_length())) - 1
+            cl = close_at(i)
+            cl[2].append((weight_at[q], m, base))
+            cl[3] |= m << weight_at[q]
+    n = len(order)
+    closes = [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
+
+    def targets(i):
+        """(source state, its weight, owner, target state, factor) of step i, in order."""
+        close = closes[i]
+        for s0, w in forward[i].items():
+            for o, mask, dec, orm, add in moves[i]:
+                if not s0 & mask:
+                    continue
+                s = ((s0 - dec) | orm) + add
+                f = 1.0
+                if close is not None:
+                    need, notall, weight, keep = close
+                    if s & need != need:
+                        continue
+                    if any((s >> sh) & m == cnt for sh, m, cnt in notall):
+                        continue
+                    for sh, m, base in weight:
+                        f /= base + ((s >> sh) & m)
+                    s &= keep
+                yield s0, w, o, s, f
+    forward = [{start: 1.0}]
     biggest = 1
     for i in range(n):
-        nxt = defaultdict(float)
-        out = []
-        for state, w in forward[i].items():
-            for o in allowed[free[i]]:
-                r = step(i, state, o)
-                if r is not None:
-                    nxt[r[0]] += w * r[1]
-                    out.append((state, o, r[0], r[1]))
-        forward[i + 1] = dict(nxt)
-        edges.append(out)
+        nxt: dict = {}
+        get = nxt.get
+        if closes[i] is None:  # the common step, inlined
+            for s0, w in forward[i].items():
+                for o, mask, dec, orm, add in moves[i]:
+                    if s0 & mask:
+                        s = ((s0 - dec) | orm) + add
+                        nxt[s] = get(s, 0.0) + w * 1.0
+        else:
+            for s0, w, o, s, f in targets(i):
+                nxt[s] = get(s, 0.0) + w * f
+        forward.append(nxt)
         biggest = max(biggest, len(nxt))
-    backward = [dict() for _ in range(n + 1)]
-    backward[n] = {s_: (1.0 if lay.final_ok(s_) else 0.0) for s_ in forward[n]}
-    for i in range(n - 1, -1, -1):
-        b = defaultdict(float)
-        nb = backward[i + 1]
-        for state, o, nxt_state, factor in edges[i]:
-            b[state] += factor * nb.get(nxt_state, 0.0)
-        backward[i] = b
-    z = sum(w * backward[n][s_] for s_, w in forward[n].items())
+    # every capacity is spent exactly when all cards are placed
+    z = forward[n].get(0, 0.0)
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
-    probs = {o: {c: 0.0 for c in pb.cards} for o in pb.owners}
-    for c, o in fixed.items():
+    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
+    for c, o in pb.fixed.items():
         probs[o][c] = 1.0
-    for i, c in enumerate(free):
-        fw = forward[i]
-        nb = backward[i + 1]
-        acc = defaultdict(float)
-        for state, o, nxt_state, factor in edges[i]:
-            acc[o] += fw[state] * factor * nb.get(nxt_state, 0.0)
+    back = {0: 1.0}
+    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
+        b: dict = {}
+        acc: dict = {}
+        for s0, w, o, s, f in targets(i):
+            v = f * back.get(s, 0.0)
+            if v:
+                b[s0] = b.get(s0, 0.0) + v
+                acc[o] = acc.get(o, 0.0) + w * v
         for o, v in acc.items():
-            probs[o][c] = v / z
-    envelope: dict = defaultdict(float)
-    if unlabelled is None:
-        for state, w in forward[n].items():
-            if lay.final_ok(state):
-                envelope[lay.env(state)] += w / z
-    else:
-        ui = sum(pb.counts[cat] for cat in pb.categories[:pb.categories.index(unlabelled)])
-        for i, c in enumerate(free):
-            if category[c] != unlabelled:
-                continue
-            fw, nb = forward[i], backward[i + 1]
-            for state, o, nxt_state, factor in edges[i]:
-                if o == ENVELOPE:
-                    v = fw[state] * factor * nb.get(nxt_state, 0.0)
-                    if v:
-                        labels = lay.env(state)
-                        envelope[labels[:ui] + (c,) + labels[ui + 1:]] += v / z
-    envelope = {k_: v for k_, v in envelope.items() if v > 0}
-    return Beliefs(probabilities=probs, envelope=dict(envelope), entropy_bits=entropy(envelope.values()),
-                   deals=z * pb.base_factor, states=biggest)
+            probs[o][order[i]] = v / z
+        back = b
+    return probs, z, biggest
+
+
+@_collector_paused
+def compute(k: KnowledgeView) -> Beliefs:
+    """Exact beliefs for the seat's current knowledge (complete deduction):
+    every cell's probability from the unlabelled forward-backward pass
+    (:func:`_marginals`), the envelope's joint distribution from the final
+    states of the labelled forward pass (:class:`_Forward`), whose layers
+    are kept for the values of suggestions."""
+    pb = _Problem(k)
+    probs, z, biggest = _marginals(pb)
+    fw = _Forward(pb)
+    envelope, _ = fw.envelope()
+    return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
+                   deals=z * pb.base_factor, states=max(biggest, fw.states), forward=fw)
 
 
 def entropy(ps) -> float:
@@ -522,19 +677,46 @@ class SuggestionValue:
     envelope): the outcome's entropy less the refuter's choice, in bits."""
 
 
-def _run(order, allowed, step, layer: dict, start: int = 0, keep: list | None = None) -> dict:
-    """Forward DP over ``order`` from position ``start``."""
-    for i in range(start, len(order)):
+def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> dict:
+    """Forward DP with the transitions ``trans`` (:meth:`_Layout.transitions`)
+    from position ``start``; ``keep`` gets every later layer."""
+    for i in range(start, len(trans)):
+        layer = _advance(layer, *trans[i])
         if keep is not None:
             keep.append(layer)
-        nxt: dict = defaultdict(float)
-        for state, w in layer.items():
-            for o in allowed[order[i]]:
-                r = step(i, state, o)
-                if r is not None:
-                    nxt[r[0]] += w * r[1]
-        layer = nxt
     return layer
+
+
+@functools.lru_cache(maxsize=None)
+def _masks(n: int) -> tuple:
+    """For each non-empty subset of n suggested cards (as a bit mask, in
+    increasing order): (bit per card, indices of its cards, their number,
+    log2 of it)."""
+    out = []
+    for mask in range(1, 1 << n):
+        held = tuple(b for b in range(n) if mask >> b & 1)
+        out.append((tuple(bool(mask >> b & 1) for b in range(n)), held, len(held), math.log2(len(held))))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _inclusion_exclusion(n: int) -> tuple:
+    """For each pattern of n suggested cards (which are the envelope's): its
+    key (a bool per card) and the terms (mask, sign) whose signed sums over
+    the envelopes containing the mask's cards give the sums over the
+    envelopes that contain exactly the pattern's cards."""
+    out = []
+    for pattern in range(1 << n):
+        free = [i for i in range(n) if not pattern >> i & 1]
+        terms = []
+        for sub in range(1 << len(free)):
+            mask = pattern
+            for b, i in enumerate(free):
+                if sub >> b & 1:
+                    mask |= 1 << i
+            terms.append((mask, -1.0 if bin(sub).count("1") % 2 else 1.0))
+        out.append((tuple(bool(pattern >> i & 1) for i in range(n)), tuple(terms)))
+    return tuple(out)
 
 
 class SuggestionEvaluator:
@@ -554,6 +736,7 @@ class SuggestionEvaluator:
     every suggestion, and picks the shortlist that :meth:`rank` values
     exactly."""
 
+    @_collector_paused
     def __init__(self, k: KnowledgeView, beliefs: Beliefs | None = None, measure: str = "shannon"):
         if k.me is None:
             raise ValueError("suggestion values need a seat ('me')")
@@ -564,17 +747,25 @@ class SuggestionEvaluator:
         #: still possible -- zero exactly when the seat is certain) or ``min``
         #: (-log2 of the likeliest envelope's probability).
         self.measure = measure
-        self.problem = pb = _Problem(k)
         self.beliefs = beliefs or compute(k)
+        fw = self.beliefs.forward
+        pb = _Problem(k)
+        if not isinstance(fw, _Forward) or not fw.pb.same(pb):
+            fw = _Forward(pb)  # beliefs made elsewhere (or of another position)
+        self.problem = pb = fw.pb
         self.entropy_bits = MEASURES[measure](list(self.beliefs.envelope.values()))
         i = pb.players.index(pb.me)
         #: Players after the seat, in disproving order.
         self.order = pb.players[i + 1:] + pb.players[:i]
-        self.base = pb.order()
-        self._position = {c: i for i, c in enumerate(self.base)}
-        self._layout = pb.layout(None)
-        self._layers_kept: list | None = None  # the shared DP layers, built at the first exact evaluation
+        self.base = fw.order
+        self._layout = fw.layout
+        #: Forward passes to continue: (order, card -> position, layers), the
+        #: first one the beliefs' own; :meth:`rank` adds one whose order ends
+        #: with the shortlist's cards.
+        self._passes = [(fw.order, {c: i for i, c in enumerate(fw.order)}, fw.layers)]
         self._cache: dict = {}
+        #: the cards outside the envelope -> their outcome likelihood (see :meth:`estimate`)
+        self._likelihoods: dict = {}
         self._cat_index = {cat: i for i, cat in enumerate(pb.categories)}
         #: Estimate Shannon values from pattern sums (one pass over the
         #: envelope distribution in all) instead of a pass per suggestion.
@@ -611,51 +802,74 @@ class SuggestionEvaluator:
             raise ValueError(f"a suggestion names one card of each category, got {list(suggestion)}")
         return suggestion
 
-    @property
-    def _layers(self) -> list:
-        """The DP's layers over the base card order, shared by every exact
-        evaluation (built once, when the first one needs them: the quick
-        estimate does not)."""
-        if self._layers_kept is None:
-            pb, lay = self.problem, self._layout
-            layers: list = []
-            final = _run(self.base, pb.allowed, lay.stepper(self.base), {lay.start: 1.0}, keep=layers)
-            layers.append(final)
-            self._layers_kept = layers
-        return self._layers_kept
-
+    @_collector_paused
     def evaluate(self, suggestion) -> SuggestionValue:
         """The exact value of suggesting ``suggestion`` (one card per category)."""
         suggestion = self._in_order(suggestion)
         if suggestion in self._cache:
             return self._cache[suggestion]
         pb = self.problem
-        tagged = [c for c in self.base if c in suggestion]
-        start = min((self._position[c] for c in tagged), default=len(self.base))
-        order = self.base[:start] + [c for c in self.base[start:] if c not in tagged] + tagged
+        # the suggested cards of open owner are placed last, their owners
+        # recorded; the pass to continue is the one whose layers reach furthest
+        free = [c for c in suggestion if c not in pb.fixed]
+        best = None
+        for order, position, layers in self._passes:
+            start = min((position[c] for c in free), default=len(order))
+            if best is None or start > best[0]:
+                best = (start, order, position, layers)
+        start, base, position, layers = best
+        tagged = sorted(free, key=position.__getitem__)
+        order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
-        layer = _run(order, pb.allowed, lay.stepper(order, tagged), self._layers[start], start)
+        layer = _run(lay.transitions(order, tagged), layers[start], start)
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
+        # a final state's envelope depends on its envelope fields only, the
+        # outcome on its tags only: each is worked out once
+        env_mask = lay.env_mask
+        tag_mask = 0
+        for q in range(len(tagged)):
+            tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
+        envs: dict = {}
+        outcomes: dict = {}
+        fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
+        all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in layer.items():
-            if not w or not lay.final_ok(state):
+            if not w or state & all_caps:
                 continue
-            env = lay.env(state)
-            owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
-            owner.update(zip(tagged, lay.tags(state, len(tagged))))
-            for p in self.order:
-                shown = [c for c in suggestion if owner[c] == p]
-                if shown:
-                    for c in shown:
-                        joint[(p, c)][env] += w / len(shown)
-                    choice += w * math.log2(len(shown))
-                    break
+            bits = state & env_mask
+            env = envs.get(bits, envs)
+            if env is envs:
+                env = envs[bits] = lay.env(state) if all(state & m for m in full_masks) else None
+            if env is None:
+                continue
+            bits = state & tag_mask
+            outcome = outcomes.get(bits)
+            if outcome is None:
+                owner = dict(fixed_owner)
+                owner.update(zip(tagged, lay.tags(state, len(tagged))))
+                outcome = outcomes[bits] = self._outcome(suggestion, owner)
+            shown, k, log_k = outcome
+            if k:
+                for key in shown:
+                    joint[key][env] += w / k
+                choice += w * log_k
             else:
                 joint[None][env] += w
         value = self._value(suggestion, {key: list(d.values()) for key, d in joint.items()}, exact=True,
                             choice=choice)
         self._cache[suggestion] = value
         return value
+
+    def _outcome(self, suggestion, owner: dict) -> tuple:
+        """Who refutes, given the owner of each suggested card: ((refuter,
+        card) for each card he may show, their number, its log2); ((), 0, 0)
+        when nobody can."""
+        for p in self.order:
+            shown = [c for c in suggestion if owner[c] == p]
+            if shown:
+                return tuple((p, c) for c in shown), len(shown), math.log2(len(shown))
+        return (), 0, 0.0
 
     def _value(self, suggestion, joint: dict, exact: bool, choice: float) -> SuggestionValue:
         z = sum(sum(ws) for ws in joint.values())
@@ -712,26 +926,18 @@ class SuggestionEvaluator:
         tables = self._pattern_sums()
         zero = (0.0, 0.0)
         n = len(suggestion)
-
-        def f(mask):
-            key = tuple(suggestion[i] if mask >> i & 1 else None for i in range(n))
-            return tables[mask].get(key, zero)
+        values = [tables[mask].get(tuple(suggestion[i] if mask >> i & 1 else None for i in range(n)), zero)
+                  for mask in range(1 << n)]
         out = {}
-        for pattern in range(1 << n):
-            # inclusion-exclusion over the cards the pattern says are not the envelope's
+        for key, terms in _inclusion_exclusion(n):
+            # over the cards the pattern says are not the envelope's
             s0 = s1 = 0.0
-            free = [i for i in range(n) if not pattern >> i & 1]
-            for sub in range(1 << len(free)):
-                mask = pattern
-                for b, i in enumerate(free):
-                    if sub >> b & 1:
-                        mask |= 1 << i
-                sign = -1.0 if bin(sub).count("1") % 2 else 1.0
-                v = f(mask)
+            for mask, sign in terms:
+                v = values[mask]
                 s0 += sign * v[0]
                 s1 += sign * v[1]
             if s0 > 1e-15:
-                out[tuple(bool(pattern >> i & 1) for i in range(n))] = (s0, s1)
+                out[key] = (s0, s1)
         return out
 
     def estimate(self, suggestion) -> SuggestionValue:
@@ -751,14 +957,18 @@ class SuggestionEvaluator:
         choice = 0.0
         joint: dict = defaultdict(list)
         for pattern, group in groups.items():
-            q = {}
-            for c, in_env in zip(suggestion, pattern):
-                if in_env:
-                    q[c] = {}
-                else:
+            # the outcome depends on the cards outside the envelope only
+            # (those in it nobody shows), so their likelihood is shared by
+            # every suggestion with the same such cards
+            out_cards = tuple(c for c, in_env in zip(suggestion, pattern) if not in_env)
+            cached = self._likelihoods.get(out_cards)
+            if cached is None:
+                q = {}
+                for c in out_cards:
                     rest = 1.0 - probs[ENVELOPE][c]
                     q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
-            likelihood, elog = self._likelihood(suggestion, q)
+                cached = self._likelihoods[out_cards] = self._likelihood(out_cards, q)
+            likelihood, elog = cached
             mass = group[0] if fast else sum(group)
             for key, lk in likelihood.items():
                 if fast:
@@ -791,31 +1001,38 @@ class SuggestionEvaluator:
         """Outcome probabilities when card c's owner is p with probability
         q[c][p], independently (Siebel's sequential formula), and the
         expected log2 of the refuter's number of choices."""
-        out: dict = defaultdict(float)
+        order = self.order
+        m = len(order)
+        n = len(suggestion)
+        qs = [[q[c].get(p, 0.0) for p in order] for c in suggestion]
+        out: dict = {}
         elog = 0.0
         reach = 1.0  # probability that every player so far passed
-        n = len(suggestion)
-        for p in self.order:
-            pcs = [q[c].get(p, 0.0) for c in suggestion]
-            for mask in range(1, 1 << n):  # which of the suggested cards p holds
+        for j, p in enumerate(order):
+            pcs = [qc[j] for qc in qs]
+            comp = [1.0 - pc for pc in pcs]
+            for bits, held, k, log_k in _masks(n):  # which of the suggested cards p holds
                 w = reach
-                for b, pc in enumerate(pcs):
-                    w *= pc if mask >> b & 1 else 1.0 - pc
+                for b in range(n):
+                    w *= pcs[b] if bits[b] else comp[b]
                 if w <= 0:
                     continue
-                held = [c for b, c in enumerate(suggestion) if mask >> b & 1]
-                for c in held:
-                    out[(p, c)] += w / len(held)
-                elog += w * math.log2(len(held))
-            reach *= math.prod(1.0 - pc for pc in pcs)
+                for b in held:
+                    key = (p, suggestion[b])
+                    out[key] = out.get(key, 0.0) + w / k
+                elog += w * log_k
+            reach *= math.prod(comp)
             # given that p passed, each card's other owners are rescaled
-            for c, pc in zip(suggestion, pcs):
-                if pc < 1.0 and q[c]:
-                    q[c] = {o: (v / (1.0 - pc) if o != p else 0.0) for o, v in q[c].items()}
+            for b, pc in enumerate(pcs):
+                if pc < 1.0:
+                    qc, d = qs[b], comp[b]
+                    for i in range(j + 1, m):
+                        qc[i] = qc[i] / d
         if reach > 0:
-            out[None] += reach
-        return dict(out), elog
+            out[None] = out.get(None, 0.0) + reach
+        return out, elog
 
+    @_collector_paused
     def rank(self, shortlist: int = 6, among=None) -> list:
         """The best suggestions, exactly valued: every candidate (or every
         suggestion of ``among``, an iterable of card tuples) is estimated,
@@ -827,5 +1044,43 @@ class SuggestionEvaluator:
             return []
         estimates = sorted((self.estimate(t) for t in suggestions),
                            key=lambda v: -round(v.gain_bits, 12))
-        exact = [self.evaluate(v.cards) for v in estimates[:max(1, shortlist)]]
+        short = estimates[:max(1, shortlist)]
+        self._prepare([v.cards for v in short])
+        exact = [self.evaluate(v.cards) for v in short]
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
+
+    def _prepare(self, suggestions: list) -> None:
+        """Add a forward pass for valuing ``suggestions`` together: the
+        beliefs' pass continued from the first of their open cards with the
+        other cards first and theirs last, so that each suggestion's own
+        pass starts near the end."""
+        fixed = self.problem.fixed
+        todo = [s for s in suggestions if self._in_order(s) not in self._cache]
+        if len(todo) < 2:
+            return
+        count: dict = {}
+        for s in todo:
+            for c in s:
+                if c not in fixed:
+                    count[c] = count.get(c, 0) + 1
+        order0, position0, layers0 = self._passes[0]
+        if not count:
+            return
+        start = min(position0[c] for c in count)
+        # greedily: next the card that starts the fewest suggestions not yet
+        # started (a suggestion's own pass starts at its first card here)
+        sets = [{c for c in s if c not in fixed} for s in todo]
+        started = [False] * len(sets)
+        rest = sorted(count, key=position0.__getitem__)
+        tail = []
+        while rest:
+            c = min(rest, key=lambda c: sum(1 for i, cs in enumerate(sets) if not started[i] and c in cs))
+            rest.remove(c)
+            tail.append(c)
+            for i, cs in enumerate(sets):
+                if c in cs:
+                    started[i] = True
+        order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
+        layers = layers0[:start + 1]
+        _run(self._layout.transitions(order), layers[start], start, layers)
+        self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))

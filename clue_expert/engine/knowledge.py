@@ -307,16 +307,94 @@ class Knowledge:
         self._state_memo: tuple = ((), {})
         self._turn: int | None = 0
         self.last_turn = 0
+        old = getattr(self, "_sat", None)
         self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
                               self.hand_sizes, ENVELOPE, self.edition.envelope_counts) if self.complete else None)
+        if old is not None and self._sat is not None:
+            self._sat.inherit_witnesses(old)  # deals of the last game, checked again before use
         self._sat_lit: dict[int, Key] = {}
+        #: how many facts the SAT step had when it last finished (-1: never)
+        self._sat_done = -1
         self._unminimized: dict[Key, tuple] = {}
         self._clause_selectors: list[int] = []
         self._engine.reset()
+        # The game's opening facts (the seating, the hand sizes) and what the
+        # rules and the completion step derive from them are the same in
+        # every game of this seat and these hand sizes: derived once, then
+        # restored (see _restore_opening).
+        stamp = (self.me, tuple(sorted(self.hand_sizes.items())))
+        opening = self.__dict__.get("_opening")
+        if opening is not None and opening[0] == stamp and self._restore_opening(opening[1]):
+            return
+        before = self.rng.getstate()
         self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
         for o in self.owners:
             self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
         self._run(0)
+        self._opening = (stamp, self._capture_opening()) if self.rng.getstate() == before else None
+
+    def _capture_opening(self) -> dict | None:
+        """What the opening left: every store of the knowledge, the facts
+        the engine holds and the completion step's clause facts, in order."""
+        if not self._engine.can_settle():
+            return None
+        sat = self._sat
+        return {
+            "held": {o: set(v) for o, v in self._held.items()},
+            "lacked": {o: set(v) for o, v in self._lacked.items()},
+            "holders": {c: set(v) for c, v in self._holders.items()},
+            "lackers": {c: set(v) for c, v in self._lackers.items()},
+            "clauses": {o: dict(v) for o, v in self._clauses.items()},
+            "not_all": {o: dict(v) for o, v in self._not_all.items()},
+            "bounds": {o: dict(v) for o, v in self._bounds.items()},
+            "hand_size": dict(self._hand_size),
+            "justifications": dict(self.justifications),
+            "values": dict(self.values),
+            "probable": dict(self.probable),
+            "firings": list(self.firings),
+            "step": self._step,
+            "sat_lit": dict(self._sat_lit),
+            "sat_done": self._sat_done,
+            "sat_facts": [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else [],
+            "unminimized": dict(self._unminimized),
+            "clause_selectors": list(self._clause_selectors),
+            "facts": self._engine.settled_facts(),
+        }
+
+    def _restore_opening(self, saved: dict | None) -> bool:
+        """Put back what :meth:`_capture_opening` kept (False if nothing was
+        kept).  The firings are reported to ``on_fire`` as if they happened."""
+        if saved is None:
+            return False
+        sat = self._sat
+        if sat is not None:
+            for sel, key, (lits, low, high) in saved["sat_facts"]:
+                made = (sat.add_bound_fact(key, lits, low, high) if key[0] == "bound"
+                        else sat.add_clause_fact(key, lits))
+                if made != sel:  # pragma: no cover - the same calls number the same
+                    raise RuntimeError("the completion step's clause facts did not replay")
+        self._held = {o: set(v) for o, v in saved["held"].items()}
+        self._lacked = {o: set(v) for o, v in saved["lacked"].items()}
+        self._holders = {c: set(v) for c, v in saved["holders"].items()}
+        self._lackers = {c: set(v) for c, v in saved["lackers"].items()}
+        self._clauses = {o: dict(v) for o, v in saved["clauses"].items()}
+        self._not_all = {o: dict(v) for o, v in saved["not_all"].items()}
+        self._bounds = {o: dict(v) for o, v in saved["bounds"].items()}
+        self._hand_size = dict(saved["hand_size"])
+        self.justifications = dict(saved["justifications"])
+        self.values = dict(saved["values"])
+        self.probable = dict(saved["probable"])
+        self.firings = list(saved["firings"])
+        self._step = saved["step"]
+        self._sat_lit = dict(saved["sat_lit"]) if sat is not None else {}
+        self._sat_done = saved["sat_done"]
+        self._unminimized = dict(saved["unminimized"])
+        self._clause_selectors = list(saved["clause_selectors"])
+        self._engine.settle(saved["facts"])
+        if self.on_fire is not None:
+            for firing in self.firings:
+                self.on_fire(firing)
+        return True
 
     # ---------------------------------------------------------- observations
     def observe(self, observation: Observation, turn: int = 0) -> None:
@@ -997,6 +1075,8 @@ class Knowledge:
 
     def _case_analysis(self, turn: int | None) -> None:
         sat = self._sat
+        if len(self._sat_lit) == self._sat_done:
+            return  # nothing new since the last one: everything entailed is known
         assumptions = self._assumptions()
         unknown_vars = [sat.var(o, c) for o in self.owners for c in self._cards
                         if c not in self._held[o] and c not in self._lacked[o]]
@@ -1027,6 +1107,8 @@ class Knowledge:
             if self._declare_known(key, just):
                 self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
                 self._run_engine()
+        # what the rules added since follows from the same facts: complete
+        self._sat_done = len(self._sat_lit)
 
     @staticmethod
     def _case_message(key: Key, n: int) -> str:

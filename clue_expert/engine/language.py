@@ -32,7 +32,7 @@ import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, NOT, KnowledgeEngine, Rule, W, fact_class
+from ._experta import AS, NOT, DispatchEngine, Rule, W, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
 
 #: Named salience levels -- the one register.  Higher fires first.
@@ -622,7 +622,7 @@ class DispatchTable:
 
 
 def compile_engine(table: DispatchTable) -> type:
-    """Generate an experta :class:`KnowledgeEngine` subclass with one
+    """Generate an experta engine class (a :class:`~clue_expert.engine._experta.DispatchEngine`) with one
     dispatch rule per fact kind that triggers any YAML rule.  It fires once per
     new fact of that kind; its action calls ``self.dispatch(batches, kind,
     fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
@@ -653,7 +653,8 @@ def compile_engine(table: DispatchTable) -> type:
     for i, rule in enumerate(table.pattern_rules):
         name = f"match_{i}_{rule.id.replace('-', '_')}"
         attrs[name] = Rule(*_pattern_conditions(rule), salience=SALIENCE[rule.group])(_match_action(rule, name))
-    return type("CompiledClueEngine", (KnowledgeEngine,), attrs)
+    # with pattern rules (joins) the DispatchEngine runs experta's own machinery unchanged
+    return type("CompiledClueEngine", (DispatchEngine,), attrs)
 
 
 def _pattern_conditions(rule: CompiledRule) -> list:

@@ -1,0 +1,44 @@
+"""The fixed seeded games of clue_expert.testing.golden play exactly as when
+tests/data/golden-games.json was written (tests/data/make_golden_games.py):
+every event, every decision of every seat (turn, kind, rule, options) and
+every seat's final sheet.  Work on the engine's speed must leave them all
+unchanged."""
+import json
+from pathlib import Path
+
+import pytest
+
+from clue_expert.testing.golden import GOLDEN_SETS, play_golden
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "golden-games.json").read_text(encoding="utf-8"))
+
+
+def _by_set(games):
+    out = {}
+    for g in games:
+        out.setdefault(tuple(g["set"]), []).append(g)
+    return out
+
+
+EXPECTED = _by_set(GOLDEN)
+
+
+@pytest.mark.parametrize("gs", GOLDEN_SETS, ids=lambda gs: f"{gs.players}p-seed{gs.seed}-{gs.game}")
+def test_games_play_as_recorded(gs):
+    got = json.loads(json.dumps(play_golden([gs])))
+    want = EXPECTED[(gs.players, gs.seed, gs.game)]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        where = f"game {w['game']} of {gs}"
+        assert g["envelope"] == w["envelope"], where
+        for seat in w["seats"]:
+            assert g["seats"][seat]["decisions"] == w["seats"][seat]["decisions"], f"{where}, {seat}'s decisions"
+        assert g["events"] == w["events"], where
+        for seat in w["seats"]:
+            assert g["seats"][seat] == w["seats"][seat], f"{where}, {seat}"
+        assert g == w, where
+
+
+def test_golden_file_covers_every_set():
+    assert set(EXPECTED) == {(gs.players, gs.seed, gs.game) for gs in GOLDEN_SETS}
+    assert sum(len(v) for v in EXPECTED.values()) == sum(gs.games for gs in GOLDEN_SETS)
