@@ -52,8 +52,8 @@ def play(server, n, game):
 def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
-    assert default_seat(3) == default_seat(4) == FOCUSED
-    assert (default_seat(5), default_seat(6)) == (OPEN_GAIN_5, OPEN_GAIN_6)
+    assert default_seat(3) == FOCUSED
+    assert (default_seat(4), default_seat(5), default_seat(6)) == (OPEN_GAIN_6, OPEN_GAIN_5, OPEN_GAIN_6)
     assert default_seat(2) == FOCUSED and default_seat(9) == OPEN_GAIN_6  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
@@ -88,6 +88,8 @@ def test_the_seat_follows_the_table_size_between_games():
         assert agent.player.strategy.id == "clue-expert-open-information-gain"
         assert agent.player.response.id == "seen-model"
         assert server.ask("reset 4 1 " + codes(hand[:5])) == "ok"
+        assert agent.player.models[0].id == "first-round-asks"  # the 4-player seat: 6's, with its model
+        assert server.ask("reset 3 1 " + codes(hand)) == "ok"
         assert agent.player.strategy.id == "clue-expert-focused"
         reply = server.ask("suggest")
         assert reply.startswith("suggest ") and len(reply) == 16
