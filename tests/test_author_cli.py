@@ -13,22 +13,10 @@ from clue_expert.people.cli import NEW_KINDS, main
 from clue_expert.people.notebook import NotebookSession
 from clue_expert.engine.rules import load_ruleset
 from clue_expert.play.players import parse_seat
+from clue_expert.testing.samples import MINE
 
 ROOT = Path(__file__).resolve().parent.parent
 K1 = ROOT / "docs" / "examples" / "kingston-1-player1.yaml"
-
-MINE = """\
-id: mine
-title: My extra rules
-rules:
-  - id: shown-card-is-not-in-envelope
-    message: "{player} showed {by} {card} on turn {turn}, so {card} is not in the envelope"
-    group: intake
-    when: showed
-    if: "card is not None"
-    then:
-      - lacked: [ENVELOPE, card]
-"""
 
 
 def run(capsys, *argv):
