@@ -142,7 +142,7 @@ def brute_force_entailed(record: Record, upto: int | None = None, bounds: Iterab
     return {cell: ("held" if vals == {True} else "lacked") for cell, vals in seen.items() if len(vals) == 1}
 
 
-def _deal_clauses(edition, players, hand_sizes: dict) -> tuple:
+def deal_clauses(edition, players, hand_sizes: dict) -> tuple:
     """The game's constraints as CNF (each card has one owner, the hand
     sizes, the envelope's count of each category): ``(pool, x, clauses)``,
     ``x[(owner, card)]`` the variable "owner holds card"."""
@@ -166,7 +166,7 @@ def _deal_clauses(edition, players, hand_sizes: dict) -> tuple:
 def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
     """Entailed cells by CNF + Glucose (None when unsatisfiable), the extra
     ``bounds`` as sequential-counter at-least / at-most constraints."""
-    pool, x, clauses = _deal_clauses(record.edition, record.players, record.hand_sizes)
+    pool, x, clauses = deal_clauses(record.edition, record.players, record.hand_sizes)
     for c in record.hand:
         clauses.append([x[(record.me, c)]])
     for who, cards, low, high in _bounds(bounds):
@@ -221,7 +221,7 @@ def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict
     list of held / lacked / one-of / not-all keys read as a disjunction (one
     of them holds); an empty ``goal`` asks whether the premises cannot all
     hold together."""
-    pool, x, clauses = _deal_clauses(edition, players, hand_sizes)
+    pool, x, clauses = deal_clauses(edition, players, hand_sizes)
     values = values or {}
     for key in premises:
         kind = key[0]
