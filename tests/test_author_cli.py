@@ -13,22 +13,10 @@ from clue_expert.people.cli import NEW_KINDS, main
 from clue_expert.people.notebook import NotebookSession
 from clue_expert.engine.rules import load_ruleset
 from clue_expert.play.players import parse_seat
+from clue_expert.testing.samples import MINE, MINE_TESTS
 
 ROOT = Path(__file__).resolve().parent.parent
 K1 = ROOT / "docs" / "examples" / "kingston-1-player1.yaml"
-
-MINE = """\
-id: mine
-title: My extra rules
-rules:
-  - id: shown-card-is-not-in-envelope
-    message: "{player} showed {by} {card} on turn {turn}, so {card} is not in the envelope"
-    group: intake
-    when: showed
-    if: "card is not None"
-    then:
-      - lacked: [ENVELOPE, card]
-"""
 
 
 def run(capsys, *argv):
@@ -165,17 +153,7 @@ WRONG_BECAUSE = MINE.replace("      - lacked: [ENVELOPE, card]\n",
 def test_stated_premises_are_checked_by_the_authors_tools(capsys, tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text(WRONG_BECAUSE)
-    (tmp_path / "mine.test.yaml").write_text("""\
-ruleset: mine
-scenarios:
-  - name: a card ann sees shown is not in the envelope
-    rule: shown-card-is-not-in-envelope
-    fires: true
-    me: ann
-    turns:
-      - {by: ann, suggest: [white, rope, study], passed: [], shown_by: bob, card: rope}
-    expect: ["envelope lacks rope"]
-""")
+    (tmp_path / "mine.test.yaml").write_text(MINE_TESTS.split("  - name: a show")[0])  # the must-fire scenario
     code, out, _ = run(capsys, "rules", "--test", path)
     assert code == 1
     assert ("FAIL shown-card-is-not-in-envelope::a card ann sees shown is not in the envelope — "

@@ -14,43 +14,12 @@ from clue_expert.engine.language import check_edition, edition_problems
 from clue_expert.engine.library import FUNCTIONS
 from clue_expert.engine.rules import default_rulesets, load_ruleset
 from clue_expert.testing.scenarios import load_scenarios, run_scenario, scenario_edition
+from clue_expert.testing.samples import MINE, MINE_TESTS
 from clue_expert.people.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
 K1 = str(EXAMPLES / "kingston-1-player1.yaml")
-
-MINE = """\
-id: mine
-title: My extra rules
-rules:
-  - id: shown-card-is-not-in-envelope
-    message: "{player} showed {by} {card} on turn {turn}, so {card} is not in the envelope"
-    group: intake
-    when: showed
-    if: "card is not None"
-    then:
-      - lacked: [ENVELOPE, card]
-"""
-
-MINE_TESTS = """\
-ruleset: mine
-scenarios:
-  - name: a card ann sees shown is not in the envelope
-    rule: shown-card-is-not-in-envelope
-    fires: true
-    me: ann
-    turns:
-      - {by: ann, suggest: [white, rope, study], passed: [], shown_by: bob, card: rope}
-    expect: ["envelope lacks rope"]
-  - name: a show ann does not see names no card
-    rule: shown-card-is-not-in-envelope
-    fires: false
-    me: ann
-    turns:
-      - {by: bob, suggest: [white, rope, study], passed: [], shown_by: cat}
-    expect: ["envelope lacks rope"]
-"""
 
 
 def run(capsys, *argv):

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
-from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
 from clue_expert.core.cards import pool_edition
@@ -28,9 +27,9 @@ from clue_expert.core.observations import Given, Suggestion
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
 from clue_expert.engine.rules import default_rulesets, parse_ruleset
-from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed, consistent, deals
+from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed, consistent, deal_clauses, deals
 from clue_expert.testing.randomgame import random_generalized_record
-from test_premises_entail import _fact_clauses, _game_clauses, _negation
+from test_premises_entail import _fact_clauses, _negation
 
 ED = pool_edition(11, 2)  # ann, bob, cat hold 3 cards each
 PLAYERS = ("ann", "bob", "cat")
@@ -103,9 +102,7 @@ def _bound_negation(key, pool, x) -> list:
 
 def _check_bound_firings(k: Knowledge) -> int:
     """Each firing of a bounds rule: its cited premises entail its conclusions (independent CNF)."""
-    pool = IDPool()
-    x = {(o, c): pool.id(("x", o, c)) for o in k.owners for c in k.edition.card_ids}
-    base = _game_clauses(k, pool, x)
+    pool, x, base = deal_clauses(k.edition, k.players, k.hand_sizes)
     checked = 0
     for firing in k.firings:
         if firing.rule not in BOUND_RULES:

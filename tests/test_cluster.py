@@ -16,6 +16,7 @@ from clue_expert.play.cluster import DaskExecutor
 from clue_expert.play.reproduce import mitchell
 from clue_expert.play.simulate import Interrupted, make_specs, run_games
 from clue_expert.play.sweep import load_sweep, rows, run_sweep
+from clue_expert.testing.samples import InterruptAfter
 
 pytest.importorskip("distributed", reason="the cluster tests need pip install '.[cluster]' (in the test extra)")
 
@@ -49,16 +50,6 @@ def test_sweep_on_the_cluster_gives_the_local_rows(local_cluster, tmp_path):
     on_cluster = run_sweep(sweep, tmp_path / "cluster", executor=local_cluster)
     local = run_sweep(sweep, tmp_path / "local", workers=1)
     assert rows(sweep, on_cluster.finished) == rows(sweep, local.finished) and on_cluster.played_cells == 2
-
-
-class InterruptAfter:
-    def __init__(self, k):
-        self.k, self.seen = k, 0
-
-    def __call__(self, summary):
-        self.seen += 1
-        if self.seen == self.k:
-            raise KeyboardInterrupt
 
 
 def test_interrupted_cluster_run_keeps_the_finished_games(local_cluster):

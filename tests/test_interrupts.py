@@ -20,6 +20,7 @@ from clue_expert.people.notebook import NotebookSession, clean_stale_temps
 from clue_expert.people.output import Message
 from clue_expert.play import reproduce, simulate
 from clue_expert.play.simulate import Interrupted, make_specs, run_games
+from clue_expert.testing.samples import InterruptAfter
 
 SETUP = ["cluedo", "ann bob cat", "ann", "scarlett rope hall lounge dagger plum", ""]
 TURN_1 = "bob: white rope study / cat passes / ann shows rope"
@@ -43,18 +44,6 @@ def new_session(path, lines=SETUP):
 
 
 # ------------------------------------------------------------------ simulate
-class InterruptAfter:
-    """A progress callback that presses Ctrl-C after ``k`` games."""
-
-    def __init__(self, k):
-        self.k, self.seen = k, 0
-
-    def __call__(self, summary):
-        self.seen += 1
-        if self.seen == self.k:
-            raise KeyboardInterrupt
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_run_games_interrupted_keeps_the_finished_games(tmp_path, workers):
     specs = make_specs(players=3, games=40, seed=3, strategies=["mitchell-basic"], records=str(tmp_path))

@@ -11,8 +11,6 @@ which state fewer premises with ``because:``, are checked the same way."""
 from __future__ import annotations
 
 import pytest
-from pysat.card import CardEnc, EncType
-from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
 from pathlib import Path
@@ -22,25 +20,10 @@ from clue_expert.core.errors import RuleFileError
 from clue_expert.engine.knowledge import CASE_ANALYSIS, GIVEN, OBSERVATION, Knowledge, replay_record
 from clue_expert.engine.levels import get_level
 from clue_expert.engine.rules import load_ruleset
+from clue_expert.testing.oracle import deal_clauses
 from clue_expert.testing.randomgame import random_records
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _game_clauses(k, pool, x) -> list:
-    ed = k.edition
-    clauses: list = []
-
-    def exactly(lits, n):
-        clauses.extend(CardEnc.equals(lits=lits, bound=n, vpool=pool, encoding=EncType.seqcounter).clauses)
-
-    for c in ed.card_ids:
-        exactly([x[(o, c)] for o in k.owners], 1)
-    for p in k.players:
-        exactly([x[(p, c)] for c in ed.card_ids], k.hand_sizes[p])
-    for cat in ed.categories:
-        exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], ed.envelope_counts[cat])
-    return clauses
 
 
 def _fact_clauses(key, values: dict, x) -> list:
@@ -91,9 +74,7 @@ def test_every_firing_is_entailed_by_its_premises(n_players):
     checked = 0
     for record in random_records(300 + n_players, 6, n_players, 30):
         k = replay_record(record)
-        pool = IDPool()
-        x = {(o, c): pool.id(("x", o, c)) for o in k.owners for c in k.edition.card_ids}
-        base = _game_clauses(k, pool, x)
+        _, x, base = deal_clauses(k.edition, k.players, k.hand_sizes)
         for firing in k.firings:
             if firing.rule == CASE_ANALYSIS:
                 continue  # checked through its minimised core below
@@ -134,9 +115,7 @@ def test_what_why_shows_is_minimal_and_entails(n_players):
     checked = 0
     for record in random_records(900 + n_players, 3, n_players, 30):
         k = replay_record(record)
-        pool = IDPool()
-        x = {(o, c): pool.id(("x", o, c)) for o in k.owners for c in k.edition.card_ids}
-        base = _game_clauses(k, pool, x)
+        _, x, base = deal_clauses(k.edition, k.players, k.hand_sizes)
         for key in list(k.justifications):
             raw = k.justifications[key]
             if raw.rule in (OBSERVATION, GIVEN, CASE_ANALYSIS) or raw.read_from is None:
@@ -160,9 +139,7 @@ def test_level_rules_premises_entail(level):
     checked = 0
     for record in random_records(40, 4, 4, 30):
         k = replay_record(record, rulesets=rulesets, complete=False, check_premises=True)
-        pool = IDPool()
-        x = {(o, c): pool.id(("x", o, c)) for o in k.owners for c in k.edition.card_ids}
-        base = _game_clauses(k, pool, x)
+        _, x, base = deal_clauses(k.edition, k.players, k.hand_sizes)
         for firing in k.firings:
             for conclusion in firing.conclusions:
                 assert _entailed(base, firing.premises, conclusion, k.values, x), (firing.rule, conclusion)

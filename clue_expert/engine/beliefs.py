@@ -33,6 +33,7 @@ import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..core.facts import ENVELOPE
 from .queries import KnowledgeView
@@ -363,36 +364,43 @@ class _Layout:
                     j = pb.slot_of[o]
                     moves.append((self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add))
             out.append([tuple(moves), None])
-        closes: list = [None] * len(order)
-        # (a constraint with no free card left was settled by _Problem)
-        for q, (_, cs) in enumerate(pb.clauses):
-            i = last(cs)
-            if i < 0:
-                continue
-            closes[i] = closes[i] or [0, [], [], 0]
-            closes[i][0] |= self.clause_bit[q]
-            closes[i][3] |= self.clause_bit[q]
-        for q, cs in enumerate(pb.notalls):
-            i = last(cs)
-            if i < 0:
-                continue
-            sh, m = self.notall_field[q]
-            closes[i] = closes[i] or [0, [], [], 0]
-            closes[i][1].append((sh, m, len(cs)))
-            closes[i][3] |= m << sh
-        for q, (_, base, cs) in enumerate(pb.weights):
-            i = last(cs)
-            if i < 0:
-                continue
-            sh, m = self.weight_field[q]
-            closes[i] = closes[i] or [0, [], [], 0]
-            closes[i][2].append((sh, m, base))
-            closes[i][3] |= m << sh
+        closes = _closes(pb, last, len(order), self.clause_bit, self.notall_field, self.weight_field)
         for i, close in enumerate(closes):
-            if close:
-                need, notall, weight, clear = close
-                out[i][1] = (need, tuple(notall), tuple(weight), ~clear)
+            out[i][1] = close
         return [tuple(t) for t in out]
+
+
+def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fields: list,
+            weight_fields: list) -> list:
+    """Per position of an order of ``n`` cards: None, or what settles there
+    the constraints whose last card it is (``last(cards)``, -1 for none):
+    (clause bits that must be set, wrong accusations (shift, mask, size)
+    that must not be complete, seen shows (shift, mask, base), the mask that
+    clears their fields).  ``clause_bits`` gives each clause's bit,
+    ``notall_fields`` and ``weight_fields`` each counter's (shift, mask).
+    (A constraint with no free card left was settled by _Problem.)"""
+    closes: list = [None] * n
+    for q, (_, cs) in enumerate(pb.clauses):
+        i = last(cs)
+        if i >= 0:
+            cl = closes[i] = closes[i] or [0, [], [], 0]
+            cl[0] |= clause_bits[q]
+            cl[3] |= clause_bits[q]
+    for q, cs in enumerate(pb.notalls):
+        i = last(cs)
+        if i >= 0:
+            sh, m = notall_fields[q]
+            cl = closes[i] = closes[i] or [0, [], [], 0]
+            cl[1].append((sh, m, len(cs)))
+            cl[3] |= m << sh
+    for q, (_, base, cs) in enumerate(pb.weights):
+        i = last(cs)
+        if i >= 0:
+            sh, m = weight_fields[q]
+            cl = closes[i] = closes[i] or [0, [], [], 0]
+            cl[2].append((sh, m, base))
+            cl[3] |= m << sh
+    return [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
 
 
 def _advance(layer: dict, moves: tuple, close) -> dict:
@@ -532,34 +540,10 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
                 j = pb.slot_of[o]
                 per.append((o, cap_mask[j], 1 << cap_at[j], orm, add))
         moves.append(per)
-    closes: list = [None] * len(order)
-
-    def close_at(i):
-        if closes[i] is None:
-            closes[i] = [0, [], [], 0]
-        return closes[i]
-    for q, (_, cs) in enumerate(pb.clauses):
-        i = last(cs)
-        if i >= 0:
-            cl = close_at(i)
-            cl[0] |= 1 << clause_at[q]
-            cl[3] |= 1 << clause_at[q]
-    for q, cs in enumerate(pb.notalls):
-        i = last(cs)
-        if i >= 0:
-            m = (1 << max(1, len(cs).bit_length())) - 1
-            cl = close_at(i)
-            cl[1].append((notall_at[q], m, len(cs)))
-            cl[3] |= m << notall_at[q]
-    for q, (_, base, cs) in enumerate(pb.weights):
-        i = last(cs)
-        if i >= 0:
-            m = (1 << max(1, len(cs).bit_length())) - 1
-            cl = close_at(i)
-            cl[2].append((weight_at[q], m, base))
-            cl[3] |= m << weight_at[q]
     n = len(order)
-    closes = [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
+    closes = _closes(pb, last, n, [1 << at for at in clause_at],
+                     [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, cs in zip(notall_at, pb.notalls)],
+                     [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, (_, _, cs) in zip(weight_at, pb.weights)])
 
     def targets(i):
         """(source state, its weight, owner, target state, factor) of step i, in order."""

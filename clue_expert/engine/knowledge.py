@@ -1406,9 +1406,15 @@ class Knowledge:
 
     def roots(self, key: Key) -> list[Key]:
         """The observations a fact rests on, in derivation order."""
+        out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS]
+        return sorted(out, key=lambda k: self.justifications[k].step)
+
+    def derivation(self, *keys: Key) -> Iterable[tuple[Key, Justification]]:
+        """Each fact the ``keys`` rest on (themselves included), once, with
+        its justification (:meth:`justification`), depth first; facts not
+        known are passed over."""
         seen: set = set()
-        out: list = []
-        stack = [key]
+        stack = list(keys)
         while stack:
             k = stack.pop()
             if k in seen:
@@ -1417,10 +1423,8 @@ class Knowledge:
             j = self.justification(k)
             if j is None:
                 continue
-            if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS:
-                out.append(k)
+            yield k, j
             stack.extend(j.premises)
-        return sorted(out, key=lambda k: self.justifications[k].step)
 
     def explain(self, key: Key) -> Explanation:
         """The justification tree of a fact down to the observations; a fact

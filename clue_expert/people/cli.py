@@ -776,9 +776,14 @@ def cmd_simulate(args) -> int:
         if not args.json:
             _console(args).print(f"plot written to {escape(args.plot)}")
     if interrupted is not None:
-        print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _games_interrupted(interrupted)
     return 0
+
+
+def _games_interrupted(interrupted) -> int:
+    """Say on stderr how many games were finished before Ctrl-C; the exit code for it."""
+    print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def cmd_sweep(args) -> int:
@@ -876,8 +881,7 @@ def cmd_reproduce(args) -> int:
                                    cells) for row, cells in t.rows])
             console.print(ComparisonView(t))
     if interrupted is not None:
-        print(f"interrupted after {interrupted.finished} of {interrupted.total} games", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _games_interrupted(interrupted)
     return 0
 
 
@@ -1079,6 +1083,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run this deduction or model rule file of yours in every rule-based seat, "
                             "traced like the shipped rules (repeatable; per seat: SEAT:rules=FILE)")
 
+    def seat_defaults(p):
+        p.add_argument("--response", metavar="ID|FILE",
+                       help=f"response rules of every seat that names none (default {DEFAULT_RESPONSE}; "
+                            "replaces the default seat's own)")
+        p.add_argument("--accusation", metavar="ID|FILE",
+                       help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
+                            "replaces the default seat's own)")
+
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
@@ -1162,12 +1174,7 @@ def build_parser() -> argparse.ArgumentParser:
                         + ", ".join(["the default seat for the table size", *PLAY_SHOWCASE])
                         + ", see clue_expert/seats/speed-clue.yaml); a seat is ID|FILE, optionally followed by "
                         ":response=ID, :accusation=ID, :model=ID (repeatable)")
-    p.add_argument("--response", metavar="ID|FILE",
-                   help=f"response rules of every seat that names none (default {DEFAULT_RESPONSE}; "
-                        "replaces the default seat's own)")
-    p.add_argument("--accusation", metavar="ID|FILE",
-                   help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
-                        "replaces the default seat's own)")
+    seat_defaults(p)
     p.add_argument("--show", choices=["quiet", "moves", "deductions", "all"], default="deductions",
                    help="how much to show (default: moves, reasons and each player's new deductions)")
     p.add_argument("--no-sheets", dest="sheets", action="store_false", help="do not print the final sheets")
@@ -1200,12 +1207,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --deal: cycle through all envelopes of the deal (Kingston's generator)")
     p.add_argument("--edition", help="edition of random deals (default cluedo; the generalized game: its pool)")
     game_options(p)
-    p.add_argument("--response", metavar="ID|FILE",
-                   help=f"response rules of every seat that names none (default {DEFAULT_RESPONSE}; "
-                        "replaces the default seat's own)")
-    p.add_argument("--accusation", metavar="ID|FILE",
-                   help=f"accusation rules of every seat that names none (default {DEFAULT_ACCUSATION}; "
-                        "replaces the default seat's own)")
+    seat_defaults(p)
     p.add_argument("--max-rounds", type=int, default=60)
     board_option(p)
     workers_and_cluster(p)

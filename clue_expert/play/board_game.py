@@ -24,8 +24,8 @@ from ..core.board import Board, Move, MoveOptions, get_board, reachable
 from ..core.deals import Deal
 from ..core.errors import ClueError
 from ..core.paths import boards_dir
-from ..core.observations import Accusation, Event, Suggestion
-from .game import GameResult, PlayerError, _check_triple, _deal_in, _seats_in_turn
+from .game import (GameResult, PlayerError, _check_triple, _deal_in, _judge_accusation, _last_one_left,
+                   _seats_in_turn, _suggest_around)
 
 
 def board_pawns(board: Board, deal: Deal) -> dict:
@@ -112,20 +112,7 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
                     result.moves.append(pull)
                     if on_move is not None:
                         on_move(pull, None)
-            i = names.index(by)
-            passed: list = []
-            shown_by, card = None, None
-            for p in names[i + 1:] + names[:i]:
-                matching = tuple(c for c in cards if c in deal.hands[p])
-                if not matching:
-                    passed.append(p)
-                    continue
-                card = matching[0] if len(matching) == 1 else players[p].disprove(turn, by, cards, matching)
-                if card not in matching:
-                    raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
-                shown_by = p
-                break
-            tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
+            _suggest_around(deal, players, by, cards, turn, rnd, tell)
         else:
             result.moves.append(move)
             if on_move is not None:
@@ -133,15 +120,8 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
         accusation = players[by].accuse(len(result.round_of_turn))
         if accusation is None:
             continue
-        accusation = _check_triple(edition, accusation, by, "accusation")
-        turn = result.new_turn(rnd)
-        correct = accusation == deal.envelope
-        tell(Event(turn, rnd, Accusation(by, accusation, correct)))
-        if correct:
-            result.winner, result.win_round = by, rnd
+        if _judge_accusation(deal, by, accusation, rnd, result, tell, out):
             break
-        out.add(by)
-        result.wrong_accusations.append((by, rnd))
         door = next((d for d in board.doors if d.outside == where[me]), None)
         if door is not None:  # the published rules: a wrong accuser's pawn does not block a door
             clear = Move(rnd, by, me, None, where[me], door.room, None, "cleared")
@@ -149,9 +129,7 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
             result.moves.append(clear)
             if on_move is not None:
                 on_move(clear, None)
-        left = [p for p in names if p not in out]
-        if len(left) == 1:
-            result.winner, result.win_round = left[0], rnd
+        if _last_one_left(names, out, rnd, result):
             break
     result.reports = {p: players[p].report() for p in names}
     return result

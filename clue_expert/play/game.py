@@ -208,38 +208,64 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
     for rnd, by in _seats_in_turn(names, out, max_rounds, result):
         turn = result.new_turn(rnd)
         cards = _check_triple(edition, players[by].suggest(turn, rnd), by, "suggestion")
-        i = names.index(by)
-        passed: list = []
-        shown_by, card = None, None
-        for p in names[i + 1:] + names[:i]:
-            matching = tuple(c for c in cards if c in deal.hands[p])
-            if not matching:
-                passed.append(p)
-                continue
-            card = matching[0] if len(matching) == 1 else players[p].disprove(turn, by, cards, matching)
-            if card not in matching:
-                raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
-            shown_by = p
-            break
-        tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
+        _suggest_around(deal, players, by, cards, turn, rnd, tell)
         accusation = players[by].accuse(turn)
         if accusation is None:
             continue
-        accusation = _check_triple(edition, accusation, by, "accusation")
-        turn = result.new_turn(rnd)
-        correct = accusation == deal.envelope
-        tell(Event(turn, rnd, Accusation(by, accusation, correct)))
-        if correct:
-            result.winner, result.win_round = by, rnd
+        if _judge_accusation(deal, by, accusation, rnd, result, tell, out):
             break
-        out.add(by)
-        result.wrong_accusations.append((by, rnd))
-        left = [p for p in names if p not in out]
-        if len(left) == 1:
-            result.winner, result.win_round = left[0], rnd
+        if _last_one_left(names, out, rnd, result):
             break
     result.reports = {p: players[p].report() for p in names}
     return result
+
+
+def _suggest_around(deal: Deal, players: dict, by: str, cards: tuple, turn: int, rnd: int,
+                    tell: Callable) -> None:
+    """Ask the seats after ``by``, in turn, to disprove ``cards``: the first
+    who holds one shows one (its choice when it holds several); tell
+    everyone the suggestion.  Shared by the Speed Clue and board drivers."""
+    names = deal.players
+    i = names.index(by)
+    passed: list = []
+    shown_by, card = None, None
+    for p in names[i + 1:] + names[:i]:
+        matching = tuple(c for c in cards if c in deal.hands[p])
+        if not matching:
+            passed.append(p)
+            continue
+        card = matching[0] if len(matching) == 1 else players[p].disprove(turn, by, cards, matching)
+        if card not in matching:
+            raise PlayerError(f"{p} tried to show {card!r}, not one of its matching cards {list(matching)}")
+        shown_by = p
+        break
+    tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
+
+
+def _judge_accusation(deal: Deal, by: str, accusation, rnd: int, result: GameResult, tell: Callable,
+                      out: set) -> bool:
+    """Check and tell ``by``'s accusation (a turn of its own); True when it is
+    right (``by`` wins), otherwise ``by`` is put ``out``.  Shared by the Speed
+    Clue and board drivers."""
+    accusation = _check_triple(deal.edition, accusation, by, "accusation")
+    turn = result.new_turn(rnd)
+    correct = accusation == deal.envelope
+    tell(Event(turn, rnd, Accusation(by, accusation, correct)))
+    if correct:
+        result.winner, result.win_round = by, rnd
+        return True
+    out.add(by)
+    result.wrong_accusations.append((by, rnd))
+    return False
+
+
+def _last_one_left(names, out: set, rnd: int, result: GameResult) -> bool:
+    """True (and the one left wins) when all but one seat are ``out``."""
+    left = [p for p in names if p not in out]
+    if len(left) == 1:
+        result.winner, result.win_round = left[0], rnd
+        return True
+    return False
 
 
 def _seats_in_turn(names, out: set, max_rounds: int, result: GameResult):

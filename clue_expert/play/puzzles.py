@@ -114,19 +114,7 @@ def rules_needed(k: Knowledge) -> list:
     """The rules of the justifications of the envelope's known cards, in
     order of first use (``case-analysis`` for the completion step)."""
     seen: dict = {}
-    stack = [held_key("envelope", c) for c in k.held_by("envelope")]
-    done: set = set()
-    facts = []
-    while stack:
-        key = stack.pop()
-        if key in done:
-            continue
-        done.add(key)
-        j = k.justification(key)
-        if j is None:
-            continue
-        facts.append((j.step, j.rule))
-        stack.extend(j.premises)
+    facts = [(j.step, j.rule) for _, j in k.derivation(*(held_key("envelope", c) for c in k.held_by("envelope")))]
     for _, rule in sorted(facts):
         if rule not in (OBSERVATION, "given") and rule not in seen:
             seen[rule] = None

@@ -142,24 +142,31 @@ def brute_force_entailed(record: Record, upto: int | None = None, bounds: Iterab
     return {cell: ("held" if vals == {True} else "lacked") for cell, vals in seen.items() if len(vals) == 1}
 
 
-def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
-    """Entailed cells by CNF + Glucose (None when unsatisfiable), the extra
-    ``bounds`` as sequential-counter at-least / at-most constraints."""
-    ed = record.edition
-    owners = list(record.players) + [ENVELOPE]
+def deal_clauses(edition, players, hand_sizes: dict) -> tuple:
+    """The game's constraints as CNF (each card has one owner, the hand
+    sizes, the envelope's count of each category): ``(pool, x, clauses)``,
+    ``x[(owner, card)]`` the variable "owner holds card"."""
+    owners = list(players) + [ENVELOPE]
     pool = IDPool()
-    x = {(o, c): pool.id(("x", o, c)) for o in owners for c in ed.card_ids}
+    x = {(o, c): pool.id(("x", o, c)) for o in owners for c in edition.card_ids}
     clauses: list = []
 
     def exactly(lits, k):
         clauses.extend(CardEnc.equals(lits=lits, bound=k, vpool=pool, encoding=EncType.seqcounter).clauses)
 
-    for c in ed.card_ids:
+    for c in edition.card_ids:
         exactly([x[(o, c)] for o in owners], 1)
-    for p in record.players:
-        exactly([x[(p, c)] for c in ed.card_ids], record.hand_sizes[p])
-    for cat in ed.categories:
-        exactly([x[(ENVELOPE, c)] for c in ed.category_cards(cat)], ed.envelope_counts[cat])
+    for p in players:
+        exactly([x[(p, c)] for c in edition.card_ids], hand_sizes[p])
+    for cat in edition.categories:
+        exactly([x[(ENVELOPE, c)] for c in edition.category_cards(cat)], edition.envelope_counts[cat])
+    return pool, x, clauses
+
+
+def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
+    """Entailed cells by CNF + Glucose (None when unsatisfiable), the extra
+    ``bounds`` as sequential-counter at-least / at-most constraints."""
+    pool, x, clauses = deal_clauses(record.edition, record.players, record.hand_sizes)
     for c in record.hand:
         clauses.append([x[(record.me, c)]])
     for who, cards, low, high in _bounds(bounds):
@@ -214,20 +221,7 @@ def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict
     list of held / lacked / one-of / not-all keys read as a disjunction (one
     of them holds); an empty ``goal`` asks whether the premises cannot all
     hold together."""
-    owners = list(players) + [ENVELOPE]
-    pool = IDPool()
-    x = {(o, c): pool.id(("x", o, c)) for o in owners for c in edition.card_ids}
-    clauses: list = []
-
-    def exactly(lits, k):
-        clauses.extend(CardEnc.equals(lits=lits, bound=k, vpool=pool, encoding=EncType.seqcounter).clauses)
-
-    for c in edition.card_ids:
-        exactly([x[(o, c)] for o in owners], 1)
-    for p in players:
-        exactly([x[(p, c)] for c in edition.card_ids], hand_sizes[p])
-    for cat in edition.categories:
-        exactly([x[(ENVELOPE, c)] for c in edition.category_cards(cat)], edition.envelope_counts[cat])
+    pool, x, clauses = deal_clauses(edition, players, hand_sizes)
     values = values or {}
     for key in premises:
         kind = key[0]
