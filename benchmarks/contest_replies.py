@@ -18,7 +18,6 @@ import io
 import random
 import statistics
 import threading
-import time
 
 from clue_expert.core.deals import random_deal
 from clue_expert.play.contest import (DECISION_BUDGET, EDITION, SERVER_REPLY_LIMIT, ContestAgent,
@@ -32,15 +31,6 @@ def measure(n: int, games: int) -> None:
     agent = ContestAgent("bench", log=io.StringIO())
     threading.Thread(target=agent.run, args=(port,), daemon=True).start()
     server.accept("bench")
-    times: list = []
-    ask = server.ask
-
-    def timed(message):
-        t = time.perf_counter()
-        reply = ask(message)
-        times.append((message.split()[0], time.perf_counter() - t))
-        return reply
-    server.ask = timed
     try:
         for g in range(games):
             names = tuple(f"p{i}" for i in range(n))
@@ -52,8 +42,8 @@ def measure(n: int, games: int) -> None:
         server.ask("done")
     finally:
         server.close()
-    sug = [t for verb, t in times if verb == "suggest"]
-    every = [t for _, t in times]
+    sug = [t for verb, t in server.reply_times if verb == "suggest"]
+    every = [t for _, t in server.reply_times]
     worst = max(every)
     print(f"| {n} | `{agent.seat_spec}` | {games} | {1000 * statistics.median(sug):.0f} ms / {1000 * max(sug):.0f} ms "
           f"| {1000 * statistics.median(every):.0f} ms / {1000 * worst:.0f} ms "

@@ -3,7 +3,6 @@ an explicit --strategy, --model, and the reply-time guard, against the fake serv
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -24,20 +23,6 @@ OPEN_GAIN_6 = "clue-expert-open-information-gain:response=seen-model:accusation=
 
 def start_agent(identifier="seats7", **kw):
     return start_contest_agent(identifier, **kw)
-
-
-def timed(server):
-    """Wrap ``server.ask`` to record (verb, seconds) of every reply."""
-    times, ask = [], server.ask
-
-    def wrapper(message):
-        t = time.perf_counter()
-        reply = ask(message)
-        times.append((message.split()[0], time.perf_counter() - t))
-        return reply
-
-    server.ask = wrapper
-    return times
 
 
 def play(server, n, game):
@@ -63,7 +48,6 @@ def test_the_shipped_table():
                                                (6, OPEN_GAIN_6, "clue-expert-open-information-gain")])
 def test_default_seat_per_size_and_replies_within_budget(n, seat, strategy):
     server, agent, thread, log = start_agent()
-    times = timed(server)
     try:
         result = play(server, n, 0)
         assert result["winner"] is not None
@@ -75,7 +59,7 @@ def test_default_seat_per_size_and_replies_within_budget(n, seat, strategy):
     finally:
         server.close()
     assert "!!" not in log.getvalue()
-    assert max(t for _, t in times) < DECISION_BUDGET < SERVER_REPLY_LIMIT
+    assert max(t for _, t in server.reply_times) < DECISION_BUDGET < SERVER_REPLY_LIMIT
 
 
 def test_the_seat_follows_the_table_size_between_games():

@@ -838,6 +838,8 @@ class FakeContestServer:
     timeout: float = 10.0
     port: int = 0
     transcript: list = field(default_factory=list)
+    #: (verb, seconds) of every :meth:`ask`: from sending the message to reading its reply.
+    reply_times: list = field(default_factory=list)
 
     def start(self) -> int:
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -863,8 +865,10 @@ class FakeContestServer:
         return data.decode("ascii").rstrip("\x00")
 
     def ask(self, message: str) -> str:
+        start = time.perf_counter()
         self.conn.sendall(message.encode("ascii"))
         reply = self._read()
+        self.reply_times.append((message.split(" ", 1)[0], time.perf_counter() - start))
         self.transcript.append((message, reply))
         return reply
 
