@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from clue_expert.play.simulate import make_specs, run_games, wilson
+from clue_expert.play.simulate import make_specs, run_games, summarize
 
 STRATEGIES = [
     "clue-expert-focused:accusation=race",
@@ -30,12 +30,7 @@ def table(players: int, games: int, workers: int, seed: int) -> None:
     t = time.perf_counter()
     specs = make_specs(players=players, games=games, seed=seed, strategies=STRATEGIES, seating="shuffle")
     results = run_games(specs, workers=workers)
-    seats: dict = {s: 0 for s in STRATEGIES}
-    wins: dict = {s: 0 for s in STRATEGIES}
-    for r in results:
-        for i, s in enumerate(r.strategies):
-            seats[s] += 1
-            wins[s] += r.winner_seat == i
+    per = summarize(results)["strategies"]  # seats, wins, ci95 per seat spec
     wrong = sum(r.wrong_accusations for r in results)
     rounds = [r.win_round for r in results if r.win_round is not None]
     print(f"\n{players} players, {games} games ({time.perf_counter() - t:.0f} s; wrong accusations in all: {wrong}; "
@@ -43,8 +38,7 @@ def table(players: int, games: int, workers: int, seed: int) -> None:
     print(f"| {'seat spec':45} | seats | wins | win rate | 95 % interval |")
     print(f"| {'-' * 45} | ---: | ---: | ---: | --- |")
     for s in STRATEGIES:
-        n, w = seats[s], wins[s]
-        lo, hi = wilson(w, n)
+        n, w, (lo, hi) = per[s]["seats"], per[s]["wins"], per[s]["ci95"]
         print(f"| {'`' + s + '`':45} | {n} | {w} | {w / n if n else 0:.1%} | {lo:.1%}–{hi:.1%} |")
 
 

@@ -21,7 +21,7 @@ import time
 
 from clue_expert.play.players import parse_seat
 from clue_expert.play.seats import default_seat, seat_spec
-from clue_expert.play.simulate import make_specs, run_games, wilson
+from clue_expert.play.simulate import make_specs, run_games, summarize
 
 FIELD = [
     "kingston-next-not-held",
@@ -46,23 +46,15 @@ def table(players: int, games: int, workers: int, seed: int, candidates: list[st
     t = time.perf_counter()
     specs = make_specs(players=players, games=games, seed=seed, strategies=specs_list, seating="shuffle")
     results = run_games(specs, workers=workers)
-    seats = {s: 0 for s in specs_list}
-    wins = {s: 0 for s in specs_list}
-    for r in results:
-        for i, s in enumerate(r.strategies):
-            seats[s] += 1
-            wins[s] += r.winner_seat == i
-    wrong = sum(r.wrong_accusations for r in results)
+    per = summarize(results)["strategies"]  # seats, wins, win_rate, ci95 per seat spec
     print(f"\n{players} players, {games} games, seed {seed} ({time.perf_counter() - t:.0f} s on {workers} "
-          f"worker(s); wrong accusations in all: {wrong})")
+          f"worker(s); wrong accusations in all: {sum(r.wrong_accusations for r in results)})")
     print(f"| {'seat spec':80} | seats | wins | win rate | 95 % interval |")
     print(f"| {'-' * 80} | ---: | ---: | ---: | --- |")
-    rate = {}
-    for s in sorted(specs_list, key=lambda s: -wins[s] / max(1, seats[s])):
-        n, w = seats[s], wins[s]
-        lo, hi = wilson(w, n)
-        rate[s] = (w / n if n else 0.0, lo, hi)
-        print(f"| {'`' + s + '`':80} | {n} | {w} | {rate[s][0]:.1%} | {lo:.1%}–{hi:.1%} |")
+    rate = {s: (per[s]["win_rate"], *per[s]["ci95"]) for s in specs_list}
+    for s in sorted(specs_list, key=lambda s: -rate[s][0]):
+        print(f"| {'`' + s + '`':80} | {per[s]['seats']} | {per[s]['wins']} | {rate[s][0]:.1%} | "
+              f"{rate[s][1]:.1%}–{rate[s][2]:.1%} |")
     lead = specs_list[0]
     best_other = max((s for s in specs_list if s != lead), key=lambda s: rate[s][0])
     r0, lo0, _ = rate[lead]
