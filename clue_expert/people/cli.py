@@ -726,12 +726,8 @@ def cmd_simulate(args) -> int:
     general = args.game == "generalized"
     if general and (args.deal or args.all_envelopes):
         raise ClueError("the generalized game plays random deals of its pool: leave out --deal and --all-envelopes")
-    if args.strategy or general:
-        strategies = _seats_named(args, args.players or 3, showcase=False)
-    else:  # the table size is the deal's when --deal names one
-        strategies = _seats_named(args, len(get_deal(args.deal).players) if args.deal else (args.players or 3),
-                                  showcase=False)
-    strategies = _with_rules(strategies, args.rules)
+    size = len(get_deal(args.deal).players) if args.deal else (args.players or 3)  # the deal's, when named
+    strategies = _with_rules(_seats_named(args, size, showcase=False), args.rules)
     specs = make_specs(players=args.players, games=games, seed=args.seed,
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=_game_edition(args), response=args.response,

@@ -137,9 +137,8 @@ def with_parts(spec: str, response: str | None = None, accusation: str | None = 
     return d
 
 
-def default_seat_for(players: int, response: str | None = None, accusation: str | None = None,
-                     models: tuple = (), game: str = DEFAULT_GAME) -> str:
+def default_seat_for(players: int, response: str | None = None, accusation: str | None = None) -> str:
     """The default seat of a table of ``players`` as one spec, with the
     user's replacements (:func:`with_parts`): what ``play`` and ``simulate``
     seat when no strategy is named."""
-    return seat_spec(with_parts(default_seat(players, game), response, accusation, models))
+    return seat_spec(with_parts(default_seat(players), response, accusation))
