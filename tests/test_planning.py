@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clue_expert.core.board import Board, Door, MoveOptions, get_board, reachable
+from clue_expert.core.board import Board, Door, MoveOptions, get_board
 from clue_expert.engine.planning import best_choice, brute_force_values, nearest_choice, value_iteration
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -81,12 +81,7 @@ def test_value_iteration_on_the_classic_board():
 
 
 def _options(board, here, roll, pawns=None, pulled=False):
-    where = {**board.starts, **(pawns or {}), "scarlet": here}
-    occupied = [p for s, p in where.items() if s != "scarlet" and not isinstance(p, str)]
-    return MoveOptions(board=board, pawn="scarlet", here=here, roll=roll,
-                       destinations=reachable(board, here, roll, occupied),
-                       passage=board.passage_to(here) if isinstance(here, str) else None,
-                       may_suggest_here=pulled, pawns=where)
+    return MoveOptions.for_turn(board, "scarlet", {**board.starts, **(pawns or {}), "scarlet": here}, roll, pulled)
 
 
 def test_planner_trades_a_near_fair_room_for_a_far_better_one():

@@ -400,6 +400,11 @@ def shortest_path(board: Board, start: Position, goal: Position, occupied: Itera
 
 
 # --------------------------------------------------------------- a turn's choices
+def occupied_squares(pawns: Mapping, pawn: str) -> list:
+    """The hallway squares the pawns other than ``pawn`` stand on (``pawns``: suspect -> position)."""
+    return [p for s, p in pawns.items() if s != pawn and not isinstance(p, str)]
+
+
 @dataclass(frozen=True)
 class MoveOptions:
     """What a pawn may do this turn, as the driver offers it to a player."""
@@ -420,6 +425,20 @@ class MoveOptions:
     it may suggest there without moving (stay: choose None)."""
     pawns: Mapping
     """Every pawn (suspect) -> where it stands."""
+
+    @classmethod
+    def for_turn(cls, board: Board, pawn: str, pawns: Mapping, roll: int, pulled: bool = False) -> "MoveOptions":
+        """The options of ``pawn`` (standing where ``pawns`` says) for a roll;
+        ``pulled``: it was moved into its room by a suggestion since its last turn."""
+        here = pawns[pawn]
+        return cls(board=board, pawn=pawn, here=here, roll=roll,
+                   destinations=reachable(board, here, roll, occupied_squares(pawns, pawn)),
+                   passage=board.passage_to(here) if isinstance(here, str) else None,
+                   may_suggest_here=bool(pulled) and isinstance(here, str), pawns=dict(pawns))
+
+    def occupied(self) -> list:
+        """The hallway squares the other pawns stand on."""
+        return occupied_squares(self.pawns, self.pawn)
 
     def choices(self) -> tuple:
         """Every legal choice: the destinations, the passage's room, and

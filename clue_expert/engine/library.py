@@ -410,8 +410,7 @@ def _best_in_room(k: KnowledgeView, room, shortlist: int):
 def best_room(k: KnowledgeView, shortlist=0):
     options = _board(k)
     rooms = options.board.rooms
-    occupied = [p for s, p in options.pawns.items() if s != options.pawn and not isinstance(p, str)]
-    dist = distances(options.board, options.here, occupied)
+    dist = distances(options.board, options.here, options.occupied())
     return min(rooms, key=lambda r: (-round(room_score(k, r, shortlist), 9), dist.get(r, 10 ** 6), rooms.index(r)))
 
 

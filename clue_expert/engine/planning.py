@@ -74,8 +74,7 @@ def _value_of(choice: Position | None, options: MoveOptions, value: Mapping) -> 
 def best_choice(options: MoveOptions, room_values: Mapping[str, float], gamma: float = DEFAULT_DISCOUNT):
     """The move of this turn with the highest planned value (ties: a room
     before a square, then the fewest steps, then board order); None to stay."""
-    occupied = [p for s, p in options.pawns.items() if s != options.pawn and not isinstance(p, str)]
-    value = value_iteration(options.board, room_values, gamma, occupied)
+    value = value_iteration(options.board, room_values, gamma, options.occupied())
     choices = options.choices()
 
     def key(c):
@@ -106,7 +105,7 @@ def nearest_choice(options: MoveOptions, rooms: Iterable[str]):
     squares = [c for c in choices if c is not None and not isinstance(c, str)]
     if not goals or not squares:
         return None
-    occupied = [p for s, p in options.pawns.items() if s != options.pawn and not isinstance(p, str)]
+    occupied = options.occupied()
     board = options.board
     # distances from the goal rooms outward (the board's steps are symmetric through free squares)
     best: dict = {}

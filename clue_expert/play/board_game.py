@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from ..core.board import Board, Move, MoveOptions, get_board, reachable
+from ..core.board import Board, Move, MoveOptions, get_board
 from ..core.deals import Deal
 from ..core.errors import ClueError
 from ..core.paths import boards_dir
@@ -74,11 +74,7 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
         may_stay = me in pulled and isinstance(here, str)
         pulled.discard(me)
         roll = sum(rng.randint(1, 6) for _ in range(board.dice))
-        occupied = [p for s, p in where.items() if s != me and not isinstance(p, str)]
-        options = MoveOptions(board=board, pawn=me, here=here, roll=roll,
-                              destinations=reachable(board, here, roll, occupied),
-                              passage=board.passage_to(here) if isinstance(here, str) else None,
-                              may_suggest_here=may_stay, pawns=dict(where))
+        options = MoveOptions.for_turn(board, me, where, roll, may_stay)
         turn_no = len(result.round_of_turn) + 1
         choice = players[by].move(turn_no, rnd, options)
         if isinstance(choice, list):

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import jsonschema
 
-from ..core.board import MoveOptions, get_board, reachable
+from ..core.board import MoveOptions, get_board
 from ..core.cards import build_edition, get_edition
 from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.yamlio import FileLoadError, load_file, shorten
@@ -322,12 +322,7 @@ def board_options(spec: dict) -> MoveOptions:
     where.update({s: pos(p) for s, p in (spec.get("pawns") or {}).items()})
     here = pos(spec.get("here", where[pawn]))
     where[pawn] = here
-    occupied = [p for s, p in where.items() if s != pawn and not isinstance(p, str)]
-    roll = int(spec.get("roll", 6))
-    return MoveOptions(board=board, pawn=pawn, here=here, roll=roll,
-                       destinations=reachable(board, here, roll, occupied),
-                       passage=board.passage_to(here) if isinstance(here, str) else None,
-                       may_suggest_here=bool(spec.get("pulled")) and isinstance(here, str), pawns=where)
+    return MoveOptions.for_turn(board, pawn, where, int(spec.get("roll", 6)), bool(spec.get("pulled")))
 
 
 def _as_list(value) -> list:
