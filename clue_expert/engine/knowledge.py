@@ -526,13 +526,19 @@ class Knowledge:
                 pass
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
-    def on_board(self, options=None, room: str | None = None) -> None:
-        """The board game: the move options of the seat's turn (read by the
-        board's library functions) and the room its pawn suggests in (every
-        suggestion the rules propose then names that room).  ``on_board()``
-        clears both (Speed Clue)."""
+    @contextlib.contextmanager
+    def on_board(self, options=None, room: str | None = None):
+        """The board game: within the ``with`` block, the move options of the
+        seat's turn (read by the board's library functions) and the room its
+        pawn suggests in (every suggestion the rules propose then names that
+        room); on leaving, both are cleared (Speed Clue)."""
         self.board_options = options
         self.room_here = room
+        try:
+            yield
+        finally:
+            self.board_options = None
+            self.room_here = None
 
     def _move_options(self, rule: CompiledRule, value) -> tuple:
         """The destinations a ``move:`` names (a room, ``stay``, a square

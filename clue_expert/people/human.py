@@ -207,12 +207,9 @@ class HumanPlayer(Player):
 
     def _advise_move(self, options) -> None:
         """At the move prompt: the default move rules' choice."""
-        self.engine.on_board(options)
-        try:
+        with self.engine.on_board(options):
             cands = [c for c in self.engine.request("move-request", {"turn": 0, "round": 0, "roll": options.roll})
                      if c.kind == "move"]
-        finally:
-            self.engine.on_board()
         if not cands:
             self.tell(Message("hint: the move rules have no advice here", "dim"))
             return
@@ -221,11 +218,8 @@ class HumanPlayer(Player):
         self.tell(Message(f"hint: move to {text} — {cands[0].message}", "advice"))
 
     def _advise_in(self, room: str) -> None:
-        self.engine.on_board(None, room)
-        try:
+        with self.engine.on_board(None, room):
             self._advise()
-        finally:
-            self.engine.on_board()
 
     def suggest_in(self, turn: int, round: int, room: str, options) -> tuple:
         """The board game: a suggestion in the room the pawn stands in (the

@@ -248,12 +248,9 @@ class RuleBasedPlayer(Player):
             return super().move(turn, round, options)
         self._catch_up()
         k = self.knowledge
-        k.on_board(options)
-        try:
+        with k.on_board(options):
             cands = [c for c in k.request("move-request", {"turn": turn, "round": round, "roll": options.roll})
                      if c.kind == "move"]
-        finally:
-            k.on_board()
         chosen = self._choose(cands, self.moves, "move")
         self.decisions.append((turn, chosen))
         pick = self._pick(chosen.options, self.moves)[0]
@@ -262,12 +259,8 @@ class RuleBasedPlayer(Player):
     def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> tuple:
         """The board game: the strategy's suggestion with its room fixed to
         ``room`` (the strategy rules see it as ``room_here()``)."""
-        k = self.knowledge
-        k.on_board(options, room)
-        try:
+        with self.knowledge.on_board(options, room):
             return self.suggest(turn, round)
-        finally:
-            k.on_board()
 
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
         cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),

@@ -255,18 +255,16 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
         values.update(by=req["by"], cards=edition.resolve_all(req["cards"]),
                       matching=edition.resolve_all(req["matching"]))
     spec = scenario.data.get("board")
+    options = room = None
     if kind == "move-request":
         if spec is None:
             raise AssertionError(f"{where}: a move-request scenario needs a board: (here, roll, pawns)")
         options = board_options(spec)
         values["roll"] = options.roll
-        k.on_board(options)
-    elif spec is not None and spec.get("room") is not None:
-        k.on_board(None, spec["room"])  # the pawn's room: every suggestion names it
-    try:
+    elif spec is not None:
+        room = spec.get("room")  # the pawn's room: every suggestion names it
+    with k.on_board(options, room):
         found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
-    finally:
-        k.on_board()
     if kind == "move-request":
         want = scenario.data.get("proposes")
         if not scenario.fires:
