@@ -194,6 +194,53 @@ def test_rule_based_board_game_and_its_record(tmp_path, capsys):
     assert main(["why", str(path), f"envelope holds {deal.envelope[2]}"]) == 0
 
 
+TINY_BOARD = """\
+id: tiny
+edition: clue
+dice: 2
+map: |
+  SS.HH.OO.CC.KK
+  v#.v#.v#.v#.v#
+  ..............
+  1.....2......3
+  ..............
+  ^#.^#.^#.^#.##
+  LL.II.DD.BB.##
+legend:
+  hallway: "."
+  wall: "#"
+  rooms: {S: study, H: hall, O: lounge, L: library, I: billiard-room, D: dining-room, C: conservatory,
+          B: ballroom, K: kitchen}
+  doors: {"^": north, "v": south}
+  starts: {"1": scarlet, "2": mustard, "3": white}
+passages: [[study, kitchen]]
+"""
+
+
+def test_a_hand_made_board_file_is_read_and_played(tmp_path):
+    """Not only the classic board: a small board file of one's own (two
+    dice, one door per room, three pawns) is read, its moves are legal by
+    the independent enumeration, and rule-based seats play it to the end."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY_BOARD, encoding="utf-8")
+    board = get_board(str(path))
+    assert (board.width, board.height, board.dice, len(board.doors)) == (14, 7, 2, 9)
+    assert board.passage_to("kitchen") == "study" and board.starts["white"] == (13, 3)
+    assert set(reachable(board, "hall", 1)) == {(3, 2)} and "lounge" in reachable(board, (3, 2), 5)
+    deal = _deal(3, seed=4)
+    players = {p: seat_player(p, "clue-expert-focused", move="nearest-useful-room") for p in deal.players}
+    checked = []
+
+    def check(move, options):
+        if options is not None and move.how == "roll":
+            assert 2 <= move.roll <= 12
+            assert move.end in brute_destinations(board, move.start, move.roll, options.occupied())
+            checked.append(move)
+    result = play_board_game(deal, players, board, rng=random.Random(2), on_move=check)
+    assert result.winner is not None and checked
+    assert result.board == str(path)
+
+
 def test_board_record_errors(tmp_path):
     deal = _deal()
     players = {p: seat_player(p, "clue-expert-focused", move="nearest-useful-room") for p in deal.players}
