@@ -127,9 +127,8 @@ class Board:
                 "starts": {s: list(sq) for s, sq in self.starts.items()},
                 "hallway_squares": len(self.hallway)}
 
-    def parse_position(self, text: str, rooms: Mapping[str, str] | None = None) -> Position:
-        """A position from ``"x,y"`` / ``"x y"`` or a room name (``rooms``:
-        extra names -> room id, e.g. the edition's aliases)."""
+    def parse_position(self, text: str) -> Position:
+        """A position from ``"x,y"`` / ``"x y"`` or a room's id."""
         t = str(text).strip()
         parts = t.replace(",", " ").split()
         if len(parts) == 2 and all(p.lstrip("-").isdigit() for p in parts):
@@ -137,8 +136,6 @@ class Board:
         key = t.lower().replace(" ", "-")
         if key in self.rooms:
             return key
-        if rooms and key in rooms:
-            return rooms[key]
         raise ClueError(f"{shorten(t, 40)} is neither a square (x,y) nor a room of the board "
                         f"({', '.join(self.rooms)})")
 
