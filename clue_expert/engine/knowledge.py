@@ -16,7 +16,7 @@ import contextlib
 import functools
 import random
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ._experta import fact_class, fact_kind
 from .backbone import SatModel, Unsatisfiable
@@ -185,6 +185,22 @@ def _engine_class(rules: tuple) -> tuple[type, DispatchTable]:
     return compile_engine(table), table
 
 
+#: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
+#: mappings of sets or dicts, copied two levels deep; mappings and lists; plain values.
+_NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_all", "_bounds")
+_FLAT_STORES = ("_hand_size", "justifications", "values", "probable", "firings", "_sat_lit", "_unminimized",
+                "_clause_selectors")
+_PLAIN_STORES = ("_step", "_sat_done")
+
+
+def _copy_stores(get: Callable[[str], Any]) -> dict:
+    """store name -> a copy of ``get(name)``, for every store the opening fills."""
+    out: dict = {name: {k: v.copy() for k, v in get(name).items()} for name in _NESTED_STORES}
+    out.update((name, get(name).copy()) for name in _FLAT_STORES)
+    out.update((name, get(name)) for name in _PLAIN_STORES)
+    return out
+
+
 class Knowledge:
     """What one seat knows, kept by the compiled deduction rules.
 
@@ -339,27 +355,10 @@ class Knowledge:
         if not self._engine.can_settle():
             return None
         sat = self._sat
-        return {
-            "held": {o: set(v) for o, v in self._held.items()},
-            "lacked": {o: set(v) for o, v in self._lacked.items()},
-            "holders": {c: set(v) for c, v in self._holders.items()},
-            "lackers": {c: set(v) for c, v in self._lackers.items()},
-            "clauses": {o: dict(v) for o, v in self._clauses.items()},
-            "not_all": {o: dict(v) for o, v in self._not_all.items()},
-            "bounds": {o: dict(v) for o, v in self._bounds.items()},
-            "hand_size": dict(self._hand_size),
-            "justifications": dict(self.justifications),
-            "values": dict(self.values),
-            "probable": dict(self.probable),
-            "firings": list(self.firings),
-            "step": self._step,
-            "sat_lit": dict(self._sat_lit),
-            "sat_done": self._sat_done,
-            "sat_facts": [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else [],
-            "unminimized": dict(self._unminimized),
-            "clause_selectors": list(self._clause_selectors),
-            "facts": self._engine.settled_facts(),
-        }
+        saved = _copy_stores(lambda name: getattr(self, name))
+        saved["sat_facts"] = [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else []
+        saved["facts"] = self._engine.settled_facts()
+        return saved
 
     def _restore_opening(self, saved: dict | None) -> bool:
         """Put back what :meth:`_capture_opening` kept (False if nothing was
@@ -373,23 +372,10 @@ class Knowledge:
                         else sat.add_clause_fact(key, lits))
                 if made != sel:  # pragma: no cover - the same calls number the same
                     raise RuntimeError("the completion step's clause facts did not replay")
-        self._held = {o: set(v) for o, v in saved["held"].items()}
-        self._lacked = {o: set(v) for o, v in saved["lacked"].items()}
-        self._holders = {c: set(v) for c, v in saved["holders"].items()}
-        self._lackers = {c: set(v) for c, v in saved["lackers"].items()}
-        self._clauses = {o: dict(v) for o, v in saved["clauses"].items()}
-        self._not_all = {o: dict(v) for o, v in saved["not_all"].items()}
-        self._bounds = {o: dict(v) for o, v in saved["bounds"].items()}
-        self._hand_size = dict(saved["hand_size"])
-        self.justifications = dict(saved["justifications"])
-        self.values = dict(saved["values"])
-        self.probable = dict(saved["probable"])
-        self.firings = list(saved["firings"])
-        self._step = saved["step"]
-        self._sat_lit = dict(saved["sat_lit"]) if sat is not None else {}
-        self._sat_done = saved["sat_done"]
-        self._unminimized = dict(saved["unminimized"])
-        self._clause_selectors = list(saved["clause_selectors"])
+        for name, value in _copy_stores(saved.__getitem__).items():
+            setattr(self, name, value)
+        if sat is None:
+            self._sat_lit = {}
         self._engine.settle(saved["facts"])
         if self.on_fire is not None:
             for firing in self.firings:
