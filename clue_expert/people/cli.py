@@ -28,7 +28,7 @@ from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
-from ..engine.language import check_edition
+from ..engine.language import ID_PATTERN, check_edition
 from ..engine.reference import function_reference
 from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
@@ -261,7 +261,7 @@ def _new_rules(args) -> int:
         raise ClueError("rules --new writes new files: give no other FILE and no --test")
     target = Path(name[:-5] if name.endswith(".yaml") else name)
     rid = target.name
-    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", rid) or len(rid) > 60:
+    if not re.fullmatch(ID_PATTERN, rid) or len(rid) > 60:
         raise ClueError(f"rules --new: {rid!r} cannot be a rule-file id: write lower-case words joined by '-', "
                         f"like my-strategy")
     rules, tests = target.with_name(rid + ".yaml"), target.with_name(rid + ".test.yaml")
