@@ -43,7 +43,7 @@ from ..play.group1_grid import group1
 from ..play.puzzles import DIFFICULTIES, make_puzzle
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
-from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
+from ..play.simulate import Interrupted, LocalExecutor, check_players, make_specs, run_games, summarize
 from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
@@ -710,10 +710,11 @@ def _seat_labels(specs) -> dict:
 
 
 def _executor(args, workers: int):
-    """Where the games run: None (this machine's process pool, the default)
-    or, with ``--cluster ADDRESS|local``, an open :class:`DaskExecutor`."""
+    """Where the games run: this machine's :class:`LocalExecutor` of
+    ``workers`` processes (the default) or, with ``--cluster ADDRESS|local``,
+    an open :class:`DaskExecutor`."""
     if not getattr(args, "cluster", None):
-        return contextlib.nullcontext(None)
+        return contextlib.nullcontext(LocalExecutor(workers))
     return DaskExecutor(args.cluster, workers)
 
 
@@ -746,7 +747,7 @@ def cmd_simulate(args) -> int:
                     results = run_games(specs, workers, lambda s: advance(), executor=executor)
         except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
             interrupted, results = exc, exc.results
-        where = executor.describe() if executor is not None else {"workers": workers}
+        where = executor.describe()
     summary = summarize(results)
     summary["config"] = {"game": "board" if args.board else args.game, "edition": specs[0].deal.edition.ref if specs else None,
                          "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,
