@@ -217,8 +217,7 @@ def _play(spec: GameSpec) -> tuple:
                        solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),
                        strategies=spec.strategies, players=names,
                        winner_seat=names.index(result.winner) if result.winner else None,
-                       solved_rounds=tuple(None if t is None else 0 if t == 0 else result.round_of_turn[t]
-                                           for t in solved)), record
+                       solved_rounds=tuple(None if t is None else result.round_after(t) for t in solved)), record
 
 
 def _write_record(folder: str | Path, index: int, record) -> None:
