@@ -56,7 +56,8 @@ FILE_KINDS: dict[str, tuple[str, ...]] = {
     "move": ("move",),
 }
 
-_ID = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+#: A rule's or rule file's id: lower-case words joined by ``-``.
+ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
 _EXPR = {"type": ["string", "number", "boolean"]}
 #: A name a rule binds (``let``, ``for``, ``each``): an identifier of at most 64 characters.
 _NAME = {"pattern": r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"}
@@ -110,7 +111,7 @@ RULESET_SCHEMA: dict = {
     "anyOf": [{"required": ["rules"]}, {"required": ["extends"]}, {"required": ["include"]}],
     "additionalProperties": False,
     "properties": {
-        "id": {"type": "string", "pattern": _ID},
+        "id": {"type": "string", "pattern": ID_PATTERN},
         "title": {"type": "string", "minLength": 1},
         "description": {"type": "string"},
         "metadata": {"type": "object"},
@@ -138,7 +139,7 @@ RULESET_SCHEMA: dict = {
                       {"required": ["match"], "not": {"required": ["when"]}}],
             "additionalProperties": False,
             "properties": {
-                "id": {"type": "string", "pattern": _ID},
+                "id": {"type": "string", "pattern": ID_PATTERN},
                 "message": {"type": "string", "minLength": 1},
                 "group": {"enum": list(SALIENCE)},
                 "priority": {"type": "integer"},
@@ -161,7 +162,7 @@ RULESET_SCHEMA: dict = {
                         "probably-held": _PAIR, "probably-lacked": _PAIR,
                         "contradiction": {"type": "string"},
                         "suggest": {"type": "object", "minProperties": 1, "maxProperties": 64,
-                                    "propertyNames": {"pattern": _ID},
+                                    "propertyNames": {"pattern": ID_PATTERN},
                                     "additionalProperties": _EXPR},
                         "ask": {"type": "object", "required": ["player", "cards"], "additionalProperties": False,
                                 "properties": {"player": _EXPR, "cards": _EXPR}},

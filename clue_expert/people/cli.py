@@ -28,7 +28,7 @@ from ..engine.beliefs import compute
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
-from ..engine.language import check_edition
+from ..engine.language import ID_PATTERN, check_edition
 from ..engine.reference import function_reference
 from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
@@ -43,7 +43,7 @@ from ..play.group1_grid import group1
 from ..play.puzzles import DIFFICULTIES, make_puzzle
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
-from ..play.simulate import Interrupted, check_players, make_specs, run_games, summarize
+from ..play.simulate import Interrupted, LocalExecutor, check_players, make_specs, run_games, summarize
 from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
@@ -261,7 +261,7 @@ def _new_rules(args) -> int:
         raise ClueError("rules --new writes new files: give no other FILE and no --test")
     target = Path(name[:-5] if name.endswith(".yaml") else name)
     rid = target.name
-    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", rid) or len(rid) > 60:
+    if not re.fullmatch(ID_PATTERN, rid) or len(rid) > 60:
         raise ClueError(f"rules --new: {rid!r} cannot be a rule-file id: write lower-case words joined by '-', "
                         f"like my-strategy")
     rules, tests = target.with_name(rid + ".yaml"), target.with_name(rid + ".test.yaml")
@@ -710,10 +710,11 @@ def _seat_labels(specs) -> dict:
 
 
 def _executor(args, workers: int):
-    """Where the games run: None (this machine's process pool, the default)
-    or, with ``--cluster ADDRESS|local``, an open :class:`DaskExecutor`."""
+    """Where the games run: this machine's :class:`LocalExecutor` of
+    ``workers`` processes (the default) or, with ``--cluster ADDRESS|local``,
+    an open :class:`DaskExecutor`."""
     if not getattr(args, "cluster", None):
-        return contextlib.nullcontext(None)
+        return contextlib.nullcontext(LocalExecutor(workers))
     return DaskExecutor(args.cluster, workers)
 
 
@@ -746,7 +747,7 @@ def cmd_simulate(args) -> int:
                     results = run_games(specs, workers, lambda s: advance(), executor=executor)
         except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
             interrupted, results = exc, exc.results
-        where = executor.describe() if executor is not None else {"workers": workers}
+        where = executor.describe()
     summary = summarize(results)
     summary["config"] = {"game": "board" if args.board else args.game, "edition": specs[0].deal.edition.ref if specs else None,
                          "players": len(specs[0].deal.players) if specs else args.players, "seed": args.seed,

@@ -132,9 +132,9 @@ def _setting(row: dict) -> str:
     return f"{row['players']}p {where}"
 
 
-def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep", fmt: str = ".png") -> list[Path]:
+def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep") -> list[Path]:
     """From the rows of results.csv (:func:`clue_expert.play.sweep.rows`):
-    ``heatmap-win-rate``, ``heatmap-rounds`` and ``win-rates`` in ``folder``."""
+    ``heatmap-win-rate.png``, ``heatmap-rounds.png`` and ``win-rates.png`` in ``folder``."""
     plt = _pyplot()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,7 +163,7 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep",
         ax.axis("off")
     fig.suptitle(f"{title}: win rate per seat-game, by lineup and setting")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / f"heatmap-win-rate{fmt}"))
+    written.append(_save(plt, fig, folder / "heatmap-win-rate.png"))
 
     # 2. mean rounds to a solution per cell
     grid = [[math.nan] * len(settings) for _ in lineups]
@@ -174,7 +174,7 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep",
     _heat(ax, grid, lineups, settings, "{:.1f}", cmap="viridis_r")
     ax.set_title(f"{title}: mean rounds to a solution")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / f"heatmap-rounds{fmt}"))
+    written.append(_save(plt, fig, folder / "heatmap-rounds.png"))
 
     # 3. win rates with 95 % intervals across the settings, one panel per lineup (a strategy keeps its colour)
     colour = {s: f"C{k % 10}" for k, s in enumerate(strategies)}
@@ -199,7 +199,7 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep",
     axes.flat[-1].set_xticks(range(len(settings)), settings, rotation=30, ha="right")
     fig.suptitle(f"{title}: win rates with 95 % intervals")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / f"win-rates{fmt}"))
+    written.append(_save(plt, fig, folder / "win-rates.png"))
     return written
 
 

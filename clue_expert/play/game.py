@@ -130,8 +130,12 @@ class GameResult:
         """The first round after which some player could name the envelope
         (from the players' own reports), else None."""
         turns = [r["solved_turn"] for r in self.reports.values() if r.get("solved_turn") is not None]
-        rounds = [0 if t == 0 else self.round_of_turn[t] for t in turns]  # turn 0: solved from the deal
+        rounds = [self.round_after(t) for t in turns]
         return min(rounds) if rounds else None
+
+    def round_after(self, turn: int) -> int:
+        """The round of ``turn``; 0 for turn 0 (solved from the deal, before any round)."""
+        return 0 if turn == 0 else self.round_of_turn[turn]
 
     def record(self, me: str) -> Record:
         """The game as ``me`` saw it, in the knowledge engine's record format

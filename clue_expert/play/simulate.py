@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..core.cards import Edition, get_edition
-from ..core.records import MAX_PLAYERS, MIN_PLAYERS
+from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
 from ..core.deals import Deal, get_deal, random_deal
 from ..core.errors import ClueError
 from ..core.board import get_board
@@ -28,7 +28,6 @@ from .players import DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, parse_s
 
 #: The fewest players of the board game (the classic rules: 3 to 6).
 MIN_BOARD_PLAYERS = 3
-from ..core.records import dump_record
 
 
 @dataclass(frozen=True)
@@ -218,8 +217,7 @@ def _play(spec: GameSpec) -> tuple:
                        solution_round=result.solution_round, wrong_accusations=len(result.wrong_accusations),
                        strategies=spec.strategies, players=names,
                        winner_seat=names.index(result.winner) if result.winner else None,
-                       solved_rounds=tuple(None if t is None else 0 if t == 0 else result.round_of_turn[t]
-                                           for t in solved)), record
+                       solved_rounds=tuple(None if t is None else result.round_after(t) for t in solved)), record
 
 
 def _write_record(folder: str | Path, index: int, record) -> None:

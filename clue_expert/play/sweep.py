@@ -322,7 +322,8 @@ def read_finished(folder: str | Path, sweep: Sweep) -> dict:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(kept)
         os.replace(tmp, path)
-    return {k: v for k, v in done.items() if k in {sweep.key(c) for c in sweep.cells}}
+    keys = {sweep.key(c) for c in sweep.cells}
+    return {k: v for k, v in done.items() if k in keys}
 
 
 def _append(folder: Path, line: dict) -> None:
