@@ -1019,8 +1019,9 @@ def cmd_puzzle(args) -> int:
         print(json.dumps(puzzle.to_json()))
         return 0
     article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
+    edition = f" --edition {args.edition}" if args.edition != "cluedo" else ""  # the command makes this puzzle again
     lines = [f"# {article} {puzzle.difficulty} puzzle (clue-expert puzzle --players {args.players} --difficulty "
-             f"{puzzle.difficulty} --seed {puzzle.seed}).", f"# {puzzle.question}",
+             f"{puzzle.difficulty} --seed {puzzle.seed}{edition}).", f"# {puzzle.question}",
              "# Save this as puzzle.yaml; check an answer with",
              '#   clue-expert why --steps puzzle.yaml "envelope holds CARD"']
     if args.answer:
