@@ -944,9 +944,8 @@ def cmd_replay(args) -> int:
     final = all_steps[-1]
     if path is not None:
         k = final.knowledge
-        trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
         if path.suffix == ".md":
-            proofs = [prove(k, tree.key) for tree in trees]
+            proofs = [prove(k, ("held", "envelope", c)) for c in k.envelope().values() if c]
             path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
         elif path.suffix == ".html":
             other_steps = list(steps(record, complete=other.completion and not args.no_complete,
