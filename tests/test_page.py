@@ -165,6 +165,19 @@ def _lesson_data(path: Path) -> dict:
     return json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1))
 
 
+def test_puzzle_key_proves_with_the_puzzles_rules():
+    """An easy puzzle's answer key proves the envelope with easy rules only:
+    the proofs come from the puzzle's level (seed 3 at 4 players: with every
+    rule, a card would be placed by hand counting, a medium rule)."""
+    from clue_expert.people.page import puzzle_data
+    from clue_expert.play.puzzles import make_puzzle
+
+    puzzle = make_puzzle(4, "easy", 3)
+    data = puzzle_data(puzzle)
+    used = {i["rule"] for proof in data["proofs"].values() for i in proof["items"] if i.get("rule")}
+    assert used and used <= set(puzzle.rules_needed), used - set(puzzle.rules_needed)
+
+
 def test_compare_page_embeds_both_levels(tmp_path):
     """``--compare kingston``: both levels' sheets at every step; at the last
     step Kingston's player lacks what the complete level knows (the envelope

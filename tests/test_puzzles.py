@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import pytest
 
@@ -85,6 +86,16 @@ def test_puzzle_cli_json_and_yaml(capsys, tmp_path):
     assert f"envelope holds {card}" in capsys.readouterr().out
     assert main(["puzzle", "--difficulty", "hard", "--seed", "1", "--answer"]) == 0
     assert "# Answer: " + ", ".join(data["answer"]["envelope"]) in capsys.readouterr().out
+
+
+def test_puzzle_header_command_makes_the_same_puzzle(capsys):
+    """The command in the header gives the same puzzle again, another edition's included."""
+    assert main(["puzzle", "--players", "4", "--difficulty", "easy", "--seed", "5", "--edition", "mitchell"]) == 0
+    text = capsys.readouterr().out
+    command = re.search(r"\(clue-expert (puzzle [^)]*)\)", text.splitlines()[0]).group(1)
+    assert "--edition mitchell" in command
+    assert main(command.split()) == 0
+    assert capsys.readouterr().out == text
 
 
 def test_puzzle_bad_options(capsys):

@@ -945,9 +945,8 @@ def cmd_replay(args) -> int:
     final = all_steps[-1]
     if path is not None:
         k = final.knowledge
-        trees = [k.explain(("held", "envelope", c)) for c in k.envelope().values() if c]
         if path.suffix == ".md":
-            proofs = [prove(k, tree.key) for tree in trees]
+            proofs = [prove(k, ("held", "envelope", c)) for c in k.envelope().values() if c]
             path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
         elif path.suffix == ".html":
             other_steps = list(steps(record, complete=other.completion and not args.no_complete,
@@ -1020,8 +1019,9 @@ def cmd_puzzle(args) -> int:
         print(json.dumps(puzzle.to_json()))
         return 0
     article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
+    edition = f" --edition {args.edition}" if args.edition != "cluedo" else ""  # the command makes this puzzle again
     lines = [f"# {article} {puzzle.difficulty} puzzle (clue-expert puzzle --players {args.players} --difficulty "
-             f"{puzzle.difficulty} --seed {puzzle.seed}).", f"# {puzzle.question}",
+             f"{puzzle.difficulty} --seed {puzzle.seed}{edition}).", f"# {puzzle.question}",
              "# Save this as puzzle.yaml; check an answer with",
              '#   clue-expert why --steps puzzle.yaml "envelope holds CARD"']
     if args.answer:

@@ -30,6 +30,7 @@ from pathlib import Path
 from ..core.facts import ENVELOPE, english_list, held_key, lacked_key
 from ..engine.knowledge import Knowledge
 from ..engine.proofs import fact_text, prove
+from ..play.puzzles import knowledge_at
 from .replay import describe_turn, hindsight_text
 
 TEMPLATE = Path(__file__).with_name("page.html")
@@ -124,10 +125,7 @@ def lesson_data(record, all_steps: list, hind: dict | None = None, *, level=None
 def puzzle_data(puzzle) -> dict:
     """The page's data for a puzzle: the question and turns, and the answer key."""
     from_rec = puzzle.record
-    k = Knowledge(from_rec.edition, from_rec.players, from_rec.me, from_rec.hand_sizes,
-                  complete=puzzle.difficulty == "hard")
-    for turn, obs in from_rec.observations():
-        k.observe(obs, turn)
+    k = knowledge_at(from_rec, puzzle.difficulty)  # the puzzle's level: an easy key uses easy rules only
     article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
     return {"mode": "puzzle", "title": f"{article} {puzzle.difficulty} puzzle (seed {puzzle.seed})", "me": from_rec.me,
             "owners": [*from_rec.players, ENVELOPE], "categories": _cards(from_rec.edition),

@@ -25,7 +25,7 @@ three envelope facts, ``case-analysis`` included for a hard puzzle).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..core.cards import Edition, get_edition
 from ..core.deals import random_deal
@@ -151,21 +151,18 @@ def _trim(record: Record, level: str) -> Record:
     k = knowledge_at(record, level)
     used = sorted({r[1] for c in k.held_by("envelope") for r in k.roots(held_key("envelope", c))
                    if r[0] in ("passed", "showed", "accused", "revealed")})
-    cut = Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
-                 hand_sizes=dict(record.hand_sizes), turns=[record.turns[t - 1] for t in used], source=record.source)
+    cut = replace(record, turns=[record.turns[t - 1] for t in used])
     if _fits(cut, level):
         record = cut
     turns = list(record.turns)
     i = 0
     while i < len(turns):
-        trial = Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
-                       hand_sizes=dict(record.hand_sizes), turns=turns[:i] + turns[i + 1:], source=record.source)
+        trial = replace(record, turns=turns[:i] + turns[i + 1:])
         if _fits(trial, level):
             turns = trial.turns
         else:
             i += 1
-    return Record(edition=record.edition, players=record.players, me=record.me, hand=record.hand,
-                  hand_sizes=dict(record.hand_sizes), turns=turns, source=record.source)
+    return replace(record, turns=turns)
 
 
 def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None = None,

@@ -163,6 +163,19 @@ def deal_clauses(edition, players, hand_sizes: dict) -> tuple:
     return pool, x, clauses
 
 
+def _bound_clauses(pool, lits: list, low: int, high: int) -> list | None:
+    """"At least ``low`` and at most ``high`` of ``lits``" as sequential-counter
+    clauses (None when no assignment can meet it)."""
+    if low > len(lits) or high < 0 or low > high:
+        return None
+    out: list = []
+    if low > 0:
+        out += CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses
+    if high < len(lits):
+        out += CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses
+    return out
+
+
 def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ()) -> dict | None:
     """Entailed cells by CNF + Glucose (None when unsatisfiable), the extra
     ``bounds`` as sequential-counter at-least / at-most constraints."""
@@ -170,15 +183,11 @@ def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ())
     for c in record.hand:
         clauses.append([x[(record.me, c)]])
     for who, cards, low, high in _bounds(bounds):
-        lits = [x[(who, c)] for c in cards]
-        if low > len(lits) or high < 0 or low > high:
+        bound = _bound_clauses(pool, [x[(who, c)] for c in cards], low, high)
+        if bound is None:
             f = pool.id(("unmet", who, cards, low, high))
-            clauses.extend([[f], [-f]])  # nothing can meet it
-            continue
-        if low > 0:
-            clauses.extend(CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses)
-        if high < len(lits):
-            clauses.extend(CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses)
+            bound = [[f], [-f]]  # nothing can meet it
+        clauses.extend(bound)
     for n, t in enumerate(record.turns, start=1):
         if upto is not None and n > upto:
             break
@@ -236,13 +245,10 @@ def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict
             clauses.append([-x[(key[1], c)] for c in key[2]])
         elif kind == "bound":
             owner, cards, low, high = key[1:]
-            lits = [x[(owner, c)] for c in cards]
-            if low > len(lits) or high < 0 or low > high:
+            bound = _bound_clauses(pool, [x[(owner, c)] for c in cards], low, high)
+            if bound is None:
                 return True  # nothing meets it: the premises are contradictory, so entail anything
-            if low > 0:
-                clauses.extend(CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses)
-            if high < len(lits):
-                clauses.extend(CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses)
+            clauses.extend(bound)
         elif kind in ("dealt", "revealed"):
             who = v["owner"] if kind == "dealt" else v["player"]
             clauses.extend([[x[(who, c)]] for c in v["cards"]])
