@@ -251,3 +251,35 @@ def test_compare_page_in_a_browser(browser, tmp_path):
             assert box["right"] <= 1280 and box["bottom"] <= 720, (mode, sheet, box)
         d.save_screenshot(str(tmp_path / f"compare-{mode}-1280x720.png"))
     assert d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") == []
+
+
+def test_compare_page_at_six_players_in_a_browser(browser, tmp_path):
+    """At 6 players (7 owners) two sheets and a readable deductions panel share
+    1280 x 720: the owners' names are written upright, whole, and the panel
+    keeps its width (it was squeezed to ~60 px at 5 players, and the second
+    sheet fell below the first at 6)."""
+    from selenium.webdriver.common.by import By
+    records = tmp_path / "records"
+    assert main(["simulate", "--players", "6", "--games", "1", "--seed", "3", "--workers", "1",
+                 "--records", str(records)]) == 0
+    (record,) = records.glob("*.yaml")
+    html = tmp_path / "compare-6.html"
+    assert main(["replay", str(record), "--export", str(html), "--compare", "mitchell"]) == 0
+    d = browser
+    d.get(html.as_uri())
+    heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#sheet thead th")]
+    assert heads[1:] == [f"player{i}" for i in range(1, 7)] + ["envelope"]  # whole names, not cut
+    for mode in ("page", "slide"):
+        if mode == "slide":
+            d.find_element(By.ID, "slide").click()
+        width, scroll = _viewport(d)
+        assert scroll <= width, f"the {mode} is wider than the window"
+        boxes = {name: d.execute_script(f"return document.getElementById('{name}').getBoundingClientRect().toJSON()")
+                 for name in ("sheet", "sheet-2", "panel")}
+        for sheet in ("sheet", "sheet-2"):
+            box = boxes[sheet]
+            assert 0 <= box["left"] and box["right"] <= 1280 and box["bottom"] <= 720, (mode, sheet, box)
+        assert boxes["sheet"]["top"] == boxes["sheet-2"]["top"], (mode, "the sheets side by side", boxes)
+        panel = boxes["panel"]
+        assert panel["width"] >= 200 and panel["right"] <= 1280 and panel["top"] < 720, (mode, panel)
+        d.save_screenshot(str(tmp_path / f"compare-6-{mode}-1280x720.png"))
