@@ -203,6 +203,27 @@ def _add(a, b, env):
 
 _NUMBERS = frozenset({int, float, bool})
 
+# One comparison, written out (``True if ... else False`` is what the general
+# loop in _Compiler.v_Compare returns): (against an expression, against a constant).
+_ONE_COMPARE = {
+    ast.Eq: (lambda l, r: lambda env: True if l(env) == r(env) else False,
+             lambda l, v: lambda env: True if l(env) == v else False),
+    ast.NotEq: (lambda l, r: lambda env: True if l(env) != r(env) else False,
+                lambda l, v: lambda env: True if l(env) != v else False),
+    ast.Lt: (lambda l, r: lambda env: True if l(env) < r(env) else False,
+             lambda l, v: lambda env: True if l(env) < v else False),
+    ast.LtE: (lambda l, r: lambda env: True if l(env) <= r(env) else False,
+              lambda l, v: lambda env: True if l(env) <= v else False),
+    ast.Gt: (lambda l, r: lambda env: True if l(env) > r(env) else False,
+             lambda l, v: lambda env: True if l(env) > v else False),
+    ast.GtE: (lambda l, r: lambda env: True if l(env) >= r(env) else False,
+              lambda l, v: lambda env: True if l(env) >= v else False),
+    ast.In: (lambda l, r: lambda env: True if l(env) in r(env) else False,
+             lambda l, v: lambda env: True if l(env) in v else False),
+    ast.NotIn: (lambda l, r: lambda env: True if l(env) not in r(env) else False,
+                lambda l, v: lambda env: True if l(env) not in v else False),
+}
+
 Env = dict
 Compiled = Callable[[Env], Any]
 
@@ -220,7 +241,7 @@ _CMPOPS = {
 class Expression:
     """A compiled expression: call it with an environment mapping."""
 
-    __slots__ = ("source", "names", "_fn")
+    __slots__ = ("source", "names", "_fn", "fn")
 
     def __init__(self, source: str, fn: Compiled, names: frozenset[str]):
         #: The text the expression was compiled from.
@@ -228,6 +249,9 @@ class Expression:
         #: Free variable names the expression reads.
         self.names = names
         self._fn = fn
+        #: The compiled closure itself (``fn(env)`` is ``self(env)`` without
+        #: the method call: the knowledge's hot loop calls it directly).
+        self.fn = fn
 
     def __call__(self, env: Env) -> Any:
         return self._fn(env)
@@ -379,6 +403,15 @@ class _Compiler:
         self.constants = constants or {}
         self.used: set[str] = set()
 
+    def _constant(self, node: ast.AST) -> tuple | None:
+        """``(value,)`` when the node is a literal number, string, flag or
+        None, or a rule file's parameter (folded in); None otherwise."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+            return (node.value,)
+        if isinstance(node, ast.Name) and node.id not in self.variables and node.id in self.constants:
+            return (self.constants[node.id],)
+        return None
+
     def fail(self, what: str) -> ExpressionError:
         return ExpressionError(f"{what} is not allowed in rule expressions (in {clip(self.source)})")
 
@@ -414,7 +447,7 @@ class _Compiler:
         name = node.id
         if name in self.variables:
             self.used.add(name)
-            return lambda env: env[name]
+            return operator.itemgetter(name)  # env[name], without a Python frame
         if name in self.constants:  # a parameter of the rule file: its value, folded in
             value = self.constants[name]
             return lambda env: value
@@ -427,6 +460,16 @@ class _Compiler:
     # operators ------------------------------------------------------------
     def v_BoolOp(self, node: ast.BoolOp) -> Compiled:
         parts = [self.visit(v) for v in node.values]
+        if len(parts) == 2:  # the same values as the loops below, without them
+            p0, p1 = parts
+            if isinstance(node.op, ast.And):
+                return lambda env: p0(env) and p1(env)
+            return lambda env: p0(env) or p1(env)
+        if len(parts) == 3:
+            p0, p1, p2 = parts
+            if isinstance(node.op, ast.And):
+                return lambda env: p0(env) and p1(env) and p2(env)
+            return lambda env: p0(env) or p1(env) or p2(env)
         if isinstance(node.op, ast.And):
             def and_(env):
                 result = True
@@ -462,6 +505,8 @@ class _Compiler:
         if op is operator.sub:
             def sub(env):
                 a, b = left(env), right(env)
+                if type(a) is frozenset and type(b) is frozenset:
+                    return a - b  # the common case: what the general path below returns
                 if isinstance(a, (set, frozenset)) and not isinstance(b, (set, frozenset)):
                     if len(b) > MAX_LENGTH:
                         raise _length_error(len(b))
@@ -482,6 +527,13 @@ class _Compiler:
             if fn is None:
                 raise self.fail(f"comparison {type(op).__name__}")
             ops.append((fn, self.visit(comp)))
+        if len(ops) == 1:  # one operator: the loop below, unrolled (left operand first, as there)
+            make = _ONE_COMPARE.get(type(node.ops[0]))
+            if make is not None:
+                const = self._constant(node.comparators[0])
+                if const is not None:
+                    return make[1](left, const[0])
+                return make[0](left, ops[0][1])
 
         def compare(env):
             a = left(env)
@@ -514,6 +566,21 @@ class _Compiler:
         fn = self.functions[name]
         # A result that is a tuple may embed the arguments (fact references):
         # weighed like a literal, so nesting cannot grow a value without bound.
+        var = [a.id if isinstance(a, ast.Name) and a.id in self.variables else None for a in node.args]
+        if len(args) == 1 and var[0] is not None:  # f(name): the name read without a closure
+            n0 = var[0]
+
+            def call1v(env):
+                r = fn(env["__lib__"], env[n0])
+                return _check_small(r, env) if type(r) is tuple else r
+            return call1v
+        if len(args) == 2 and var[0] is not None and var[1] is not None:
+            n0, n1 = var
+
+            def call2v(env):
+                r = fn(env["__lib__"], env[n0], env[n1])
+                return _check_small(r, env) if type(r) is tuple else r
+            return call2v
         if len(args) == 1:
             a0 = args[0]
 

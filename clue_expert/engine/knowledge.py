@@ -590,7 +590,7 @@ class Knowledge:
             if not all(opts):
                 continue
             step = self._next_step()
-            message = LazyMessage(rule, env)
+            message = LazyMessage(rule, dict(env))  # the bindings of this firing
             cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
             self._candidates.append(cand)
             self._log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._turn))
@@ -805,9 +805,13 @@ class Knowledge:
                 v = tuple(v)
             env[f] = v
         env["this"] = key_of(kind, env)
+        # One environment for all the rules this fact triggers: each binds its
+        # own names in it (a rule reads only names it binds, checked when it is
+        # compiled), and a firing keeps a copy (LazyMessage).
+        run = self._run_rule
         for rules in batches:
             for rule in rules:
-                self._run_rule(rule, env)
+                run(rule, env)
 
     def _match_fire(self, rule: CompiledRule, context: dict) -> None:
         """A rule's ``match:`` patterns matched (experta's join): bind its
@@ -830,7 +834,7 @@ class Knowledge:
         self._run_rule(rule, env)
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
-        env = dict(env)
+        """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
@@ -838,14 +842,21 @@ class Knowledge:
             lets = rule.lets
             if rule.condition is not None:
                 k = rule.condition_after
-                for name, expr in lets[:k]:
-                    env[name] = expr(env)
-                if not rule.condition(env):
+                if k:
+                    for name, expr in lets[:k]:
+                        env[name] = expr.fn(env)
+                    lets = lets[k:]
+                if not rule.condition.fn(env):
                     return
-                lets = lets[k:]
             for name, expr in lets:
-                env[name] = expr(env)
-            self._loop(rule, env, 0)
+                env[name] = expr.fn(env)
+            if rule.loops:
+                self._loop(rule, env, 0)
+            else:
+                for name, expr in rule.each:
+                    env[name] = expr.fn(env)
+                if rule.where is None or rule.where.fn(env):
+                    self._fire(rule, env)
         except (ContradictionError, RuleFileError):
             raise
         except LimitError as exc:
@@ -863,25 +874,24 @@ class Knowledge:
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
         if i == len(rule.loops):
             for name, expr in rule.each:
-                env[name] = expr(env)
-            if rule.where is None or rule.where(env):
+                env[name] = expr.fn(env)
+            if rule.where is None or rule.where.fn(env):
                 self._fire(rule, env)
             return
         name, expr = rule.loops[i]
-        values = expr(env)
+        values = expr.fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
         if len(values) > MAX_LENGTH:
             raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
         self._budget.charge(len(values) + 1)
         reads = self._reads
-        for value in values:
-            inner = dict(env)
-            inner[name] = value
+        for value in values:  # each combination rebinds the loop's names in the same environment
+            env[name] = value
             if reads is None:
-                self._loop(rule, inner, i + 1)
+                self._loop(rule, env, i + 1)
             else:  # what one combination read is not the next one's premise
                 mark = len(reads)
-                self._loop(rule, inner, i + 1)
+                self._loop(rule, env, i + 1)
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
@@ -921,7 +931,7 @@ class Knowledge:
             premises, read_from = self._premises(rule, env), None
             if self.check_premises:
                 self._check_stated(rule, premises, [None] if contradiction is not None else new)
-        message = LazyMessage(rule, env)
+        message = LazyMessage(rule, dict(env))  # the bindings of this firing
         if contradiction is not None:
             if read_from is not None:  # the facts that contradict each other, not all it read
                 premises = premises[:read_from] + self._minimal(premises[:read_from], premises[read_from:], None)
@@ -1027,7 +1037,7 @@ class Knowledge:
             return
         premises = self._premises(rule, env, probable_ok=True)
         step = self._next_step()
-        message = LazyMessage(rule, env)
+        message = LazyMessage(rule, dict(env))  # the bindings of this firing
         just = Justification(rule.id, message, tuple(premises), step, self._turn)
         for key in new:
             self.probable[key] = just
