@@ -21,6 +21,9 @@ from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
 
 
+_POSITIVE = (0).__lt__  # x > 0
+
+
 class Unsatisfiable(Exception):
     """The known facts admit no deal; ``core`` is a set of assumption literals."""
 
@@ -87,6 +90,13 @@ class SatModel:
         """The variable of "owner holds card"."""
         return self._var[(owner, card)]
 
+    def owner_cells(self) -> list[tuple[str, list[tuple[str, int]]]]:
+        """(owner, [(card, variable), ...] in card order) for every owner, in order."""
+        cells = self.__dict__.get("_owner_cells")
+        if cells is None:
+            cells = self._owner_cells = [(o, [(c, self._var[(o, c)]) for c in self.cards]) for o in self.owners]
+        return cells
+
     def cell(self, var: int) -> tuple[str, str]:
         """(owner, card) of a cell variable."""
         return self._cell[var]
@@ -152,54 +162,76 @@ class SatModel:
                 raise Unsatisfiable(s.get_core() or [])
             models = [self._keep(s.get_model(), len(assumptions))]
         candidates = list(candidates)
-        wanted = set(candidates)
+        # ``live``: the candidates on which every model so far agrees (a
+        # variable leaves it once two models disagree on it); ``true`` and
+        # ``false`` record, for those, the value seen.  Each model is compared
+        # on the live variables only, which are soon few.
+        live = set(candidates)
         true: set = set()
         false: set = set()
-        for m in models:  # (the true cells of each)
-            true |= wanted & m
-            false |= wanted - m
+
+        def absorb(m) -> None:  # m: the true cells of a model
+            t = live & m
+            f = live - t
+            true.update(t)
+            false.update(f)
+            gone = (t & false) | (f & true)
+            if gone:
+                live.difference_update(gone)
+
+        for m in models:
+            absorb(m)
         # the literals every model so far agrees on: for each in turn a model
         # that flips it, with the solver preferring to flip all of them (so
         # that one model settles many), or a proof that it is entailed
-        open_ = [v if v in true else -v for v in candidates if not (v in true and v in false)]
+        open_ = [v if v in true else -v for v in candidates if v in live]
         if len(open_) > 1:
             s.set_phases([-x for x in open_])
             # first flip several at once: assume the flips of a group that
             # can hold together (one cell per card and per owner); a model
             # settles them all, a conflict sends the flips of its core to
             # the one-by-one checks below
-            alone: set = set()
+            # The flips in runs of one owner each (the candidates come owner
+            # by owner): a group takes from each run the first flip not yet
+            # settled whose card the group lacks -- from the first run of an
+            # owner only, as the flat greedy scan over the flips in order does.
+            cell = self._cell
+            runs: list = []
+            last = None
+            for lit in open_:
+                owner, card = cell[abs(lit)]
+                if owner != last:
+                    runs.append((owner, []))
+                    last = owner
+                runs[-1][1].append((-lit, abs(lit), card))
             while True:
                 group, cards, owners = [], set(), set()
-                for lit in open_:
-                    v = abs(lit)
-                    if v in alone or (v in true and v in false):
+                for owner, run in runs:
+                    if owner in owners:
                         continue
-                    owner, card = self._cell[v]
-                    if card in cards or owner in owners:
-                        continue
-                    cards.add(card)
-                    owners.add(owner)
-                    group.append(-lit)
+                    for flip, v, card in run:
+                        if v in live and card not in cards:
+                            cards.add(card)
+                            owners.add(owner)
+                            group.append(flip)
+                            break
                 if len(group) < 2:
                     break
                 if s.solve(assumptions=assumptions + group):
-                    m = self._keep(s.get_model(), len(assumptions))
-                    true |= wanted & m
-                    false |= wanted - m
+                    absorb(self._keep(s.get_model(), len(assumptions)))
+                    # the flips settled by it are left out of every later group
+                    runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[1] in live])]
                 else:
                     core = set(s.get_core() or group)
-                    blamed = {abs(x) for x in group if x in core}
-                    alone.update(blamed or {abs(x) for x in group})
+                    blamed = {x for x in group if x in core} or set(group)
+                    # to the one-by-one checks below
+                    runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[0] not in blamed])]
         found = []
         for lit in open_:
-            v = abs(lit)
-            if v in true and v in false:  # flipped by a model found since
+            if abs(lit) not in live:  # flipped by a model found since
                 continue
             if s.solve(assumptions=assumptions + [-lit]):
-                m = self._keep(s.get_model(), len(assumptions))
-                true |= wanted & m
-                false |= wanted - m
+                absorb(self._keep(s.get_model(), len(assumptions)))
             else:
                 found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
@@ -222,7 +254,7 @@ class SatModel:
         """Keep a model as a witness (the cell variables it makes true: one
         owner per card), valid for the first ``checked`` assumptions of the
         current list."""
-        m = frozenset(x for x in model[:self._cells] if x > 0)
+        m = frozenset(filter(_POSITIVE, model[:self._cells]))
         self._models.append([m, checked])
         if len(self._models) > self.WITNESSES:
             del self._models[0]

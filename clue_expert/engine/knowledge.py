@@ -1080,8 +1080,10 @@ class Knowledge:
         if len(self._sat_lit) == self._sat_done:
             return  # nothing new since the last one: everything entailed is known
         assumptions = self._assumptions()
-        unknown_vars = [sat.var(o, c) for o in self.owners for c in self._cards
-                        if c not in self._held[o] and c not in self._lacked[o]]
+        unknown_vars = []
+        for o, cells in sat.owner_cells():
+            held, lacked = self._held[o], self._lacked[o]
+            unknown_vars += [v for c, v in cells if c not in held and c not in lacked]
         try:
             found = sat.backbone(assumptions, unknown_vars)
         except Unsatisfiable as exc:
