@@ -7,6 +7,8 @@ alone, so results do not depend on the number of workers.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import math
 import multiprocessing
@@ -189,10 +191,54 @@ PARTIAL_PREFIX = ".partial-"
 """Names of records being written (renamed to ``game-NNNNN.yaml`` when whole)."""
 
 
+#: Young-generation threshold of the garbage collector while a game is played
+#: (Python's default is 700 net allocations of container objects).
+GAME_GC_THRESHOLD = 20_000
+#: Games between two full collections in one process (see :func:`_game_collector`).
+GAME_GC_FULL_EVERY = 100
+_games_collected = 0
+
+
+@contextlib.contextmanager
+def _game_collector():
+    """The garbage collector's policy while one game is played, in every
+    process that plays games (``simulate``, ``reproduce`` and ``sweep``, in
+    this process or in pool or cluster workers, and ``benchmarks/games.py``):
+    what was alive before the game -- the cached players with their compiled
+    rules and engines, the modules -- is frozen out of the collector's view
+    (``gc.freeze``), and a young collection waits for 20,000 net allocations
+    instead of 700.  A game makes many short-lived dicts, tuples and sets and
+    almost no cycles (about 18 objects in cycles per six-player game), so the
+    collector's walks found nothing and cost about 10 % of a game.  Both are
+    undone when the game ends; every 100 games a full collection frees
+    whatever the games left in cycles.  Nothing changes if the collector is
+    off or someone else froze objects."""
+    global _games_collected
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    old = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(GAME_GC_THRESHOLD, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+        _games_collected += 1
+        if _games_collected % GAME_GC_FULL_EVERY == 0:
+            gc.collect()
+
+
 def _play(spec: GameSpec) -> tuple:
     """Play one game: its summary, and its record when ``spec.records`` asks
     for one (players are cached per process and reused: a new game resets
-    their engines instead of rebuilding them)."""
+    their engines instead of rebuilding them), under :func:`_game_collector`."""
+    with _game_collector():
+        return _play_game(spec)
+
+
+def _play_game(spec: GameSpec) -> tuple:
     names = spec.deal.players
     players = {}
     for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
