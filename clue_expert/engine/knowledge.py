@@ -109,6 +109,131 @@ class Firing:
         return str(self._message)
 
 
+class _PremiseOrder(dict):
+    """premise key -> its place in a list of premises (sheet order of its
+    names, then its kind), worked out once per key (kept for at most
+    100,000 keys)."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: dict):
+        super().__init__()
+        self.order = order
+
+    def __missing__(self, key):
+        order = self.order
+        value = tuple(order.get(x, -1) if isinstance(x, str) else 0 for x in key[1:]) + (key[0],)
+        if len(self) < 100_000:
+            self[key] = value
+        return value
+
+
+class _ReadOrder(dict):
+    """premise key -> its place among the facts a rule read: cells before
+    clauses, then :class:`_PremiseOrder` (kept for at most 100,000 keys)."""
+
+    __slots__ = ("premise",)
+
+    def __init__(self, premise: _PremiseOrder):
+        super().__init__()
+        self.premise = premise
+
+    def __missing__(self, key):
+        value = (key[0] not in (HELD, LACKED), self.premise[key])
+        if len(self) < 100_000:
+            self[key] = value
+        return value
+
+
+def _premises_read(orders: tuple, matched: Sequence[Key], tokens: Sequence[tuple],
+                   known: dict | None = None) -> tuple[tuple, int]:
+    """The premises of a firing of a rule without ``because:`` (see
+    :meth:`Knowledge._read_premises`) from the facts it matched and the
+    tokens its queries left, and the index where the premises that may be
+    left out start.  ``known``: keep only the keys in it (None: every key
+    is known -- the queries leave tokens of known facts only)."""
+    premise, read_order = orders
+    read: dict = {}
+    for token in tokens:
+        tag = token[0]
+        if tag == "H":
+            for c in token[2]:
+                read[(HELD, token[1], c)] = None
+        elif tag == "L":
+            for c in token[2]:
+                read[(LACKED, token[1], c)] = None
+        elif tag == "h":
+            for o in token[2]:
+                read[(HELD, o, token[1])] = None
+        elif tag == "l":
+            for o in token[2]:
+                read[(LACKED, o, token[1])] = None
+        elif tag == "K":
+            read.update(dict.fromkeys(token[1]))
+    keep = [k for k in dict.fromkeys(matched) if known is None or k in known]
+    for k in keep:
+        read.pop(k, None)
+    observed = [k for k in read if k[0] in OBSERVATION_KINDS and (known is None or k in known)]
+    if observed:
+        keep += sorted(observed, key=premise.__getitem__)
+    rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and (known is None or k in known)),
+                  key=read_order.__getitem__)
+    return tuple(keep + rest), len(keep)
+
+
+class _ReadJustification(Justification):
+    """The justification of a firing of a rule without ``because:``: its
+    premises (what the rule matched and what its queries read) are put in
+    order the first time they are asked for -- most facts are never
+    explained.  Compares, prints and reads as a :class:`Justification`."""
+
+    def __init__(self, rule: str, message, step: int, turn, reads: tuple):
+        d = self.__dict__
+        d["rule"] = rule
+        d["_message"] = message
+        d["step"] = step
+        d["turn"] = turn
+        d["_reads"] = reads  # (orders, matched, tokens)
+        d["_premises"] = None
+
+    def _materialize(self) -> None:
+        d = self.__dict__
+        d["_premises"], d["_read_from"] = _premises_read(*d["_reads"])
+        d["_reads"] = None
+
+    @property
+    def premises(self) -> tuple:
+        """Keys of the facts it used."""
+        if self.__dict__["_premises"] is None:
+            self._materialize()
+        return self.__dict__["_premises"]
+
+    @property
+    def read_from(self) -> int:
+        """See :attr:`Justification.read_from`."""
+        if self.__dict__["_premises"] is None:
+            self._materialize()
+        return self.__dict__["_read_from"]
+
+
+class _ReadFiring(Firing):
+    """A :class:`Firing` whose premises are its justification's (worked out when first read)."""
+
+    def __init__(self, step: int, rule: str, message, conclusions: tuple, just: _ReadJustification, turn):
+        d = self.__dict__
+        d["step"] = step
+        d["rule"] = rule
+        d["_message"] = message
+        d["conclusions"] = conclusions
+        d["_just"] = just
+        d["turn"] = turn
+
+    @property
+    def premises(self) -> tuple:
+        """Keys of the facts used."""
+        return self.__dict__["_just"].premises
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A decision a strategy, response or accusation rule proposed."""
@@ -266,6 +391,9 @@ class Knowledge:
                           "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
                           "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))},
                           "__budget__": self._budget}
+        premise_order = _PremiseOrder(self._base_env["__order__"])
+        #: Sort keys of premises (see _premises_read), kept from game to game.
+        self._orders = (premise_order, _ReadOrder(premise_order))
         self._observations: list[tuple] = []
         #: The seat's seeded random source, for rules that draw (``sample``,
         #: ``each_with_chance``): a player sets it to its own, so games replay
@@ -925,13 +1053,21 @@ class Knowledge:
                 new.append(key)
         if not new and contradiction is None:
             return
+        message = LazyMessage(rule, dict(env))  # the bindings of this firing
+        if rule.auto_premises and contradiction is None:  # premises put in order when first read
+            step = self._next_step()
+            just = _ReadJustification(rule.id, message, step, self._turn,
+                                      (self._orders, env.get("__matched__") or (env["this"],), self._read_tokens()))
+            made = tuple(k for k in new if self._declare_known(k, just))
+            if made:
+                self._log(_ReadFiring(step, rule.id, message, made, just, self._turn))
+            return
         if rule.auto_premises:
             premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
         else:
             premises, read_from = self._premises(rule, env), None
             if self.check_premises:
                 self._check_stated(rule, premises, [None] if contradiction is not None else new)
-        message = LazyMessage(rule, dict(env))  # the bindings of this firing
         if contradiction is not None:
             if read_from is not None:  # the facts that contradict each other, not all it read
                 premises = premises[:read_from] + self._minimal(premises[:read_from], premises[read_from:], None)
@@ -944,6 +1080,18 @@ class Knowledge:
         if made:
             self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
 
+    def _read_tokens(self) -> tuple:
+        """What the queries of the rule firing now have read, kept for its
+        premises: the tokens so far, a "seen" token replaced by the shows
+        this seat has seen now."""
+        tokens = tuple(self._reads or ())
+        if any(t[0] == "seen" for t in tokens):
+            known = self.justifications
+            seen = ("K", tuple(k for k, v in self.values.items() if k[0] == "showed" and v.get("card") is not None
+                               and v.get("by") == self.me and k in known))
+            tokens = tuple(seen if t[0] == "seen" else t for t in tokens)
+        return tokens
+
     def _read_premises(self, matched: Sequence[Key]) -> tuple[list[Key], int]:
         """The premises of a firing of a rule without ``because:``: the facts
         it matched (its trigger, or its ``match:`` patterns' facts), the
@@ -951,34 +1099,8 @@ class Knowledge:
         before clauses, in sheet order: the order in which
         :meth:`justification` tries to leave them out); and the index where
         the facts that may be left out start."""
-        read: dict = {}
-        for token in self._reads or ():
-            tag = token[0]
-            if tag == "H":
-                for c in token[2]:
-                    read[(HELD, token[1], c)] = None
-            elif tag == "L":
-                for c in token[2]:
-                    read[(LACKED, token[1], c)] = None
-            elif tag == "h":
-                for o in token[2]:
-                    read[(HELD, o, token[1])] = None
-            elif tag == "l":
-                for o in token[2]:
-                    read[(LACKED, o, token[1])] = None
-            elif tag == "K":
-                read.update(dict.fromkeys(token[1]))
-            elif tag == "seen":  # the shows this seat saw
-                read.update(dict.fromkeys(k for k, v in self.values.items() if k[0] == "showed"
-                                          and v.get("card") is not None and v.get("by") == self.me))
-        known = self.justifications
-        keep = [k for k in dict.fromkeys(matched) if k in known]
-        for k in keep:
-            read.pop(k, None)
-        keep += sorted((k for k in read if k[0] in OBSERVATION_KINDS and k in known), key=self._premise_order)
-        rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and k in known),
-                      key=lambda k: (k[0] not in (HELD, LACKED), self._premise_order(k)))
-        return keep + rest, len(keep)
+        premises, read_from = _premises_read(self._orders, matched, self._read_tokens(), self.justifications)
+        return list(premises), read_from
 
     def _premise_logic(self) -> PremiseLogic:
         """The premises' meaning over this game's deal (rebuilt when the hand sizes change)."""
@@ -1063,8 +1185,7 @@ class Knowledge:
         return out
 
     def _premise_order(self, key: Key) -> tuple:
-        order = self._base_env["__order__"]
-        return tuple(order.get(x, -1) if isinstance(x, str) else 0 for x in key[1:]) + (key[0],)
+        return self._orders[0][key]
 
     def _log(self, firing: Firing) -> None:
         self.firings.append(firing)
@@ -1156,7 +1277,8 @@ class Knowledge:
             return self.probable.get(key)
         if j.read_from is not None:  # a rule's reads: the ones this fact needs
             keep, candidates = j.premises[:j.read_from], j.premises[j.read_from:]
-            j = replace(j, premises=tuple(keep) + tuple(self._minimal(keep, candidates, key)), read_from=None)
+            j = Justification(j.rule, j._message, tuple(keep) + tuple(self._minimal(keep, candidates, key)),
+                              j.step, j.turn, None)
             self.justifications[key] = j
         pending = self._unminimized.pop(key, None) if j is not None else None
         if pending is not None:
@@ -1199,7 +1321,7 @@ class Knowledge:
 
     def hand_size(self, owner: str) -> int | None:
         """How many cards the owner holds (the envelope: its size)."""
-        if self._reads is not None:
+        if self._reads is not None and ("hand-size", owner) in self.justifications:
             self._reads.append(("K", (("hand-size", owner),)))
         return self._hand_size.get(owner)
 
