@@ -6,8 +6,8 @@ a 6-player tournament with the information players.
 
 Times are CPU time of this process (``time.process_time``): on a shared
 machine wall time measures the neighbours.  One process plays the games one
-after another, as one worker of ``simulate`` does (players reused from game to
-game).  The tournament row plays ``--tournament`` 6-player games seated in
+after another, as ``simulate --workers 1`` does (players reused from game to
+game, the same garbage-collector policy).  The tournament row plays ``--tournament`` 6-player games seated in
 rotation from the information players and four rule-based ones, and
 extrapolates to 1,000 games on two cores (``simulate --workers 2``: the games
 are independent, so two workers play twice as many per second).
@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from clue_expert.play.simulate import make_specs, run_game
+from clue_expert.play.simulate import LocalExecutor, make_specs
 
 TOURNAMENT = ("clue-expert-information-gain", "clue-expert-open-information-gain", "clue-expert-focused",
               "kingston-next-not-held", "mitchell-advanced", "kingston-next-possible")
@@ -25,13 +25,15 @@ TOURNAMENT = ("clue-expert-information-gain", "clue-expert-open-information-gain
 
 def play(specs, n: int) -> tuple[float, int]:
     """CPU seconds for the games after the first two (warm-up: the engines
-    are built once, as in a long simulation), and their turns."""
-    for s in specs[:2]:
-        run_game(s)
+    are built once, as in a long simulation), and their turns.  The games
+    run as ``simulate --workers 1`` runs them (``LocalExecutor``: in this
+    process, under the same garbage-collector policy)."""
+    executor = LocalExecutor(1)
+    for _ in executor.results(specs[:2]):
+        pass
     t = time.process_time()
     turns = 0
-    for s in specs[2:]:
-        r = run_game(s)
+    for r, _record in executor.results(specs[2:]):
         turns += (r.win_round or 60) * n
     return time.process_time() - t, turns
 

@@ -191,49 +191,73 @@ PARTIAL_PREFIX = ".partial-"
 """Names of records being written (renamed to ``game-NNNNN.yaml`` when whole)."""
 
 
-#: Young-generation threshold of the garbage collector while a game is played
+#: Young-generation threshold of the garbage collector while games are played
 #: (Python's default is 700 net allocations of container objects).
 GAME_GC_THRESHOLD = 20_000
-#: Games between two full collections in one process (see :func:`_game_collector`).
+#: Games between two full collections when the policy is taken per game (see :func:`_game_collector`).
 GAME_GC_FULL_EVERY = 100
 _games_collected = 0
 
 
-@contextlib.contextmanager
-def _game_collector():
-    """The garbage collector's policy while one game is played, in every
-    process that plays games (``simulate``, ``reproduce`` and ``sweep``, in
-    this process or in pool or cluster workers, and ``benchmarks/games.py``):
-    what was alive before the game -- the cached players with their compiled
-    rules and engines, the modules -- is frozen out of the collector's view
-    (``gc.freeze``), and a young collection waits for 20,000 net allocations
-    instead of 700.  A game makes many short-lived dicts, tuples and sets and
-    almost no cycles (about 18 objects in cycles per six-player game), so the
-    collector's walks found nothing and cost about 10 % of a game.  Both are
-    undone when the game ends; every 100 games a full collection frees
-    whatever the games left in cycles.  Nothing changes if the collector is
-    off or someone else froze objects."""
-    global _games_collected
+def _collector_on() -> tuple | None:
+    """Start the garbage collector's policy for playing games (see
+    :func:`games_collector`); the thresholds to put back, or None when the
+    collector is off or someone already froze objects (nothing done)."""
     if not gc.isenabled() or gc.get_freeze_count():
-        yield
-        return
+        return None
     old = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(GAME_GC_THRESHOLD, *old[1:])
+    return old
+
+
+@contextlib.contextmanager
+def games_collector():
+    """The garbage collector's policy while games are played, wherever
+    games are played: in this process (``simulate``, ``reproduce`` and
+    ``sweep`` with one worker, and ``benchmarks/games.py``, around all their
+    games), in pool workers (for the worker's life, from its start) and on
+    cluster workers (around each game, :func:`_play`).  What was alive
+    before -- the modules, and on a pool worker what it inherited -- is
+    frozen out of the collector's view (``gc.freeze``), and a young
+    collection waits for 20,000 net allocations instead of 700.  A game
+    makes many short-lived dicts, tuples and sets and almost no cycles
+    (about 18 objects in cycles per six-player game), so the collector's
+    walks found almost nothing and cost about a tenth of a game.  Undone on
+    leaving; nothing is done when the collector is off or objects are
+    already frozen (an enclosing policy)."""
+    old = _collector_on()
     try:
         yield
     finally:
-        gc.set_threshold(*old)
-        gc.unfreeze()
-        _games_collected += 1
-        if _games_collected % GAME_GC_FULL_EVERY == 0:
-            gc.collect()
+        if old is not None:
+            gc.set_threshold(*old)
+            gc.unfreeze()
+
+
+@contextlib.contextmanager
+def _game_collector():
+    """:func:`games_collector` around one game when no policy encloses it
+    (a cluster worker's task): a full collection every 100 such games frees
+    what the games left in cycles (frozen again by each next game)."""
+    global _games_collected
+    old = _collector_on()
+    try:
+        yield
+    finally:
+        if old is not None:
+            gc.set_threshold(*old)
+            gc.unfreeze()
+            _games_collected += 1
+            if _games_collected % GAME_GC_FULL_EVERY == 0:
+                gc.collect()
 
 
 def _play(spec: GameSpec) -> tuple:
     """Play one game: its summary, and its record when ``spec.records`` asks
     for one (players are cached per process and reused: a new game resets
-    their engines instead of rebuilding them), under :func:`_game_collector`."""
+    their engines instead of rebuilding them), under the collector policy
+    (:func:`games_collector`)."""
     with _game_collector():
         return _play_game(spec)
 
@@ -288,10 +312,17 @@ def run_game(spec: GameSpec) -> GameSummary:
 
 
 def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C goes to the whole process group, but only
-    the parent handles it (it terminates the workers), so no worker prints a
-    traceback."""
+    """Ctrl-C goes to the whole process group, but only the parent handles
+    it (it terminates the workers), so no worker prints a traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_worker() -> None:
+    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`), and
+    the collector's policy for games (:func:`games_collector`) for the
+    worker's life."""
+    _ignore_sigint()
+    _collector_on()
 
 
 class LocalExecutor:
@@ -313,11 +344,12 @@ class LocalExecutor:
         Closing the iterator early (an error or Ctrl-C in the consumer)
         terminates and joins the workers."""
         if self.workers <= 1 or len(specs) < 2:
-            for spec in specs:
-                yield _play(spec)
+            with games_collector():
+                for spec in specs:
+                    yield _play(spec)
             return
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        pool = ctx.Pool(self.workers, initializer=_ignore_sigint)
+        pool = ctx.Pool(self.workers, initializer=_start_worker)
         try:
             # one game per task: a game takes far longer than sending it, and an
             # interruption loses no finished game waiting in a chunk
