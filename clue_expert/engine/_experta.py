@@ -35,6 +35,7 @@ for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "
 from experta import AS, MATCH, NOT, W, Fact, Field, KnowledgeEngine, Rule  # noqa: E402
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta import watchers  # noqa: E402
+from experta.agenda import Agenda  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 from experta.factlist import FactList  # noqa: E402
 from experta.matchers.rete.check import TypeCheck  # noqa: E402
@@ -142,7 +143,18 @@ class DispatchEngine(KnowledgeEngine):
             self.facts.__class__ = _FactList
 
     def reset(self, **kwargs):
-        super().reset(**kwargs)
+        if self._index is not None and not kwargs and _initial_fact_only(type(self), self):
+            # experta's reset, for an engine whose only deffacts is experta's
+            # initial fact: a new agenda and fact list holding the initial
+            # fact (id 0).  The RETE network experta also resets is never
+            # consulted here (see declare and run), so it is left alone.
+            self.agenda = Agenda()
+            self.facts = _FactList()
+            self.facts.declare(InitialFact())
+            self.facts.added.clear()
+            self.running = False
+        else:
+            super().reset(**kwargs)
         if self._index is not None:
             self.facts.__class__ = _FactList
         self._pending = []
@@ -203,6 +215,15 @@ class DispatchEngine(KnowledgeEngine):
             steps -= 1
             rule(self, **{name: fact})
         self.running = False
+
+
+def _initial_fact_only(cls: type, engine) -> bool:
+    """Whether experta's own initial fact is the engine class's only
+    deffacts (computed once per class)."""
+    if "_clue_initial_only" not in cls.__dict__:
+        deffacts = engine.get_deffacts()
+        setattr(cls, "_clue_initial_only", len(deffacts) == 1 and list(deffacts[0]()) == [InitialFact()])
+    return cls.__dict__["_clue_initial_only"]
 
 
 def _one_pattern_rules(cls: type, engine) -> dict | None:
