@@ -963,27 +963,23 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
+        pre, condition, lets, loops, each, where = rule.plan
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
         try:
-            lets = rule.lets
-            if rule.condition is not None:
-                k = rule.condition_after
-                if k:
-                    for name, expr in lets[:k]:
-                        env[name] = expr.fn(env)
-                    lets = lets[k:]
-                if not rule.condition.fn(env):
-                    return
-            for name, expr in lets:
-                env[name] = expr.fn(env)
-            if rule.loops:
+            for name, fn in pre:  # the lets the if: reads
+                env[name] = fn(env)
+            if condition is not None and not condition(env):
+                return
+            for name, fn in lets:
+                env[name] = fn(env)
+            if loops:
                 self._loop(rule, env, 0)
             else:
-                for name, expr in rule.each:
-                    env[name] = expr.fn(env)
-                if rule.where is None or rule.where.fn(env):
+                for name, fn in each:
+                    env[name] = fn(env)
+                if where is None or where(env):
                     self._fire(rule, env)
         except (ContradictionError, RuleFileError):
             raise
@@ -1000,26 +996,26 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        if i == len(rule.loops):
-            for name, expr in rule.each:
-                env[name] = expr.fn(env)
-            if rule.where is None or rule.where.fn(env):
-                self._fire(rule, env)
-            return
-        name, expr = rule.loops[i]
-        values = expr.fn(env)
+        _, _, _, loops, each, where = rule.plan
+        name, fn = loops[i]
+        values = fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
         if len(values) > MAX_LENGTH:
             raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
         self._budget.charge(len(values) + 1)
         reads = self._reads
+        last = i + 1 == len(loops)
         for value in values:  # each combination rebinds the loop's names in the same environment
             env[name] = value
-            if reads is None:
+            mark = len(reads) if reads is not None else 0
+            if last:
+                for each_name, each_fn in each:
+                    env[each_name] = each_fn(env)
+                if where is None or where(env):
+                    self._fire(rule, env)
+            else:
                 self._loop(rule, env, i + 1)
-            else:  # what one combination read is not the next one's premise
-                mark = len(reads)
-                self._loop(rule, env, i + 1)
+            if reads is not None:  # what one combination read is not the next one's premise
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:

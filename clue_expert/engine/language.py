@@ -243,10 +243,25 @@ class CompiledRule:
     """Its ``match:`` fact patterns (empty for a rule triggered by ``when:``)."""
     set_vars: frozenset = frozenset()
     """Pattern variables bound to a ``cards`` field (read as frozensets, like a trigger's ``cards``)."""
+    plan: tuple = field(default=(), repr=False, compare=False)
+    """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
     def format_message(self, env: dict) -> str:
         """The message with this firing's bindings filled in."""
         return format_template(self.message, env)
+
+
+def rule_plan(rule: CompiledRule) -> tuple:
+    """The rule's parts as the knowledge runs them: ((name, fn) of the
+    ``let``s before the ``if:``, the ``if:``'s fn or None, the other
+    ``let``s, the ``for:`` loops, the ``each:`` bindings, the ``where:``'s fn
+    or None), each fn the compiled closure of an expression (called with the
+    bindings, like the expression itself)."""
+    k = rule.condition_after if rule.condition is not None else 0
+    lets = tuple((name, expr.fn) for name, expr in rule.lets)
+    return (lets[:k], rule.condition.fn if rule.condition is not None else None, lets[k:],
+            tuple((name, expr.fn) for name, expr in rule.loops), tuple((name, expr.fn) for name, expr in rule.each),
+            rule.where.fn if rule.where is not None else None)
 
 
 def format_template(template: str, env: dict) -> str:
@@ -445,6 +460,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
     rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
+    rule.plan = rule_plan(rule)
     return rule
 
 
