@@ -21,9 +21,6 @@ from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
 
 
-_POSITIVE = (0).__lt__  # x > 0
-
-
 class Unsatisfiable(Exception):
     """The known facts admit no deal; ``core`` is a set of assumption literals."""
 
@@ -53,6 +50,7 @@ class SatModel:
                        tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
         #: cell variables are 1 .. this
         self._cells = n
+        self._cell_vars = frozenset(range(1, n + 1))
         self._next = n + 1
         s = self.solver = Minicard()
         for c in self.cards:
@@ -254,7 +252,7 @@ class SatModel:
         """Keep a model as a witness (the cell variables it makes true: one
         owner per card), valid for the first ``checked`` assumptions of the
         current list."""
-        m = frozenset(filter(_POSITIVE, model[:self._cells]))
+        m = self._cell_vars.intersection(model)
         self._models.append([m, checked])
         if len(self._models) > self.WITNESSES:
             del self._models[0]
