@@ -197,18 +197,31 @@ GAME_GC_THRESHOLD = 20_000
 #: Games between two full collections when the policy is taken per game (see :func:`_game_collector`).
 GAME_GC_FULL_EVERY = 100
 _games_collected = 0
+_collector_policy = False  # whether the policy is on in this process
 
 
 def _collector_on() -> tuple | None:
     """Start the garbage collector's policy for playing games (see
     :func:`games_collector`); the thresholds to put back, or None when the
-    collector is off or someone already froze objects (nothing done)."""
-    if not gc.isenabled() or gc.get_freeze_count():
+    policy is on already, the collector is off or someone else froze objects
+    (nothing done).  (``gc.get_freeze_count`` walks every frozen object, so
+    it is asked only when the policy is not on.)"""
+    global _collector_policy
+    if _collector_policy or not gc.isenabled() or gc.get_freeze_count():
         return None
     old = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(GAME_GC_THRESHOLD, *old[1:])
+    _collector_policy = True
     return old
+
+
+def _collector_off(old: tuple) -> None:
+    """Undo :func:`_collector_on` (given what it returned)."""
+    global _collector_policy
+    gc.set_threshold(*old)
+    gc.unfreeze()
+    _collector_policy = False
 
 
 @contextlib.contextmanager
@@ -231,8 +244,7 @@ def games_collector():
         yield
     finally:
         if old is not None:
-            gc.set_threshold(*old)
-            gc.unfreeze()
+            _collector_off(old)
 
 
 @contextlib.contextmanager
@@ -246,8 +258,7 @@ def _game_collector():
         yield
     finally:
         if old is not None:
-            gc.set_threshold(*old)
-            gc.unfreeze()
+            _collector_off(old)
             _games_collected += 1
             if _games_collected % GAME_GC_FULL_EVERY == 0:
                 gc.collect()
