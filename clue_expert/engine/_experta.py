@@ -103,7 +103,7 @@ class _FactList(FactList):
         self[idx] = fact
         self.last_index = idx + 1
         self.added.append(fact)
-        counter[fact_id] += 1
+        counter[fact_id] = 1  # (it was not there: Counter's += 1 without its __missing__ call)
         if _FACTS_LOG.isEnabledFor(20):  # logging.INFO: experta's watcher line, when someone watches
             _FACTS_LOG.info(" ==> %s: %r", fact, fact)
         return fact
@@ -261,11 +261,15 @@ def _init_fact(self, *args, **kwargs):
     """``Fact.__init__``, without the per-value ``freeze`` dispatch when
     every value is one ``freeze`` returns unchanged (the facts of a game:
     names, numbers, flags and tuples of names)."""
-    if args or any(type(v) not in _AS_IS for v in kwargs.values()):
-        Fact.__init__(self, *args, **kwargs)
-        return
-    dict.update(self, kwargs)
-    self._Fact__defaults = {}
+    if not args:
+        for v in kwargs.values():
+            if type(v) not in _AS_IS:
+                break
+        else:
+            dict.update(self, kwargs)
+            self._Fact__defaults = {}
+            return
+    Fact.__init__(self, *args, **kwargs)
 
 
 def fact_class(kind: str) -> type:

@@ -39,6 +39,8 @@ class SatModel:
         #: Card ids.
         self.cards = list(cards)
         self._var: dict[tuple[str, str], int] = {}
+        #: (owner, card) -> the variable of "owner holds card" (what :meth:`var` reads).
+        self.vars = self._var
         n = 0
         for o in self.owners:
             for c in self.cards:

@@ -807,21 +807,25 @@ class Knowledge:
         if key in self.justifications:
             return False
         owner = key[1]
-        if kind in ("held", "lacked"):
+        if kind == LACKED:
             card = key[2]
-            opposite = lacked_key(owner, card) if kind == "held" else held_key(owner, card)
+            opposite = (HELD, owner, card)
             if opposite in self.justifications:
                 self._clash(key, opposite, just)
-            if kind == "held":
-                self._held[owner].add(card)
-                self._holders[card].add(owner)
-                if self._sat:
-                    self._sat_lit[self._sat.var(owner, card)] = key
-            else:
-                self._lacked[owner].add(card)
-                self._lackers[card].add(owner)
-                if self._sat:
-                    self._sat_lit[-self._sat.var(owner, card)] = key
+            self._lacked[owner].add(card)
+            self._lackers[card].add(owner)
+            if self._sat:
+                self._sat_lit[-self._sat.vars[(owner, card)]] = key
+            values = {"owner": owner, "card": card}
+        elif kind == HELD:
+            card = key[2]
+            opposite = (LACKED, owner, card)
+            if opposite in self.justifications:
+                self._clash(key, opposite, just)
+            self._held[owner].add(card)
+            self._holders[card].add(owner)
+            if self._sat:
+                self._sat_lit[self._sat.vars[(owner, card)]] = key
             values = {"owner": owner, "card": card}
         elif kind in ("one-of", "not-all"):
             cards = frozenset(key[2])
@@ -963,7 +967,7 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
-        pre, condition, lets, loops, each, where = rule.plan
+        pre, condition, lets, loops, each, where, _ = rule.plan
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
@@ -996,7 +1000,7 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        _, _, _, loops, each, where = rule.plan
+        _, _, _, loops, each, where, _ = rule.plan
         name, fn = loops[i]
         values = fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
@@ -1019,6 +1023,29 @@ class Knowledge:
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
+        cell = rule.plan[6]
+        if cell is not None:  # one held / lacked conclusion (most deduction rules)
+            kind, owner_fn, card_fn = cell
+            owner = owner_fn(env)
+            card = card_fn(env)
+            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
+                    or card not in self._all_cards:
+                self._check_conclusion(rule, kind, owner, card)
+            key = (kind, owner, card)
+            if key in self.justifications:
+                return
+            message = LazyMessage(rule, dict(env))  # the bindings of this firing
+            self._step += 1
+            step = self._step
+            reads = self._reads
+            tokens = tuple(reads) if reads else ()
+            if ("seen",) in tokens:
+                tokens = self._read_tokens()
+            just = _ReadJustification(rule.id, message, step, self._turn,
+                                      (self._orders, env.get("__matched__") or (env["this"],), tokens))
+            if self._declare_known(key, just):
+                self._log(_ReadFiring(step, rule.id, message, (key,), just, self._turn))
+            return
         if rule.then and rule.then[0].kind in DECISION_KINDS:
             self._decide(rule, env)
             return

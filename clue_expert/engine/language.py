@@ -255,13 +255,19 @@ def rule_plan(rule: CompiledRule) -> tuple:
     """The rule's parts as the knowledge runs them: ((name, fn) of the
     ``let``s before the ``if:``, the ``if:``'s fn or None, the other
     ``let``s, the ``for:`` loops, the ``each:`` bindings, the ``where:``'s fn
-    or None), each fn the compiled closure of an expression (called with the
-    bindings, like the expression itself)."""
+    or None, and for a deduction rule without ``because:`` concluding one
+    ``held`` or ``lacked`` fact: (its kind, owner fn, card fn), else None),
+    each fn the compiled closure of an expression (called with the bindings,
+    like the expression itself)."""
     k = rule.condition_after if rule.condition is not None else 0
     lets = tuple((name, expr.fn) for name, expr in rule.lets)
+    then = rule.then
+    cell = None
+    if rule.auto_premises and len(then) == 1 and then[0].kind in ("held", "lacked"):
+        cell = (then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
     return (lets[:k], rule.condition.fn if rule.condition is not None else None, lets[k:],
             tuple((name, expr.fn) for name, expr in rule.loops), tuple((name, expr.fn) for name, expr in rule.each),
-            rule.where.fn if rule.where is not None else None)
+            rule.where.fn if rule.where is not None else None, cell)
 
 
 def format_template(template: str, env: dict) -> str:
