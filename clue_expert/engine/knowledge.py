@@ -940,9 +940,18 @@ class Knowledge:
         # One environment for all the rules this fact triggers: each binds its
         # own names in it (a rule reads only names it binds, checked when it is
         # compiled), and a firing keeps a copy (LazyMessage).
+        # A rule whose guard (the part of its if: on the trigger's fields) is
+        # false stops there; the guard reads no sheet, so it is checked first.
         run = self._run_rule
         for rules in batches:
             for rule in rules:
+                guard = rule.plan[7]
+                if guard is not None:
+                    try:
+                        if not guard(env):
+                            continue
+                    except Exception:  # the rule itself will say what is wrong
+                        pass
                 run(rule, env)
 
     def _match_fire(self, rule: CompiledRule, context: dict) -> None:
@@ -967,7 +976,7 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
-        pre, condition, lets, loops, each, where, _ = rule.plan
+        pre, condition, lets, loops, each, where, _, _ = rule.plan
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
@@ -1000,7 +1009,7 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        _, _, _, loops, each, where, _ = rule.plan
+        _, _, _, loops, each, where, _, _ = rule.plan
         name, fn = loops[i]
         values = fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
@@ -1513,9 +1522,13 @@ class Knowledge:
     def one_of_clauses(self, owner: str) -> list[frozenset]:
         """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
         store = self._clauses[owner]
-        out = [c for c in store if not (c & self._held[owner])]
+        if not store:
+            out = []
+        else:
+            held = self._held[owner]
+            out = [c for c in store if held.isdisjoint(c)]
         if self._reads is not None:
-            self._reads.append(("K", tuple(store[c] for c in out)))
+            self._reads.append(("K", tuple([store[c] for c in out])))
         return out
 
     def envelope(self) -> dict:

@@ -243,6 +243,10 @@ class CompiledRule:
     """Its ``match:`` fact patterns (empty for a rule triggered by ``when:``)."""
     set_vars: frozenset = frozenset()
     """Pattern variables bound to a ``cards`` field (read as frozensets, like a trigger's ``cards``)."""
+    guard: Expression | None = None
+    """The leading conditions of its ``if:`` that read only the trigger's
+    fields, constants and pure functions (see :func:`_guard`): checked
+    before the rule runs, so a rule they rule out costs one call."""
     plan: tuple = field(default=(), repr=False, compare=False)
     """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
@@ -251,13 +255,55 @@ class CompiledRule:
         return format_template(self.message, env)
 
 
+_GUARD_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Compare, ast.Name,
+                ast.Constant, ast.Load, ast.Set, ast.Tuple, ast.List, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt,
+                ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.Call)
+
+
+def _guard(source: str, names: set, functions: Mapping[str, Callable]) -> str | None:
+    """The leading conjuncts of an ``if:`` (``A and B and ...``) that read
+    only ``names`` (the trigger's fields, the constants, the file's
+    parameters) and call only pure functions (``fn.pure``), joined with
+    ``and``; None when the first conjunct is not such.  When they are false,
+    so is the ``if:``: the rule would stop at its guard, having evaluated
+    only the ``let``s it needs, which read the sheet and change nothing."""
+    text = source.strip()
+    try:
+        body = ast.parse(text, mode="eval").body
+    except SyntaxError:  # pragma: no cover - compiled already
+        return None
+    parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+    lead = []
+    for part in parts:
+        ok = True
+        for node in ast.walk(part):
+            if not isinstance(node, _GUARD_NODES):
+                ok = False
+            elif isinstance(node, ast.Name) and node.id not in names and node.id not in functions:
+                ok = False
+            elif isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and not node.keywords
+                                                     and getattr(functions.get(node.func.id), "pure", False)):
+                ok = False
+            elif isinstance(node, ast.Name) and node.id in functions and node.id in names:
+                ok = False  # (a bound name shadowing a function: read as the name)
+            if not ok:
+                break
+        if not ok:
+            break
+        segment = ast.get_source_segment(text, part)
+        if segment is None:  # pragma: no cover
+            break
+        lead.append(f"({segment})")
+    return " and ".join(lead) if lead else None
+
+
 def rule_plan(rule: CompiledRule) -> tuple:
     """The rule's parts as the knowledge runs them: ((name, fn) of the
     ``let``s before the ``if:``, the ``if:``'s fn or None, the other
     ``let``s, the ``for:`` loops, the ``each:`` bindings, the ``where:``'s fn
     or None, and for a deduction rule without ``because:`` concluding one
-    ``held`` or ``lacked`` fact: (its kind, owner fn, card fn), else None),
-    each fn the compiled closure of an expression (called with the bindings,
+    ``held`` or ``lacked`` fact: (its kind, owner fn, card fn), else None,
+    the :attr:`CompiledRule.guard`'s fn or None), each fn the compiled closure of an expression (called with the bindings,
     like the expression itself)."""
     k = rule.condition_after if rule.condition is not None else 0
     lets = tuple((name, expr.fn) for name, expr in rule.lets)
@@ -267,7 +313,8 @@ def rule_plan(rule: CompiledRule) -> tuple:
         cell = (then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
     return (lets[:k], rule.condition.fn if rule.condition is not None else None, lets[k:],
             tuple((name, expr.fn) for name, expr in rule.loops), tuple((name, expr.fn) for name, expr in rule.each),
-            rule.where.fn if rule.where is not None else None, cell)
+            rule.where.fn if rule.where is not None else None, cell,
+            rule.guard.fn if rule.guard is not None else None)
 
 
 def format_template(template: str, env: dict) -> str:
@@ -421,6 +468,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         names.add(name)
     if "if" in raw:
         rule.condition = comp(raw["if"], "if")
+        if not patterns:
+            guard = _guard(rule.condition.source, set(fields) | set(CONSTANTS) | set(params), functions)
+            rule.guard = comp(guard, "if") if guard is not None else None
         let_names = [name for name, _ in rule.lets]
         used = [i + 1 for i, name in enumerate(let_names) if name in rule.condition.names]
         rule.condition_after = max(used, default=0)

@@ -32,10 +32,14 @@ FUNCTIONS: dict[str, Callable] = {}
 DESCRIPTIONS: dict[str, str] = {}
 
 
-def function(doc: str):
+def function(doc: str, pure: bool = False):
+    """Register a rule function; ``pure``: its value depends on its arguments
+    only, never on the knowledge (the rule language may then check an ``if:``
+    that calls it on the trigger's fields before the rule runs)."""
     def register(fn):
         FUNCTIONS[fn.__name__.rstrip("_")] = fn
         DESCRIPTIONS[fn.__name__.rstrip("_")] = doc
+        fn.pure = pure
         return fn
     return register
 
@@ -81,7 +85,7 @@ def hand_size(k: KnowledgeView, owner):
     return k.hand_size(owner)
 
 
-@function("true when the owner is a player (not the envelope)")
+@function("true when the owner is a player (not the envelope)", pure=True)
 def is_player(k: KnowledgeView, owner):
     return owner != ENVELOPE
 
