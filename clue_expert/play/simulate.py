@@ -193,7 +193,7 @@ PARTIAL_PREFIX = ".partial-"
 
 #: Young-generation threshold of the garbage collector while games are played
 #: (Python's default is 700 net allocations of container objects).
-GAME_GC_THRESHOLD = 20_000
+GAME_GC_THRESHOLD = 100_000
 #: Games between two full collections when the policy is taken per game (see :func:`_game_collector`).
 GAME_GC_FULL_EVERY = 100
 _games_collected = 0
@@ -233,7 +233,7 @@ def games_collector():
     cluster workers (around each game, :func:`_play`).  What was alive
     before -- the modules, and on a pool worker what it inherited -- is
     frozen out of the collector's view (``gc.freeze``), and a young
-    collection waits for 20,000 net allocations instead of 700.  A game
+    collection waits for 100,000 net allocations instead of 700.  A game
     makes many short-lived dicts, tuples and sets and almost no cycles
     (about 18 objects in cycles per six-player game), so the collector's
     walks found almost nothing and cost about a tenth of a game.  Undone on
