@@ -74,6 +74,8 @@ class SatModel:
         self.selectors: dict[int, tuple] = {}
         #: selector literal -> (literals, at least, at most) it stands for
         self._facts: dict[int, tuple] = {}
+        #: selector literal -> (True: holds one of / False: not all of, the cell variables) for a clause
+        self._quick: dict[int, tuple] = {}
         #: recent models with how many assumptions each was checked against
         self._models: list = []
 
@@ -113,6 +115,10 @@ class SatModel:
         self.solver.add_clause([-sel, *lits])
         self.selectors[sel] = key
         self._facts[sel] = (lits, 1, len(lits))
+        if lits and (all(y > 0 for y in lits) or all(y < 0 for y in lits)):
+            # at least one of lits true: some cell held (a one-of) or, all
+            # negative, some cell not held (a not-all), checked as a set test
+            self._quick[sel] = (lits[0] > 0, frozenset(abs(y) for y in lits))
         return sel
 
     def add_bound_fact(self, key: tuple, lits: Sequence[int], low: int, high: int) -> int:
@@ -163,28 +169,24 @@ class SatModel:
             models = [self._keep(s.get_model(), len(assumptions))]
         candidates = list(candidates)
         # ``live``: the candidates on which every model so far agrees (a
-        # variable leaves it once two models disagree on it); ``true`` and
-        # ``false`` record, for those, the value seen.  Each model is compared
-        # on the live variables only, which are soon few.
+        # variable leaves it once two models disagree on it); ``pos``: those
+        # of them true in the models (in all of them, then).  A model
+        # disagrees on the live variables in which it differs from ``pos``.
         live = set(candidates)
-        true: set = set()
-        false: set = set()
+        pos = live.intersection(models[0])
 
         def absorb(m) -> None:  # m: the true cells of a model
-            t = live & m
-            f = live - t
-            true.update(t)
-            false.update(f)
-            gone = (t & false) | (f & true)
+            gone = live.intersection(pos.symmetric_difference(m))
             if gone:
                 live.difference_update(gone)
+                pos.difference_update(gone)
 
-        for m in models:
+        for m in models[1:]:
             absorb(m)
         # the literals every model so far agrees on: for each in turn a model
         # that flips it, with the solver preferring to flip all of them (so
         # that one model settles many), or a proof that it is entailed
-        open_ = [v if v in true else -v for v in candidates if v in live]
+        open_ = [v if v in pos else -v for v in candidates if v in live]
         if len(open_) > 1:
             s.set_phases([-x for x in open_])
             # first flip several at once: assume the flips of a group that
@@ -280,8 +282,13 @@ class SatModel:
                     ok = (x in m) if x > 0 else (-x not in m)
                 else:
                     lits, low, high = fact
-                    k = sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m)))
-                    ok = low <= k <= high
+                    quick = self._quick.get(x)
+                    if quick is not None:  # a one-of / not-all clause
+                        held, cells = quick
+                        ok = (not cells.isdisjoint(m)) if held else (not cells.issubset(m))
+                    else:
+                        k = sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m)))
+                        ok = low <= k <= high
                 if not ok:
                     break
             if not ok:
