@@ -281,18 +281,92 @@ def envelope_entropy(k: KnowledgeView, _unused=None):
     return _beliefs(k).entropy_bits
 
 
-@function("the probability of the likeliest envelope contents")
-def envelope_top_probability(k: KnowledgeView, _unused=None):
-    return max(_beliefs(k).envelope.values())
+@function("the probability of the likeliest envelope contents; with 'clues', by the beliefs that take the "
+          "unrefuted probable clues as facts (clue_beliefs)")
+def envelope_top_probability(k: KnowledgeView, source=None):
+    return max(_source_beliefs(k, source).envelope.values())
 
 
-@function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic game)")
-def envelope_top(k: KnowledgeView, _unused=None):
-    env = _beliefs(k).envelope
+@function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic "
+          "game); with 'clues', by the beliefs that take the unrefuted probable clues as facts")
+def envelope_top(k: KnowledgeView, source=None):
+    env = _source_beliefs(k, source).envelope
     return max(env, key=env.get)
 
 
-def _evaluator(k: KnowledgeView, measure: str = "shannon"):
+class _Supposed:
+    """The seat's knowledge read as if the unrefuted probable clues were
+    facts: ``status`` answers held / lacked for their cells; everything else
+    is the knowledge's own.  Read by the exact beliefs only (their
+    :class:`~clue_expert.engine.beliefs._Problem` reads cells through
+    ``status``), so no deduction runs and the sheet is untouched."""
+
+    def __init__(self, k: KnowledgeView, held_cells: frozenset, lacked_cells: frozenset):
+        self._k, self._held, self._lacked = k, held_cells, lacked_cells
+
+    def __getattr__(self, name):
+        return getattr(self._k, name)
+
+    def status(self, owner, card):
+        s = self._k.status(owner, card)
+        if s == "unknown":
+            if (owner, card) in self._held:
+                return "held"
+            if (owner, card) in self._lacked:
+                return "lacked"
+        return s
+
+
+def _clue_state(k: KnowledgeView):
+    """(view, beliefs) with the unrefuted probable clues taken as facts, or
+    None when there are none or they leave no consistent deal together."""
+    def build():
+        held_cells, lacked_cells = set(), set()
+        # an owner the sheet has caught with a wrong clue (e.g. a player who names his own cards in
+        # the first round) is not trusted for any
+        caught = {owner for _, owner, _ in k.probable_clues(refuted=True)}
+        for kind, owner, card in k.probable_clues():
+            if owner not in caught:
+                (held_cells if kind == "probably-held" else lacked_cells).add((owner, card))
+        lacked_cells -= held_cells
+        if not held_cells and not lacked_cells:
+            return None
+        view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells))
+        try:
+            b = compute(view)
+        except (ValueError, ZeroDivisionError, ContradictionError):
+            return None
+        if not b.envelope or not b.deals > 0:
+            return None
+        return view, b
+    return k.memo_state("clue-beliefs", build)
+
+
+def _source_beliefs(k: KnowledgeView, source):
+    if source is None or source == "sheet":
+        return _beliefs(k)
+    if source != "clues":
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet' or 'clues'")
+    state = _clue_state(k)
+    return _beliefs(k) if state is None else state[1]
+
+
+@function("the exact beliefs' probability of the envelope's likeliest contents when the unrefuted probable "
+          "clues are taken as facts, except those about an owner the sheet has refuted a clue of (the "
+          "sheet's beliefs when there are none, or when they leave no consistent deal); 1.0 means certain "
+          "given the clues")
+def clue_top_probability(k: KnowledgeView, _unused=None):
+    return envelope_top_probability(k, "clues")
+
+
+def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
+    if source == "clues":
+        state = _clue_state(k)
+        if state is not None:
+            view, b = state
+            return k.memo_state(("evaluator-clues", measure), lambda: SuggestionEvaluator(view, b, measure))
+    elif source not in (None, "sheet"):
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet' or 'clues'")
     return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
@@ -306,15 +380,16 @@ def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
 
 @function("like most_informative, but only among the suggestions made of one card from each of the card "
           "sets given, one set per category in category order, e.g. "
-          "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty)")
-def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon"):
+          "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty); beliefs 'clues' values "
+          "them with the unrefuted probable clues taken as facts (see clue_top_probability)")
+def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", beliefs="sheet"):
     sets = list(sets)
     if len(sets) != len(k.edition.categories):
         raise ValueError(f"most_informative_of takes one card set per category ({len(k.edition.categories)}: "
                          f"{', '.join(k.edition.categories)}), got {len(sets)}")
     choices = (sorted(xs, key=k.sheet_position) for xs in sets)
     suggestions = list(itertools.product(*choices))
-    ranked = _evaluator(k, measure).rank(int(shortlist), among=suggestions)
+    ranked = _evaluator(k, measure, beliefs).rank(int(shortlist), among=suggestions)
     return ranked[0].cards if ranked else None
 
 
