@@ -282,7 +282,7 @@ def envelope_entropy(k: KnowledgeView, _unused=None):
 
 
 @function("the probability of the likeliest envelope contents; with 'clues', by the beliefs that take the "
-          "unrefuted probable clues as facts (clue_beliefs)")
+          "unrefuted probable clues as facts (see clue_top_probability)")
 def envelope_top_probability(k: KnowledgeView, source=None):
     return max(_source_beliefs(k, source).envelope.values())
 
