@@ -2,7 +2,7 @@
 ``clue_expert/seats/speed-clue.yaml`` against every shipped player family.
 
     python benchmarks/strongest.py [--players 3 4 5 6] [--games 210] [--workers 2] [--seed 23]
-                                   [--candidate SPEC ...]
+                                   [--candidate SPEC ...] [--clue-precision]
 
 At each table size: random cluedo deals, the default seat for that size (or
 each ``--candidate``) seated with one seat of every family -- Kingston's
@@ -13,13 +13,22 @@ game taken in turn from that list and seated in a seeded random order
 wins, the win rate with its 95 % Wilson interval, and for the first seat spec
 its ratio to the best other one and whether the intervals overlap (the
 issue's target: first, at least 1.3x the next, intervals apart).
+
+``--clue-precision`` plays the same games in this process instead and
+prints, per opponent model of the seats that have models, how many probable
+clues it made about the other players and how many were true of the deal
+(refuted ones included): what the clue beliefs (``clue_top_probability``)
+take as facts.
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-from clue_expert.play.players import parse_seat
+from collections import Counter
+
+from clue_expert.play.game import play_game
+from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.play.seats import default_seat, seat_spec
 from clue_expert.play.simulate import make_specs, run_games, summarize
 
@@ -65,6 +74,30 @@ def table(players: int, games: int, workers: int, seed: int, candidates: list[st
           f"{'target met' if ratio >= 1.3 and lo0 > hi1 else 'target (1.3x, intervals apart) not met'}")
 
 
+def clue_precision(players: int, games: int, seed: int, candidates: list[str]) -> None:
+    specs = make_specs(players=players, games=games, seed=seed, strategies=line_up(players, candidates),
+                       seating="shuffle")
+    made, true = Counter(), Counter()
+    t = time.perf_counter()
+    for spec in specs:
+        names = spec.deal.players
+        seats = {p: seat_player(p, s, seed=spec.seed * 10 + i) for i, (p, s) in enumerate(zip(names, spec.strategies))}
+        play_game(spec.deal, seats)
+        for p, player in seats.items():
+            k = player.knowledge
+            for model in player.models:
+                for kind, owner, card in (k.probable_clues(model=model.id)
+                                          + k.probable_clues(refuted=True, model=model.id)):
+                    made[model.id] += 1
+                    true[model.id] += (card in spec.deal.hands[owner]) == (kind == "probably-held")
+    print(f"\n{players} players, {games} games, seed {seed} ({time.perf_counter() - t:.0f} s): probable clues "
+          f"of every seat with models, checked against the deal")
+    print("| model | clues | true |")
+    print("| --- | ---: | ---: |")
+    for m in sorted(made):
+        print(f"| `{m}` | {made[m]} | {true[m] / made[m]:.1%} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
@@ -73,9 +106,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--candidate", action="append", default=[], metavar="SPEC",
                     help="seat spec(s) to put first instead of the shipped default (repeatable)")
+    ap.add_argument("--clue-precision", action="store_true",
+                    help="count the opponent models' probable clues and how many were true, instead of the table")
     a = ap.parse_args()
     for n in a.players:
-        table(n, a.games, a.workers, a.seed, a.candidate)
+        if a.clue_precision:
+            clue_precision(n, a.games, a.seed, a.candidate)
+        else:
+            table(n, a.games, a.workers, a.seed, a.candidate)
 
 
 if __name__ == "__main__":
