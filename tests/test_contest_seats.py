@@ -18,7 +18,8 @@ FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-cert
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
 OPEN_GAIN_5 = ("clue-expert-open-information-gain:response=seen-model:accusation=clue-expert-speed-race"
                ":model=first-round-asks")
-OPEN_GAIN_6 = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain:model=first-round-asks"
+PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
+                 ":model=first-round-asks:model=second-round-asks")
 
 
 def start_agent(identifier="seats7", **kw):
@@ -38,14 +39,14 @@ def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
     assert default_seat(3) == FOCUSED
-    assert (default_seat(4), default_seat(5), default_seat(6)) == (OPEN_GAIN_6, OPEN_GAIN_5, OPEN_GAIN_6)
-    assert default_seat(2) == FOCUSED and default_seat(9) == OPEN_GAIN_6  # the nearest size
+    assert (default_seat(4), default_seat(5), default_seat(6)) == (PROBABLE_GAIN, OPEN_GAIN_5, PROBABLE_GAIN)
+    assert default_seat(2) == FOCUSED and default_seat(9) == PROBABLE_GAIN  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
 
 
 @pytest.mark.parametrize("n, seat, strategy", [(3, FOCUSED, "clue-expert-focused"),
-                                               (6, OPEN_GAIN_6, "clue-expert-open-information-gain")])
+                                               (6, PROBABLE_GAIN, "clue-expert-probable-information-gain")])
 def test_default_seat_per_size_and_replies_within_budget(n, seat, strategy):
     server, agent, thread, log = start_agent()
     try:
@@ -69,10 +70,13 @@ def test_the_seat_follows_the_table_size_between_games():
         assert server.ask("reset 3 0 " + codes(hand)) == "ok"
         assert agent.player.strategy.id == "clue-expert-focused"
         assert server.ask("reset 6 0 " + codes(hand[:3])) == "ok"
-        assert agent.player.strategy.id == "clue-expert-open-information-gain"
+        assert agent.player.strategy.id == "clue-expert-probable-information-gain"
         assert agent.player.response.id == "seen-model"
+        assert agent.player.accusation.id == "clue-expert-clue-race"
+        assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
+        assert agent.player.strategy.id == "clue-expert-open-information-gain"  # the 5-player seat
         assert server.ask("reset 4 1 " + codes(hand[:5])) == "ok"
-        assert agent.player.models[0].id == "first-round-asks"  # the 4-player seat: 6's, with its model
+        assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]  # 4's: 6's seat
         assert server.ask("reset 3 1 " + codes(hand)) == "ok"
         assert agent.player.strategy.id == "clue-expert-focused"
         reply = server.ask("suggest")
@@ -101,9 +105,9 @@ def test_explicit_strategy_overrides_and_model_reaches_the_player():
 def test_model_and_response_reach_the_default_seat():
     agent = ContestAgent("x", response="minimal-information", models=["pattern-analysis"])
     agent.handle("reset 6 0 Gr Kn Ba")
-    assert agent.player.strategy.id == "clue-expert-open-information-gain"
+    assert agent.player.strategy.id == "clue-expert-probable-information-gain"
     assert agent.player.response.id == "minimal-information"  # --response replaces the default seat's
-    assert [m.id for m in agent.player.models] == ["first-round-asks", "pattern-analysis"]  # added to its own
+    assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks", "pattern-analysis"]
 
 
 def test_cli_options():
