@@ -62,3 +62,10 @@ def test_an_owner_caught_with_a_wrong_clue_is_not_trusted_for_any():
     assert any(key[1] == "bob" for key in k.probable_clues(refuted=True))
     assert _clue_state(k) is None  # bob's other clues (plum, hall) are dropped too; nobody else has any
     assert call(k, "probability", "bob", plum) > 0.0
+
+
+def test_an_unknown_beliefs_name_is_an_error_naming_the_choices():
+    import pytest
+    k = _knowledge()
+    with pytest.raises(ValueError, match="use 'sheet' or 'clues'"):
+        call(k, "envelope_top_probability", "clue")
