@@ -239,9 +239,17 @@ def games_collector():
     walks found almost nothing and cost about a tenth of a game.  Undone on
     leaving; nothing is done when the collector is off or objects are
     already frozen (an enclosing policy)."""
+    with _policy_scope():
+        yield
+
+
+@contextlib.contextmanager
+def _policy_scope():
+    """:func:`_collector_on` and, on leaving, :func:`_collector_off`; yields
+    whether this call started the policy."""
     old = _collector_on()
     try:
-        yield
+        yield old is not None
     finally:
         if old is not None:
             _collector_off(old)
@@ -253,12 +261,12 @@ def _game_collector():
     (a cluster worker's task): a full collection every 100 such games frees
     what the games left in cycles (frozen again by each next game)."""
     global _games_collected
-    old = _collector_on()
+    started = False
     try:
-        yield
+        with _policy_scope() as started:
+            yield
     finally:
-        if old is not None:
-            _collector_off(old)
+        if started:
             _games_collected += 1
             if _games_collected % GAME_GC_FULL_EVERY == 0:
                 gc.collect()
