@@ -113,3 +113,22 @@ def test_games_run_under_the_collector_policy(monkeypatch):
     simulate.run_game(specs[0])  # one game alone (a cluster worker's task): under its own
     assert seen == [simulate.GAME_GC_THRESHOLD] * 3
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_rule_that_rebinds_a_trigger_field_leaves_it_to_the_next_rules():
+    """The rules one fact triggers share its bindings; a rule whose for:
+    rebinds a field (here card, as first-round-asks does on showed) must not
+    change what the rules after it read."""
+    rules = [
+        {"id": "loops-over-card", "message": "{card}", "when": "showed", "for": {"card": "cards"},
+         "where": "False", "then": [{"held": ["by", "card"]}]},
+        {"id": "envelope-lacks-shown-card", "message": "{card}", "when": "showed",
+         "then": [{"lacked": ["ENVELOPE", "card"]}]},
+    ]
+    ruleset = parse_ruleset({"id": "mine", "title": "t", "rules": rules}, "mine.yaml")
+    assert [r.rebinds for r in ruleset.rules] == [True, False]
+    k = Knowledge(get_edition("classic"), ["ann", "bob", "cat"], "ann", rulesets=[ruleset], complete=False)
+    # the loop runs over the cards sorted (hall, plum, rope) and so ends on rope, not on the card shown
+    k.observe(Suggestion("ann", ("plum", "rope", "hall"), passed=(), shown_by="bob", card="hall"), 1)
+    assert k.status("envelope", "hall") == "lacked"
+    assert k.status("envelope", "plum") == "unknown" and k.status("envelope", "rope") == "unknown"

@@ -939,7 +939,10 @@ class Knowledge:
         env["this"] = key_of(kind, env)
         # One environment for all the rules this fact triggers: each binds its
         # own names in it (a rule reads only names it binds, checked when it is
-        # compiled), and a firing keeps a copy (LazyMessage).
+        # compiled), and a firing keeps a copy (LazyMessage).  A rule that
+        # rebinds a trigger field (a for: over cards named card, or a field of
+        # another of its kinds) runs in its own copy, so later rules still
+        # read the fact's fields.
         # A rule whose guard (the part of its if: on the trigger's fields) is
         # false stops there; the guard reads no sheet, so it is checked first.
         run = self._run_rule
@@ -952,7 +955,7 @@ class Knowledge:
                             continue
                     except Exception:  # the rule itself will say what is wrong
                         pass
-                run(rule, env)
+                run(rule, dict(env) if rule.rebinds else env)
 
     def _match_fire(self, rule: CompiledRule, context: dict) -> None:
         """A rule's ``match:`` patterns matched (experta's join): bind its

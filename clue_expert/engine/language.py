@@ -247,6 +247,10 @@ class CompiledRule:
     """The leading conditions of its ``if:`` that read only the trigger's
     fields, constants and pure functions (see :func:`_guard`): checked
     before the rule runs, so a rule they rule out costs one call."""
+    rebinds: bool = False
+    """Whether it binds (``let``/``for``/``each``) a name that is a field of
+    one of its trigger kinds: such a rule runs in its own copy of the
+    trigger's bindings, since the rules a fact triggers otherwise share one."""
     plan: tuple = field(default=(), repr=False, compare=False)
     """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
@@ -516,6 +520,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
     rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
+    every_field = {"this"}.union(*(KINDS[kind] for kind in on)) if not patterns else set()
+    rule.rebinds = any(name in every_field for part in ("let", "for", "each") for name in raw.get(part) or {})
     rule.plan = rule_plan(rule)
     return rule
 
