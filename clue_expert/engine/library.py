@@ -276,9 +276,10 @@ def probability(k: KnowledgeView, owner, card):
     return _beliefs(k).probabilities[owner][card]
 
 
-@function("entropy of the envelope's distribution over its possible contents, in bits")
-def envelope_entropy(k: KnowledgeView, _unused=None):
-    return _beliefs(k).entropy_bits
+@function("entropy of the envelope's distribution over its possible contents, in bits; with 'clues', by the "
+          "beliefs that take the unrefuted probable clues as facts (see clue_top_probability)")
+def envelope_entropy(k: KnowledgeView, source=None):
+    return _source_beliefs(k, source).entropy_bits
 
 
 @function("the probability of the likeliest envelope contents; with 'clues', by the beliefs that take the "
@@ -394,14 +395,15 @@ def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", 
 
 
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
-          "suggestion (measure 'shannon' or 'hartley')")
-def information_gain(k: KnowledgeView, suggestion, measure="shannon"):
-    return _evaluator(k, measure).evaluate(tuple(suggestion)).gain_bits
+          "suggestion (measure 'shannon' or 'hartley'); beliefs 'clues' as in most_informative_of")
+def information_gain(k: KnowledgeView, suggestion, measure="shannon", beliefs="sheet"):
+    return _evaluator(k, measure, beliefs).evaluate(tuple(suggestion)).gain_bits
 
 
-@function("exact probability that nobody can refute the suggestion if the seat makes it")
-def refutation_none(k: KnowledgeView, suggestion):
-    return _evaluator(k).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
+@function("exact probability that nobody can refute the suggestion if the seat makes it; beliefs 'clues' "
+          "as in most_informative_of")
+def refutation_none(k: KnowledgeView, suggestion, beliefs="sheet"):
+    return _evaluator(k, "shannon", beliefs).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
 
 
 # --- the board game -------------------------------------------------------------
