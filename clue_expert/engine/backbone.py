@@ -38,15 +38,14 @@ class SatModel:
         self.owners = list(owners)
         #: Card ids.
         self.cards = list(cards)
-        self._var: dict[tuple[str, str], int] = {}
         #: (owner, card) -> the variable of "owner holds card" (what :meth:`var` reads).
-        self.vars = self._var
+        self.vars: dict[tuple[str, str], int] = {}
         n = 0
         for o in self.owners:
             for c in self.cards:
                 n += 1
-                self._var[(o, c)] = n
-        self._cell = {v: k for k, v in self._var.items()}
+                self.vars[(o, c)] = n
+        self._cell = {v: k for k, v in self.vars.items()}
         #: what the hard constraints depend on (witnesses carry over between equal shapes)
         self._shape = (tuple(self.owners), tuple(self.cards), tuple(sorted((k, tuple(v)) for k, v in categories.items())),
                        tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
@@ -56,20 +55,20 @@ class SatModel:
         self._next = n + 1
         s = self.solver = Minicard()
         for c in self.cards:
-            lits = [self._var[(o, c)] for o in self.owners]
+            lits = [self.vars[(o, c)] for o in self.owners]
             s.add_clause(lits)
             s.add_atmost(lits, 1)
         for o in self.owners:
             if o == envelope:
                 for cat, cat_cards in categories.items():
-                    lits = [self._var[(o, c)] for c in cat_cards]
+                    lits = [self.vars[(o, c)] for c in cat_cards]
                     n = (envelope_counts or {}).get(cat, 1)
                     self._exactly(lits, n)
                 continue
             size = hand_sizes.get(o)
             if size is None:
                 continue
-            self._exactly([self._var[(o, c)] for c in self.cards], size)
+            self._exactly([self.vars[(o, c)] for c in self.cards], size)
         #: selector literal -> clause key
         self.selectors: dict[int, tuple] = {}
         #: selector literal -> (literals, at least, at most) it stands for
@@ -90,13 +89,13 @@ class SatModel:
 
     def var(self, owner: str, card: str) -> int:
         """The variable of "owner holds card"."""
-        return self._var[(owner, card)]
+        return self.vars[(owner, card)]
 
     def owner_cells(self) -> list[tuple[str, list[tuple[str, int]]]]:
         """(owner, [(card, variable), ...] in card order) for every owner, in order."""
         cells = self.__dict__.get("_owner_cells")
         if cells is None:
-            cells = self._owner_cells = [(o, [(c, self._var[(o, c)]) for c in self.cards]) for o in self.owners]
+            cells = self._owner_cells = [(o, [(c, self.vars[(o, c)]) for c in self.cards]) for o in self.owners]
         return cells
 
     def cell(self, var: int) -> tuple[str, str]:

@@ -185,7 +185,10 @@ class _ReadJustification(Justification):
     """The justification of a firing of a rule without ``because:``: its
     premises (what the rule matched and what its queries read) are put in
     order the first time they are asked for -- most facts are never
-    explained.  Compares, prints and reads as a :class:`Justification`."""
+    explained.  Its fields read as a :class:`Justification`'s (rule,
+    message, step, turn, premises, read_from); it is not equal to a
+    :class:`Justification` with the same fields, and ``dataclasses.replace``
+    does not copy it."""
 
     def __init__(self, rule: str, message, step: int, turn, reads: tuple):
         d = self.__dict__
