@@ -25,6 +25,7 @@ from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
+from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
 from ..engine.knowledge import replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
@@ -1058,6 +1059,11 @@ def cmd_notebook(args) -> int:
     return 0
 
 
+#: The commands that run rules, and so take ``--engine``.
+ENGINE_COMMANDS = ("deduce", "why", "rules", "play", "simulate", "reproduce", "sweep", "contest-agent", "replay",
+                   "puzzle", "notebook")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -1349,6 +1355,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="edition files of your own to check and list")
     common(p)
     p.set_defaults(func=cmd_editions)
+    for name in ENGINE_COMMANDS:
+        sub.choices[name].add_argument(
+            "--engine", metavar="NAME",
+            help=f"the rule engine every seat runs on: {', '.join(ENGINE_NAMES)} (default: the knowledge level's, "
+                 f"else {DEFAULT_ENGINE}; a seat spec's engine=NAME wins); docs/architecture.md")
     return parser
 
 
@@ -1370,6 +1381,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         try:
+            set_engine(getattr(args, "engine", None))  # an unknown name: one error naming the nearest
             return args.func(args)
         except ContradictionError as exc:
             print(f"error: {exc}", file=sys.stderr)
