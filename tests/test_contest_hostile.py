@@ -239,9 +239,8 @@ def test_silence_past_the_read_timeout_ends_the_agent_with_a_record(tmp_path):
         assert conn.recv(512) == b"ok"
         conn.sendall(b"suggestion 0 Mu Ca Ha 1")
         assert conn.recv(512) == b"ok"
-        started = time.monotonic()
-        thread.join(5)
-        assert not thread.is_alive() and time.monotonic() - started < 3
+        thread.join(30)  # a guard against a hang, not a timing: it ends as soon as the agent does
+        assert not thread.is_alive()
     finally:
         conn.close()
         listener.close()

@@ -207,6 +207,12 @@ def load_text(text: str, source: str = "<text>", what: str = "record") -> object
         raise
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
+        if "nesting depth" in problem:
+            # libyaml (bundled with PyYAML >= 6.0.3) refuses nesting past its own
+            # limit of 1,000 while scanning ahead, before the event check above
+            # reaches level MAX_DEPTH + 1: the same fault, said the project's way.
+            raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep{_mark(exc)}; the limit is "
+                                        f"{MAX_DEPTH}") from None
         raise FileLoadError(source, f"not valid YAML{_mark(exc)}: {_one_line(problem)}") from None
     except RecursionError:  # pragma: no cover - the depth check comes first
         raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}") from None
