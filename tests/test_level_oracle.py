@@ -22,6 +22,7 @@ marked ``slow``: ``python -m pytest -m slow tests/test_level_oracle.py``.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ from hypothesis import strategies as st
 from clue_expert.core.errors import ContradictionError
 from clue_expert.engine.knowledge import replay_record
 from clue_expert.engine.levels import available_levels, get_level
+from clue_expert.people.cli import main
 from clue_expert.testing.drawn import editions, games
 from clue_expert.testing.oracle import cnf_entailed
 
@@ -100,3 +102,31 @@ def test_the_levels_checked_include_every_shipped_one_and_the_rules_alone():
     rules_only = get_level(RULES_ONLY)
     assert not rules_only.completion
     assert {rs.id for rs in rules_only.rulesets()} >= {"ownership", "observations", "counting", "clauses"}
+
+
+ONE_INTERROGATION = """\
+game: generalized
+edition: cluedo
+players: [ann, bob, cat]
+me: ann
+hand: [scarlett, rope, kitchen, hall, dagger, mustard]
+turns:
+  - {by: ann, suggest: [plum, spanner, study], passed: [cat], asks: cat}
+"""
+
+
+@pytest.mark.parametrize("command", [["deduce", "--json"], ["why"], ["replay"]])
+def test_kingston_reads_a_one_interrogation_generalized_record(tmp_path, capsys, command):
+    """cat passing on ann's interrogation says nothing of bob's hand, so
+    nothing of the envelope; the level used to refuse the record (a premise,
+    bob's pass, that is not a known fact)."""
+    path = tmp_path / "one.yaml"
+    path.write_text(ONE_INTERROGATION)
+    args = [*command, "--knowledge", "kingston", str(path)]
+    if command == ["why"]:
+        args.append("cat lacks plum")
+    assert main(args) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    if command[0] == "deduce":
+        cells = json.loads(out)["cells"]
+        assert cells["cat"]["plum"] == "lacked" and cells["envelope"]["plum"] == "unknown"
