@@ -82,7 +82,7 @@ def test_every_level_is_sound_on_the_family(record):
 
 
 @pytest.mark.slow
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(record=family_games(max_turns=30))
 def test_every_level_is_sound_on_the_family_long(record):
     check_every_level(record)
