@@ -45,9 +45,7 @@ class PremiseLogic:
         return v if holds else -v
 
     def _fresh(self) -> int:
-        v = self.sat._next
-        self.sat._next += 1
-        return v
+        return self.sat.new_var()
 
     def _at_least_one(self, key, lits: list) -> int:
         return self.sat.add_clause_fact(key, lits)

@@ -665,7 +665,7 @@ def _play_human(args, deal, console) -> int:
     else:
         console.print(f"No winner after {escape(result.rounds)} rounds; the envelope was {escape(', '.join(deal.envelope))}.")
     if args.sheets:
-        console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
+        console.print(SheetView(human.sheet(), deal.edition, title="your sheet"))
     if args.record:
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)

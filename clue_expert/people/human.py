@@ -16,7 +16,7 @@ from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand
 from ..play.game import Player
-from ..engine.knowledge import Knowledge
+from ..engine.knowledge import Knowledge, Sheet
 from ..play.players import DEFAULT_MOVE, DEFAULT_RESPONSE, load_decisions
 from .notebook import split_cards
 from .output import BoardPosition, Message, english_list, envelope_cards
@@ -55,8 +55,13 @@ class HumanPlayer(Player):
         self.hand: tuple = ()
 
     # -------------------------------------------------------------- helpers
-    def _sheet(self):
-        return (self.engine if self.hints else self.marks).sheet()
+    def sheet(self) -> Sheet:
+        """The sheet this person sees: the engine's with hints, else the
+        one their own marks make (what 'sheet' at a prompt shows)."""
+        knowledge = self.engine if self.hints else self.marks
+        if knowledge is None:
+            raise ClueError(f"{self.name} has no sheet before the game starts")
+        return knowledge.sheet()
 
     def _prompt(self, prompt: str, hint: Callable[[], None] | None = None) -> str:
         """Ask until the answer is not a command; handle help/sheet/hint/quit.
@@ -73,7 +78,7 @@ class HumanPlayer(Player):
                 self.tell(Message(HELP.format(hint=", 'hint' advice on the question asked" if self.hints else "")))
                 continue
             if word == "sheet":
-                self.tell(self._sheet())
+                self.tell(self.sheet())
                 continue
             if word == "hint":
                 if self.hints:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Iterable
 
 from rich import box
-from rich._export_format import CONSOLE_SVG_FORMAT
 from rich.terminal_theme import TerminalTheme
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -576,8 +575,10 @@ def slide_svg(console: Console, title: str) -> str:
     """What a recording console printed, as an SVG on the light theme that
     fetches nothing: rich's template names web fonts, which are left out
     (the viewer's own monospace font is used)."""
-    fmt = re.sub(r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S)
-    svg = console.export_svg(title=title, theme=LIGHT, code_format=fmt)
+    svg = console.export_svg(title=title, theme=LIGHT)
+    # the web fonts are declared in the style sheet before the first </style>, never in the printed text
+    style, end, rest = svg.partition("</style>")
+    svg = re.sub(r"@font-face \{.*?\}\s*", "", style, flags=re.S) + end + rest
     return svg.replace("font-family: Fira Code, monospace", 'font-family: "DejaVu Sans Mono", Menlo, Consolas, '
                                                             'monospace')
 

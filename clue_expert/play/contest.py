@@ -645,7 +645,7 @@ class ContestAgent:
             card = matching[0]
         return "show " + CODE[card]
 
-    def _next_round(self, suggester_index: int) -> None:
+    def _count_round(self, suggester_index: int) -> None:
         if suggester_index <= self._last_suggester:
             self.round += 1
         self._last_suggester = suggester_index
@@ -670,7 +670,7 @@ class ContestAgent:
             if card is not None and card not in cards:
                 raise ProtocolError(f"shown card {args[5]} is not in the suggestion")
         # what the server counts, whatever our knowledge makes of it
-        self._next_round(i)
+        self._count_round(i)
         if by == self.me and card is not None:
             self.seen.add(card)
         if by == self.me and shower is None and not set(cards) & self.seen:
