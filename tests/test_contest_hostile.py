@@ -18,8 +18,8 @@ from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import RuleLimitError
 from clue_expert.core.records import load_record
 from clue_expert.people.cli import main as cli_main
-from clue_expert.play.contest import (EDITION, EXIT_OK, EXIT_READ_TIMEOUT, ContestAgent, FakeContestServer,
-                                      MessageFramer, codes)
+from clue_expert.play.contest import EDITION, EXIT_OK, EXIT_READ_TIMEOUT, ContestAgent, MessageFramer, codes
+from clue_expert.testing.contest_server import FakeContestServer
 from clue_expert.play.players import RuleBasedPlayer
 
 HAND = codes(["green", "knife", "ballroom", "study", "plum", "rope"])  # Gr Kn Ba St Pl Ro
