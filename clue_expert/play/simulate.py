@@ -17,7 +17,7 @@ import random
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
@@ -418,6 +418,22 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
     finally:
         results.close()
     return sorted(out, key=lambda s: s.index)
+
+
+def simulate(strategies: Sequence[str], *, games: int = 100, players: int = 3, seed: int = 0, workers: int = 1,
+             **options: Any) -> dict:
+    """Play a tournament and summarize it, as ``clue-expert simulate --json``
+    does (its summary without the ``config`` part): ``games`` seeded games of
+    ``players`` seats, each seat's strategy a seat spec of ``strategies``
+    rotated over the seats (see :func:`make_specs`, which takes the
+    ``options``: ``edition``, ``deal``, ``game``, ``seating``, ``board``,
+    ``response``, ``accusation``, ``max_rounds``, ``records``,
+    ``all_envelopes``), played in ``workers`` processes.  The same arguments
+    give the same summary whatever ``workers`` is."""
+    if games < 1 and not options.get("all_envelopes"):
+        raise ClueError(f"games must be at least 1, not {games}")
+    specs = make_specs(players=players, games=games, seed=seed, strategies=tuple(strategies), **options)
+    return summarize(run_games(specs, workers))
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
