@@ -27,7 +27,7 @@ from .yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 CLASSIC_CATEGORIES: tuple[str, ...] = ("suspect", "weapon", "room")
 
 
-def normalize(name: str) -> str:
+def normalize(name: object) -> str:
     """Lower-case ``name`` and turn runs of spaces, underscores, dots and
     apostrophes into single hyphens (``"Lead Pipe"`` -> ``"lead-pipe"``)."""
     s = str(name).strip().lower()
@@ -357,7 +357,7 @@ def build_edition(id: str, categories: dict[str, Sequence[str]], name: str | Non
     """A small ad-hoc edition (used by tests and the oracles): ``categories``
     maps each category (in sheet order) to its card ids; ``envelope`` gives
     how many cards of a category the envelope takes (default 1 each)."""
-    cards = []
+    cards: list[Card] = []
     cats = tuple(normalize(c) for c in categories)
     for cat, raw in zip(cats, categories):
         for cid in categories[raw]:

@@ -56,7 +56,7 @@ class Suggestion:
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        d = {"by": self.by}
+        d: dict[str, object] = {"by": self.by}
         if self.asks is not None:
             d["asks"] = self.asks
         d.update({"suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by})

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import reprlib
 from pathlib import Path
+from typing import Iterable
 
 import yaml
 
@@ -69,7 +70,7 @@ class FileLoadError(ClueError):
         return (FileLoadError, (self.source, self.problem))
 
 
-def _one_line(text: str, n: int = 160) -> str:
+def _one_line(text: object, n: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -167,6 +168,7 @@ def _json_depth_ok(data: object) -> bool:
     stack = [(data, 1)]
     while stack:
         value, level = stack.pop()
+        children: Iterable[object]
         if isinstance(value, dict):
             children = value.values()
         elif isinstance(value, list):

@@ -15,7 +15,7 @@ Uses Minicard (python-sat), which has native cardinality constraints.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
@@ -32,8 +32,8 @@ class Unsatisfiable(Exception):
 class SatModel:
     """The deal constraints of one game plus the clause facts added so far."""
 
-    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: dict[str, Sequence[str]],
-                 hand_sizes: dict[str, int], envelope: str, envelope_counts: dict[str, int] | None = None):
+    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
+                 hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None = None):
         #: Owner names; the envelope among them.
         self.owners = list(owners)
         #: Card ids.

@@ -59,6 +59,7 @@ class PremiseLogic:
             return found
         kind = key[0]
         v = values or {}
+        lits: tuple[int, ...]
         if kind == "held":
             lits = (self._cell(key[1], key[2]),)
         elif kind == "lacked":
@@ -94,6 +95,7 @@ class PremiseLogic:
         if found is not None:
             return found
         kind = key[0]
+        lits: tuple[int, ...]
         if kind == "held":
             lits = (self._cell(key[1], key[2], False),)
         elif kind == "lacked":

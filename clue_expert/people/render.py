@@ -727,6 +727,8 @@ def board_view(board, pawns: dict | None = None, marks: dict | None = None, name
 
 
 def _where(pos) -> str:
+    if pos is None:  # a record's move without its from:
+        return "somewhere not recorded"
     return pos if isinstance(pos, str) else f"{pos[0]},{pos[1]}"
 
 
