@@ -172,7 +172,7 @@ class MessageFramer:
         """The next frame, or None and the wait; ``idle`` is the number of
         seconds since bytes last arrived."""
         if self._dropping is not None:
-            if not self._drop():
+            if not self._drop(self._dropping):
                 if idle < self.quiet:
                     return None, self.quiet - idle
                 self._dropping["size"] += len(self.buf)  # the pause ends it: all of it was the message
@@ -203,18 +203,19 @@ class MessageFramer:
             return self.next(idle)
         return None, (self.quiet if status == EXTENDABLE else self.stall) - idle
 
-    def _drop(self) -> bool:
-        """Throw away the oversized message's bytes; True once its end (a
-        newline, or a space before a verb) has gone by."""
+    def _drop(self, dropping: dict) -> bool:
+        """Throw away the oversized message's bytes (counted in ``dropping``,
+        the message being dropped); True once its end (a newline, or a space
+        before a verb) has gone by."""
         buf = bytes(self.buf)
         end = _END.search(buf)
         if end is not None:
             del self.buf[:end.start() + 1]
-            self._dropping["size"] += end.start() + 1
+            dropping["size"] += end.start() + 1
             return True
         cut = max(0, len(buf) - _LONGEST_VERB - 1)  # a space and a verb may be arriving
         del self.buf[:cut]
-        self._dropping["size"] += cut
+        dropping["size"] += cut
         return False
 
     # ------------------------------------------------------------ grammar
@@ -609,10 +610,10 @@ class ContestAgent:
         if not self.player_ok:
             return self._safe_reply("suggest", [])
         if self.over_budget:
-            choice = self._cheap_suggestion()
-            self.made.add(choice)
-            return "suggest " + codes(choice)
-        choice = None
+            cheap = self._cheap_suggestion()
+            self.made.add(cheap)
+            return "suggest " + codes(cheap)
+        choice: tuple | None = None
         started = time.perf_counter()
         for triple in self.player.ranked_suggestions(self.turn + 1, self.round):
             if triple not in self.made:
@@ -711,7 +712,7 @@ class ContestAgent:
         nothing changed) when a record could not hold it or the knowledge
         finds it contradicts what it knows."""
         earlier = [t for t in self.turns if isinstance(t, Accusation)]  # the only state a record check reads
-        check = Record(edition=EDITION, players=self.players, me=self.me, hand=self.hand,
+        check = Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
                        hand_sizes=dict(self.hand_sizes), turns=earlier + [turn])
         try:
             parse_record(check.to_dict(), source="<contest>")
@@ -734,8 +735,14 @@ class ContestAgent:
 
     def record(self) -> Record:
         """The current game as a record from our seat."""
-        return Record(edition=EDITION, players=self.players, me=self.me, hand=self.hand,
+        return Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
                       hand_sizes=dict(self.hand_sizes), turns=list(self.turns), source="<contest>")
+
+    def _seat_name(self) -> str:
+        """Our seat's name in the game under way (a :class:`ProtocolError` before ``reset``)."""
+        if self.me is None:
+            raise ProtocolError("no game under way: the server has not sent reset")
+        return self.me
 
     def _finish_game(self) -> None:
         if not self.in_game:

@@ -17,7 +17,7 @@ import random
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
@@ -325,7 +325,7 @@ def _write_record(folder: str | Path, index: int, record) -> None:
 def run_game(spec: GameSpec) -> GameSummary:
     """Play one game (and write its record when ``spec.records`` asks)."""
     summary, record = _play(spec)
-    if record is not None:
+    if record is not None and spec.records is not None:
         _write_record(spec.records, spec.index, record)
     return summary
 
@@ -358,7 +358,7 @@ class LocalExecutor:
         """What a summary's ``config`` says about where the games ran."""
         return {"workers": self.workers}
 
-    def results(self, specs: Sequence[GameSpec]) -> Iterator[tuple]:
+    def results(self, specs: Sequence[GameSpec]) -> Generator[tuple, None, None]:
         """``(summary, record)`` of every game, in the order they finish.
         Closing the iterator early (an error or Ctrl-C in the consumer)
         terminates and joins the workers."""
@@ -398,7 +398,7 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
     def finished(summary: GameSummary, record) -> None:
         # the parent writes the records, so those on disk are exactly the games counted
         # (and, on a cluster, they land on this machine, where --records says)
-        if record is not None:
+        if record is not None and folder is not None:
             _write_record(folder, summary.index, record)
         out.append(summary)
         if progress:

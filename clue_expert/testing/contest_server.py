@@ -10,7 +10,7 @@ import socket
 import time
 from dataclasses import dataclass, field
 
-from ..core.observations import Accusation, Event, Suggestion
+from ..core.observations import Accusation, Event, RevealedHand, Suggestion
 from ..play.contest import CODE, card_of, codes, triple_of
 from ..play.game import Player, play_game
 
@@ -126,20 +126,22 @@ class RemoteSeat(Player):
         return card
 
     def observe(self, event: Event) -> None:
-        event = event.observation
-        i = self.names.index(event.by)
-        if isinstance(event, Accusation):
-            message = f"accusation {i} {codes(event.cards)} {'+' if event.correct else '-'}"
-        elif event.shown_by is None:
-            message = f"suggestion {i} {codes(event.cards)} -"
+        obs = event.observation
+        if isinstance(obs, RevealedHand):  # not a turn of Speed Clue: nothing to tell the agent
+            return
+        i = self.names.index(obs.by)
+        if isinstance(obs, Accusation):
+            message = f"accusation {i} {codes(obs.cards)} {'+' if obs.correct else '-'}"
+        elif obs.shown_by is None:
+            message = f"suggestion {i} {codes(obs.cards)} -"
         else:
-            message = f"suggestion {i} {codes(event.cards)} {self.names.index(event.shown_by)}"
-            if event.card is not None:  # the agent suggested or showed it
-                message += f" {CODE[event.card]}"
+            message = f"suggestion {i} {codes(obs.cards)} {self.names.index(obs.shown_by)}"
+            if obs.card is not None:  # the agent suggested or showed it
+                message += f" {CODE[obs.card]}"
                 if i == self.seat:
-                    self.seen.add(event.card)
-        if isinstance(event, Suggestion):
-            self.must_accuse = i == self.seat and event.shown_by is None and not set(event.cards) & self.seen
+                    self.seen.add(obs.card)
+        if isinstance(obs, Suggestion):
+            self.must_accuse = i == self.seat and obs.shown_by is None and not set(obs.cards) & self.seen
         expect(self.server.ask(message), "ok", message.split()[0])
 
     def accuse(self, turn):

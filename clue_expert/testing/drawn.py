@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ..core.cards import Edition, build_edition, get_edition
 from ..core.deals import Deal
-from ..core.observations import Accusation, Suggestion
+from ..core.observations import Accusation, Suggestion, Turn
 from ..core.records import Record
 from .randomgame import seat_view
 
@@ -66,7 +66,7 @@ def turns(draw, deal: Deal, max_turns: int = 30, accusations: bool = True) -> li
     ed = deal.edition
     players = deal.players
     out: set = set()
-    played = []
+    played: list[Turn] = []
     seat = 0
     for _ in range(draw(st.integers(0, max_turns))):
         while players[seat % len(players)] in out:
