@@ -20,12 +20,12 @@ from typing import Iterable
 from rich import box
 from rich.terminal_theme import TerminalTheme
 from rich.cells import cell_len
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.markup import escape as _escape
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
@@ -178,7 +178,7 @@ class Fit:
         yield Group(*out)
 
 
-def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> "Fit":
+def card_table(sheet: Sheet, title: str, justify: JustifyMethod, label, cell) -> "Fit":
     """A table of every card (grouped by category) against every owner;
     ``label(card)`` and ``cell(owner, card)`` give the texts."""
     table = Table(title=plain(title), show_lines=False, header_style="bold")
@@ -326,7 +326,7 @@ def firing_line(firing: Firing, values: dict | None = None) -> Text:
 def explanation_json(node: Explanation) -> dict:
     """A ``why`` tree as JSON."""
     j = node.justification
-    out = {"fact": node.text, "key": list(node.key) if not isinstance(node.key[-1], tuple)
+    out: dict[str, object] = {"fact": node.text, "key": list(node.key) if not isinstance(node.key[-1], tuple)
            else [*node.key[:-1], list(node.key[-1])]}
     if j is None:
         out["known"] = False
@@ -604,7 +604,7 @@ class SweepBars:
         self.labels = labels
         self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                              TimeElapsedColumn(), console=make_console(file=sys.stderr))
-        self._overall = None
+        self._overall: TaskID | None = None
         self._cells: dict = {}
         self._sizes: dict = {}
 
