@@ -104,7 +104,7 @@ def generalized_turns(draw, deal: Deal, max_turns: int = 30) -> list:
     ed = deal.edition
     players = deal.players
     out: set = set()
-    played = []
+    played: list[Turn] = []
     seat = 0
     for _ in range(draw(st.integers(0, max_turns))):
         while players[seat % len(players)] in out:
