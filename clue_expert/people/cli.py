@@ -54,7 +54,7 @@ from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
-                     SweepBars, board_view, move_text)
+                     sweep_progress, board_view, move_text)
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -743,11 +743,8 @@ def cmd_simulate(args) -> int:
     interrupted = None
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                results = run_games(specs, workers, executor=executor)
-            else:
-                with progress_bar("simulating", len(specs)) as advance:
-                    results = run_games(specs, workers, lambda s: advance(), executor=executor)
+            with progress_bar("simulate", len(specs), quiet=args.quiet) as advance:
+                results = run_games(specs, workers, lambda s: advance(), executor=executor)
         except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
             interrupted, results = exc, exc.results
         where = executor.describe()
@@ -795,8 +792,7 @@ def cmd_sweep(args) -> int:
         check_plot_folder(args.plot)
     workers = args.workers or os.cpu_count() or 1
     labels = {i: c.label() for i, c in enumerate(sweep.cells)}
-    bars = not args.json and sys.stderr.isatty()
-    with _executor(args, workers) as executor, (SweepBars(labels) if bars else contextlib.nullcontext()) as bar:
+    with _executor(args, workers) as executor, sweep_progress(labels, args.quiet) as bar:
         def start(todo):
             if len(todo) < len(sweep.cells):
                 message = (f"{len(sweep.cells) - len(todo)} of {len(sweep.cells)} cells already finished in "
@@ -862,11 +858,9 @@ def cmd_reproduce(args) -> int:
                         executor=executor)
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                tables = run(None, executor)
-            else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
-                with progress_bar(f"reproducing {args.paper}", None) as advance:
-                    tables = run(lambda summary: advance(), executor)
+            # (the number of games is the reproduction's own business)
+            with progress_bar(f"reproduce {args.paper}", None, quiet=args.quiet) as advance:
+                tables = run(lambda summary: advance(), executor)
         except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
             interrupted, tables = exc, exc.tables
     if args.json:
@@ -1012,7 +1006,8 @@ def cmd_puzzle(args) -> int:
         if Path(args.export).suffix != ".html":
             raise ClueError(f"cannot export a puzzle to {Path(args.export).name}: use .html")
         _check_writable(args.export)
-    puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition)
+    with progress_bar(f"puzzle ({args.difficulty})", None, unit="deals tried", quiet=args.quiet) as advance:
+        puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition, progress=advance)
     if args.export:
         path = Path(args.export)
         path.write_text(puzzle_page(puzzle), encoding="utf-8")
@@ -1094,6 +1089,10 @@ def build_parser() -> argparse.ArgumentParser:
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
+
+    def quiet(p):
+        p.add_argument("--quiet", action="store_true",
+                       help="no progress lines on standard error (they never go to standard output)")
 
     def board_option(p):
         p.add_argument("--board", metavar="ID|FILE",
@@ -1218,6 +1217,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "intervals (.png, .svg or .pdf; needs pip install \"clue-expert[plot]\")")
     seat_rules(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
@@ -1244,6 +1244,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
@@ -1262,6 +1263,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
@@ -1323,6 +1325,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="FILE", help="write the puzzle as a page: FILE.html (answer key hidden)")
     p.add_argument("--json", action="store_true",
                    help="{record, question, answer: {envelope}, difficulty, rules_needed, seed}")
+    quiet(p)
     p.set_defaults(func=cmd_puzzle)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
