@@ -122,7 +122,7 @@ class _Console(Console):
             title = ""
         self.print(Rule(title, characters=characters, style=style, align=align), width=width)
 
-    def print(self, *objects, **kwargs) -> None:  # type: ignore[override]
+    def print(self, *objects, **kwargs) -> None:
         """As rich's, but one line of text alone wraps with a hanging indent."""
         if (len(objects) == 1 and isinstance(objects[0], (str, Text)) and not self.unbounded
                 and kwargs.get("end", "\n") == "\n" and not kwargs.get("soft_wrap") and not kwargs.get("no_wrap")
