@@ -534,7 +534,7 @@ class SummaryView:
         for d in s["seats"]:
             seats.add_row(plain(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
                           f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
-        return Group(head, Fit(strat), Fit(seats))
+        return Group(Hang(head), Fit(strat), Fit(seats))
 
 
 class ComparisonView:
@@ -545,15 +545,15 @@ class ComparisonView:
 
     def __rich__(self):
         c = self.c
-        table = Table(title=plain(c.title), header_style="bold", caption=plain("\n".join(c.notes)),
-                      caption_justify="left")
+        table = Table(title=plain(c.title), header_style="bold")
         table.add_column("", overflow="fold")
         for col in c.columns:
             table.add_column(plain(f"{col}\npub. / ours"), justify="center")
         for label, cells in c.rows:
             table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
                                           for p, o in cells])
-        return Fit(table)
+        # the notes under the table, each a line of its own (as wide as the output, not the table)
+        return Group(Fit(table), *[Hang(plain(note)) for note in c.notes])
 
 
 class StepView:
