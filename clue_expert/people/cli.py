@@ -49,6 +49,7 @@ from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, 
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession
+from .server import serve
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
 from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
                      SummaryView,
@@ -1056,6 +1057,16 @@ def cmd_notebook(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    if not 0 < args.port < 65536:
+        raise ClueError(f"--port {args.port} is out of range (1-65535)")
+    try:
+        serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -1340,6 +1351,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run this deduction or model rule file of yours on the sheet (repeatable)")
     colour(p)
     p.set_defaults(func=cmd_notebook)
+
+    p = sub.add_parser("serve", help="the table assistant in the browser: keep a real game by tapping")
+    knowledge(p)
+    p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
+                   help="the game file, the terminal notebook's (created if missing, saved after every change; "
+                        "default notebook.yaml)")
+    p.add_argument("--port", type=int, default=8765, help="the port (default 8765)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only); another address "
+                        "shares the game on the network, and then every request needs the printed access token")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

@@ -99,6 +99,58 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
 
 
+def dealt_sizes(edition: Edition, players, first: str | None = None) -> dict:
+    """Hand sizes in seat order when the dealer gives the first card to
+    ``first`` (default: the first seat) and goes on round the table: the
+    extra cards go to ``first`` and the seats after it.  They always add up
+    to the cards dealt (all but the envelope's)."""
+    players = list(players)
+    i = players.index(first) if first is not None else 0
+    order = players[i:] + players[:i]
+    by_order = dict(zip(order, edition.hand_sizes(len(players))))
+    return {p: by_order[p] for p in players}
+
+
+def first_dealt_fitting(edition: Edition, players, me: str, hand_size: int) -> list:
+    """The seats that, dealt first, give ``me`` a hand of ``hand_size`` cards."""
+    return [p for p in players if dealt_sizes(edition, players, p)[me] == hand_size]
+
+
+def hand_fit_warning(edition: Edition, players, me: str, first: str | None, hand_size: int) -> str | None:
+    """None when a hand of ``hand_size`` cards fits the dealing rule with
+    ``first`` dealt first; otherwise what is wrong and which first-dealt
+    seats would fit."""
+    sizes = dealt_sizes(edition, players, first)
+    if sizes[me] == hand_size:
+        return None
+    fits = first_dealt_fitting(edition, players, me, hand_size)
+    dealt = sum(sizes.values())
+    if fits:
+        hint = f"; dealing from {english_list(fits, 'or')} gives you {hand_size}: who was dealt first?"
+    else:
+        hint = (f"; with {len(players)} players the {dealt} cards dealt make hands of "
+                f"{english_list(sorted(set(sizes.values())), 'or')}: check your cards")
+    return f"you listed {hand_size} cards, but dealing from {first or players[0]} gives you {sizes[me]}" + hint
+
+
+def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
+    """The turns a contradiction rests on: the offending turn and the earlier
+    turns whose observations the conflicting facts were concluded from
+    (``knowledge`` is the one before the offending turn)."""
+    turns = {exc.turn} if exc.turn else set()
+    cause = exc.cause
+    keys = cause[1] if isinstance(cause, tuple) and len(cause) > 1 else ()
+    for key in keys:
+        if not isinstance(key, tuple):
+            continue
+        if knowledge.known(key):
+            for root in knowledge.roots(key):
+                j = knowledge.justification(root)
+                if j is not None and j.turn:
+                    turns.add(j.turn)
+    return sorted(turns)
+
+
 TEMP_MARK = ".saving-"
 """Temporary files of a save are named ``.FILE.saving-PID-XXXX.tmp``."""
 
@@ -264,6 +316,12 @@ class Notebook:
         self.turns, self.record, self.knowledge, self.conflict = list(turns), record, knowledge, conflict
         self.autosave()
         return knowledge.sheet().changes_from(before)
+
+    def replace(self, turns: list) -> list:
+        """Adopt a whole new list of turns (the browser's undo and redo),
+        validated like an entry; returns the sheet changes.  Raises, leaving
+        everything unchanged, as :meth:`add` does."""
+        return self._apply(list(turns))
 
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""
