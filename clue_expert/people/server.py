@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 from pathlib import Path
 
 from ..core.errors import ClueError
@@ -115,7 +116,16 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge
         import uvicorn
     except ImportError:
         raise ClueError(f"serve needs uvicorn, which is not installed: {INSTALL_HINT}") from None
+    try:  # a port in use is one clear error, not a log line from uvicorn
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise ClueError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
     shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = socket.gethostname()  # every address of this machine: name it
     url = f"http://{'127.0.0.1' if host in LOOPBACK else shown}:{port}/"
     if token:
         url += f"?token={token}"

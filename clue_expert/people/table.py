@@ -174,7 +174,8 @@ class TableAssistant:
         return turn
 
     def _change(self, turns: list) -> dict:
-        """Adopt ``turns`` (remembering the old ones for undo), or refuse."""
+        """Adopt ``turns`` (remembering the old ones for undo; a new change
+        clears redo), or refuse."""
         nb = self._nb()
         before = list(nb.turns)
         try:
@@ -184,7 +185,7 @@ class TableAssistant:
                              {"contradiction": {"turn": exc.turn, "reason": exc.reason, "facts": exc.facts,
                                                 "turns": conflict_turns(nb.knowledge, exc)}}) from None
         self.undo_stack.append(before)
-        self._advice = {}
+        self.redo_stack, self._advice = [], {}
         return self.state(changes)
 
     def _contradiction_text(self, exc: ContradictionError) -> str:
@@ -198,9 +199,7 @@ class TableAssistant:
         nb = self._nb()
         nb.check_repaired()
         turn = self._turn(body)
-        out = self._change(nb.turns + [turn])
-        self.redo_stack = []
-        return out
+        return self._change(nb.turns + [turn])
 
     def edit(self, n: int, body: dict) -> dict:
         """Replace turn ``n`` (1-based)."""
@@ -209,9 +208,7 @@ class TableAssistant:
             raise TableError(f"there is no turn {n}", 404)
         turns = list(nb.turns)
         turns[n - 1] = self._turn(body)
-        out = self._change(turns)
-        self.redo_stack = []
-        return out
+        return self._change(turns)
 
     def undo(self) -> dict:
         """Go back one change (an entry, an edit, an undo's redo); with no
