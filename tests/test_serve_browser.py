@@ -1,0 +1,277 @@
+"""``clue-expert serve`` in a real browser: a uvicorn server on a free local
+port and headless Chromium driven by selenium through Debian's chromedriver
+(as the classroom page's test does).  At a phone viewport (390 x 844) and a
+laptop one (1366 x 768) it sets a game up by tapping, plays the whole
+recorded game kingston-1-player1 through the page, undoes and redoes, opens
+a proof and a why-not, hits a contradiction (refused, the entry kept), edits
+a past turn, and compares the final sheet with ``clue-expert deduce`` on the
+same record.  Screenshots go to the test's folder, and also to the folder
+named by ``CLUE_EXPERT_SCREENSHOTS`` (docs/images for docs/notebook.md).
+Skipped, saying why, where Chromium, its driver, selenium or uvicorn is
+missing."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clue_expert.people.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+RECORD = EXAMPLES / "kingston-1-player1.yaml"
+GAME = yaml.safe_load(RECORD.read_text())
+VIEWPORTS = {"phone": (390, 844, True), "laptop": (1366, 768, False)}
+
+
+def _binary(*names):
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")
+DRIVER = _binary("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None or DRIVER is None:
+        pytest.skip("headless Chromium and chromedriver are not installed (.ci/run installs Debian's chromium "
+                    "and chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1366,900", "--hide-scrollbars"):
+        options.add_argument(flag)
+    profile = Path(tempfile.mkdtemp(prefix="clue-expert-chromium-"))
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A real uvicorn server of a new game file; yields (url, file)."""
+    uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install '.[web]')")
+    from clue_expert.people.server import build_app
+    from clue_expert.people.table import TableAssistant
+    path = tmp_path / "game.yaml"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(build_app(TableAssistant(path)), host="127.0.0.1", port=port,
+                                        log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):  # wait until it listens (a count of tries, not a time assertion)
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started
+    yield f"http://127.0.0.1:{port}/", path
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def _screenshot(d, tmp_path, name):
+    d.save_screenshot(str(tmp_path / name))
+    folder = os.environ.get("CLUE_EXPERT_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / name, Path(folder) / name)
+
+
+def _settled(d, version=None):
+    """Wait until no request is in flight (and the page drew a newer version than ``version``)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(d, 20).until(lambda drv: drv.execute_script(
+        "return document.body.dataset.busy === '0'" + (f" && Number(document.body.dataset.version) > {version}"
+                                                       if version is not None else "")))
+
+
+def _version(d) -> int:
+    return int(d.execute_script("return document.body.dataset.version"))
+
+
+def _tap(d, css):
+    from selenium.webdriver.common.by import By
+    el = d.find_element(By.CSS_SELECTOR, css)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+    el.click()
+    return el
+
+
+def _pressed(d, css) -> bool:
+    from selenium.webdriver.common.by import By
+    return d.find_element(By.CSS_SELECTOR, css).get_attribute("aria-pressed") == "true"
+
+
+def _enter(d, turn, expect_refusal=False):
+    """Tap one turn in: suggester, cards, who showed, the card seen; then Record."""
+    _tap(d, "#mode-accuse" if "accuse" in turn else "#mode-suggest")
+    _tap(d, f'#by button[data-by="{turn["by"]}"]')
+    for card in turn.get("accuse") or turn["suggest"]:
+        if not _pressed(d, f'#cards button[data-card="{card}"]'):
+            _tap(d, f'#cards button[data-card="{card}"]')
+    if "accuse" in turn:
+        _tap(d, f'#verdict button[data-correct="{"true" if turn["correct"] else "false"}"]')
+    else:
+        _tap(d, f'#shown button[data-shown="{turn["shown_by"] or ""}"]')
+        if turn.get("card"):
+            _tap(d, f'#seen button[data-seen="{turn["card"]}"]')
+    v = _version(d)
+    _tap(d, "#record")
+    if expect_refusal:
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(d, 20).until(lambda drv: drv.execute_script("return document.body.dataset.refused === '1'"))
+        _settled(d)
+    else:
+        _settled(d, v)
+
+
+def _sheet(d) -> dict:
+    return d.execute_script("""
+        const out = {};
+        for (const b of document.querySelectorAll('#sheet td button')) {
+          (out[b.dataset.owner] = out[b.dataset.owner] || {})[b.dataset.card] = b.dataset.status;
+        }
+        return out;""")
+
+
+def _fits(d):
+    """(viewport width, document width): equal when nothing overflows sideways."""
+    return d.execute_script("return [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    width, height, mobile = VIEWPORTS[viewport]
+    d = browser
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    url, path = server
+    d.get(url)
+    _settled(d)
+    assert d.execute_script("return [innerWidth, innerHeight]") == [width, height]
+    # ---- set-up: edition, players in seat order, who was dealt first, my hand
+    assert d.find_element(By.ID, "setup").is_displayed()
+    Select(d.find_element(By.ID, "edition")).select_by_value("kingston")
+    d.find_element(By.ID, "players").send_keys("player1 player2 player3")
+    _settled(d)
+    Select(d.find_element(By.ID, "me")).select_by_value("player1")
+    Select(d.find_element(By.ID, "first")).select_by_value("player2")
+    _settled(d)
+    for card in GAME["hand"][:5]:
+        _tap(d, f'#hand button[data-hand="{card}"]')
+        _settled(d)
+    assert "player1 6 · player2 6 · player3 6 = 18 of 18 cards dealt. You picked 5." in d.find_element(By.ID,
+                                                                                                        "sizes").text
+    assert "you listed 5 cards, but dealing from player2 gives you 6" in d.find_element(By.ID, "setup-warning").text
+    _tap(d, f'#hand button[data-hand="{GAME["hand"][5]}"]')
+    _settled(d)
+    assert not d.find_element(By.ID, "setup-warning").is_displayed()
+    assert _fits(d)[0] == _fits(d)[1]
+    _screenshot(d, tmp_path, f"notebook-setup-{viewport}.png")
+    v = _version(d)
+    _tap(d, "#start")
+    _settled(d, v)
+    assert d.find_element(By.ID, "entry-title").text == "Turn 1"
+    # ---- the whole game, one tap at a time
+    for n, turn in enumerate(GAME["turns"], start=1):
+        _enter(d, turn)
+        assert d.find_element(By.ID, "entry-title").text == f"Turn {n + 1}", n
+        if n == 8:
+            _screenshot(d, tmp_path, f"notebook-turn-{viewport}.png")
+        assert d.find_element(By.ID, "accuse").is_displayed() == (n == 16), n
+    banner = d.find_element(By.ID, "accuse").text
+    assert banner == "The envelope is known — accuse: Professor Plum, Lead Pipe, Hall"
+    assert main(["deduce", "--json", str(RECORD)]) == 0
+    deduced = json.loads(capsys.readouterr().out)["cells"]
+    assert _sheet(d) == deduced
+    assert _fits(d)[0] == _fits(d)[1]
+    _tap(d, "#sheet-section")
+    _screenshot(d, tmp_path, f"notebook-solved-{viewport}.png")
+    # ---- undo and redo
+    v = _version(d)
+    _tap(d, "#undo")
+    _settled(d, v)
+    assert not d.find_element(By.ID, "accuse").is_displayed()
+    assert d.find_element(By.ID, "entry-title").text == "Turn 16"
+    assert _sheet(d)["envelope"]["hall"] == "unknown"
+    # an open cell: what would settle it
+    v = _version(d)
+    _tap(d, 'button[data-owner="envelope"][data-card="hall"]')
+    _settled(d, v)
+    assert "player2 shows you hall → envelope lacks hall" in d.find_element(By.ID, "why-not").text
+    v = _version(d)
+    _tap(d, "#redo")
+    _settled(d, v)
+    assert d.find_element(By.ID, "accuse").is_displayed() and _sheet(d) == deduced
+    # ---- a settled cell: its numbered proof
+    v = _version(d)
+    _tap(d, 'button[data-owner="envelope"][data-card="hall"]')
+    _settled(d, v)
+    assert d.find_element(By.ID, "proof-title").text == "Why envelope holds hall?"
+    lines = d.find_elements(By.CSS_SELECTOR, "#proof li")
+    assert len(lines) == 27 and lines[0].get_attribute("data-label") == "1"
+    assert "card-nobody-holds-is-in-envelope: 3, 15, 26" in lines[-1].text
+    d.execute_script("document.getElementById('panel').scrollIntoView({block: 'start'})")
+    _screenshot(d, tmp_path, f"notebook-proof-{viewport}.png")
+    # ---- a contradiction: refused, naming the turns, the entry kept
+    text = path.read_text()
+    bad = {"by": "player1", "suggest": ["prof-plum", "spanner", "study"], "shown_by": None}
+    _enter(d, bad, expect_refusal=True)
+    message = d.find_element(By.ID, "message").text
+    assert message.startswith("refused, nothing changed: turn 17 contradicts turn 4: player2 cannot both hold and "
+                              "lack study"), message
+    assert all(_pressed(d, f'#cards button[data-card="{c}"]') for c in bad["suggest"])
+    assert _pressed(d, '#shown button[data-shown=""]') and _pressed(d, '#by button[data-by="player1"]')
+    assert path.read_text() == text and _sheet(d) == deduced
+    d.execute_script("window.scrollTo(0, 0)")
+    _screenshot(d, tmp_path, f"notebook-refused-{viewport}.png")
+    # ---- edit a past turn: refused when it contradicts later turns (the edit kept), taken when it does not
+    _tap(d, '#turns button[data-edit="4"]')
+    assert d.find_element(By.ID, "entry-title").text == "Edit turn 4"
+    assert _pressed(d, '#seen button[data-seen="study"]')
+    _tap(d, '#seen button[data-seen="prof-plum"]')
+    _tap(d, "#record")
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(d, 20).until(lambda drv: drv.execute_script("return document.body.dataset.refused === '2'"))
+    assert d.find_element(By.ID, "message").text.startswith("refused, nothing changed: turn ")
+    assert d.find_element(By.ID, "entry-title").text == "Edit turn 4" and path.read_text() == text
+    _tap(d, "#cancel-edit")
+    _tap(d, '#turns button[data-edit="1"]')
+    v = _version(d)
+    _tap(d, '#seen button[data-seen=""]')  # turn 1: player3 showed a card I did not note
+    _tap(d, "#record")
+    _settled(d, v)
+    assert d.find_element(By.ID, "message").text.startswith("turn 1 changed")
+    assert "card" not in yaml.safe_load(path.read_text())["turns"][0]
+    # without the card seen on turn 1 the envelope is no longer known
+    assert _sheet(d)["player3"]["candlestick"] == "unknown" and not d.find_element(By.ID, "accuse").is_displayed()
+    # ---- advice and odds after undoing the edit
+    v = _version(d)
+    _tap(d, "#undo")
+    _settled(d, v)
+    assert _sheet(d) == deduced
+    v = _version(d)
+    _tap(d, "#advise")
+    _settled(d, v)
+    assert d.find_element(By.ID, "advice-text").text.startswith("the envelope is known: accuse Professor Plum")
