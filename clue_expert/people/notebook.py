@@ -523,7 +523,7 @@ class NotebookSession:
     """The dialogue: set-up questions, then entries and commands.  Feed it
     lines with :meth:`handle`; read :attr:`prompt` for the next question."""
 
-    SETUP = ("edition", "players", "me", "hand", "sizes")
+    SETUP = ("edition", "players", "me", "first", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
                  knowledge: str | Level = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
@@ -620,8 +620,11 @@ class NotebookSession:
             return "players in seat order (e.g. ann bob cat)> "
         if self._stage == "me":
             return "who are you> "
+        if self._stage == "first":
+            return (f"who was dealt the first card ({english_list(self._setup['players'], 'or')}; "
+                    f"Enter: {self._setup['players'][0]})> ")
         if self._stage == "hand":
-            return "your cards> "
+            return f"your {self._setup['sizes'][self._setup['me']]} cards> "
         if self._stage == "sizes":
             return (f"hand sizes: {self._sizes_text()} — Enter accepts them; to correct them write "
                     f"'sizes NAME N ...', e.g. 'sizes {self._size_example()}'> ")
@@ -715,15 +718,36 @@ class NotebookSession:
             if not match:
                 raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
             s["me"] = match[0]
-            s["sizes"] = dict(zip(s["players"], s["edition"].hand_sizes(len(s["players"]))))
+            s["first"] = s["players"][0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            if len(set(s["sizes"].values())) > 1:  # who was dealt first decides who holds the extra cards
+                self._stage = "first"
+                return []
             self._stage = "hand"
-            return [Message(f"{s['me']} holds {s['sizes'][s['me']]} cards by the dealing rule")]
+            return [Message(f"each player holds {s['sizes'][s['me']]} cards by the dealing rule")]
+        if self._stage == "first":
+            if line:
+                match = [p for p in s["players"] if p.lower() == line.lower()]
+                if not match:
+                    raise ClueError(f"name the player dealt the first card: {english_list(s['players'], 'or')}")
+                s["first"] = match[0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            self._stage = "hand"
+            return [Message(f"dealt from {s['first']}: {self._sizes_text()}, so you hold {s['sizes'][s['me']]} "
+                            f"cards")]
+        if self._stage == "hand" and line.lower().startswith("first "):
+            self._stage = "first"
+            return self._handle_setup(line[len("first "):].strip())
         if self._stage == "hand":
             cards = split_cards(s["edition"], line)
             if len(set(cards)) != len(cards):
                 raise ClueError("a card is listed twice")
+            warning = hand_fit_warning(s["edition"], s["players"], s["me"], s["first"], len(cards))
+            if warning:
+                raise ClueError(warning + " (type your cards again"
+                                + ("; 'first NAME' changes who was dealt first)"
+                                   if len(set(s["sizes"].values())) > 1 else ")"))
             s["hand"] = cards
-            s["sizes"][s["me"]] = len(cards)
             self._stage = "sizes"
             return [Message("your cards: " + english_list(cards))]
         if self._stage == "sizes":
@@ -748,8 +772,11 @@ class NotebookSession:
                         raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
                     sizes[p] = int(n)
                 dealt = len(s["edition"].cards) - s["edition"].envelope_size
-                if sum(sizes.values()) > dealt:
-                    raise ClueError(f"the hands hold {sum(sizes.values())} cards, but only {dealt} are dealt")
+                if sum(sizes.values()) != dealt:
+                    raise ClueError(f"hand sizes {english_list(f'{p} {n}' for p, n in sizes.items())} add up to "
+                                    f"{sum(sizes.values())}, but {dealt} cards are dealt: correct two sizes at "
+                                    f"once (e.g. 'sizes {self._size_example()} ...'), or press Enter to keep "
+                                    f"{self._sizes_text()}")
                 s["sizes"] = sizes
                 return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],

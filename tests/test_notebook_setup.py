@@ -1,0 +1,85 @@
+"""The notebook's set-up: hand sizes follow from who was dealt the first
+card and always add up to the cards dealt; a hand that does not fit is
+refused with the seats it would fit.  A hypothesis property over the shipped
+editions, 2-10 players and every first-dealt seat, through the same dialogue
+a player types."""
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings, strategies as st
+
+from clue_expert.core.cards import editions
+from clue_expert.people.notebook import NotebookSession, dealt_sizes, first_dealt_fitting, hand_fit_warning
+from clue_expert.people.output import Message
+
+EDITIONS = sorted(editions())
+
+
+def texts(items):
+    return [i.text for i in items if isinstance(i, Message)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(edition=st.sampled_from(EDITIONS), n=st.integers(2, 10), data=st.data())
+def test_set_up_never_produces_sizes_that_do_not_add_up(tmp_path_factory, edition, n, data):
+    ed = editions()[edition]
+    players = [f"p{i}" for i in range(1, n + 1)]
+    first = data.draw(st.sampled_from(players), label="first")
+    me = data.draw(st.sampled_from(players), label="me")
+    dealt = len(ed.cards) - ed.envelope_size
+    sizes = dealt_sizes(ed, players, first)
+    assert list(sizes) == players and sum(sizes.values()) == dealt
+    assert max(sizes.values()) - min(sizes.values()) <= 1
+    # the extra cards go to the first-dealt seat and those after it
+    i = players.index(first)
+    order = players[i:] + players[:i]
+    assert [sizes[p] for p in order] == sorted(sizes.values(), reverse=True)
+    # the dialogue: a hand of the right size is taken, the sizes saved add up
+    s = NotebookSession(tmp_path_factory.mktemp("nb") / "game.yaml")
+    s.start()
+    s.handle(edition)
+    s.handle(" ".join(players))
+    s.handle(me)
+    if len(set(sizes.values())) > 1:
+        assert s.prompt.startswith("who was dealt the first card")
+        s.handle(first)
+    hand = random.Random(data.draw(st.integers(0, 999))).sample(list(ed.card_ids), sizes[me])
+    wrong = hand[:-1] if len(hand) > 1 else hand + [c for c in ed.card_ids if c not in hand][:1]
+    out = texts(s.handle(" , ".join(ed.display(c) for c in wrong)))
+    if hand_fit_warning(ed, players, me, first if len(set(sizes.values())) > 1 else players[0], len(wrong)):
+        assert out and out[0].startswith(f"you listed {len(wrong)} cards"), out
+    s.handle(", ".join(ed.display(c) for c in hand))
+    s.handle("")
+    nb = s.notebook
+    assert nb is not None and sum(nb.hand_sizes.values()) == dealt and nb.hand_sizes[me] == len(hand)
+    assert nb.hand_sizes == sizes or len(set(sizes.values())) == 1
+
+
+def test_the_issue_s_four_player_cluedo_game(tmp_path):
+    s = NotebookSession(tmp_path / "game.yaml")
+    s.start()
+    for line in ("cluedo", "alice bob carol me", "me"):
+        s.handle(line)
+    assert s.prompt == "who was dealt the first card (alice, bob, carol or me; Enter: alice)> "
+    assert texts(s.handle("")) == ["dealt from alice: alice 5, bob 5, carol 4 and me 4, so you hold 4 cards"]
+    out = texts(s.handle("scarlett rope hall lounge dagger"))
+    assert out == ["you listed 5 cards, but dealing from alice gives you 4; dealing from carol or me gives you 5: "
+                   "who was dealt first? (type your cards again; 'first NAME' changes who was dealt first)"]
+    assert texts(s.handle("first carol")) == ["dealt from carol: alice 4, bob 4, carol 5 and me 5, so you hold 5 cards"]
+    s.handle("scarlett rope hall lounge dagger")
+    assert "hand sizes: alice 4, bob 4, carol 5 and me 5" in s.prompt
+    out = texts(s.handle("sizes bob 5"))
+    assert out[0].startswith("hand sizes alice 4, bob 5, carol 5 and me 5 add up to 19, but 18 cards are dealt")
+    assert texts(s.handle("sizes bob 5 alice 3")) == ["hand sizes now alice 3, bob 5, carol 5 and me 5; Enter accepts them"]
+    s.handle("")
+    assert s.notebook.hand_sizes == {"alice": 3, "bob": 5, "carol": 5, "me": 5}
+
+
+def test_which_first_seats_fit():
+    ed = editions()["cluedo"]
+    assert first_dealt_fitting(ed, ["a", "b", "c", "d"], "d", 5) == ["c", "d"]
+    assert first_dealt_fitting(ed, ["a", "b", "c", "d"], "d", 6) == []
+    assert hand_fit_warning(ed, ["a", "b", "c", "d"], "d", "a", 6) == (
+        "you listed 6 cards, but dealing from a gives you 4; with 4 players the 18 cards dealt make hands of "
+        "4 or 5: check your cards")
