@@ -83,3 +83,52 @@ def test_which_first_seats_fit():
     assert hand_fit_warning(ed, ["a", "b", "c", "d"], "d", "a", 6) == (
         "you listed 6 cards, but dealing from a gives you 4; with 4 players the 18 cards dealt make hands of "
         "4 or 5: check your cards")
+
+
+SETUP = ["cluedo", "ann bob cat", "ann", "scarlett rope hall lounge dagger plum", ""]
+
+
+def _session(tmp_path):
+    s = NotebookSession(tmp_path / "game.yaml")
+    s.start()
+    for line in SETUP:
+        s.handle(line)
+    return s
+
+
+def test_every_unknown_name_of_a_line_is_reported_at_once(tmp_path):
+    s = _session(tmp_path)
+    out = texts(s.handle("bob: white rop stdy / cot shows"))
+    assert out == ["unknown cards in edition 'cluedo': 'rop' (did you mean rope or plum?); 'stdy' (did you mean "
+                   "study or mustard?); unknown player 'cot'; players are ann, bob and cat (did you mean cat?)"]
+    assert s.notebook.turns == []
+    assert texts(s.handle("bob: white, rop, lead pipe / cat shows")) == ["unknown card 'rop' in edition 'cluedo'; "
+                                                                        "did you mean 'rope', 'plum'?"]
+
+
+def test_an_unseen_show_prints_its_new_clue(tmp_path):
+    s = _session(tmp_path)
+    out = texts(s.handle("bob: white revolver study / cat shows"))
+    assert "  new clue: cat holds Mrs White, Revolver or Study" in out
+    out = texts(s.handle("cat: white revolver kitchen / ann passes / bob shows"))
+    assert "  new clue: bob holds Mrs White, Revolver or Kitchen" in out
+    assert not any("new clue: cat" in t for t in out)
+
+
+def test_an_accusation_asks_right_or_wrong_and_a_correct_one_ends_the_game(tmp_path):
+    s = _session(tmp_path)
+    assert s.handle("bob accuses white revolver study") == []
+    assert s.prompt == "was bob's accusation right (yes/no)> "
+    assert texts(s.handle("maybe")) == ["answer yes (it was right) or no (it was wrong)"]
+    out = texts(s.handle("no"))
+    assert "turn 1 recorded" in out and not s.done and s.prompt == "turn 2> "
+    out = texts(s.handle("cat accuses mustard revolver kitchen"))
+    out = texts(s.handle("yes"))
+    assert "cat accused correctly: the game is over (the envelope held Colonel Mustard, Revolver and Kitchen)" in out
+    assert s.done and out[-1] == f"the game is saved in {tmp_path / 'game.yaml'}"
+    again = NotebookSession(tmp_path / "game.yaml")
+    again.start()
+    assert texts(again.handle("bob: white rope study / nobody")) == [
+        "refused, nothing changed: the game is over: cat accused correctly on turn 2 ('undo' removes it)"]
+    # the verdict on one line still works
+    assert "turn 2 recorded" in texts(again.handle("undo") + again.handle("cat accuses mustard revolver kitchen wrong"))

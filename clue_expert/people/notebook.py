@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from ..core.cards import Edition, get_edition
-from ..core.errors import ClueError, ContradictionError
+from ..core.errors import ClueError, ContradictionError, UnknownCardError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
@@ -76,6 +76,14 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
         return []
     if "," in text or " and " in text:
         parts = [p for p in re.split(r"\s*(?:,|\band\b)\s*", text) if p.strip()]
+        errors = []
+        for p in parts:
+            try:
+                edition.resolve(p)
+            except UnknownCardError as exc:
+                errors.append(exc)
+        if errors:
+            raise ClueError(unknown_cards_text(errors))
         return [edition.resolve(p) for p in parts]
     words = text.split()
 
@@ -93,9 +101,10 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     for cards in seg(0):
         if count is None or len(cards) == count:
             return cards
-    # nothing fits: report the first word that is no card
-    for w in words:
-        edition.resolve(w)
+    # nothing fits: report every word that is no card, each with the nearest names
+    errors = unknown_words(edition, words)
+    if errors:
+        raise ClueError(unknown_cards_text(errors))
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
 
 
@@ -149,6 +158,38 @@ def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
                 if j is not None and j.turn:
                     turns.add(j.turn)
     return sorted(turns)
+
+
+def unknown_words(edition: Edition, words) -> list:
+    """The :class:`UnknownCardError` of each word that is no card and no
+    part of a card's name of up to three words, reading left to right."""
+    errors, i = [], 0
+    while i < len(words):
+        for j in range(min(len(words), i + 3), i, -1):
+            try:
+                edition.resolve(" ".join(words[i:j]))
+            except ClueError:
+                continue
+            i = j
+            break
+        else:
+            try:
+                edition.resolve(words[i])
+            except UnknownCardError as exc:
+                errors.append(exc)
+            i += 1
+    return errors
+
+
+def unknown_cards_text(errors) -> str:
+    """One line for every unknown card name of an entry, each with the nearest names."""
+    if len(errors) == 1:
+        return str(errors[0])
+
+    def one(e):
+        near = f" (did you mean {english_list(e.suggestions, 'or')}?)" if e.suggestions else ""
+        return f"{e.name!r}{near}"
+    return f"unknown cards in edition {errors[0].edition!r}: " + "; ".join(one(e) for e in errors)
 
 
 TEMP_MARK = ".saving-"
@@ -326,7 +367,17 @@ class Notebook:
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""
         self.check_repaired()
+        over = self.winner()
+        if over is not None:
+            raise ClueError(f"the game is over: {over[0]} accused correctly on turn {over[1]} ('undo' removes it)")
         return self._apply(self.turns + [turn])
+
+    def winner(self) -> tuple | None:
+        """(who, turn) of the correct accusation that ended the game, or None."""
+        for n, t in enumerate(self.turns, start=1):
+            if t.get("accuse") is not None and t.get("correct"):
+                return t["by"], n
+        return None
 
     def check_repaired(self) -> None:
         """Refuse new turns in repair mode."""
@@ -389,20 +440,36 @@ class Notebook:
         text = line.strip()
         if self.game == "generalized":
             return self._parse_generalized(text, line)
-        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
+        errors: list = []
+
+        def read(fn, *args):
+            """fn(*args), or None with its error kept: every unknown name of the line is reported at once."""
+            try:
+                return fn(*args)
+            except ClueError as exc:
+                errors.append(str(exc))
+                return None
+
+        def done(turn):
+            if errors:
+                raise ClueError("; ".join(dict.fromkeys(errors)))
+            return turn
+
+        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)(?:\s+(right|correct|wrong|incorrect))?", text, re.I)
         if m:
-            by = self._player(m.group(1))
-            cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
-            return {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
+            by = read(self._player, m.group(1))
+            cards = read(split_cards, self.edition, m.group(2), self.edition.envelope_size)
+            verdict = m.group(3).lower() in ("right", "correct") if m.group(3) else None
+            return done({"by": by, "accuse": cards, "correct": verdict})
         parts = [p.strip() for p in text.split("/")]
         m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
         if not m:
             raise ClueError(f"cannot read {line!r}; type 'help' for examples")
-        by = self._player(m.group(1))
-        cards = split_cards(self.edition, m.group(2), len(self.edition.categories))
+        by = read(self._player, m.group(1))
+        cards = read(split_cards, self.edition, m.group(2), len(self.edition.categories))
         passed: list = []
         shown_by, card = None, None
-        order = self._order(by)
+        order = self._order(by) if by is not None else []
         for part in parts[1:]:
             low = part.lower()
             if low in ("nobody", "no one", "none", "all pass", "everyone passes", "nobody shows"):
@@ -410,15 +477,16 @@ class Notebook:
                 continue
             pm = re.fullmatch(r"(.+?)\s+(passes|pass|passed)", part, re.I)
             if pm:
-                passed += [self._player(p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
+                passed += [read(self._player, p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
                 continue
             sm = re.fullmatch(r"(\S+)\s+(shows|showed|show)(?:\s+(.+))?", part, re.I)
             if sm:
-                shown_by = self._player(sm.group(1))
+                shown_by = read(self._player, sm.group(1))
                 if sm.group(3):
-                    card = self.edition.resolve(sm.group(3))
+                    card = read(self.edition.resolve, sm.group(3))
                 continue
-            raise ClueError(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+            errors.append(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+        done(None)
         if shown_by is not None and not passed:
             # the players before the shower passed, whether or not they were written down
             passed = order[:order.index(shown_by)] if shown_by in order else []
@@ -544,6 +612,8 @@ class NotebookSession:
         self._stage = None
         self._step: dict | None = None
         self._edit: int | None = None
+        #: An accusation typed without 'right' or 'wrong', waiting for the answer.
+        self._verdict: dict | None = None
         self._quitting = False
         self._repairing = False
         #: Temporary files of killed saves removed when the file was opened.
@@ -628,6 +698,8 @@ class NotebookSession:
         if self._stage == "sizes":
             return (f"hand sizes: {self._sizes_text()} — Enter accepts them; to correct them write "
                     f"'sizes NAME N ...', e.g. 'sizes {self._size_example()}'> ")
+        if self._verdict is not None:
+            return f"was {self._verdict['by']}'s accusation right (yes/no)> "
         if self._step is not None:
             return self._step_prompt()
         if self._edit is not None:
@@ -672,13 +744,19 @@ class NotebookSession:
         try:
             if self._stage is not None:
                 return self._handle_setup(line)
+            if self._verdict is not None:
+                return self._handle_verdict(line)
             if self._step is not None:
                 return self._handle_step(line)
             if self._edit is not None:
                 n, self._edit = self._edit, None
                 if not line:
                     return [Message("edit cancelled")]
-                return self._report(self._nb.edit(n, self._nb.parse_turn(line)), f"turn {n} changed")
+                turn = self._nb.parse_turn(line)
+                if turn.get("accuse") is not None and turn["correct"] is None:
+                    self._edit = n
+                    raise ClueError("say whether the accusation was right: end the line with 'right' or 'wrong'")
+                return self._report(self._nb.edit(n, turn), f"turn {n} changed")
             return self._command(line)
         except ClueError as exc:
             return [Message(str(exc), "error")]
@@ -863,11 +941,26 @@ class NotebookSession:
             nb.check_repaired()
             self._step = {}
             return [Message("step by step: who suggested?")]
-        return self._entry(nb.parse_turn(line))
+        turn = nb.parse_turn(line)
+        if turn.get("accuse") is not None and turn["correct"] is None:
+            nb.check_repaired()
+            self._verdict = turn
+            return []
+        return self._entry(turn)
+
+    def _handle_verdict(self, line: str) -> list:
+        """The answer to "was the accusation right"."""
+        answer = line.strip().lower()
+        if answer not in ("yes", "y", "right", "correct", "no", "n", "wrong", "incorrect"):
+            raise ClueError("answer yes (it was right) or no (it was wrong)")
+        turn, self._verdict = dict(self._verdict), None
+        turn["correct"] = answer in ("yes", "y", "right", "correct")
+        return self._entry(turn)
 
     def _entry(self, turn: dict) -> list:
         nb = self._nb
         out: list = []
+        clauses_before = {p: set(nb.knowledge.one_of_clauses(p)) for p in nb.players}
         if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me) \
                 and turn.get("asks", nb.me) == nb.me:
             # (once another player has shown a card, whether you could have refuted it is moot)
@@ -886,13 +979,31 @@ class NotebookSession:
             return [Message(f"refused, nothing changed: {exc}", "error")]
         firings = nb.knowledge.firings
         new_facts = [f for f in firings[before:] if f.rule != "record-pass-as-lacked"]
-        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts)
+        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts,
+                            clauses=self._new_clauses(clauses_before))
+        if turn.get("accuse") is not None and turn.get("correct"):
+            cards = english_list(nb.edition.display(c) for c in turn["accuse"])
+            out.append(Message(f"{turn['by']} accused correctly: the game is over (the envelope held {cards})",
+                               "advice"))
+            out += self.close()
+        return out
+
+    def _new_clauses(self, before: dict) -> list:
+        """The one-of clauses an entry made or narrowed, in words."""
+        nb = self._nb
+        k = nb.knowledge
+        out = []
+        for p in nb.players:
+            for clause in k.one_of_clauses(p):
+                if clause not in before.get(p, ()):
+                    cards = english_list((nb.edition.display(c) for c in sorted(clause, key=k.sheet_position)), "or")
+                    out.append(Message(f"  new clue: {p} holds {cards}", "deduction"))
         return out
 
     #: Deduction lines after an entry in compact and in verbose mode.
     COMPACT_FIRINGS, VERBOSE_FIRINGS = 8, 30
 
-    def _report(self, changes: list, title: str, firings=None) -> list:
+    def _report(self, changes: list, title: str, firings=None, clauses=()) -> list:
         """After an entry: the new deductions, the changed cells, (in verbose
         mode) the whole sheet, then notes and advice."""
         nb = self._nb
@@ -904,6 +1015,7 @@ class NotebookSession:
         if len(facts) > limit:
             out.append(Message(f"  … and {len(facts) - limit} more deductions (all in the changes below; "
                                f"'why FACT' explains one)", "dim"))
+        out += list(clauses)
         out.append(Changes(changes, title))
         if not self.compact:
             out.append(nb.knowledge.sheet())
