@@ -10,6 +10,10 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from clue_expert.core.cards import editions
+from clue_expert.core.deals import get_deal
+from clue_expert.people.human import HumanPlayer
+from clue_expert.play.game import play_game
+from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.people.notebook import NotebookSession, dealt_sizes, first_dealt_fitting, hand_fit_warning
 from clue_expert.people.output import Message
 
@@ -132,3 +136,25 @@ def test_an_accusation_asks_right_or_wrong_and_a_correct_one_ends_the_game(tmp_p
         "refused, nothing changed: the game is over: cat accused correctly on turn 2 ('undo' removes it)"]
     # the verdict on one line still works
     assert "turn 2 recorded" in texts(again.handle("undo") + again.handle("cat accuses mustard revolver kitchen wrong"))
+
+
+def test_the_human_seat_says_you_can_accuse_now_unprompted():
+
+    deal = get_deal("kingston-1-3p")
+    told: list = []
+    answers = iter([])
+    human = HumanPlayer("player1", lambda prompt: next(answers, "quit"), told.append, hints=True)
+    others = {p: RuleBasedPlayer(p, "clue-expert-focused", seed=i) for i, p in enumerate(deal.players[1:])}
+    # the person never types a suggestion: the others play until someone's turns make it known (or win)
+    human.suggest = lambda turn, round: ("prof-plum", "rope", "hall")
+    human.accuse = lambda turn: None
+    play_game(deal, {"player1": human, **others})
+    said = [t for t in texts(told) if t.startswith("you can accuse now")]
+    assert human.engine.solved()
+    assert said == [f"you can accuse now: the envelope holds "
+                    f"{', '.join(deal.edition.display(c) for c in deal.envelope[:-1])} and "
+                    f"{deal.edition.display(deal.envelope[-1])} — at your turn, answer the accusation prompt "
+                    f"with them"]
+    # the announced envelope is on the person's own sheet too, hints or not
+    marks = human.marks
+    assert tuple(marks.envelope().values()) == tuple(deal.envelope)
