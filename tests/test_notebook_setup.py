@@ -14,7 +14,8 @@ from clue_expert.core.deals import get_deal
 from clue_expert.people.human import HumanPlayer
 from clue_expert.play.game import play_game
 from clue_expert.play.players import RuleBasedPlayer
-from clue_expert.people.notebook import NotebookSession, dealt_sizes, first_dealt_fitting, hand_fit_warning
+from clue_expert.people.notebook import (NotebookSession, dealt_sizes, first_dealt_fitting, hand_fit_warning,
+                                         line_editing)
 from clue_expert.people.output import Message
 
 EDITIONS = sorted(editions())
@@ -158,3 +159,12 @@ def test_the_human_seat_says_you_can_accuse_now_unprompted():
     # the announced envelope is on the person's own sheet too, hints or not
     marks = human.marks
     assert tuple(marks.envelope().values()) == tuple(deal.envelope)
+
+
+def test_line_editing_only_at_a_terminal(monkeypatch, tmp_path):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert line_editing() is False  # piped input: plain input(), nothing printed by readline
+    s = _session(tmp_path)
+    words = s.words()
+    assert {"ann", "bob", "cat", "lead-pipe", "why-not", "undo"} <= set(words)

@@ -48,7 +48,7 @@ from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
-from .notebook import NotebookSession
+from .notebook import NotebookSession, line_editing
 from .server import serve
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
 from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
@@ -604,6 +604,7 @@ def _play_human(args, deal, console) -> int:
         console.print(output_item(item, deal.edition))
 
     general = args.game == "generalized"
+    line_editing()
     human = HumanPlayer(args.human, input, tell, hints=args.hints,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
     players: dict[str, Player] = {}
@@ -1041,6 +1042,7 @@ def cmd_notebook(args) -> int:
             ed = session.notebook.edition if session.notebook else None
             console.print(output_item(item, ed) if ed else getattr(item, "text", str(item)))
 
+    line_editing(session.words)
     try:
         show(session.start())
         while not session.done:

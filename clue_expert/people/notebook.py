@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -106,6 +107,29 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     if errors:
         raise ClueError(unknown_cards_text(errors))
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
+
+
+def line_editing(words=None) -> bool:
+    """Line editing and history at the prompts (``input``), through the
+    standard library's readline where it is present and input is a terminal;
+    with ``words`` (a function returning names), Tab completes them.
+    Returns whether it is on."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input
+        return False
+    readline.parse_and_bind("tab: complete")
+    if words is not None:
+        readline.set_completer_delims(" \t/,:")
+
+        def complete(text: str, state: int):
+            low = text.lower()
+            hits = sorted(w for w in set(words()) if w.lower().startswith(low))
+            return hits[state] if state < len(hits) else None
+        readline.set_completer(complete)
+    return True
 
 
 def dealt_sizes(edition: Edition, players, first: str | None = None) -> dict:
@@ -678,6 +702,15 @@ class NotebookSession:
             return []
         return [Message(f"not saved: {nb.unsaved}; the game is kept in this session — type 'save OTHERFILE' "
                         f"to save it elsewhere", "error")]
+
+    def words(self) -> list:
+        """What Tab completes at the prompt: players, card ids, commands."""
+        nb = self.notebook
+        ed = nb.edition if nb is not None else self._setup.get("edition")
+        players = nb.players if nb is not None else self._setup.get("players", [])
+        commands = ["sheet", "history", "compact", "verbose", "why", "why-not", "undo", "edit", "save", "load",
+                    "odds", "help", "quit", "turn", "shows", "passes", "nobody", "accuses", "right", "wrong"]
+        return list(players) + (list(ed.card_ids) if ed is not None else []) + commands
 
     # --------------------------------------------------------------- prompts
     @property
