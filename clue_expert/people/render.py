@@ -653,7 +653,10 @@ class ProbabilityView:
         table = card_table(s, f"{s.me}'s probabilities (%)" + (f" after turn {s.turn}" if s.turn else ""),
                            "right", lambda c: Text(self.edition.display(c)), cell)
         best = sorted(b.envelope.items(), key=lambda kv: -kv[1])[:self.top]
-        lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
+        possible = len(b.envelope)
+        plain = ("the envelope is certain" if possible == 1 else
+                 f"{possible} envelopes still possible, as uncertain as {2 ** b.entropy_bits:.0f} equally likely ones")
+        lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits: {plain}; likeliest: " +
                      "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))
         return Group(table, lines)
 
