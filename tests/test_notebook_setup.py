@@ -168,3 +168,17 @@ def test_line_editing_only_at_a_terminal(monkeypatch, tmp_path):
     s = _session(tmp_path)
     words = s.words()
     assert {"ann", "bob", "cat", "lead-pipe", "why-not", "undo"} <= set(words)
+
+
+def test_terminal_redo_puts_back_what_undo_removed(tmp_path):
+    s = _session(tmp_path)
+    s.handle("bob: white rope study / cat passes / ann shows rope")
+    s.handle("cat: green spanner hall / ann shows hall")
+    sheet = s.notebook.knowledge.sheet().cells
+    assert "removed turn 2" in texts(s.handle("undo")) and "removed turn 1" in texts(s.handle("undo"))
+    assert "turn 1 put back" in texts(s.handle("redo")) and "turn 2 put back" in texts(s.handle("redo"))
+    assert s.notebook.knowledge.sheet().cells == sheet
+    assert texts(s.handle("redo")) == ["nothing to redo"]
+    s.handle("undo")
+    s.handle("ann: mustard candlestick kitchen / nobody")  # a new entry forgets what was undone
+    assert texts(s.handle("redo")) == ["nothing to redo"]

@@ -51,7 +51,8 @@ or type 'turn' to be asked step by step.  Commands:
   verbose            after an entry, also the whole sheet
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
   why --steps FACT   the same as a numbered proof, a case analysis shown as its cases
-  undo               remove the last turn         edit N         re-enter turn N
+  undo               remove the last turn         redo           put back the turn last undone
+  edit N             re-enter turn N
   save [FILE]        save now; with FILE, save there and keep saving there after every entry
   load FILE          open a saved game
   odds               exact probabilities of every cell and the likeliest envelopes
@@ -636,6 +637,8 @@ class NotebookSession:
         self._stage = None
         self._step: dict | None = None
         self._edit: int | None = None
+        #: Turns undone, last undone last ('redo' puts them back; a new entry forgets them).
+        self._redo: list = []
         #: An accusation typed without 'right' or 'wrong', waiting for the answer.
         self._verdict: dict | None = None
         self._quitting = False
@@ -708,7 +711,7 @@ class NotebookSession:
         nb = self.notebook
         ed = nb.edition if nb is not None else self._setup.get("edition")
         players = nb.players if nb is not None else self._setup.get("players", [])
-        commands = ["sheet", "history", "compact", "verbose", "why", "why-not", "undo", "edit", "save", "load",
+        commands = ["sheet", "history", "compact", "verbose", "why", "why-not", "undo", "redo", "edit", "save", "load",
                     "odds", "help", "quit", "turn", "shows", "passes", "nobody", "accuses", "right", "wrong"]
         return list(players) + (list(ed.card_ids) if ed is not None else []) + commands
 
@@ -934,7 +937,15 @@ class NotebookSession:
             return nb.why_not(rest)
         if word == "undo":
             turn, changes = nb.undo()
-            return self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            self._redo.append(turn)
+            out = self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            return out[:1] + [Message("('redo' puts it back)", "dim")] + out[1:]
+        if word == "redo":
+            if not self._redo:
+                raise ClueError("nothing to redo")
+            changes = nb.add(self._redo[-1])
+            self._redo.pop()
+            return self._report(changes, f"turn {len(nb.turns)} put back")
         if word == "edit":
             if not rest.strip().isdigit():
                 raise ClueError("edit needs a turn number, e.g. 'edit 3'")
@@ -1010,6 +1021,7 @@ class NotebookSession:
             changes = nb.add(turn)
         except ClueError as exc:
             return [Message(f"refused, nothing changed: {exc}", "error")]
+        self._redo = []
         firings = nb.knowledge.firings
         new_facts = [f for f in firings[before:] if f.rule != "record-pass-as-lacked"]
         out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts,
@@ -1078,11 +1090,12 @@ class NotebookSession:
                                "advice"))
         else:
             cards, cand = adv
-            out.append(Message(f"advice ({name}): suggest {english_list(cards)} — {cand.message}",
-                               "advice"))
+            out.append(Message(f"advice ({name}): suggest "
+                               f"{english_list(nb.edition.display(c) for c in cards)} — {cand.message}", "advice"))
             mine = nb.refuters(cards)
             if mine:
-                out.append(Message(f"  (you hold {english_list(mine)} of these)", "dim"))
+                out.append(Message(f"  (you hold {english_list(nb.edition.display(c) for c in mine)} of these)",
+                                   "dim"))
         return out
 
     # ------------------------------------------------------ step by step entry
