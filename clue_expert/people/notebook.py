@@ -1054,6 +1054,8 @@ class NotebookSession:
         nb = self._nb
         out: list = [Message(title)]
         facts = [f for f in (firings or []) if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
+        if clauses:  # a player's new one-of clauses are said once, as "new clue" lines
+            facts = [f for f in facts if not all(c[0] == "one-of" and c[1] in nb.players for c in f.conclusions)]
         limit = self.COMPACT_FIRINGS if self.compact else self.VERBOSE_FIRINGS
         for f in facts[:limit]:
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
