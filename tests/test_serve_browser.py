@@ -199,6 +199,9 @@ def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
         assert d.find_element(By.ID, "entry-title").text == f"Turn {n + 1}", n
         if n == 8:
             _screenshot(d, tmp_path, f"notebook-turn-{viewport}.png")
+            # player3's unseen shows left clues; the result is said where the thumb is too
+            assert "holds one of" in d.find_element(By.ID, "clause-list").text
+            assert d.find_element(By.ID, "entry-status").text.startswith("turn 8 recorded")
         assert d.find_element(By.ID, "accuse").is_displayed() == (n == 16), n
     banner = d.find_element(By.ID, "accuse").text
     assert banner == "The envelope is known — accuse: Professor Plum, Lead Pipe, Hall"
@@ -221,6 +224,17 @@ def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     _tap(d, 'button[data-owner="envelope"][data-card="hall"]')
     _settled(d, v)
     assert "player2 shows you hall → envelope lacks hall" in d.find_element(By.ID, "why-not").text
+    # exact odds: every open cell gets its percentage, and the likeliest envelopes are listed
+    v = _version(d)
+    _tap(d, "#odds-toggle")
+    _settled(d, v)
+    marks = d.execute_script("return [...document.querySelectorAll('#sheet td button[data-status=unknown]')]"
+                             ".map(b => b.textContent)")
+    assert marks and all(m.endswith("%") for m in marks)
+    assert d.find_element(By.ID, "envelopes").text.upper().startswith("LIKELIEST ENVELOPES (OF ")
+    v = _version(d)
+    _tap(d, "#odds-toggle")
+    _settled(d, v)
     v = _version(d)
     _tap(d, "#redo")
     _settled(d, v)
