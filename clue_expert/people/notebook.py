@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import yaml
 
@@ -110,7 +110,7 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
 
 
-def line_editing(words=None) -> bool:
+def line_editing(words: Callable[[], Iterable[str]] | None = None) -> bool:
     """Line editing and history at the prompts (``input``), through the
     standard library's readline where it is present and input is a terminal;
     with ``words`` (a function returning names), Tab completes them.
@@ -133,7 +133,7 @@ def line_editing(words=None) -> bool:
     return True
 
 
-def dealt_sizes(edition: Edition, players, first: str | None = None) -> dict:
+def dealt_sizes(edition: Edition, players: Iterable[str], first: str | None = None) -> dict:
     """Hand sizes in seat order when the dealer gives the first card to
     ``first`` (default: the first seat) and goes on round the table: the
     extra cards go to ``first`` and the seats after it.  They always add up
@@ -145,15 +145,17 @@ def dealt_sizes(edition: Edition, players, first: str | None = None) -> dict:
     return {p: by_order[p] for p in players}
 
 
-def first_dealt_fitting(edition: Edition, players, me: str, hand_size: int) -> list:
+def first_dealt_fitting(edition: Edition, players: Iterable[str], me: str, hand_size: int) -> list:
     """The seats that, dealt first, give ``me`` a hand of ``hand_size`` cards."""
     return [p for p in players if dealt_sizes(edition, players, p)[me] == hand_size]
 
 
-def hand_fit_warning(edition: Edition, players, me: str, first: str | None, hand_size: int) -> str | None:
+def hand_fit_warning(edition: Edition, players: Iterable[str], me: str, first: str | None,
+                     hand_size: int) -> str | None:
     """None when a hand of ``hand_size`` cards fits the dealing rule with
     ``first`` dealt first; otherwise what is wrong and which first-dealt
     seats would fit."""
+    players = list(players)
     sizes = dealt_sizes(edition, players, first)
     if sizes[me] == hand_size:
         return None
@@ -185,7 +187,7 @@ def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
     return sorted(turns)
 
 
-def unknown_words(edition: Edition, words) -> list:
+def unknown_words(edition: Edition, words: list) -> list:
     """The :class:`UnknownCardError` of each word that is no card and no
     part of a card's name of up to three words, reading left to right."""
     errors, i = [], 0
@@ -206,7 +208,7 @@ def unknown_words(edition: Edition, words) -> list:
     return errors
 
 
-def unknown_cards_text(errors) -> str:
+def unknown_cards_text(errors: list) -> str:
     """One line for every unknown card name of an entry, each with the nearest names."""
     if len(errors) == 1:
         return str(errors[0])

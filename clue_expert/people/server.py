@@ -19,6 +19,7 @@ import json
 import secrets
 import socket
 from pathlib import Path
+from typing import Callable
 
 from ..core.errors import ClueError
 from ..engine.levels import DEFAULT_LEVEL
@@ -107,7 +108,7 @@ def build_app(table: TableAssistant, token: str | None = None):
 
 
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge: str = DEFAULT_LEVEL,
-          say=print) -> None:
+          say: Callable[[str], object] = print) -> None:
     """Run the server until Ctrl-C, after saying (through ``say``) where to open it."""
     table = TableAssistant(path, knowledge)
     token = secrets.token_urlsafe(16) if needs_token(host) else None
