@@ -231,3 +231,17 @@ def test_a_terminal_notebook_file_opens_in_the_browser(tmp_path):
     nb.save(tmp_path / "game.yaml")
     g = _client(tmp_path / "game.yaml").get("/api/state").json()["game"]
     assert len(g["turns"]) == 16 and g["accuse"] and g["me"] == "player1"
+
+
+def test_a_correct_accusation_ends_the_game(tmp_path):
+    c = _client(tmp_path / "game.yaml")
+    _start(c)
+    for turn in GAME["turns"][:3]:
+        c.post("/api/turns", json=turn)
+    g = c.post("/api/turns", json={"by": "player3", "accuse": ["prof-plum", "lead-pipe", "hall"],
+                                   "correct": True}).json()["game"]
+    assert g["over"] == "player3"
+    r = c.post("/api/turns", json=GAME["turns"][3])
+    assert r.status_code == 400 and r.json()["error"] == ("the game is over: player3 accused correctly on turn 4 "
+                                                          "('undo' removes it)")
+    assert c.post("/api/undo").json()["game"]["over"] is None

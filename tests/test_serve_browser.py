@@ -197,6 +197,9 @@ def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     for n, turn in enumerate(GAME["turns"], start=1):
         _enter(d, turn)
         assert d.find_element(By.ID, "entry-title").text == f"Turn {n + 1}", n
+        if n == 2:  # an unseen show: the clue it leaves is said with the result
+            assert "new clue: player3 holds one of Mrs Peacock, Lead Pipe, Billiard Room" in \
+                d.find_element(By.ID, "entry-status").text
         if n == 8:
             _screenshot(d, tmp_path, f"notebook-turn-{viewport}.png")
             # player3's unseen shows left clues; the result is said where the thumb is too

@@ -37,6 +37,17 @@ def needs_token(host: str) -> bool:
     return host not in LOOPBACK
 
 
+def lan_address() -> str:
+    """This machine's address on the local network (the one its default route
+    uses; no packet is sent), or its host name when there is none."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+
+
 def page_html(token: str | None = None) -> str:
     """The page, with the access token (if any) for its requests."""
     text = PAGE.read_text(encoding="utf-8")
@@ -126,7 +137,7 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge
         raise ClueError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
     shown = f"[{host}]" if ":" in host else host
     if host in ("0.0.0.0", "::"):
-        shown = socket.gethostname()  # every address of this machine: name it
+        shown = lan_address()  # every address of this machine: the one a phone on the same network reaches
     url = f"http://{'127.0.0.1' if host in LOOPBACK else shown}:{port}/"
     if token:
         url += f"?token={token}"

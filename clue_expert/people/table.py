@@ -198,6 +198,9 @@ class TableAssistant:
         """Record a new turn."""
         nb = self._nb()
         nb.check_repaired()
+        over = nb.winner()
+        if over is not None:
+            raise TableError(f"the game is over: {over[0]} accused correctly on turn {over[1]} ('undo' removes it)")
         turn = self._turn(body)
         return self._change(nb.turns + [turn])
 
