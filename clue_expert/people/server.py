@@ -58,16 +58,17 @@ def _web():
     """Starlette's pieces, or one clear error naming the extra."""
     try:
         from starlette.applications import Starlette
+        from starlette.concurrency import run_in_threadpool
         from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
         from starlette.routing import Route
     except ImportError:
         raise ClueError(f"serve needs Starlette, which is not installed: {INSTALL_HINT}") from None
-    return Starlette, HTMLResponse, JSONResponse, PlainTextResponse, Route
+    return Starlette, HTMLResponse, JSONResponse, PlainTextResponse, Route, run_in_threadpool
 
 
 def build_app(table: TableAssistant, token: str | None = None):
     """The ASGI app of ``table``; with ``token``, every request must carry it."""
-    Starlette, HTMLResponse, JSONResponse, PlainTextResponse, Route = _web()
+    Starlette, HTMLResponse, JSONResponse, PlainTextResponse, Route, run_in_threadpool = _web()
     lock = asyncio.Lock()
 
     def allowed(request) -> bool:
@@ -92,9 +93,9 @@ def build_app(table: TableAssistant, token: str | None = None):
                     return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
                 if not isinstance(body, dict):
                     return JSONResponse({"error": "the request body must be a JSON object"}, status_code=400)
-            async with lock:  # one change at a time: the notebook and its file are shared
-                try:
-                    return JSONResponse(fn(request, body))
+            async with lock:  # one request at a time: the notebook and its file are shared
+                try:  # deduction runs in a worker thread, so the server keeps answering meanwhile
+                    return JSONResponse(await run_in_threadpool(fn, request, body))
                 except TableError as exc:
                     return JSONResponse({"error": str(exc), **exc.detail}, status_code=exc.status)
                 except ClueError as exc:
