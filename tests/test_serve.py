@@ -245,3 +245,26 @@ def test_a_correct_accusation_ends_the_game(tmp_path):
     assert r.status_code == 400 and r.json()["error"] == ("the game is over: player3 accused correctly on turn 4 "
                                                           "('undo' removes it)")
     assert c.post("/api/undo").json()["game"]["over"] is None
+
+
+def test_the_generalized_game_through_the_api(tmp_path, capsys):
+    c = _client(tmp_path / "game.yaml")
+    r = c.post("/api/new", json={"game": "generalized", "edition": "pool-8-2", "players": ["ann", "bob", "cat"],
+                                 "me": "ann", "hand": ["c1", "c2"]})
+    assert r.status_code == 200 and r.json()["game"]["game"] == "generalized"
+    assert c.post("/api/turns", json={"by": "ann", "asks": "ann", "suggest": ["c3"]}).json()["error"] == \
+        "whom did ann ask? tap another player"
+    assert c.post("/api/turns", json={"by": "ann", "asks": "bob", "suggest": ["c3"], "shown_by": "cat"}).json()[
+        "error"] == "only bob, who was asked, can show a card"
+    c.post("/api/turns", json={"by": "ann", "asks": "bob", "suggest": ["c4", "c3"], "shown_by": "bob", "card": "c3"})
+    c.post("/api/turns", json={"by": "bob", "asks": "cat", "suggest": ["c5", "c6"], "shown_by": None})
+    g = c.post("/api/turns", json={"by": "ann", "accuse": ["c5", "c6"], "correct": False}).json()["game"]
+    saved = yaml.safe_load((tmp_path / "game.yaml").read_text())
+    assert saved["turns"] == [
+        {"by": "ann", "asks": "bob", "suggest": ["c3", "c4"], "shown_by": "bob", "card": "c3"},
+        {"by": "bob", "asks": "cat", "suggest": ["c5", "c6"], "passed": ["cat"]},
+        {"by": "ann", "accuse": ["c5", "c6"], "correct": False, "revealed": ["c1", "c2"]}]  # my own hand, laid open
+    assert main(["deduce", "--json", str(tmp_path / "game.yaml")]) == 0
+    assert g["cells"] == json.loads(capsys.readouterr().out)["cells"]
+    advice = c.get("/api/advice").json()
+    assert advice["strategy"] == "clue-expert-generalized" and advice["ask"] in ("bob", "cat")

@@ -293,3 +293,72 @@ def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     _tap(d, "#advise")
     _settled(d, v)
     assert d.find_element(By.ID, "advice-text").text.startswith("the envelope is known: accuse Professor Plum")
+
+
+GENERALIZED = [  # (by, asks, cards, shown_by, card) and a wrong guess with its hand laid open
+    {"by": "ann", "asks": "bob", "suggest": ["c3", "c4"], "shown_by": "bob", "card": "c3"},
+    {"by": "bob", "asks": "cat", "suggest": ["c5", "c6"], "shown_by": None},
+    {"by": "cat", "asks": "ann", "suggest": ["c1", "c8"], "shown_by": "ann", "card": "c1"},
+    {"by": "ann", "asks": "cat", "suggest": ["c4", "c7"], "shown_by": "cat"},
+    {"by": "bob", "accuse": ["c5", "c8"], "correct": False, "revealed": ["c3", "c4"]},
+]
+
+
+def test_the_generalized_game_by_tapping(browser, server, tmp_path, capsys):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    d = browser
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    url, path = server
+    d.get(url)
+    _settled(d)
+    Select(d.find_element(By.ID, "game")).select_by_value("generalized")
+    _settled(d)
+    pool = d.find_element(By.ID, "pool")
+    pool.clear()
+    pool.send_keys("pool-8-2")
+    d.find_element(By.ID, "players").send_keys("ann bob cat")
+    _settled(d)
+    Select(d.find_element(By.ID, "me")).select_by_value("ann")
+    _settled(d)
+    for card in ("c1", "c2"):
+        _tap(d, f'#hand button[data-hand="{card}"]')
+        _settled(d)
+    assert "ann 2 · bob 2 · cat 2 = 6 of 6 cards dealt" in d.find_element(By.ID, "sizes").text
+    v = _version(d)
+    _tap(d, "#start")
+    _settled(d, v)
+    assert d.find_element(By.ID, "mode-suggest").text == "Ask"
+    for n, turn in enumerate(GENERALIZED, start=1):
+        _tap(d, "#mode-accuse" if "accuse" in turn else "#mode-suggest")
+        _tap(d, f'#by button[data-by="{turn["by"]}"]')
+        if "accuse" in turn:
+            for card in turn["accuse"]:
+                _tap(d, f'#cards button[data-card="{card}"]')
+            _tap(d, '#verdict button[data-correct="false"]')
+            for card in turn["revealed"]:
+                _tap(d, f'#revealed button[data-revealed="{card}"]')
+        else:
+            _tap(d, f'#asks button[data-asks="{turn["asks"]}"]')
+            for card in turn["suggest"]:
+                _tap(d, f'#cards button[data-card="{card}"]')
+            _tap(d, f'#shown button[data-shown="{turn["shown_by"] or ""}"]')
+            if turn.get("card"):
+                _tap(d, f'#seen button[data-seen="{turn["card"]}"]')
+        v, refused = _version(d), d.execute_script("return document.body.dataset.refused || '0'")
+        _tap(d, "#record")
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(d, 20).until(lambda drv: drv.execute_script(
+            f"return Number(document.body.dataset.version) > {v} || (document.body.dataset.refused || '0') != "
+            f"'{refused}'"))
+        _settled(d)
+        assert d.find_element(By.ID, "entry-title").text == f"Turn {n + 1}", d.find_element(By.ID, "message").text
+    saved = yaml.safe_load(path.read_text())
+    assert saved["game"] == "generalized" and saved["edition"] == "pool-8-2"
+    assert saved["turns"][1] == {"by": "bob", "asks": "cat", "suggest": ["c5", "c6"], "passed": ["cat"]}
+    assert saved["turns"][4]["revealed"] == ["c3", "c4"]
+    assert main(["deduce", "--json", str(path)]) == 0
+    assert _sheet(d) == json.loads(capsys.readouterr().out)["cells"]
+    assert d.find_element(By.ID, "accuse").text == "The envelope is known — guess: c5, c6"
+    _screenshot(d, tmp_path, "notebook-generalized-phone.png")

@@ -29,6 +29,8 @@ from .replay import describe_turn
 
 #: The strategy the advice button uses unless another is chosen.
 DEFAULT_STRATEGY = "clue-expert-focused"
+#: ... and in the generalized game.
+GENERALIZED_STRATEGY = "clue-expert-generalized"
 
 
 class TableError(ClueError):
@@ -55,9 +57,6 @@ class TableAssistant:
         self.notebook: Notebook | None = None
         if self.path.exists():
             self.notebook = Notebook.load(self.path, knowledge=knowledge)
-            if self.notebook.game != "speed-clue":
-                raise ClueError(f"{self.path} is a {self.notebook.game} game: the browser keeps Speed Clue games; "
-                                f"use 'clue-expert notebook {self.path}'")
         self._advice: dict = {}
 
     # ------------------------------------------------------------- set-up
@@ -94,7 +93,7 @@ class TableAssistant:
         """The set-up as it is being filled in: the edition's cards, the hand
         sizes that follow from who was dealt first (always adding up), and a
         warning when my hand does not fit them."""
-        ed = get_edition(body.get("edition") or "cluedo")
+        ed = get_edition(body.get("edition") or self._default_edition(body))
         out: dict = {"edition": self.edition_json(ed)}
         players = [p for p in body.get("players") or [] if str(p).strip()]
         if not players:
@@ -112,10 +111,15 @@ class TableAssistant:
         return out
 
     def new_game(self, body: dict) -> dict:
-        """Start a game: ``{edition, players (seat order), first, me, hand}``."""
+        """Start a game: ``{game, edition, players (seat order), first, me,
+        hand}``; ``game`` is ``speed-clue`` (the default) or ``generalized``
+        (its edition a pool, ``pool-N-K``)."""
         if self.notebook is not None and self.notebook.turns and not body.get("replace"):
             raise TableError(f"{self.path} already holds a game of {len(self.notebook.turns)} turns", 409)
-        ed = get_edition(body.get("edition") or "cluedo")
+        game = body.get("game") or "speed-clue"
+        if game not in ("speed-clue", "generalized"):
+            raise TableError(f"unknown game {game!r}: speed-clue or generalized")
+        ed = get_edition(body.get("edition") or self._default_edition(body))
         players = self._players(body.get("players") or [])
         me = body.get("me")
         if me not in players:
@@ -130,9 +134,13 @@ class TableAssistant:
         if warning:
             raise TableError(warning)
         self.notebook = Notebook(ed, players, me, hand, dealt_sizes(ed, players, first), path=self.path,
-                                 knowledge=self.knowledge_level)
+                                 knowledge=self.knowledge_level, game=game)
         self.undo_stack, self.redo_stack, self._advice = [], [], {}
         return self.state()
+
+    @staticmethod
+    def _default_edition(body: dict) -> str:
+        return "pool-14-2" if body.get("game") == "generalized" else "cluedo"
 
     # ------------------------------------------------------------- turns
     def _nb(self) -> Notebook:
@@ -147,6 +155,8 @@ class TableAssistant:
         by = body.get("by")
         if by not in nb.players:
             raise TableError("who suggested? tap a player")
+        if nb.game == "generalized":
+            return self._generalized_turn(by, body)
         if body.get("accuse") is not None:
             cards = [ed.resolve(c) for c in body["accuse"]]
             if body.get("correct") not in (True, False):
@@ -170,6 +180,42 @@ class TableAssistant:
             card = ed.resolve(body["card"])
             if card not in cards:
                 raise TableError(f"{ed.display(card)} was not suggested")
+            turn["card"] = card
+        return turn
+
+    def _generalized_turn(self, by: str, body: dict) -> dict:
+        """The generalized game: an ask of one player about any cards, or a guess."""
+        nb = self._nb()
+        ed = nb.edition
+        if body.get("accuse") is not None:
+            cards = [ed.resolve(c) for c in body["accuse"]]
+            if body.get("correct") not in (True, False):
+                raise TableError("was the guess right or wrong?")
+            turn: dict = {"by": by, "accuse": list(ed.check_accusation(cards)), "correct": bool(body["correct"])}
+            revealed = body.get("revealed") or (list(nb.hand) if by == nb.me else None)
+            if not turn["correct"] and revealed:
+                turn["revealed"] = [ed.resolve(c) for c in revealed]
+            return turn
+        asks = body.get("asks")
+        if asks not in nb.players or asks == by:
+            raise TableError(f"whom did {by} ask? tap another player")
+        cards = [ed.resolve(c) for c in body.get("suggest") or []]
+        if not cards:
+            raise TableError("tap the cards asked about")
+        if len(set(cards)) != len(cards):
+            raise TableError("a card is asked about twice")
+        turn = {"by": by, "asks": asks, "suggest": list(ed.sort_cards(cards))}
+        shown_by = body.get("shown_by")
+        if shown_by is None:
+            turn["passed"] = [asks]
+            return turn
+        if shown_by != asks:
+            raise TableError(f"only {asks}, who was asked, can show a card")
+        turn["shown_by"] = asks
+        if body.get("card"):
+            card = ed.resolve(body["card"])
+            if card not in cards:
+                raise TableError(f"{card} was not asked about")
             turn["card"] = card
         return turn
 
@@ -248,6 +294,8 @@ class TableAssistant:
         """Everything the page shows."""
         out: dict = {"file": str(self.path), "editions": self.editions(), "game": None,
                      "strategies": available("strategy"), "default_strategy": DEFAULT_STRATEGY}
+        if self.notebook is not None and self.notebook.game == "generalized":
+            out["default_strategy"] = GENERALIZED_STRATEGY
         nb = self.notebook
         if nb is None:
             return out
@@ -260,7 +308,7 @@ class TableAssistant:
             conflict = {"turn": c.turn, "reason": c.reason, "facts": c.facts, "turns": conflict_turns(k, c)}
         accused = next((t for t in nb.record.turns if getattr(t, "correct", False)), None)
         out["game"] = {
-            "edition": self.edition_json(nb.edition), "players": nb.players, "me": nb.me, "hand": nb.hand,
+            "game": nb.game, "edition": self.edition_json(nb.edition), "players": nb.players, "me": nb.me, "hand": nb.hand,
             "hand_sizes": nb.hand_sizes, "owners": list(sheet.owners), "cells": sheet.cells,
             "envelope": sheet.envelope, "solved": env is not None,
             "accuse": [nb.edition.display(c) for c in env] if env else None,
@@ -306,7 +354,7 @@ class TableAssistant:
     def advice(self, strategy: str | None = None) -> dict:
         """The next suggestion of a shipped strategy (or a strategy file)."""
         nb = self._nb()
-        strategy = strategy or DEFAULT_STRATEGY
+        strategy = strategy or (GENERALIZED_STRATEGY if nb.game == "generalized" else DEFAULT_STRATEGY)
         if nb.conflict is not None:
             raise TableError("repair the contradiction first (undo, or edit the turn)", 409)
         if nb.knowledge.solved():
@@ -315,7 +363,7 @@ class TableAssistant:
                     "text": f"the envelope is known: accuse {english_list(nb.edition.display(c) for c in env)}"}
         if strategy not in self._advice:
             adviser = Notebook(nb.edition, nb.players, nb.me, nb.hand, nb.hand_sizes, strategy=strategy,
-                               turns=nb.turns, knowledge=self.knowledge_level)
+                               turns=nb.turns, knowledge=self.knowledge_level, game=nb.game)
             got = adviser.advice()
             if got is None:
                 self._advice[strategy] = {"strategy": strategy, "text": f"{strategy} has no advice here"}
