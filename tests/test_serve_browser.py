@@ -361,4 +361,5 @@ def test_the_generalized_game_by_tapping(browser, server, tmp_path, capsys):
     assert main(["deduce", "--json", str(path)]) == 0
     assert _sheet(d) == json.loads(capsys.readouterr().out)["cells"]
     assert d.find_element(By.ID, "accuse").text == "The envelope is known — guess: c5, c6"
+    d.execute_script("document.getElementById('sheet-section').scrollIntoView({block: 'start'})")
     _screenshot(d, tmp_path, "notebook-generalized-phone.png")
