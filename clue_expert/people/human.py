@@ -362,9 +362,10 @@ class HumanPlayer(Player):
         for k in (self.marks, self.engine):
             if k is not None:
                 k.observe(event.observation, event.turn)
-        if self.hints and not self.told_solved and self.engine is not None and self.engine.solved():
+        envelope = self._envelope() if self.hints and not self.told_solved and self.engine is not None else None
+        if envelope is not None:
             # said unprompted, the moment it becomes true: a turn is not lost waiting for a 'hint'
             self.told_solved = True
-            env = english_list(self.edition.display(c) for c in self._envelope())
+            env = english_list(self._ed.display(c) for c in envelope)
             self.tell(Message(f"you can accuse now: the envelope holds {env} — at your turn, answer the "
                               f"accusation prompt with them", "advice"))

@@ -999,7 +999,7 @@ class NotebookSession:
         answer = line.strip().lower()
         if answer not in ("yes", "y", "right", "correct", "no", "n", "wrong", "incorrect"):
             raise ClueError("answer yes (it was right) or no (it was wrong)")
-        turn, self._verdict = dict(self._verdict), None
+        turn, self._verdict = dict(self._verdict or {}), None
         turn["correct"] = answer in ("yes", "y", "right", "correct")
         return self._entry(turn)
 

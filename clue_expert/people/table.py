@@ -104,7 +104,7 @@ class TableAssistant:
             raise TableError(f"{first} is not one of the players")
         sizes = dealt_sizes(ed, players, first)
         out.update(players=players, first=first, sizes=sizes, dealt=len(ed.cards) - ed.envelope_size)
-        me = body.get("me")
+        me = str(body.get("me") or "")
         hand = [ed.resolve(c) for c in body.get("hand") or []]
         if me in players and hand:
             out["warning"] = hand_fit_warning(ed, players, me, first, len(hand))
@@ -121,7 +121,7 @@ class TableAssistant:
             raise TableError(f"unknown game {game!r}: speed-clue or generalized")
         ed = get_edition(body.get("edition") or self._default_edition(body))
         players = self._players(body.get("players") or [])
-        me = body.get("me")
+        me = str(body.get("me") or "")
         if me not in players:
             raise TableError(f"who are you? one of {english_list(players, 'or')}")
         first = body.get("first") or players[0]
@@ -152,7 +152,7 @@ class TableAssistant:
         """A turn in record form from the page's fields, checked like a typed entry."""
         nb = self._nb()
         ed = nb.edition
-        by = body.get("by")
+        by = str(body.get("by") or "")
         if by not in nb.players:
             raise TableError("who suggested? tap a player")
         if nb.game == "generalized":
