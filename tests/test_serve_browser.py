@@ -67,6 +67,16 @@ def browser():
 @pytest.fixture
 def server(tmp_path):
     """A real uvicorn server of a new game file; yields (url, file)."""
+    yield from _server(tmp_path)
+
+
+@pytest.fixture
+def shared_server(tmp_path):
+    """The same, asking for an access token (as with --host): yields (url, file)."""
+    yield from _server(tmp_path, token="t0ken-for-the-test")
+
+
+def _server(tmp_path, token=None):
     uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install '.[web]')")
     from clue_expert.people.server import build_app
     from clue_expert.people.table import TableAssistant
@@ -74,7 +84,7 @@ def server(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(build_app(TableAssistant(path)), host="127.0.0.1", port=port,
+    srv = uvicorn.Server(uvicorn.Config(build_app(TableAssistant(path), token), host="127.0.0.1", port=port,
                                         log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -363,3 +373,17 @@ def test_the_generalized_game_by_tapping(browser, server, tmp_path, capsys):
     assert d.find_element(By.ID, "accuse").text == "The envelope is known — guess: c5, c6"
     d.execute_script("document.getElementById('sheet-section').scrollIntoView({block: 'start'})")
     _screenshot(d, tmp_path, "notebook-generalized-phone.png")
+
+
+def test_a_shared_page_sends_its_token(browser, shared_server):
+    """Opened with the printed URL, the page's own requests carry the token; without it the page is refused."""
+    from selenium.webdriver.common.by import By
+    d = browser
+    url, path = shared_server
+    d.get(url)
+    assert "403" in d.find_element(By.TAG_NAME, "body").text
+    d.get(url + "?token=t0ken-for-the-test")
+    _settled(d)
+    d.find_element(By.ID, "players").send_keys("ann bob cat")
+    _settled(d)
+    assert "ann 6 · bob 6 · cat 6 = 18 of 18 cards dealt" in d.find_element(By.ID, "sizes").text
