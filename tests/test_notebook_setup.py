@@ -18,7 +18,6 @@ from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.people.notebook import (NotebookSession, dealt_sizes, first_dealt_fitting, hand_fit_warning,
                                          line_editing)
 from clue_expert.people.output import Message
-from clue_expert.people.render import make_console, output_item
 
 EDITIONS = sorted(editions())
 
@@ -164,7 +163,6 @@ def test_the_human_seat_says_you_can_accuse_now_unprompted():
 
 
 def test_line_editing_only_at_a_terminal(monkeypatch, tmp_path):
-    import io
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert line_editing() is False  # piped input: plain input(), nothing printed by readline
     s = _session(tmp_path)
@@ -184,20 +182,3 @@ def test_terminal_redo_puts_back_what_undo_removed(tmp_path):
     s.handle("undo")
     s.handle("ann: mustard candlestick kitchen / nobody")  # a new entry forgets what was undone
     assert texts(s.handle("redo")) == ["nothing to redo"]
-
-
-def test_long_messages_wrap_with_a_hanging_indent():
-    buf = io.StringIO()
-    console = make_console(width=40, color=False, file=buf)
-    text = ("advice (clue-expert-focused): suggest Colonel Mustard, Candlestick and Kitchen — open cards that most "
-            "players are known not to hold")
-    console.print(output_item(Message(text, "advice"), editions()["cluedo"]))
-    console.print(output_item(Message("  [narrow-one-of-by-lacked-card] envelope holds one of billiard-room, "
-                                      "conservatory, dining-room, kitchen", "deduction"), editions()["cluedo"]))
-    lines = buf.getvalue().splitlines()
-    assert all(len(line) <= 40 for line in lines)
-    first = next(i for i, line in enumerate(lines) if line.startswith("  [narrow"))
-    assert lines[0].startswith("advice") and all(line.startswith("  ") and not line.startswith("   ")
-                                                 for line in lines[1:first])
-    assert all(line.startswith("    ") for line in lines[first + 1:]) and len(lines) - first > 1
-    assert " ".join(" ".join(lines[:first]).split()) == text

@@ -86,14 +86,3 @@ def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and 'pip install "clue-expert[plot]"' in err
     assert not (tmp_path / "sim.png").exists()
-
-
-def test_sweep_plot_makes_its_folders_on_a_first_run(tmp_path, monkeypatch):
-    """docs/strategies.md's `--out runs/s1 --plot runs/s1/plots` in a fresh folder: runs/ does not exist yet."""
-    monkeypatch.chdir(tmp_path)
-    Path("s.yaml").write_text("games: 2\nlineups: [[mitchell-basic, clue-expert-focused]]\nplayers: [3]\n")
-    assert main(["sweep", "s.yaml", "--out", "runs/s1", "--workers", "1", "--plot", "runs/s1/plots"]) == 0
-    assert sorted(p.name for p in Path("runs/s1/plots").iterdir()) == ["heatmap-rounds.png", "heatmap-win-rate.png",
-                                                                        "win-rates.png"]
-    Path("afile").write_text("x")
-    assert main(["sweep", "s.yaml", "--out", "runs/s2", "--workers", "1", "--plot", "afile/plots"]) == 2

@@ -273,35 +273,6 @@ class Fit:
         yield Group(*out)
 
 
-class Hanging:
-    """A paragraph whose wrapped lines are indented under its first (a
-    hanging indent), so a long message stays one visible item at any width;
-    an indented message keeps its own indent and adds two spaces."""
-
-    def __init__(self, text: Text, indent: int = 2):
-        self.text = text
-        self.indent = indent
-
-    def __rich_measure__(self, console, options) -> Measurement:
-        return Measurement.get(console, options, self.text)
-
-    def __rich_console__(self, console, options):
-        width = options.max_width
-        text = self.text
-        lead = len(text.plain) - len(text.plain.lstrip(" "))
-        pad = lead + self.indent
-        lines = text.wrap(console, width)
-        if len(lines) <= 1 or width <= pad + 10:
-            yield from lines
-            return
-        first = lines[0]
-        yield first
-        rest = text[len(first.plain.rstrip()):]
-        rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]  # the break's spaces
-        for line in rest.wrap(console, width - pad):
-            yield Text(" " * pad) + line
-
-
 def card_table(sheet: Sheet, title: str, justify: JustifyMethod, label, cell) -> "Fit":
     """A table of every card (grouped by category) against every owner;
     ``label(card)`` and ``cell(owner, card)`` give the texts."""
@@ -646,7 +617,7 @@ def output_item(item, edition: Edition):
     if isinstance(item, Probabilities):
         return ProbabilityView(item.sheet, item.beliefs, edition)
     if isinstance(item, Message):
-        return Hanging(Text(item.text, style=MESSAGE_STYLE.get(item.kind, "")))
+        return Text(item.text, style=MESSAGE_STYLE.get(item.kind, ""))
     if isinstance(item, Sheet):
         return SheetView(item, edition)
     if isinstance(item, Explanation):
