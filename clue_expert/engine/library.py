@@ -284,19 +284,22 @@ def probability(k: KnowledgeView, owner, card):
 
 
 @function("entropy of the envelope's distribution over its possible contents, in bits; with 'clues', by the "
-          "beliefs that take the unrefuted probable clues as facts (see clue_top_probability)")
+          "beliefs that take the unrefuted probable clues as facts (see clue_top_probability); with "
+          "'weighted', by the beliefs that weigh each clue by its owner's trust (see clue_trust)")
 def envelope_entropy(k: KnowledgeView, source=None):
     return _source_beliefs(k, source).entropy_bits
 
 
 @function("the probability of the likeliest envelope contents; with 'clues', by the beliefs that take the "
-          "unrefuted probable clues as facts (see clue_top_probability)")
+          "unrefuted probable clues as facts (see clue_top_probability); with 'weighted', by the beliefs that "
+          "weigh each clue by its owner's trust (see clue_trust)")
 def envelope_top_probability(k: KnowledgeView, source=None):
     return max(_source_beliefs(k, source).envelope.values())
 
 
 @function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic "
-          "game); with 'clues', by the beliefs that take the unrefuted probable clues as facts")
+          "game); with 'clues', by the beliefs that take the unrefuted probable clues as facts; with 'weighted', "
+          "by the beliefs that weigh each clue by its owner's trust (see clue_trust)")
 def envelope_top(k: KnowledgeView, source=None):
     env = _source_beliefs(k, source).envelope
     return max(env, key=env.get)
@@ -480,7 +483,8 @@ def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
 @function("like most_informative, but only among the suggestions made of one card from each of the card "
           "sets given, one set per category in category order, e.g. "
           "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty); beliefs 'clues' values "
-          "them with the unrefuted probable clues taken as facts (see clue_top_probability)")
+          "them with the unrefuted probable clues taken as facts (see clue_top_probability), 'weighted' with "
+          "each clue weighed by its owner's trust (see clue_trust)")
 def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", beliefs="sheet"):
     sets = list(sets)
     if len(sets) != len(k.edition.categories):
