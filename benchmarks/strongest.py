@@ -41,7 +41,8 @@ their 95 % Wilson intervals, whether the candidate is first, then the
 candidate's accusations (at certainty and guesses), how many were wrong,
 and the longest single call to the seat (a suggestion, an accusation
 offer, a card to show or an event to take in: its deduction and beliefs),
-in seconds of wall time on this machine.  (The contest's own reply time,
+in CPU seconds of its process (with that call's wall time beside it: on a
+shared machine the wall time grows with the load).  (The contest's own reply time,
 which covers a whole exchange with the server, is measured by
 ``benchmarks/contest_replies.py``.)
 """
@@ -149,11 +150,11 @@ def _timed(player, times: list) -> None:
         fn = getattr(type(player), name)
 
         def call(*args, _fn=fn, **kw):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 return _fn(player, *args, **kw)
             finally:
-                times.append(time.perf_counter() - t)
+                times.append((time.process_time() - c, time.perf_counter() - t))
         setattr(player, name, call)
 
 
@@ -195,7 +196,7 @@ def play_one(job: tuple) -> dict:
             player.__dict__.pop(name, None)
     return {"winner": None if result.winner is None else names.index(result.winner), "seats": seats,
             "wrong": sum(1 for by, _ in result.wrong_accusations if by == me), "cand": cand,
-            "longest": max(times, default=0.0), **made}
+            "longest": max(times, default=(0.0, 0.0)), **made}
 
 
 def _jobs(players: int, games: int, seed: int, cand: str, draw) -> list:
@@ -218,7 +219,8 @@ def _run(jobs: list, workers: int) -> list:
         return pool.map(play_one, jobs, chunksize=1)
 
 
-def field_tables(players: int, games: int, workers: int, seed: int, candidates: list[str], field: str) -> None:
+def field_tables(players: int, games: int, workers: int, seed: int, candidates: list[str], field: str,
+                 only: list[str] | None = None) -> None:
     """The candidates against the field that is not our own (``outside``), family by family and mixed,
     or against the outside families and our own together (``mixed``)."""
     cands = candidates or [default_seat(players)]
@@ -231,6 +233,11 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
     else:
         pool = list(OUTSIDE.values()) + ours
         tables.append(("mixed field (outside + ours)", lambda rng: [rng.choice(pool) for _ in range(players - 1)]))
+    if only:
+        unknown = [t for t in only if t not in [label for label, _ in tables]]
+        if unknown:
+            raise SystemExit(f"unknown table(s) {unknown}: choose from {[label for label, _ in tables]}")
+        tables = [(label, draw) for label, draw in tables if label in only]
     name_of = {spec: name for name, spec in OUTSIDE.items()}
     for cand in cands:
         t = time.perf_counter()
@@ -239,7 +246,7 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
               "95 % interval | first? |")
         print("| --- | ---: | --- | --- | ---: | --- | --- |")
         acc = guess = wrong = 0
-        longest = 0.0
+        longest = (0.0, 0.0)
         for label, draw in tables:
             results = _run(_jobs(players, games, seed, cand, draw), workers)
             wins = sum(1 for r in results if r["winner"] == r["cand"])
@@ -254,7 +261,7 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
                 acc += r["accusations"]
                 guess += r["guesses"]
                 wrong += r["wrong"]
-                longest = max(longest, r["longest"])
+                longest = max(longest, tuple(r["longest"]))
             lo, hi = wilson(wins, games)
             best = max(seats, key=lambda s: won[s] / seats[s])
             b = won[best] / seats[best]
@@ -264,7 +271,8 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
             print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {b:.1%} | "
                   f"{blo:.1%}–{bhi:.1%} | {verdict} |")
         rate = f"{wrong / acc:.1%}" if acc else "n/a"
-        print(f"accusations {acc} ({guess} before certainty), wrong {wrong} ({rate}); longest call {longest:.2f} s; "
+        print(f"accusations {acc} ({guess} before certainty), wrong {wrong} ({rate}); longest call {longest[0]:.2f} s "
+              f"CPU ({longest[1]:.2f} s wall); "
               f"{time.perf_counter() - t:.0f} s on {workers} worker(s)")
 
 
@@ -281,10 +289,12 @@ def main() -> None:
     ap.add_argument("--field", choices=["our", "outside", "mixed"], default="our",
                     help="our: the shipped field (the table above); outside: each outside family and their mix; "
                          "mixed: the outside families and ours together")
+    ap.add_argument("--table", action="append", default=[], metavar="NAME",
+                    help="with --field outside: play only this table (a family's name or 'outside mix'; repeatable)")
     a = ap.parse_args()
     for n in a.players:
         if a.field != "our" and not a.clue_precision:
-            field_tables(n, a.games, a.workers, a.seed, a.candidate, a.field)
+            field_tables(n, a.games, a.workers, a.seed, a.candidate, a.field, a.table)
         elif a.clue_precision:
             clue_precision(n, a.games, a.seed, a.candidate)
         else:
