@@ -16,7 +16,7 @@ from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
-PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
+PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-calibrated-race"
                    ":model=first-round-asks")
 PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
                  ":model=first-round-asks:model=second-round-asks")
