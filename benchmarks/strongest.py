@@ -3,6 +3,7 @@
 
     python benchmarks/strongest.py [--players 3 4 5 6] [--games 210] [--workers 2] [--seed 23]
                                    [--candidate SPEC ...] [--clue-precision]
+                                   [--field our|outside|mixed] [--table NAME ...]
 
 At each table size: random cluedo deals, the default seat for that size (or
 each ``--candidate``) seated with one seat of every family -- Kingston's
