@@ -34,6 +34,7 @@ from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
 from ._experta import AS, NOT, DispatchEngine, Rule, W, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
+from .ir import Pattern
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -177,18 +178,6 @@ RULESET_SCHEMA: dict = {
         }},
     },
 }
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """One fact pattern of a rule's ``match:``."""
-
-    kind: str
-    """The fact kind it matches."""
-    fields: tuple
-    """``(field, "var", name)`` (a variable: bound on its first use, equal after) or ``(field, "lit", value)``."""
-    negated: bool = False
-    """True for ``not:``: the rule matches only when no such fact is known."""
 
 
 @dataclass
