@@ -3,13 +3,16 @@ written directly in the IR: what it compiles, what fires, the basis each
 firing reports, the agenda, the watch events and its memory over many games."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
 from clue_expert.core.errors import RuleFileError
 from clue_expert.engine.engines import EngineFact, make_engine
-from clue_expert.engine.engines.clips import ClipsEngine, atom, compile_rule, export_facts, export_program, fact_text
+from clue_expert.engine.engines.clips import ClipsEngine
+from clue_expert.engine.engines.clp import atom, compile_rule, export_facts, export_program, fact_text
 from clue_expert.engine.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Var
 from clue_expert.engine.ir import Test as Check
 
@@ -206,3 +209,10 @@ def test_memory_stays_flat_over_many_games():
     for _ in range(60):
         game(20)
     assert e.memory_used() <= first
+
+
+def test_only_the_adapter_imports_clips():
+    package = Path(__file__).resolve().parent.parent / "clue_expert"
+    offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
+                 if re.search(r"^\s*(from|import)\s+clips\b", p.read_text(), re.M)]
+    assert offenders == ["engine/engines/clips.py"]

@@ -1,24 +1,10 @@
 """The CLIPS adapter: the one module that imports clipspy.
 
-CLIPS 6.4 through clipspy (a maintained binding with wheels on PyPI).  Every
-fact kind becomes a ``deftemplate`` (a ``multislot`` for the card lists and
-the seating), every compiled rule a ``defrule``:
-
-- a :class:`~clue_expert.engine.ir.Pattern` is a pattern ``?f<i> <- (held
-  (owner ?p) (card ?c))`` (a variable on a ``cards``/``matching``/``players``
-  field is a multifield variable ``$?cards``); ``not:`` is ``(not ...)``;
-- a :class:`~clue_expert.engine.ir.Test` is ``(test ...)`` with the CLIPS
-  functions of :data:`~clue_expert.engine.ir.OPERATORS` (``eq``, ``member$``,
-  ``length$`` ...); :class:`~clue_expert.engine.ir.NotAll` is ``(not (and
-  ...))`` and :class:`~clue_expert.engine.ir.Exists` is ``(exists ...)``;
-- ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
-  kind, named ``ID--KIND``);
-- the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
-- the right-hand side first calls ``(clue-fire RULE (fact-index ?f0) ...)``,
-  a Python function registered with the environment, which records the
-  firing with the facts it matched (the activation's basis); a native
-  right-hand side (:class:`~clue_expert.engine.ir.Assertion` s, the rule's
-  ``native``) then asserts its facts inside CLIPS and reports their indices.
+CLIPS 6.4 through clipspy (a maintained binding with wheels on PyPI).  The
+rules are compiled to deftemplates and defrules by :mod:`.clp` (see there how
+each IR node reads in CLIPS); every defrule's right-hand side first calls
+``clue-fire``, a Python function registered here, with its basis's fact
+indices (and, for a native rule, the indices of the facts it asserted).
 
 :meth:`ClipsEngine.run` fires one activation at a time (``(run 1)``) and yields
 the firing, so what the seat declares for a rule whose right-hand side is
@@ -30,274 +16,20 @@ clipspy 1.0.6's ``Fact`` wrapper retains its fact and never releases it (its
 adapter never makes one: facts are asserted with ``(fact-index (assert
 ...))`` through ``eval`` and known on the Python side by their index; the
 agenda is read from each activation's printed form (``30 rule: f-1,*,f-4``).
-
-:func:`export_program` writes the rules as a plain CLIPS program (no Python
-calls: every rule must be native) and :func:`export_facts` facts in the
-``load-facts`` format, for stock CLIPS.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Sequence
 
-import clips
+import clips  # type: ignore[import-untyped]
 
 from ...core.errors import RuleFileError
-from ...core.facts import KINDS
-from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Test, Var, evaluate, node_name
-from ..language import SALIENCE
+from ..ir import evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
+from .clp import CALLBACK, _Compiled, bindings_of, compile_rule, fact_text, templates
 
-#: The version of CLIPS inside clipspy (1.0.6 bundles 6.4).
-CLIPS_VERSION = "6.4"
-
-#: Fields that hold a list of values: a CLIPS ``multislot``.
-MULTISLOTS = frozenset({"cards", "matching", "players"})
-
-#: The Python function every rule's right-hand side calls first.
-CALLBACK = "clue-fire"
-
-_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
-#: Symbols CLIPS reads as something else (booleans, nil) or that the adapter writes for them.
-_RESERVED = frozenset({"TRUE", "FALSE", "nil"})
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
-
-
-def atom(value: Any) -> str:
-    """The CLIPS text of one value: a symbol when it reads as one (``rope``,
-    ``mrs-white``), else a quoted string (``"Mrs White"``); ``TRUE``/``FALSE``
-    for booleans, ``nil`` for None; a list or set as its items separated by
-    spaces (a multifield)."""
-    if value is None:
-        return "nil"
-    if value is True:
-        return "TRUE"
-    if value is False:
-        return "FALSE"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (tuple, list, set, frozenset)):
-        items = sorted(value) if isinstance(value, (set, frozenset)) else value
-        return " ".join(atom(v) for v in items)
-    text = str(value)
-    if _SYMBOL.fullmatch(text) and text not in _RESERVED:
-        return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def fact_text(fact: EngineFact) -> str:
-    """A fact as CLIPS writes it: ``(held (owner bob) (card rope))``."""
-    slots = " ".join(_slot(name, atom(value)) for name, value in fact.values)
-    return f"({fact.kind}{' ' if slots else ''}{slots})"
-
-
-def _slot(name: str, text: str) -> str:
-    return f"({name} {text})" if text else f"({name})"
-
-
-def deftemplate(kind: str, fields: Sequence[str]) -> str:
-    """The ``deftemplate`` of a fact kind."""
-    slots = " ".join(f"({'multislot' if f in MULTISLOTS else 'slot'} {f})" for f in fields)
-    return f"(deftemplate {kind} {slots})"
-
-
-@dataclass(frozen=True)
-class _Compiled:
-    """One defrule and what the adapter needs to read its firings."""
-
-    name: str
-    """The defrule's name."""
-    rule: Any
-    """The compiled rule."""
-    salience: int
-    patterns: tuple
-    """The positive top-level patterns, in order (their facts are the basis)."""
-    elements: int
-    """How many conditional elements (patterns, not, exists) the rule has: the basis's length."""
-    native: tuple
-    """Its :class:`~clue_expert.engine.ir.Assertion` s (empty when the seat computes the right-hand side)."""
-    text: str
-    """The defrule."""
-    plain: str
-    """The defrule without the Python call (native rules only, else empty)."""
-
-
-class _RuleCompiler:
-    """Compiles one rule's left-hand side, keeping which variables are multifields."""
-
-    def __init__(self, rule: Any):
-        self.rule = rule
-        self.multi: set[str] = set()
-
-    def refuse(self, what: str) -> RuleFileError:
-        return RuleFileError(self.rule.path, self.rule.id, f"the clips engine cannot compile {what}")
-
-    def var(self, name: str) -> str:
-        return f"{'$?' if name in self.multi else '?'}{name}"
-
-    def pattern(self, p: Pattern) -> str:
-        if p.kind not in KINDS:
-            raise self.refuse(f"a pattern on {p.kind!r}, which is no fact kind")
-        slots = []
-        for name, how, value in p.fields:
-            if name not in KINDS[p.kind]:
-                raise self.refuse(f"a {p.kind} pattern on field {name!r}, which {p.kind} facts do not have")
-            if how == "var":
-                if name in MULTISLOTS:
-                    self.multi.add(value)
-                elif value in self.multi:
-                    raise self.refuse(f"variable {value!r} on the single value {p.kind}.{name}: it holds a list")
-                slots.append(f"({name} {self.var(value)})")
-            elif how == "lit":
-                slots.append(f"({name} {atom(value)})")
-            else:
-                raise self.refuse(f"field mode {how!r}")
-        return f"({p.kind}{' ' if slots else ''}{' '.join(slots)})"
-
-    def term(self, t: Any) -> str:
-        if isinstance(t, Var):
-            return self.var(t.name)
-        if isinstance(t, Lit):
-            if isinstance(t.value, (tuple, list, set, frozenset)):
-                return f"(create$ {atom(t.value)})"
-            return atom(t.value)
-        if isinstance(t, Op):
-            args = [self.term(a) for a in t.args]
-            if t.op == "==":
-                return f"(eq {' '.join(args)})"
-            if t.op == "!=":
-                return f"(neq {' '.join(args)})"
-            if t.op == "in":
-                return f"(member$ {' '.join(args)})"
-            if t.op == "not-in":
-                return f"(not (member$ {' '.join(args)}))"
-            if t.op == "len":
-                return f"(length$ {args[0]})"
-            if t.op in ("<", "<=", ">", ">=", "+", "-", "and", "or", "not"):
-                return f"({t.op} {' '.join(args)})"
-            raise self.refuse(f"the operator {t.op!r}")
-        raise self.refuse(f"the test term {t!r}")
-
-    def inner(self, items: Sequence[Any]) -> list[str]:
-        out = []
-        for item in items:
-            if isinstance(item, Pattern) and not item.negated:
-                out.append(self.pattern(item))
-            elif isinstance(item, Pattern):
-                out.append(f"(not {self.pattern(item)})")
-            elif isinstance(item, Test):
-                out.append(f"(test {self.term(item.expr)})")
-            else:
-                raise self.refuse(f"{node_name(item)} inside not/exists")
-        return out
-
-    def node(self, node: Any, i: int) -> tuple[str, bool]:
-        """The conditional element of one node, and whether it is in the basis."""
-        if isinstance(node, Pattern):
-            if node.negated:
-                return f"(not {self.pattern(node)})", True
-            return f"?f{i} <- {self.pattern(node)}", True
-        if isinstance(node, Test):
-            return f"(test {self.term(node.expr)})", False
-        if isinstance(node, NotAll):
-            body = self.inner(node.items)
-            return (f"(not {body[0]})" if len(body) == 1 else f"(not (and {' '.join(body)}))"), True
-        if isinstance(node, Exists):
-            return f"(exists {' '.join(self.inner(node.items))})", True
-        raise self.refuse(node_name(node))
-
-    def assertion(self, a: Assertion) -> str:
-        if a.kind not in KINDS:
-            raise self.refuse(f"an assertion of {a.kind!r}, which is no fact kind")
-        slots = []
-        for name, term in a.values:
-            text = self.term(term)
-            slots.append(f"({name} {text})")
-        return f"(assert ({a.kind} {' '.join(slots)}))"
-
-
-def native_of(rule: Any) -> tuple:
-    """A rule's native right-hand side: its :class:`~clue_expert.engine.ir.Assertion` s
-    (``rule.native``), or () when the seat computes it."""
-    native = getattr(rule, "native", None) or ()
-    return tuple(native)
-
-
-def compile_rule(rule: Any) -> list[_Compiled]:
-    """The defrules of one compiled rule (one per trigger kind for ``when:``
-    with several kinds).  Raises :class:`RuleFileError` naming the file, the
-    rule and the construct for anything CLIPS cannot run."""
-    salience = SALIENCE[rule.group]
-    if rule.patterns:
-        variants = [(rule.id, tuple(rule.patterns))]
-    else:
-        kinds = tuple(rule.on)
-        variants = [(rule.id if len(kinds) == 1 else f"{rule.id}--{kind}", (Pattern(kind, ()),)) for kind in kinds]
-    native = native_of(rule)
-    out = []
-    for name, nodes in variants:
-        comp = _RuleCompiler(rule)
-        lhs, positive, elements, basis = [], [], 0, []
-        for i, node in enumerate(nodes):
-            text, counted = comp.node(node, i)
-            lhs.append(text)
-            if counted:
-                elements += 1
-            if isinstance(node, Pattern) and not node.negated:
-                positive.append(node)
-                basis.append(f"(fact-index ?f{i})")
-        asserts = [comp.assertion(a) for a in native]
-        head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
-        if asserts:
-            call = f"({CALLBACK} {name} {' '.join(basis)} asserted {' '.join(f'(fact-index {a})' for a in asserts)})"
-            plain = head + "\n  ".join(asserts) + ")"
-        else:
-            call = f"({CALLBACK} {name} {' '.join(basis)})"
-            plain = ""
-        out.append(_Compiled(name, rule, salience, tuple(positive), elements, native, head + call + ")", plain))
-    return out
-
-
-def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tuple[tuple[str, Any], ...]:
-    """The variables' values: each positive pattern's variable fields read off its fact."""
-    out: dict[str, Any] = {}
-    for p, fact in zip(patterns, facts):
-        values = fact.as_dict()
-        for name, how, value in p.fields:
-            if how == "var" and value not in out:
-                out[value] = values.get(name)
-    return tuple(out.items())
-
-
-def templates(kinds: Mapping[str, Sequence[str]] = KINDS) -> list[str]:
-    """The deftemplates of every fact kind."""
-    return [deftemplate(kind, fields) for kind, fields in kinds.items()]
-
-
-def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rules") -> str:
-    """The rules as a plain CLIPS program: the deftemplates and one defrule
-    per rule, with no Python call.  Raises :class:`RuleFileError` naming a
-    rule whose right-hand side is not native (it needs the seat)."""
-    parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION}: "
-             "(load kb.clp) (load-facts facts.clp) (run) (facts)", ""]
-    parts.extend(templates())
-    parts.append("")
-    for rule in rules:
-        if not native_of(rule):
-            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it calls library "
-                                                    "functions or decides), so it cannot run in plain CLIPS")
-        for compiled in compile_rule(rule):
-            parts.append(compiled.plain)
-            parts.append("")
-    return "\n".join(parts)
-
-
-def export_facts(facts: Iterable[EngineFact]) -> str:
-    """Facts in the format of CLIPS's ``load-facts``: one fact per line."""
-    return "".join(fact_text(f) + "\n" for f in facts)
 
 
 @register_engine
@@ -481,5 +213,4 @@ class ClipsEngine(RuleEngine):
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
 
 
-__all__ = ["CALLBACK", "CLIPS_VERSION", "ClipsEngine", "MULTISLOTS", "atom", "bindings_of", "compile_rule",
-           "deftemplate", "export_facts", "export_program", "fact_text", "native_of", "templates"]
+__all__ = ["ClipsEngine"]
