@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from ...core.errors import RuleFileError
-from ...core.facts import KINDS
+from ...core.facts import KINDS, key_of
 from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Test, Var, node_name
 from ..language import SALIENCE
 from .base import EngineFact
@@ -258,6 +258,20 @@ def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tup
     return tuple(out.items())
 
 
+def derived_kinds(rules: Iterable[Any]) -> set[str]:
+    """The fact kinds that ``rules`` assert natively (their facts are
+    conclusions, not input, of an exported program)."""
+    return {a.kind for rule in rules for a in native_of(rule)}
+
+
+def fact_key(fact: EngineFact) -> tuple:
+    """The fact's key (:func:`~clue_expert.core.facts.key_of`), or its kind and values for a kind without one."""
+    try:
+        return key_of(fact.kind, fact.as_dict())
+    except KeyError:
+        return (fact.kind, *(v for _, v in fact.values))
+
+
 def templates(kinds: Mapping[str, Sequence[str]] = KINDS) -> list[str]:
     """The deftemplates of every fact kind."""
     return [deftemplate(kind, fields) for kind, fields in kinds.items()]
@@ -287,4 +301,5 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 
 
 __all__ = ["CALLBACK", "CLIPS_VERSION", "MULTISLOTS", "atom", "bindings_of", "compile_rule", "deftemplate",
+           "derived_kinds", "fact_key",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]
