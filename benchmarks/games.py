@@ -23,21 +23,11 @@ are independent, so two workers play twice as many per second).
 from __future__ import annotations
 
 import argparse
-import io
-import os
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
-from pathlib import Path
 
+from baseline import BASELINE, run_baseline
 from clue_expert.engine.engines import ENGINE_NAMES
 from clue_expert.play.simulate import LocalExecutor, make_specs
-
-#: The code the engines are compared with: main before issue 24 (86926af).
-BASELINE = "86926af"
-ROOT = Path(__file__).resolve().parent.parent
 
 TOURNAMENT = ("clue-expert-information-gain", "clue-expert-open-information-gain", "clue-expert-focused",
               "kingston-next-not-held", "mitchell-advanced", "kingston-next-possible")
@@ -61,17 +51,6 @@ def play(specs, n: int) -> tuple[float, int]:
 def on_engine(strategies, engine: str | None) -> list[str]:
     """The seat specs with ``engine=`` added (None: as given, for the baseline's code)."""
     return list(strategies) if engine is None else [f"{s}:engine={engine}" for s in strategies]
-
-
-def baseline(ref: str, argv: list[str]) -> str:
-    """This benchmark's output on commit ``ref``'s code (its own script, in a temporary folder)."""
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True).stdout
-    with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tmp, filter="data")
-        out = subprocess.run([sys.executable, str(Path(tmp) / "benchmarks" / Path(__file__).name), *argv],
-                             env={**os.environ, "PYTHONPATH": tmp}, cwd=tmp, capture_output=True, text=True)
-    return out.stdout + (f"(failed: {out.stderr.strip().splitlines()[-1]})" if out.returncode else "")
 
 
 def main():
@@ -116,7 +95,7 @@ def main():
         for n in args.players or ():
             argv += ["--players", str(n)]
         print(f"\nbaseline: the same rows on {args.baseline}'s code, in this run")
-        print(baseline(args.baseline, argv), end="")
+        print(run_baseline(args.baseline, "games.py", argv), end="")
 
 
 if __name__ == "__main__":
