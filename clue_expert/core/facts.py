@@ -49,7 +49,7 @@ def player_name_problem(players: Iterable[str]) -> str | None:
     return None
 
 #: Fact kind (as written in rule files) -> its fields.  The engine gives each
-#: kind a fact class of its own (``clue_expert.engine._experta.fact_class``).
+#: kind a fact class of its own (each engine adapter maps it onto its own).
 #:
 #: Observations (what a seat saw): ``game`` (seating, whose knowledge),
 #: ``hand-size``, ``dealt`` (the seat's own cards), ``passed``, ``showed``

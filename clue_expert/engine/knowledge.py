@@ -18,7 +18,6 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from ._experta import fact_class, fact_kind
 from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
@@ -26,9 +25,9 @@ from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimi
 from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
+from .engines import DEFAULT_ENGINE, EngineFact, EngineFiring, make_engine
 from .premises import PremiseLogic
-from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
-                    format_template)
+from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
 
@@ -307,12 +306,6 @@ class Sheet:
                 if before.cells[o][c] != self.cells[o][c]]
 
 
-@functools.lru_cache(maxsize=32)
-def _engine_class(rules: tuple) -> tuple[type, DispatchTable]:
-    table = DispatchTable(rules)
-    return compile_engine(table), table
-
-
 #: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
 #: mappings of sets or dicts, copied two levels deep; mappings and lists; plain values.
 _NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_all", "_bounds")
@@ -339,7 +332,8 @@ class Knowledge:
     def __init__(self, edition: Edition, players: Sequence[str], me: str | None = None,
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
                  only: Iterable[str] | None = None, complete: bool = True,
-                 on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False):
+                 on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False,
+                 engine: str = DEFAULT_ENGINE):
         #: The card list.
         self.edition = edition
         #: Players in seat order.
@@ -378,10 +372,11 @@ class Knowledge:
         if only is not None:
             wanted = set(only)
             rules = [r for r in rules if r.id in wanted]
-        cls, self._table = _engine_class(tuple(rules))
-        self._engine = cls()
-        self._engine.dispatch = self._dispatch
-        self._engine.match_fire = self._match_fire
+        #: The rule engine's name (see clue_expert.engine.engines).
+        self.engine = engine
+        self._engine = make_engine(engine)
+        self._engine.load(rules)
+        self._rules_by_id = {r.id: r for r in rules}
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
@@ -483,12 +478,10 @@ class Knowledge:
     def _capture_opening(self) -> dict | None:
         """What the opening left: every store of the knowledge, the facts
         the engine holds and the completion step's clause facts, in order."""
-        if not self._engine.can_settle():
-            return None
         sat = self._sat
         saved = _copy_stores(lambda name: getattr(self, name))
         saved["sat_facts"] = [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else []
-        saved["facts"] = self._engine.settled_facts()
+        saved["facts"] = self._engine.facts()
         return saved
 
     def _restore_opening(self, saved: dict | None) -> bool:
@@ -610,7 +603,8 @@ class Knowledge:
     def _run_engine(self) -> None:
         """Run the rules to quiescence on a fresh work budget."""
         self._budget.start_run()
-        self._engine.run()
+        for firing in self._engine.run():
+            self._on_firing(firing)
 
     def _run(self, turn: int | None) -> None:
         self._run_engine()
@@ -631,16 +625,14 @@ class Knowledge:
         self.values[key] = values
         self.justifications[key] = Justification("request", describe(key, self.values), (), self._next_step(),
                                                  values.get("turn"))
-        fact = self._engine.declare(fact_class(kind)(**values))
+        fact = _engine_fact(kind, values)
+        self._engine.declare(fact)
         try:
             self._run_engine()
         finally:
             found, self._candidates = self._candidates, None
             del self.justifications[key]
-            try:
-                self._engine.retract(fact)
-            except Exception:  # pragma: no cover - already gone
-                pass
+            self._engine.retract(fact)
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
     @contextlib.contextmanager
@@ -802,7 +794,7 @@ class Knowledge:
                 self._seen.add(values["card"])
             if values["player"] == self.me:
                 self._shown_by_me[values["by"]].add(values["card"])
-        self._engine.declare(fact_class(kind)(**values))
+        self._engine.declare(_engine_fact(kind, values))
 
     def _declare_known(self, key: Key, just: Justification) -> bool:
         """Record a held / lacked / one-of / not-all fact; False if not new."""
@@ -870,7 +862,7 @@ class Knowledge:
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
         self.values[key] = values
-        self._engine.declare(fact_class(kind)(**values))
+        self._engine.declare(_engine_fact(kind, values))
         return True
 
     def _is_new_clause(self, kind: str, owner: str, cards: frozenset) -> bool:
@@ -929,52 +921,43 @@ class Knowledge:
         return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
 
     # ------------------------------------------------------------ dispatch
-    def _dispatch(self, batches: Sequence[Sequence[CompiledRule]], kind: str, fact) -> None:
-        fields = KINDS[kind]
+    def _on_firing(self, firing: EngineFiring) -> None:
+        """One activation fired: run its rule's right-hand side (a ``when:``
+        rule in the bindings of the fact it matched, a ``match:`` rule in its
+        variables')."""
+        rule = self._rules_by_id[firing.rule]
+        if rule.patterns:
+            self._match_fire(rule, firing)
+            return
+        fact = firing.facts[0]
         env = dict(self._base_env)
-        for f in fields:
-            v = fact[f]
+        for f, v in fact.values:
             if f in ("cards", "matching"):
                 v = frozenset(v)
-            elif f == "players":
-                v = tuple(v)
             env[f] = v
-        env["this"] = key_of(kind, env)
-        # One environment for all the rules this fact triggers: each binds its
-        # own names in it (a rule reads only names it binds, checked when it is
-        # compiled), and a firing keeps a copy (LazyMessage).  A rule that
-        # rebinds a trigger field (a for: over cards named card, or a field of
-        # another of its kinds) runs in its own copy, so later rules still
-        # read the fact's fields.
+        env["this"] = key_of(fact.kind, env)
         # A rule whose guard (the part of its if: on the trigger's fields) is
         # false stops there; the guard reads no sheet, so it is checked first.
-        run = self._run_rule
-        for rules in batches:
-            for rule in rules:
-                guard = rule.plan[7]
-                if guard is not None:
-                    try:
-                        if not guard(env):
-                            continue
-                    except Exception:  # the rule itself will say what is wrong
-                        pass
-                run(rule, dict(env) if rule.rebinds else env)
+        guard = rule.plan[7]
+        if guard is not None:
+            try:
+                if not guard(env):
+                    return
+            except Exception:  # the rule itself will say what is wrong
+                pass
+        self._run_rule(rule, env)
 
-    def _match_fire(self, rule: CompiledRule, context: dict) -> None:
-        """A rule's ``match:`` patterns matched (experta's join): bind its
+    def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
+        """A rule's ``match:`` patterns matched (the engine's join): bind its
         variables, the facts matched (``this`` is the first one's key; all of
         them are premises) and run the rest of the rule."""
         env = dict(self._base_env)
-        matched = []
-        for name, value in context.items():
-            if name.startswith("_m") and name[2:].isdigit():
-                kind = fact_kind(value)
-                matched.append((int(name[2:]), key_of(kind, {f: value[f] for f in KINDS[kind]})))
-            elif name in rule.set_vars:
+        for name, value in firing.activation.bindings:
+            if name in rule.set_vars:
                 env[name] = frozenset(value)
             else:
                 env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
-        keys = tuple(k for _, k in sorted(matched))
+        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
         env["this"] = keys[0]
         env["__matched__"] = keys
         self._budget.charge(1)  # one step per match: a request's budget bounds how many
@@ -1688,6 +1671,11 @@ class Knowledge:
                 else f"{owner} holds all of {', '.join(cards)}")
         return False, node(key, text, "entailment", "every card of it is known the other way",
                            tuple(ch.key for ch in children), children)
+
+
+def _engine_fact(kind: str, values: dict) -> EngineFact:
+    """The engine fact of a fact of ``kind`` with these field values (in the kind's field order)."""
+    return EngineFact(kind, tuple((f, values[f]) for f in KINDS[kind]))
 
 
 def _as_set(value) -> list:

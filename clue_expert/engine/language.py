@@ -1,5 +1,6 @@
-"""The rule language: the schema of a rule file and the generic compiler
-onto experta.
+"""The rule language: the schema of a rule file and its compiler to
+:class:`CompiledRule` s, whose left-hand sides are the IR of
+:mod:`clue_expert.engine.ir` (each engine adapter compiles them onto its engine).
 
 A rule file is data.  :func:`compile_ruleset` validates an already-parsed
 file against :data:`RULESET_SCHEMA` (JSON Schema) and compiles every
@@ -8,13 +9,12 @@ against a *function table handed to it* (the compiler imports no library of
 functions; :mod:`clue_expert.engine.rules` binds the shipped one).  Nothing
 in a rule file is ever executed as code.
 
-Compilation does not produce one experta rule per YAML rule.  Joins against
-static facts and ``TEST`` lambdas are what make experta slow, so the compiler
-emits *dispatch* rules (see :func:`compile_engine`): one fires once per new
-fact, and its action runs the YAML rules triggered by that fact's kind, group
-by group -- cheap intake first, then propagation, counting and search -- in the
-order of the named salience levels of :data:`SALIENCE`, the single register of
-priorities, and in file order within a group.
+Every YAML rule becomes one rule of the engine (see
+:mod:`clue_expert.engine.engines`): ``when: KIND`` is a one-pattern rule
+matching facts of that kind, ``match:`` the patterns as written.  Its
+salience is its group's, from the named salience levels of :data:`SALIENCE`,
+the single register of priorities: cheap intake first, then propagation,
+counting and search.
 """
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, NOT, DispatchEngine, Rule, W, fact_class
 from .expr import Expression, LimitError, clip, compile_expression
 from .ir import Pattern
 
@@ -668,80 +667,6 @@ def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
             seen[r.id] = r
             out.append(r)
     return out
-
-
-class DispatchTable:
-    """YAML rules indexed by (trigger kind, group), in load order."""
-
-    def __init__(self, rules: Sequence[CompiledRule]):
-        #: All rules, in order.
-        self.rules = list(rules)
-        #: (kind, group) -> rules.
-        self.table: dict[tuple[str, str], list[CompiledRule]] = {}
-        #: Rules with ``match:`` patterns: each becomes an experta rule of its own.
-        self.pattern_rules: list[CompiledRule] = [r for r in self.rules if r.patterns]
-        for r in self.rules:
-            if r.patterns:
-                continue
-            for kind in r.on:
-                self.table.setdefault((kind, r.group), []).append(r)
-        #: id -> rule.
-        self.by_id = {r.id: r for r in self.rules}
-
-
-def compile_engine(table: DispatchTable) -> type:
-    """Generate an experta engine class (a :class:`~clue_expert.engine._experta.DispatchEngine`) with one
-    dispatch rule per fact kind that triggers any YAML rule.  It fires once per
-    new fact of that kind; its action calls ``self.dispatch(batches, kind,
-    fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
-    rules grouped and ordered by the salience register.  The experta rule's own
-    salience is that of the kind's highest group, so observations are taken in
-    before sheet facts propagate.
-
-    One experta rule per kind rather than per YAML rule: no joins, no ``TEST``
-    lambdas; experta matches each new fact by its exact type (experta's
-    ``TypeCheck`` compares ``type(fact) ==``, so one rule over a base class
-    would match nothing)."""
-    by_kind: dict[str, list] = {}
-    for (kind, group), rules in table.table.items():
-        by_kind.setdefault(kind, []).append((SALIENCE[group], tuple(rules)))
-    attrs: dict[str, Any] = {}
-    for kind, groups in sorted(by_kind.items()):
-        groups.sort(key=lambda g: -g[0])
-        batches = tuple(rules for _, rules in groups)
-
-        def make(kind=kind, batches=batches):
-            def action(self, fact):
-                self.dispatch(batches, kind, fact)
-            action.__name__ = f"dispatch_{kind.replace('-', '_')}"
-            return action
-
-        attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
-            AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
-    for i, rule in enumerate(table.pattern_rules):
-        name = f"match_{i}_{rule.id.replace('-', '_')}"
-        attrs[name] = Rule(*_pattern_conditions(rule), salience=SALIENCE[rule.group])(_match_action(rule, name))
-    # with pattern rules (joins) the DispatchEngine runs experta's own machinery unchanged
-    return type("CompiledClueEngine", (DispatchEngine,), attrs)
-
-
-def _pattern_conditions(rule: CompiledRule) -> list:
-    """A rule's ``match:`` as experta conditions: each positive pattern a
-    fact bound as ``_m<i>``, variables as experta ``W`` variables (a join
-    on equal values), ``not:`` as ``NOT``."""
-    conditions = []
-    for i, p in enumerate(rule.patterns):
-        fields = {f: (W(v) if how == "var" else v) for f, how, v in p.fields}
-        fact = fact_class(p.kind)(**fields)
-        conditions.append(NOT(fact) if p.negated else getattr(AS, f"_m{i}") << fact)
-    return conditions
-
-
-def _match_action(rule: CompiledRule, name: str):
-    def action(self, **context):
-        self.match_fire(rule, context)
-    action.__name__ = name
-    return action
 
 
 #: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``

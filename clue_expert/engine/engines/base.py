@@ -152,6 +152,16 @@ class RuleEngine(ABC):
     def facts(self) -> list[EngineFact]:
         """The facts the engine holds, oldest first."""
 
+    def settle(self, facts: Sequence[EngineFact]) -> None:
+        """Declare ``facts`` -- facts whose firings already happened in an
+        identical state, their consequences restored with them -- and drop
+        the activations they make, unfired (the engine's refraction: an
+        activation fires once).  Right after :meth:`reset`."""
+        for fact in facts:
+            self.declare(fact)
+        for _ in self.run():
+            pass
+
     def _emit(self, what: str, sign: str, item: Any) -> None:
         """Report one event to :attr:`watch`, when set."""
         if self.watch is not None:
