@@ -347,6 +347,7 @@ class WatchTrace:
     def __init__(self) -> None:
         self._ids: dict[EngineFact, int] = {}
         self._next = 1
+        self._facts: dict[int, EngineFact] = {}
 
     def number(self, fact: EngineFact) -> str:
         """The fact's ``f-N`` (``f-?`` for one asserted before the trace began)."""
@@ -363,6 +364,7 @@ class WatchTrace:
         if what == "fact":
             if sign == "+":
                 self._ids[item] = self._next
+                self._facts[self._next] = item
                 self._next += 1
             t = Text(f"{arrow} {self.number(item)} ", style="dim")
             t.append(fact_text(item), style="green" if sign == "+" else "red")
@@ -388,13 +390,18 @@ class WatchTrace:
         return t
 
     def agenda(self, activations: Iterable[Activation]) -> Text:
-        """The agenda as CLIPS's ``(agenda)`` lists it: one activation a line, then the count."""
+        """The agenda as CLIPS's ``(agenda)`` lists it: one activation a line,
+        then the count; then the facts they name, as ``(facts)`` lists them."""
         items = list(activations)
         t = Text()
         for a in items:
             t.append(f"{a.salience:<6} ", style="dim")
             t.append(self.basis(a) + "\n", style="cyan")
         t.append(f"For a total of {len(items)} activation{'' if len(items) == 1 else 's'}.")
+        named = sorted({self._ids[f] for a in items for f in a.facts if f in self._ids})
+        for n in named:
+            t.append(f"\nf-{n:<6} ", style="dim")
+            t.append(fact_text(self._facts[n]))
         return t
 
 
