@@ -186,7 +186,12 @@ def test_export_refuses_a_rule_that_needs_python():
     with pytest.raises(RuleFileError, match="computed in Python"):
         export_program([Rule("python", (Pattern("held", ()),))])
     text = export_program([EXCLUDES])
-    assert "(defrule held-excludes-others" in text and "clue-fire" not in text
+    assert "(defrule held-excludes-others" in text and "clue-fire" not in text and "(halt)" not in text
+    (compiled,) = compile_rule(EXCLUDES)
+    assert compiled.reporting(7).endswith("(clue-fire 7 (fact-index ?f0) (fact-index ?f1) (fact-index "
+                                          "(assert (lacked (owner ?q) (card ?c))))))")
+    (python,) = compile_rule(Rule("python", (Pattern("held", ()),)))
+    assert python.reporting(3).endswith("(clue-fire 3 (fact-index ?f0))\n  (halt))")
     assert export_facts([held("ann", "rope")]) == "(held (owner ann) (card rope))\n"
 
 

@@ -47,12 +47,14 @@ class ClipsEngine(RuleEngine):
         self._env: clips.Environment | None = None
         #: defrule name -> its compiled form.
         self._rules: dict[str, _Compiled] = {}
+        #: The defrules, by the number their right-hand side reports.
+        self._numbered: list[_Compiled] = []
         #: CLIPS fact index -> the fact.
         self._by_index: dict[int, EngineFact] = {}
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
-        #: What the last firing's right-hand side reported: (defrule name, basis, native indices).
-        self._pending: tuple | None = None
+        #: What the firings of the current (run) reported: (defrule number, fact indices) each.
+        self._pending: list[tuple] = []
         self._step = 0
 
     # ------------------------------------------------------------- set up
@@ -65,9 +67,10 @@ class ClipsEngine(RuleEngine):
         for text in templates():
             env.build(text)
         env.define_function(self._fired, CALLBACK)
-        for c in compiled.values():
+        numbered = list(compiled.values())
+        for number, c in enumerate(numbered):
             try:
-                env.build(c.text)
+                env.build(c.reporting(number))
             except clips.CLIPSError as exc:
                 raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
         # clipspy's error router is asked about every read and write CLIPS
@@ -78,6 +81,7 @@ class ClipsEngine(RuleEngine):
             router.deactivate()
         self._env = env
         self._rules = compiled
+        self._numbered = numbered
         self.reset()
 
     def reset(self) -> None:
@@ -85,7 +89,7 @@ class ClipsEngine(RuleEngine):
         env.reset()
         self._by_index = {}
         self._index = {}
-        self._pending = None
+        self._pending = []
         self._step = 0
 
     def _require(self) -> clips.Environment:
@@ -136,51 +140,50 @@ class ClipsEngine(RuleEngine):
             activation.delete()
 
     # -------------------------------------------------------------- firing
-    def _fired(self, name: Any, *args: Any) -> None:
-        """The right-hand side's call: the defrule, its basis's fact indices
-        and, after ``asserted``, the indices of the facts it asserted.  Never raises
-        (an error inside CLIPS would only be printed): the work is done in :meth:`run`."""
-        basis: list[int] = []
-        native: list[Any] = []
-        into = basis
-        for a in args:
-            if a == "asserted":
-                into = native
-            else:
-                into.append(a)
-        self._pending = (str(name), tuple(basis), tuple(native))
+    def _fired(self, number: int, *indices: int) -> None:
+        """A right-hand side's report: its defrule's number, its basis's fact
+        indices, then the indices of the facts it asserted.  Never raises (an
+        error inside CLIPS would only be printed): the work is done in :meth:`run`."""
+        self._pending.append((number, indices))
 
     def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+        """Fire activations, yielding each firing.  CLIPS runs native
+        firings back to back and stops after a firing whose right-hand side
+        the seat computes (its ``(halt)``); with a :attr:`watch`, one firing
+        at a time, so the agenda's changes are reported between firings."""
         env = self._require()
         left = limit
+        stepwise = self.watch is not None
         while left is None or left > 0:
-            before = self._agenda_keys() if self.watch is not None else None
-            self._pending = None
-            if env.run(1) == 0:
+            before = self._agenda_keys() if stepwise else None
+            self._pending = []
+            fired = env.run(1 if stepwise else left)
+            if fired == 0:
                 break
             if left is not None:
-                left -= 1
-            pending, self._pending = self._pending, None
-            if pending is None:  # pragma: no cover - every defrule calls back
-                raise RuntimeError("a CLIPS rule fired without reporting its firing")
-            firing = self._firing(*pending)
-            if before is not None:
-                self._agenda_events(before, (pending[0], pending[1]))
-                self._emit("fire", "", firing)
-            yield firing
+                left -= fired
+            pending, self._pending = self._pending, []
+            for number, indices in pending:
+                compiled = self._numbered[number]
+                firing = self._firing(compiled, indices)
+                if before is not None:
+                    self._agenda_events(before, (compiled.name, indices[:len(compiled.patterns)]))
+                    self._emit("fire", "", firing)
+                yield firing
 
-    def _firing(self, name: str, basis: tuple, native_indices: tuple) -> EngineFiring:
-        compiled = self._rules[name]
-        facts = tuple(self._by_index[i] for i in basis)
+    def _firing(self, compiled: _Compiled, indices: tuple) -> EngineFiring:
+        n = len(compiled.patterns)
+        by_index = self._by_index
+        facts = tuple(by_index[i] for i in indices[:n])
         bindings = bindings_of(compiled.patterns, facts)
         native: list[EngineFact] = []
-        if native_indices:
+        if len(indices) > n:
             values = dict(bindings)
-            for assertion, index in zip(compiled.native, native_indices):
-                if not isinstance(index, int) or index in self._by_index:
+            for assertion, index in zip(compiled.native, indices[n:]):
+                if not isinstance(index, int) or index in by_index:
                     continue  # a fact CLIPS held already
                 fact = EngineFact(assertion.kind, tuple((f, evaluate(t, values)) for f, t in assertion.values))
-                self._by_index[index] = fact
+                by_index[index] = fact
                 self._index[fact] = index
                 native.append(fact)
                 self._emit("fact", "+", fact)

@@ -101,14 +101,29 @@ class _Compiled:
     salience: int
     patterns: tuple
     """The positive top-level patterns, in order (their facts are the basis)."""
-    elements: int
-    """How many conditional elements (patterns, not, exists) the rule has: the basis's length."""
     native: tuple
     """Its :class:`~clue_expert.engine.ir.Assertion` s (empty when the seat computes the right-hand side)."""
-    text: str
-    """The defrule."""
-    plain: str
-    """The defrule without the Python call (native rules only, else empty)."""
+    head: str
+    """The defrule up to its right-hand side (``(defrule NAME (declare ...) patterns =>``)."""
+    basis: tuple[str, ...]
+    """The expressions of the basis's fact indices (``(fact-index ?f0)`` ...)."""
+    asserts: tuple[str, ...]
+    """The native right-hand side's ``(assert ...)`` s."""
+
+    @property
+    def plain(self) -> str:
+        """The defrule without the Python call (native rules only, else empty)."""
+        return self.head + "\n  ".join(self.asserts) + ")" if self.asserts else ""
+
+    def reporting(self, number: int) -> str:
+        """The defrule whose right-hand side reports each firing: ``(clue-fire
+        NUMBER basis... asserted...)``, the facts a native one asserts
+        given by their indices; a rule whose right-hand side the seat
+        computes then halts the run (``(halt)``), so the seat's conclusions
+        are matched before the next activation is chosen."""
+        asserted = " ".join(f"(fact-index {a})" for a in self.asserts)
+        call = f"({CALLBACK} {number} {' '.join(self.basis)}{' ' if asserted else ''}{asserted})"
+        return self.head + call + ("" if self.asserts else "\n  (halt)") + ")"
 
 
 class _RuleCompiler:
@@ -226,24 +241,16 @@ def compile_rule(rule: Any) -> list[_Compiled]:
     out = []
     for name, nodes in variants:
         comp = _RuleCompiler(rule)
-        lhs, positive, elements, basis = [], [], 0, []
+        lhs, positive, basis = [], [], []
         for i, node in enumerate(nodes):
-            text, counted = comp.node(node, i)
+            text, _ = comp.node(node, i)
             lhs.append(text)
-            if counted:
-                elements += 1
             if isinstance(node, Pattern) and not node.negated:
                 positive.append(node)
                 basis.append(f"(fact-index ?f{i})")
-        asserts = [comp.assertion(a) for a in native]
+        asserts = tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
-        if asserts:
-            call = f"({CALLBACK} {name} {' '.join(basis)} asserted {' '.join(f'(fact-index {a})' for a in asserts)})"
-            plain = head + "\n  ".join(asserts) + ")"
-        else:
-            call = f"({CALLBACK} {name} {' '.join(basis)})"
-            plain = ""
-        out.append(_Compiled(name, rule, salience, tuple(positive), elements, native, head + call + ")", plain))
+        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts))
     return out
 
 
