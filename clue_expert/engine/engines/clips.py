@@ -31,7 +31,8 @@ import clips  # type: ignore[import-untyped]
 from ...core.errors import RuleFileError
 from ..ir import evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
-from .clp import CALLBACK, _Compiled, bindings_of, compile_rule, fact_text, templates
+from .clp import (CALLBACK, COUNT_CALLBACK, _Compiled, bindings_of, compile_rule, fact_text, tallies_read, tally_rule,
+                  templates)
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
@@ -49,6 +50,8 @@ class ClipsEngine(RuleEngine):
         self._rules: dict[str, _Compiled] = {}
         #: The defrules, by the number their right-hand side reports.
         self._numbered: list[_Compiled] = []
+        #: The counts kept, by the number their rule reports.
+        self._tallies: list = []
         #: CLIPS fact index -> the fact.
         self._by_index: dict[int, EngineFact] = {}
         #: fact -> its CLIPS fact index.
@@ -67,6 +70,10 @@ class ClipsEngine(RuleEngine):
         for text in templates():
             env.build(text)
         env.define_function(self._fired, CALLBACK)
+        env.define_function(self._counted, COUNT_CALLBACK)
+        tallies = tallies_read(rules)
+        for number, tally in enumerate(tallies):
+            env.build(tally_rule(tally, number))
         numbered = list(compiled.values())
         for number, c in enumerate(numbered):
             try:
@@ -82,6 +89,7 @@ class ClipsEngine(RuleEngine):
         self._env = env
         self._rules = compiled
         self._numbered = numbered
+        self._tallies = tallies
         self.reset()
 
     def reset(self) -> None:
@@ -146,6 +154,22 @@ class ClipsEngine(RuleEngine):
         error inside CLIPS would only be printed): the work is done in :meth:`run`."""
         self._pending.append((number, indices))
 
+    def _counted(self, number: int, *indices: int) -> None:
+        """A count's rule raised its count fact by one: the count, the old
+        fact's index, the new one's, then the basis's."""
+        self._pending.append((-1 - number, indices))
+
+    def _count(self, old: int, new: int) -> None:
+        fact = self._by_index.pop(old, None)
+        if fact is None:  # pragma: no cover - the seat declares every count
+            return
+        del self._index[fact]
+        made = EngineFact(fact.kind, tuple((f, v + 1 if f == "n" else v) for f, v in fact.values))
+        self._by_index[new] = made
+        self._index[made] = new
+        self._emit("fact", "-", fact)
+        self._emit("fact", "+", made)
+
     def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
         """Fire activations, yielding each firing.  CLIPS runs native
         firings back to back and stops after a firing whose right-hand side
@@ -164,6 +188,11 @@ class ClipsEngine(RuleEngine):
                 left -= fired
             pending, self._pending = self._pending, []
             for number, indices in pending:
+                if number < 0:
+                    self._count(indices[0], indices[1])
+                    if before is not None:
+                        self._agenda_events(before, (f"count-{self._tallies[-1 - number].kind}", indices[2:]))
+                    continue
                 compiled = self._numbered[number]
                 firing = self._firing(compiled, indices)
                 if before is not None:
@@ -216,8 +245,10 @@ class ClipsEngine(RuleEngine):
                 self._emit("activation", "+", self._activation(key[0], salience, key[1]))
 
     def _activation(self, name: str, salience: int, basis: tuple) -> Activation:
-        compiled = self._rules[name]
         facts = tuple(self._by_index[i] for i in basis if i in self._by_index)
+        compiled = self._rules.get(name)
+        if compiled is None:  # a count's rule
+            return Activation(name, salience, facts)
         return Activation(compiled.rule.id, salience, facts, bindings_of(compiled.patterns, facts))
 
     def agenda(self) -> list[Activation]:

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import KINDS, key_of
-from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Test, Var, node_name
+from .. import ir
+from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
 from .base import EngineFact
 
@@ -44,6 +45,11 @@ MULTISLOTS = frozenset({"cards", "matching", "players"})
 
 #: The Python function every rule's right-hand side calls first.
 CALLBACK = "clue-fire"
+#: The Python function a count's rule calls with the count fact's old and new index.
+COUNT_CALLBACK = "clue-count"
+#: The salience of the rules that keep the counts (CLIPS's highest): a count
+#: is up to date before any rule reads it.
+TALLY_SALIENCE = 10000
 
 _SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 #: Symbols CLIPS reads as something else (booleans, nil) or that the adapter writes for them.
@@ -227,17 +233,57 @@ def native_of(rule: Any) -> tuple:
     return tuple(native)
 
 
-def compile_rule(rule: Any) -> list[_Compiled]:
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def exportable(rule: Any) -> tuple:
+    """The :class:`~clue_expert.engine.ir.Assertion` s of a rule that runs in
+    plain CLIPS: its native right-hand side, or else a ``match:`` rule with no
+    ``let``/``if``/``for``/``each``/``where`` whose ``then:`` asserts sheet
+    facts from its variables and ``ENVELOPE`` only; () for any other rule."""
+    native = native_of(rule)
+    if native or not getattr(rule, "patterns", ()):
+        return native
+    if any(getattr(rule, part, None) for part in ("lets", "condition", "loops", "each", "where")):
+        return ()
+    variables = {v for p in _patterns(rule.patterns) for f, how, v in p.fields if how == "var"}
+    out = []
+    for c in getattr(rule, "then", ()):
+        fields = KINDS.get(c.kind)
+        if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
+            return ()
+        values = []
+        for name, expr in zip(fields, c.args):
+            text = getattr(expr, "source", "").strip()
+            if text == "ENVELOPE":
+                values.append((name, Lit("envelope")))
+            elif _NAME.fullmatch(text) and text in variables:
+                values.append((name, Var(text)))
+            else:
+                return ()
+        out.append(Assertion(c.kind, tuple(values)))
+    return tuple(out)
+
+
+def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+    """The positive top-level patterns of a rule's nodes (their variables are bound for the right-hand side)."""
+    for node in nodes:
+        if isinstance(node, Pattern) and not node.negated:
+            yield node
+
+
+def compile_rule(rule: Any, native: tuple | None = None) -> list[_Compiled]:
     """The defrules of one compiled rule (one per trigger kind for ``when:``
-    with several kinds).  Raises :class:`RuleFileError` naming the file, the
-    rule and the construct for anything CLIPS cannot run."""
+    with several kinds), its right-hand side ``native`` (default: the rule's
+    own, :func:`native_of`).  Raises :class:`RuleFileError` naming the file,
+    the rule and the construct for anything CLIPS cannot run."""
     salience = SALIENCE[rule.group]
     if rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
     else:
         kinds = tuple(rule.on)
         variants = [(rule.id if len(kinds) == 1 else f"{rule.id}--{kind}", (Pattern(kind, ()),)) for kind in kinds]
-    native = native_of(rule)
+    native = native_of(rule) if native is None else native
     out = []
     for name, nodes in variants:
         comp = _RuleCompiler(rule)
@@ -254,6 +300,46 @@ def compile_rule(rule: Any) -> list[_Compiled]:
     return out
 
 
+@dataclass(frozen=True)
+class _TallyStub:
+    """Stands for a rule in a count's compile errors."""
+
+    id: str
+    path: str = "clue_expert/engine/ir.py"
+
+
+def tallies_read(rules: Iterable[Any]) -> list[Tally]:
+    """The counts (:data:`~clue_expert.engine.ir.TALLIES`) whose facts some rule matches."""
+    kinds = {p.kind for rule in rules for p in _all_patterns(getattr(rule, "patterns", ()))}
+    return [t for kind, t in getattr(ir, "TALLIES", {}).items() if kind in kinds]
+
+
+def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node
+        else:
+            yield from _all_patterns(getattr(node, "items", ()))
+
+
+def tally_rule(tally: Tally, number: int | None = None) -> str:
+    """The defrule that keeps a count: for each combination of facts its
+    patterns match (once: refraction), the count fact of its group goes up by
+    one (``modify``).  With ``number``, the count's change is reported to the
+    adapter (``clue-count``) with the old and new fact index, then the basis."""
+    comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
+    bound = number is not None  # the basis is reported too
+    lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
+    tests = [f"(eq ?t:{f} {comp.var(v)})" for f, v in zip(tally.fields, tally.group)]
+    query = tests[0] if len(tests) == 1 else f"(and {' '.join(tests)})"
+    modify = "(modify ?t (n (+ ?t:n 1)))"
+    if number is not None:
+        basis = " ".join(f"(fact-index ?f{i})" for i in range(len(tally.items)))
+        modify = f"({COUNT_CALLBACK} {number} (fact-index ?t) (fact-index {modify}) {basis})"
+    return (f"(defrule count-{tally.kind}\n  (declare (salience {TALLY_SALIENCE}))\n  {lhs}\n  =>\n"
+            f"  (do-for-fact ((?t {tally.kind})) {query}\n    {modify}))")
+
+
 def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tuple[tuple[str, Any], ...]:
     """The variables' values: each positive pattern's variable fields read off its fact."""
     out: dict[str, Any] = {}
@@ -266,9 +352,9 @@ def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tup
 
 
 def derived_kinds(rules: Iterable[Any]) -> set[str]:
-    """The fact kinds that ``rules`` assert natively (their facts are
+    """The fact kinds that ``rules`` assert (in plain CLIPS: their facts are
     conclusions, not input, of an exported program)."""
-    return {a.kind for rule in rules for a in native_of(rule)}
+    return {a.kind for rule in rules for a in exportable(rule)}
 
 
 def fact_key(fact: EngineFact) -> tuple:
@@ -285,20 +371,25 @@ def templates(kinds: Mapping[str, Sequence[str]] = KINDS) -> list[str]:
 
 
 def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rules") -> str:
-    """The rules as a plain CLIPS program: the deftemplates and one defrule
-    per rule, with no Python call.  Raises :class:`RuleFileError` naming a
-    rule whose right-hand side is not native (it needs the seat)."""
+    """The rules as a plain CLIPS program: the deftemplates, the rules that
+    keep the counts the rules read, and one defrule per rule, with no Python
+    call.  Raises :class:`RuleFileError` naming a rule whose right-hand side
+    is computed in Python (see :func:`exportable`)."""
+    rules = list(rules)
     parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION}: "
              "(load kb.clp) (load-facts facts.clp) (run) (facts)", ""]
     parts.extend(templates())
     parts.append("")
+    for tally in tallies_read(rules):
+        parts += [tally_rule(tally), ""]
     for rule in rules:
-        if not native_of(rule):
-            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it calls library "
-                                                    "functions or decides), so it cannot run in plain CLIPS")
-        for compiled in compile_rule(rule):
-            parts.append(compiled.plain)
-            parts.append("")
+        native = exportable(rule)
+        if not native:
+            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
+                                                    "let/for/each, tests with if/where, calls library functions or "
+                                                    "decides), so it cannot run in plain CLIPS")
+        for compiled in compile_rule(rule, native):
+            parts += [compiled.plain, ""]
     return "\n".join(parts)
 
 
@@ -307,6 +398,6 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["CALLBACK", "CLIPS_VERSION", "MULTISLOTS", "atom", "bindings_of", "compile_rule", "deftemplate",
-           "derived_kinds", "fact_key",
+__all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "tallies_read", "tally_rule",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]
