@@ -20,13 +20,13 @@ from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError, RuleFileError
-from ..core.facts import CONCLUSION_KINDS, DECISION_KINDS, PROBABLE_KINDS, describe, parse_fact
+from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, check_engine_name
-from ..engine.engines.clp import CLIPS_VERSION, derived_kinds, export_facts, export_program, fact_key
+from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
 from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
@@ -187,9 +187,8 @@ def _write_facts(k: Knowledge, path: str, record_path, console) -> None:
     """``deduce --export-facts``: the facts the seat gave its engine that no
     deduction rule concludes (observations, the set-up, facts given), in
     CLIPS's ``load-facts`` format."""
-    derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(k.rules)
-    given = {key for key, j in k.justifications.items() if j.rule == GIVEN}
-    facts = [f for f in k.rule_engine.facts() if f.kind not in derived or fact_key(f) in given]
+    given = (key for key, j in k.justifications.items() if j.rule == GIVEN)
+    facts = input_facts(k.rule_engine.facts(), k.rules, given)
     Path(path).write_text(f";;; {record_path}: the seat's facts; (load-facts \"{Path(path).name}\") after "
                           f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts),
                           encoding="utf-8")

@@ -27,11 +27,12 @@ and the seating), every compiled rule a ``defrule``:
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
-from ...core.facts import KINDS, key_of
+from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
 from .. import ir
 from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
@@ -77,13 +78,18 @@ def atom(value: Any) -> str:
     text = str(value)
     if _SYMBOL.fullmatch(text) and text not in _RESERVED:
         return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _string(text)
 
 
 def fact_text(fact: EngineFact) -> str:
     """A fact as CLIPS writes it: ``(held (owner bob) (card rope))``."""
     slots = " ".join(_slot(name, atom(value)) for name, value in fact.values)
     return f"({fact.kind}{' ' if slots else ''}{slots})"
+
+
+def _string(text: str) -> str:
+    """A CLIPS string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _slot(name: str, text: str) -> str:
@@ -216,7 +222,10 @@ class _RuleCompiler:
             return f"(exists {' '.join(self.inner(node.items))})", True
         raise self.refuse(node_name(node))
 
-    def assertion(self, a: Assertion) -> str:
+    def assertion(self, a: Any) -> str:
+        if isinstance(a, Halt):  # plain CLIPS only
+            words = " ".join(self.var(p.name) if isinstance(p, Var) else _string(p) for p in a.parts)
+            return f'(printout t "contradiction ({a.rule}): " {words} crlf)\n  (halt)'
         if a.kind not in KINDS:
             raise self.refuse(f"an assertion of {a.kind!r}, which is no fact kind")
         slots = []
@@ -247,8 +256,14 @@ def exportable(rule: Any) -> tuple:
     if any(getattr(rule, part, None) for part in ("lets", "condition", "loops", "each", "where")):
         return ()
     variables = {v for p in _patterns(rule.patterns) for f, how, v in p.fields if how == "var"}
-    out = []
+    out: list = []
     for c in getattr(rule, "then", ()):
+        if c.kind == "contradiction":
+            halt = _halt(rule.id, c.message, variables)
+            if halt is None:
+                return ()
+            out.append(halt)
+            continue
         fields = KINDS.get(c.kind)
         if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
             return ()
@@ -263,6 +278,30 @@ def exportable(rule: Any) -> tuple:
                 return ()
         out.append(Assertion(c.kind, tuple(values)))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Halt:
+    """A contradiction in plain CLIPS: print its message and stop the run."""
+
+    rule: str
+    """The rule's id."""
+    parts: tuple
+    """The message: text, and ``Var`` s for its ``{placeholders}``."""
+
+
+def _halt(rule: str, message: str, variables: set) -> Halt | None:
+    """The contradiction ``message`` as a :class:`Halt`; None when a
+    placeholder is not a variable the rule's patterns bind."""
+    parts: list = []
+    for text, name, spec, conv in string.Formatter().parse(message):
+        if text:
+            parts.append(text)
+        if name is not None:
+            if name not in variables or spec or conv:
+                return None
+            parts.append(Var(name))
+    return Halt(rule, tuple(parts))
 
 
 def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
@@ -354,7 +393,7 @@ def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tup
 def derived_kinds(rules: Iterable[Any]) -> set[str]:
     """The fact kinds that ``rules`` assert (in plain CLIPS: their facts are
     conclusions, not input, of an exported program)."""
-    return {a.kind for rule in rules for a in exportable(rule)}
+    return {a.kind for rule in rules for a in exportable(rule) if isinstance(a, Assertion)}
 
 
 def fact_key(fact: EngineFact) -> tuple:
@@ -393,11 +432,30 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     return "\n".join(parts)
 
 
+def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[tuple] = ()) -> list[EngineFact]:
+    """What a knowledge base exported from ``rules`` starts from, out of the
+    facts an engine holds: every fact of a kind the rules do not assert (the
+    observations, the set-up), the facts among ``given`` (keys given by
+    hand), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
+    the seat declares it when the game starts (the rules count anew)."""
+    rules = list(rules)
+    derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)
+    counts = set(getattr(ir, "TALLIES", {}))
+    given = set(given)
+    out = []
+    for f in facts:
+        if f.kind in counts:
+            out.append(EngineFact(f.kind, tuple((k, 0 if k == "n" else v) for k, v in f.values)))
+        elif f.kind not in derived or fact_key(f) in given:
+            out.append(f)
+    return out
+
+
 def export_facts(facts: Iterable[EngineFact]) -> str:
     """Facts in the format of CLIPS's ``load-facts``: one fact per line."""
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
 __all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
-           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "tallies_read", "tally_rule",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "tallies_read", "tally_rule",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]
