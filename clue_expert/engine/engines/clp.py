@@ -383,7 +383,9 @@ def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tup
     """The variables' values: each positive pattern's variable fields read off its fact."""
     out: dict[str, Any] = {}
     for p, fact in zip(patterns, facts):
-        values = fact.as_dict()
+        if not p.fields:  # a when: rule's pattern (binds nothing)
+            continue
+        values = dict(fact.values)
         for name, how, value in p.fields:
             if how == "var" and value not in out:
                 out[value] = values.get(name)
