@@ -68,7 +68,7 @@ def test_a_native_rule_runs_inside_clips_and_reports_its_basis():
     assert [f.native for f in firings] == [(lacked("bob", "rope"),)]  # the envelope lacked it already
     assert firings[0].facts == (held("ann", "rope"), size("bob", 3))  # positive patterns, in order
     assert firings[0].activation.binding() == {"p": "ann", "c": "rope", "q": "bob"}
-    assert firings[0].activation.salience == 30 and firings[0].rule == "held-excludes-others"
+    assert firings[0].activation.salience == 30 * 200 + 199 and firings[0].rule == "held-excludes-others"
     assert e.facts()[-1] == lacked("bob", "rope")
     assert not e.declare(lacked("bob", "rope"))  # CLIPS holds it
 
@@ -250,3 +250,13 @@ def test_an_exported_program_keeps_the_counts_in_plain_clips(tmp_path):
     env.load_facts(export_facts([count("ann", 0), held("ann", "hall"), held("ann", "knife")]))
     env.run()
     assert env.eval("(length$ (find-all-facts ((?f lacked)) (eq ?f:owner ann)))") == 1
+
+
+def test_within_a_group_rules_fire_in_file_order_then_newest_fact_first():
+    """The same order as the experta engine: salience = group x 200 + a slot per rule in load order."""
+    e = engine(Rule("first", on=("held",)), Rule("second", on=("held",)), Rule("urgent", on=("held",), group="intake"))
+    e.declare(held("ann", "rope"))
+    e.declare(held("bob", "hall"))
+    order = [(f.rule, f.facts[0].get("owner")) for f in e.run()]
+    assert order == [("urgent", "bob"), ("urgent", "ann"), ("first", "bob"), ("first", "ann"),
+                     ("second", "bob"), ("second", "ann")]

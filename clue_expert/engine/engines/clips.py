@@ -63,8 +63,8 @@ class ClipsEngine(RuleEngine):
     # ------------------------------------------------------------- set up
     def load(self, rules: Sequence[Any]) -> None:
         compiled: dict[str, _Compiled] = {}
-        for rule in rules:
-            for c in compile_rule(rule):
+        for order, rule in enumerate(rules):
+            for c in compile_rule(rule, order=order):
                 compiled[c.name] = c
         env = clips.Environment()
         for text in templates():

@@ -51,6 +51,16 @@ COUNT_CALLBACK = "clue-count"
 #: The salience of the rules that keep the counts (CLIPS's highest): a count
 #: is up to date before any rule reads it.
 TALLY_SALIENCE = 10000
+#: Salience values per group: the group's salience times this, plus a slot
+#: for the rule's place in load order (the first ``RULE_SLOTS`` rules), so
+#: that among the activations of one group the rules fire in file order, as
+#: on the experta engine; CLIPS's saliences stop at 10000.
+RULE_SLOTS = 200
+
+
+def salience_of(group: str, order: int) -> int:
+    """The CLIPS salience of the ``order``-th rule loaded (from 0), of ``group``."""
+    return SALIENCE[group] * RULE_SLOTS + RULE_SLOTS - 1 - min(order, RULE_SLOTS - 1)
 
 _SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 #: Symbols CLIPS reads as something else (booleans, nil) or that the adapter writes for them.
@@ -311,12 +321,13 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
             yield node
 
 
-def compile_rule(rule: Any, native: tuple | None = None) -> list[_Compiled]:
-    """The defrules of one compiled rule (one per trigger kind for ``when:``
-    with several kinds), its right-hand side ``native`` (default: the rule's
-    own, :func:`native_of`).  Raises :class:`RuleFileError` naming the file,
-    the rule and the construct for anything CLIPS cannot run."""
-    salience = SALIENCE[rule.group]
+def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list[_Compiled]:
+    """The defrules of one compiled rule, the ``order``-th loaded (one per
+    trigger kind for ``when:`` with several kinds), its right-hand side
+    ``native`` (default: the rule's own, :func:`native_of`).  Raises
+    :class:`RuleFileError` naming the file, the rule and the construct for
+    anything CLIPS cannot run."""
+    salience = salience_of(rule.group, order)
     if rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
     else:
@@ -423,13 +434,13 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     parts.append("")
     for tally in tallies_read(rules):
         parts += [tally_rule(tally), ""]
-    for rule in rules:
+    for order, rule in enumerate(rules):
         native = exportable(rule)
         if not native:
             raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
                                                     "let/for/each, tests with if/where, calls library functions or "
                                                     "decides), so it cannot run in plain CLIPS")
-        for compiled in compile_rule(rule, native):
+        for compiled in compile_rule(rule, native, order):
             parts += [compiled.plain, ""]
     return "\n".join(parts)
 
@@ -458,6 +469,6 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
-           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "tallies_read", "tally_rule",
+__all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]
