@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 import clips  # type: ignore[import-untyped]
 import pytest
 
-from clue_expert.core.errors import RuleFileError
+from clue_expert.core.errors import RuleFileError, RuleLimitError
 from clue_expert.core.facts import KINDS
 from clue_expert.engine.engines import EngineFact, make_engine
+from clue_expert.engine.engines import clips as clips_adapter
 from clue_expert.engine.engines.clips import ClipsEngine
 from clue_expert.engine.engines.clp import atom, compile_rule, export_facts, export_program, fact_text
 from clue_expert.engine.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Var
@@ -260,3 +261,14 @@ def test_within_a_group_rules_fire_in_file_order_then_newest_fact_first():
     order = [(f.rule, f.facts[0].get("owner")) for f in e.run()]
     assert order == [("urgent", "bob"), ("urgent", "ann"), ("first", "bob"), ("first", "ann"),
                      ("second", "bob"), ("second", "ann")]
+
+
+def test_a_runaway_native_rule_is_stopped_naming_it(monkeypatch):
+    monkeypatch.setattr(clips_adapter, "MAX_FIRINGS", 50)
+    grow = Rule("grow", (Pattern("hand-size", (("owner", "var", "o"), ("size", "var", "n"))),),
+                native=(Assertion("hand-size", (("owner", Var("o")), ("size", Op("+", (Var("n"), Lit(1)))))),))
+    e = engine(EXCLUDES, grow)
+    e.declare(size("ann", 1))
+    with pytest.raises(RuleLimitError, match=r"test.yaml: rule 'grow': the rules fired over 50 times in one run "
+                                             r"\(the limit on firings per run\); this rule fired 5\d of them"):
+        list(e.run())

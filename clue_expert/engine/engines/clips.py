@@ -23,16 +23,22 @@ time without it).
 """
 from __future__ import annotations
 
+import collections
 import re
 from typing import Any, Iterator, Sequence
 
 import clips  # type: ignore[import-untyped]
 
-from ...core.errors import RuleFileError
+from ...core.errors import RuleFileError, RuleLimitError
 from ..ir import evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
 from .clp import (CALLBACK, COUNT_CALLBACK, _Compiled, bindings_of, compile_rule, fact_text, tallies_read, tally_rule,
                   templates)
+
+#: The most firings one run of the rules may make (a native rule runs inside
+#: CLIPS, out of reach of the seat's work budget): beyond it the run stops
+#: with a :class:`RuleLimitError` naming the rule that fired most.
+MAX_FIRINGS = 200_000
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
@@ -178,14 +184,19 @@ class ClipsEngine(RuleEngine):
         env = self._require()
         left = limit
         stepwise = self.watch is not None
+        budget = MAX_FIRINGS
+        counts: collections.Counter = collections.Counter()
         while left is None or left > 0:
             before = self._agenda_keys() if stepwise else None
             self._pending = []
-            fired = env.run(1 if stepwise else left)
+            fired = env.run(1 if stepwise else min(budget + 1, left if left is not None else budget + 1))
             if fired == 0:
                 break
             if left is not None:
                 left -= fired
+            budget -= fired
+            if budget < 0:
+                self._runaway(counts, self._pending)
             pending, self._pending = self._pending, []
             for number, indices in pending:
                 if number < 0:
@@ -194,11 +205,23 @@ class ClipsEngine(RuleEngine):
                         self._agenda_events(before, (f"count-{self._tallies[-1 - number].kind}", indices[2:]))
                     continue
                 compiled = self._numbered[number]
+                counts[number] += 1
                 firing = self._firing(compiled, indices)
                 if before is not None:
                     self._agenda_events(before, (compiled.name, indices[:len(compiled.patterns)]))
                     self._emit("fire", "", firing)
                 yield firing
+
+    def _runaway(self, counts: collections.Counter, pending: list) -> None:
+        for number, _ in pending:
+            if number >= 0:
+                counts[number] += 1
+        number, times = counts.most_common(1)[0] if counts else (pending[-1][0], 1)
+        rule = self._numbered[number].rule if number >= 0 else None
+        self._pending = []
+        raise RuleLimitError(getattr(rule, "path", "clue_expert/engine/ir.py"), getattr(rule, "id", None),
+                             f"the rules fired over {MAX_FIRINGS:,} times in one run (the limit on firings per run); "
+                             f"this rule fired {times:,} of them")
 
     def _firing(self, compiled: _Compiled, indices: tuple) -> EngineFiring:
         n = len(compiled.patterns)
