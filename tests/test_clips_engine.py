@@ -9,7 +9,6 @@ import clips  # type: ignore[import-untyped]
 import pytest
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError
-from clue_expert.core.facts import KINDS
 from clue_expert.engine.engines import EngineFact, make_engine
 from clue_expert.engine.engines import clips as clips_adapter
 from clue_expert.engine.engines.clips import ClipsEngine
@@ -221,10 +220,6 @@ def count(owner, n):
     return EngineFact("held-count", (("owner", owner), ("n", n)))
 
 
-COUNTS = pytest.mark.skipif("held-count" not in KINDS, reason="the counts arrive with wave3-engine's rules")
-
-
-@COUNTS
 def test_counts_are_kept_inside_clips():
     """A rule matching a count (held-count) sees it rise with each new held fact, once per fact."""
     full = Rule("two-known", (Pattern("held-count", (("owner", "var", "o"), ("n", "lit", 2))),))
@@ -240,7 +235,6 @@ def test_counts_are_kept_inside_clips():
     assert list(e.run()) == [] and count("ann", 2) in e.facts()
 
 
-@COUNTS
 def test_an_exported_program_keeps_the_counts_in_plain_clips(tmp_path):
     full = Rule("two-known", (Pattern("held-count", (("owner", "var", "o"), ("n", "lit", 2))),),
                 native=(Assertion("lacked", (("owner", Var("o")), ("card", Lit("rope")))),))

@@ -13,6 +13,9 @@ from clue_expert.engine.engines import ENGINES, EngineFact, check_engine_name, m
 from clue_expert.engine.ir import Lit, Op, Pattern, Var, evaluate
 from clue_expert.engine import ir
 from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.levels import LevelError, load_level
+from clue_expert.people.cli import main
+from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.engine.rules import compile_ruleset
 from clue_expert.engine.library import FUNCTIONS
 from clue_expert.testing.randomgame import random_record
@@ -84,3 +87,18 @@ def test_an_unknown_engine_is_one_error_naming_the_nearest():
         check_engine_name("experts")
     with pytest.raises(UnknownEngineError, match="engines: experta, clips"):
         make_engine("jess")
+
+
+def test_engine_is_chosen_on_the_command_line_in_a_seat_spec_and_in_a_level(tmp_path, capsys):
+    assert main(["deduce", "--engine", "expert"]) == 2
+    assert "unknown engine 'expert' (engines: experta, clips); did you mean experta?" in capsys.readouterr().err
+    assert main(["deduce", "--engine", "experta", "--json"]) == 0
+    with pytest.raises(UnknownEngineError, match="did you mean experta"):
+        parse_seat("clue-expert-focused:engine=experts")
+    assert seat_player("p1", "clue-expert-focused:engine=experta").engine == "experta"
+    level = tmp_path / "mine.yaml"
+    level.write_text("id: mine\ndeduction: [deduction/observations]\ncompletion: false\nengine: experta\n")
+    assert load_level(level).engine == "experta"
+    level.write_text("id: mine\ndeduction: [deduction/observations]\ncompletion: false\nengine: clip\n")
+    with pytest.raises(LevelError, match="'engine': unknown engine 'clip' .*did you mean clips"):
+        load_level(level)

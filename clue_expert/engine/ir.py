@@ -145,11 +145,13 @@ class Tally:
     counts are never retracted in a game."""
 
     kind: str
-    """The kind of the fact it keeps (its fields: the ``group`` names, then ``n``)."""
+    """The kind of the fact it keeps (its fields: ``fields``, then ``n``)."""
     items: tuple
-    """The patterns whose matches it counts."""
+    """The patterns whose matches it counts (positive :class:`Pattern` s)."""
     group: tuple[str, ...]
-    """The variables that name one count (its fact's fields)."""
+    """The variables that name one count."""
+    fields: tuple[str, ...]
+    """The count fact's fields holding the ``group`` variables' values, in order."""
     counted: tuple[str, ...]
     """The variables whose distinct values are counted."""
 
@@ -165,6 +167,25 @@ class Assertion:
     values: tuple
     """``(field, term)`` pairs (:class:`Var`, :class:`Lit` or :class:`Op`)."""
 
+
+def _cell(kind: str, owner: Any) -> Pattern:
+    return Pattern(kind, (("owner", "lit", owner) if owner is not None else ("owner", "var", "o"),
+                          ("card", "var", "c")))
+
+
+_CATEGORY = Pattern("card", (("id", "var", "c"), ("category", "var", "k")))
+
+#: The counts every engine keeps up to date (their kinds: :data:`clue_expert.core.facts.TALLY_KINDS`).
+#: The seat declares each at 0 when the game starts (one per owner, card or category).
+TALLIES: dict[str, Tally] = {
+    "held-count": Tally("held-count", (_cell("held", None),), ("o",), ("owner",), ("c",)),
+    "lacked-count": Tally("lacked-count", (_cell("lacked", None),), ("o",), ("owner",), ("c",)),
+    "lacker-count": Tally("lacker-count", (_cell("lacked", None),), ("c",), ("card",), ("o",)),
+    "envelope-held-count": Tally("envelope-held-count", (_cell("held", "envelope"), _CATEGORY), ("k",),
+                                 ("category",), ("c",)),
+    "envelope-lacked-count": Tally("envelope-lacked-count", (_cell("lacked", "envelope"), _CATEGORY), ("k",),
+                                   ("category",), ("c",)),
+}
 
 #: The node types a rule's left-hand side is made of.
 NODE_TYPES = (Pattern, Test, NotAll, Exists)
@@ -208,4 +229,4 @@ def node_name(node: Any) -> str:
 
 
 __all__ = ["Assertion", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
-           "Op", "Pattern", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]
+           "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]

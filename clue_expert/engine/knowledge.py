@@ -22,14 +22,19 @@ from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimitError, UnknownPlayerError
-from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
+from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS,
+                          SETUP_KINDS, TALLY_KINDS, Key,
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
-from .engines import DEFAULT_ENGINE, EngineFact, EngineFiring, RuleEngine, Watcher, make_engine
+from .engines import EngineFact, EngineFiring, RuleEngine, Watcher, choose_engine, make_engine
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
+
+#: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
+#: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
+MAX_JOIN_MATCHES = 20_000
 
 #: Rule id of facts found by the SAT case analysis.
 CASE_ANALYSIS = "case-analysis"
@@ -333,7 +338,7 @@ class Knowledge:
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
                  only: Iterable[str] | None = None, complete: bool = True,
                  on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False,
-                 engine: str = DEFAULT_ENGINE, watch: Watcher | None = None):
+                 engine: str | None = None, watch: Watcher | None = None):
         #: The card list.
         self.edition = edition
         #: Players in seat order.
@@ -372,9 +377,9 @@ class Knowledge:
         if only is not None:
             wanted = set(only)
             rules = [r for r in rules if r.id in wanted]
-        #: The rule engine's name (see clue_expert.engine.engines).
-        self.engine = engine
-        self._engine = make_engine(engine)
+        #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
+        self.engine = choose_engine(engine)
+        self._engine = make_engine(self.engine)
         self._engine.load(rules)
         # what the engine does, from the first fact on (deduce --watch / --agenda)
         self._engine.watch = watch
@@ -478,11 +483,34 @@ class Knowledge:
         if opening is not None and opening[0] == stamp and self._restore_opening(opening[1]):
             return
         before = self.rng.getstate()
+        self._declare_setup()
         self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
         for o in self.owners:
             self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
         self._run(0)
         self._opening = (stamp, self._capture_opening()) if self.rng.getstate() == before else None
+
+    def _declare_setup(self) -> None:
+        """The set-up facts rules match (never premises): every owner, card and
+        category, and every count the engine keeps, at 0."""
+        declare = self._engine.declare
+        counts = self.edition.envelope_counts
+        for o in self.owners:
+            declare(EngineFact("owner", (("name", o), ("player", o != ENVELOPE))))
+        for cat in self.edition.categories:
+            cards = tuple(c for c in self._cards if c in self._category_cards[cat])
+            declare(EngineFact("category", (("name", cat), ("cards", cards), ("envelope", counts[cat]))))
+        for c in self._cards:
+            declare(EngineFact("card", (("id", c), ("category", self._category[c]))))
+        declare(EngineFact("deck", (("size", len(self._cards)),)))
+        for kind in ("held-count", "lacked-count"):
+            for o in self.owners:
+                declare(EngineFact(kind, (("owner", o), ("n", 0))))
+        for c in self._cards:
+            declare(EngineFact("lacker-count", (("card", c), ("n", 0))))
+        for kind in ("envelope-held-count", "envelope-lacked-count"):
+            for cat in self.edition.categories:
+                declare(EngineFact(kind, (("category", cat), ("n", 0))))
 
     def _capture_opening(self) -> dict | None:
         """What the opening left: every store of the knowledge, the facts
@@ -612,6 +640,7 @@ class Knowledge:
     def _run_engine(self) -> None:
         """Run the rules to quiescence on a fresh work budget."""
         self._budget.start_run()
+        self._join_matches: dict[str, int] = {}
         for firing in self._engine.run():
             self._on_firing(firing)
 
@@ -967,10 +996,43 @@ class Knowledge:
             else:
                 env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
         keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        if made > MAX_JOIN_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                     f"run (the limit on matches per rule and observation)")
+        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+            keys = self._premise_keys(keys)
         env["this"] = keys[0]
         env["__matched__"] = keys
         self._budget.charge(1)  # one step per match: a request's budget bounds how many
         self._run_rule(rule, env)
+
+    def _premise_keys(self, keys: Sequence[Key]) -> tuple:
+        """The premises of facts a rule matched: set-up facts (which hold in
+        every game) dropped, a count replaced by the facts it counted."""
+        out: list[Key] = []
+        for key in keys:
+            kind = key[0]
+            if kind in SETUP_KINDS:
+                continue
+            if kind in TALLY_KINDS:
+                out.extend(self._counted(kind, key[1]))
+            else:
+                out.append(key)
+        return tuple(dict.fromkeys(out)) or tuple(keys[:1])
+
+    def _counted(self, kind: str, name: str) -> list[Key]:
+        """The facts a count (see :data:`clue_expert.engine.ir.TALLIES`) counts now, in sheet order."""
+        if kind == "held-count":
+            return [(HELD, name, c) for c in self._cards if c in self._held[name]]
+        if kind == "lacked-count":
+            return [(LACKED, name, c) for c in self._cards if c in self._lacked[name]]
+        if kind == "lacker-count":
+            return [(LACKED, o, name) for o in self.owners if o in self._lackers[name]]
+        cards = [c for c in self._cards if c in self._category_cards[name]]
+        store = self._held if kind == "envelope-held-count" else self._lacked
+        return [(HELD if kind == "envelope-held-count" else LACKED, ENVELOPE, c) for c in cards
+                if c in store[ENVELOPE]]
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""

@@ -22,7 +22,6 @@ import ast
 import difflib
 import inspect
 import itertools
-import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
-from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
+from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import Expression, LimitError, clip, compile_expression
 from .ir import Pattern
+from .patterns import compile_match
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -86,21 +86,29 @@ _WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NA
 _REF = {"type": "string", "minLength": 1, "maxLength": 300}
 
 # --- patterns (match:) -----------------------------------------------------------
-#: Fact patterns one rule may match (negated ones included), and positive ones among them.
-MAX_PATTERNS = 6
-MAX_POSITIVE_PATTERNS = 3
+#: Items one rule's ``match:`` may have (patterns, negations, exists and tests, at the top level),
+#: and positive patterns among them.
+MAX_PATTERNS = 10
+MAX_POSITIVE_PATTERNS = 5
+#: Items of one ``not: [...]`` or ``exists: [...]``.
+MAX_GROUP_ITEMS = 4
 #: Fact kinds a pattern may match without sharing a variable with the ones before it: the
-#: set-up facts, one per game and one per owner.
-_SETUP_KINDS = ("game", "hand-size")
+#: set-up facts (one per game, per owner, per card, per category).
+_SETUP_KINDS = ("game", "hand-size", *sorted(SETUP_KINDS))
 _PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
 _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
-#: One fact pattern: ``{KIND: {FIELD: VALUE, ...}}`` or ``{not: {KIND: {...}}}``.
+_ONE_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
+                "propertyNames": {"enum": [*_PATTERN_KINDS, "test"]},
+                "additionalProperties": {"oneOf": [_PATTERN_FIELDS, {"type": "string", "maxLength": 500}]}}
+#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{not: PATTERN}``,
+#: ``{not: [ITEM, ...]}`` (a conjunction) or ``{exists: PATTERN or [ITEM, ...]}``.
 _PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
-            "propertyNames": {"enum": [*_PATTERN_KINDS, "not"]},
-            "additionalProperties": {"oneOf": [
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "test"]},
+            "additionalProperties": {"anyOf": [
                 _PATTERN_FIELDS,
-                {"type": "object", "minProperties": 1, "maxProperties": 1,
-                 "propertyNames": {"enum": _PATTERN_KINDS}, "additionalProperties": _PATTERN_FIELDS},
+                {"type": "string", "maxLength": 500},
+                _ONE_PATTERN,
+                {"type": "array", "minItems": 1, "maxItems": MAX_GROUP_ITEMS, "items": _ONE_PATTERN},
             ]}}
 
 #: JSON Schema of a rule file.
@@ -422,7 +430,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
             raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
                                            f"deduction and model rules")
         patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
-        on = tuple(dict.fromkeys(p.kind for p in patterns if not p.negated))
+        on = tuple(dict.fromkeys(p.kind for p in patterns if isinstance(p, Pattern) and not p.negated))
         fields = set(variables)
     else:
         when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -514,70 +522,13 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     return rule
 
 
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
-
-
 def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
-    """A rule's ``match:``: the patterns, their variables in order of first
-    use, and those bound to a ``cards`` field.  A value is a variable (a
-    name), ``_`` (any), ``ENVELOPE``, a quoted literal (``"'rope'"``), a
-    number, true/false or null.  Every positive pattern after the first
-    shares a variable with one before it (no cross products), unless it
-    matches a set-up fact (``game``, ``hand-size``: one per owner); a
-    variable first met in a ``not:`` pattern matches anything there."""
-    out = []
-    variables: list[str] = []
-    set_vars: set[str] = set()
-    positive = 0
-    for n, item in enumerate(items, start=1):
-        (kind, body), = item.items()
-        negated = kind == "not"
-        if negated:
-            (kind, body), = body.items()
-        where = f"match #{n} ({'not ' if negated else ''}{kind})"
-        fields = []
-        new: list[str] = []
-        for name, value in body.items():
-            if name not in KINDS[kind]:
-                raise RuleFileError(path, rid, f"{where}: a {kind} fact has no field {clip(name, 60)}; its fields: "
-                                               f"{', '.join(KINDS[kind])}{_hint(str(name), KINDS[kind])}")
-            if value is None or isinstance(value, (bool, int, float)):
-                fields.append((name, "lit", value))
-            elif value == "_":
-                continue
-            elif value == "ENVELOPE":
-                fields.append((name, "lit", "envelope"))
-            elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                fields.append((name, "lit", value[1:-1]))
-            elif _IDENT.fullmatch(value) and value not in CONSTANTS:
-                fields.append((name, "var", value))
-                if value not in variables and value not in new:
-                    if negated:
-                        continue
-                    new.append(value)
-                    if name in ("cards", "matching"):
-                        set_vars.add(value)
-            else:
-                raise RuleFileError(path, rid, f"{where}: {name}: {clip(value, 60)} is not a pattern value: write a "
-                                               f"name (a variable), _ (anything), ENVELOPE, a quoted literal "
-                                               f"(\"'rope'\"), a number, true/false or null; compare other "
-                                               f"values in where:")
-        if negated:  # a variable only this pattern names: anything
-            fields = [f for f in fields if f[1] == "lit" or f[2] in variables]
-        else:
-            positive += 1
-            shared = {f[2] for f in fields if f[1] == "var"} & set(variables)
-            if positive > 1 and not shared and kind not in _SETUP_KINDS:
-                raise RuleFileError(path, rid, f"{where}: shares no variable with the patterns before it, so every "
-                                               f"pair of facts would match; join it with a variable")
-            variables.extend(new)
-        out.append(Pattern(kind, tuple(fields), negated))
-    if positive == 0:
-        raise RuleFileError(path, rid, "match: needs at least one pattern that is not negated")
-    if positive > MAX_POSITIVE_PATTERNS:
-        raise RuleLimitError(path, rid, f"match: {positive} patterns that are not negated, over "
-                                        f"{MAX_POSITIVE_PATTERNS} (the limit on joined patterns per rule)")
-    return tuple(out), variables, frozenset(set_vars)
+    """A rule's ``match:``: its IR nodes, the variables they bind in order of
+    first use, and those bound to a ``cards`` field (see
+    :mod:`clue_expert.engine.patterns`)."""
+    result = compile_match(items, path, rid, constants=CONSTANTS, setup_kinds=_SETUP_KINDS,
+                           max_positive=MAX_POSITIVE_PATTERNS)
+    return result.nodes, result.variables, result.set_vars
 
 
 def _check_bindings(raw: dict, fields: set, path: str, rid: str, params: Mapping[str, Any] | None = None) -> None:
@@ -860,7 +811,7 @@ def edition_problems(ruleset: RuleSet, edition: Any,
     out: list[tuple[str, str]] = []
     for rule in ruleset.rules:
         problems: list[str] = []
-        for p in rule.patterns:  # a literal card of a pattern
+        for p in _patterns_in(rule.patterns):  # a literal card of a pattern
             for f, how, value in p.fields:
                 if how == "lit" and f == "card" and isinstance(value, str):
                     checker._one(value, "card", f"match {p.kind} card: '{value}'", problems)
@@ -900,6 +851,15 @@ def check_edition(ruleset: RuleSet, edition: Any, functions: Mapping[str, Callab
         rule, problem = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise RuleFileError(ruleset.path, rule, problem + more)
+
+
+def _patterns_in(nodes: Iterable) -> Iterable[Pattern]:
+    """The fact patterns among a rule's ``match:`` nodes, those inside ``not``/``exists`` too."""
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node
+        else:
+            yield from _patterns_in(p for p in getattr(node, "items", ()) if isinstance(p, Pattern))
 
 
 def _hint(name: str, names: Iterable[str]) -> str:

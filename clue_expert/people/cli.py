@@ -25,7 +25,7 @@ from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
-from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, check_engine_name
+from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
 from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
 from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
@@ -166,7 +166,7 @@ def _deduce_replay(args, record, level, console):
     on_fire = (lambda f: console.print(trace.comment(f))) if printing else None  # noqa: E731
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes,
                   complete=level.completion and not args.no_complete, rulesets=_with_models(args, record.edition),
-                  on_fire=on_fire, check_premises=bool(args.rules), engine=args.engine,
+                  on_fire=on_fire, check_premises=bool(args.rules),
                   watch=watch if printing or args.agenda else None)
     error = None
     try:
@@ -1137,6 +1137,11 @@ def cmd_notebook(args) -> int:
     return 0
 
 
+#: The commands that run rules, and so take ``--engine``.
+ENGINE_COMMANDS = ("deduce", "why", "rules", "play", "simulate", "reproduce", "sweep", "contest-agent", "replay",
+                   "puzzle", "notebook")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="clue-expert", description="A rule-based expert system for Clue/Cluedo.")
     parser.add_argument("--version", action="version", version=f"clue-expert {__version__}")
@@ -1205,8 +1210,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch", action="store_true",
                    help="print what the engine does, as CLIPS's (watch facts), (watch activations) and (watch rules) "
                         "do: facts asserted, activations added and removed, each firing with its salience")
-    p.add_argument("--engine", default=DEFAULT_ENGINE, type=check_engine_name, metavar="ENGINE",
-                   help=f"the rule engine: {', '.join(ENGINE_NAMES)} (default {DEFAULT_ENGINE})")
     p.add_argument("--agenda", action="store_true",
                    help="list the agenda when the rules start on turn --turn's observations (default: the last turn)")
     p.add_argument("--export-facts", metavar="FILE",
@@ -1442,6 +1445,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="edition files of your own to check and list")
     common(p)
     p.set_defaults(func=cmd_editions)
+    for name in ENGINE_COMMANDS:
+        sub.choices[name].add_argument(
+            "--engine", metavar="NAME",
+            help=f"the rule engine every seat runs on: {', '.join(ENGINE_NAMES)} (default: the knowledge level's, "
+                 f"else {DEFAULT_ENGINE}; a seat spec's engine=NAME wins); docs/architecture.md")
     return parser
 
 
@@ -1463,6 +1471,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         try:
+            set_engine(getattr(args, "engine", None))  # an unknown name: one error naming the nearest
             return args.func(args)
         except ContradictionError as exc:
             print(f"error: {exc}", file=sys.stderr)

@@ -33,8 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
-from .. import ir
-from ..ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..ir import TALLIES, Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
 from .base import EngineFact
 
@@ -361,7 +360,7 @@ class _TallyStub:
 def tallies_read(rules: Iterable[Any]) -> list[Tally]:
     """The counts (:data:`~clue_expert.engine.ir.TALLIES`) whose facts some rule matches."""
     kinds = {p.kind for rule in rules for p in _all_patterns(getattr(rule, "patterns", ()))}
-    return [t for kind, t in getattr(ir, "TALLIES", {}).items() if kind in kinds]
+    return [t for kind, t in TALLIES.items() if kind in kinds]
 
 
 def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
@@ -453,7 +452,7 @@ def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterab
     the seat declares it when the game starts (the rules count anew)."""
     rules = list(rules)
     derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)
-    counts = set(getattr(ir, "TALLIES", {}))
+    counts = set(TALLIES)
     given = set(given)
     out = []
     for f in facts:

@@ -42,9 +42,12 @@ from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
 from ...core.errors import RuleFileError  # noqa: E402
-from ..ir import Exists, NotAll, Pattern, Test, evaluate, node_name  # noqa: E402
+from ..ir import TALLIES, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine  # noqa: E402
+
+#: The salience of the rules that keep the counts (above every rule's).
+TALLY_SALIENCE = 10**6
 
 #: Salience values per group: a group's rules fire in file order (the first ``RULE_SLOTS`` rules).
 RULE_SLOTS = 1000
@@ -110,6 +113,58 @@ def _node(node: Any, i: int, rule: Any) -> Any:
     raise RuleFileError(rule.path, rule.id, f"the experta engine cannot compile {node_name(node)}")
 
 
+def _kinds_read(nodes: Sequence[Any]):
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node.kind
+        elif isinstance(node, (NotAll, Exists)):
+            yield from _kinds_read(node.items)
+
+
+def _tallies_used(rules: Sequence[Any]) -> list[Tally]:
+    """The tallies whose count facts some rule matches."""
+    kinds = {k for rule in rules for k in _kinds_read(rule.patterns)}
+    return [t for kind, t in TALLIES.items() if kind in kinds]
+
+
+#: Engine classes kept, per tuple of compiled rules (see ExpertaEngine.load).
+MAX_BUILT = 32
+_BUILT: dict[tuple, tuple] = {}
+
+
+def _build(rules: Sequence[Any]) -> tuple[type, dict, dict]:
+    """The experta engine class of ``rules``, with its rule names -> (rule
+    id, salience) and its tally rules' names -> tally."""
+    attrs: dict[str, Any] = {}
+    names: dict[str, tuple[str, int]] = {}
+    tallies: dict[str, Tally] = {}
+    for tally in _tallies_used(rules):
+        name = f"tally_{tally.kind.replace('-', '_')}"
+        conditions = [getattr(AS, f"_m{i}") << _pattern(p) for i, p in enumerate(tally.items)]
+        # above every rule: a count is up to date before any rule reads it
+        attrs[name] = Rule(*conditions, salience=TALLY_SALIENCE)(_action(name))
+        names[name] = (tally.kind, TALLY_SALIENCE)
+        tallies[name] = tally
+    for n, rule in enumerate(rules):
+        name = f"r{n}_{rule.id.replace('-', '_')}"
+        # the group's salience, then file order among the rules of a group (experta's
+        # agenda would fire the rules an equal fact activates last-compiled first)
+        salience = SALIENCE[rule.group] * RULE_SLOTS + RULE_SLOTS - 1 - min(n, RULE_SLOTS - 1)
+        attrs[name] = Rule(*_conditions(rule), salience=salience)(_action(name))
+        names[name] = (rule.id, salience)
+    return type("ClueRules", (KnowledgeEngine,), attrs), names, tallies
+
+
+def _action(name: str):
+    """An experta rule's action (one function per rule: experta tells rules
+    apart by it).  It does nothing: :meth:`ExpertaEngine.run` takes the
+    activation off the agenda and the seat runs the right-hand side."""
+    def fire(engine: KnowledgeEngine, **_: Any) -> None:
+        """Nothing (see _action)."""
+    fire.__name__ = name
+    return fire
+
+
 @register_engine
 class ExpertaEngine(RuleEngine):
     """Compiled rules on experta (see the module's docstring)."""
@@ -121,6 +176,9 @@ class ExpertaEngine(RuleEngine):
         self._ke: KnowledgeEngine | None = None
         #: experta rule name -> (rule id, salience).
         self._names: dict[str, tuple[str, int]] = {}
+        #: experta rule name -> the tally it keeps.
+        self._tallies: dict[str, Tally] = {}
+        self._counts: dict[tuple, EngineFact] = {}
         #: experta fact id -> the fact as declared.
         self._by_id: dict[int, EngineFact] = {}
         #: fact -> experta's fact (to retract it).
@@ -133,20 +191,14 @@ class ExpertaEngine(RuleEngine):
         self.activations_made: collections.Counter = collections.Counter()
 
     def load(self, rules: Sequence[Any]) -> None:
-        attrs: dict[str, Any] = {}
-        self._names = {}
-        for n, rule in enumerate(rules):
-            name = f"r{n}_{rule.id.replace('-', '_')}"
-            # the group's salience, then file order among the rules of a group (experta's
-            # agenda would fire the rules an equal fact activates last-compiled first)
-            salience = SALIENCE[rule.group] * RULE_SLOTS + RULE_SLOTS - 1 - min(n, RULE_SLOTS - 1)
-
-            def fire(engine: KnowledgeEngine, **_: Any) -> None:
-                """Nothing: the seat runs the right-hand side."""
-            fire.__name__ = name
-            attrs[name] = Rule(*_conditions(rule), salience=salience)(fire)
-            self._names[name] = (rule.id, salience)
-        self._ke = type("ClueRules", (KnowledgeEngine,), attrs)()
+        key = tuple(rules)  # (compiled rules compare by identity)
+        built = _BUILT.get(key)
+        if built is None:
+            built = _BUILT[key] = _build(rules)
+            while len(_BUILT) > MAX_BUILT:
+                del _BUILT[next(iter(_BUILT))]
+        cls, self._names, self._tallies = built
+        self._ke = cls()  # (experta builds the engine's Rete network here)
         self.reset()
 
     def reset(self) -> None:
@@ -158,6 +210,8 @@ class ExpertaEngine(RuleEngine):
         self._dirty = True
         self._by_id = {}
         self._declared = {}
+        #: (tally kind, group values) -> its count fact now.
+        self._counts: dict[tuple, EngineFact] = {}
         self._step = 0
 
     def declare(self, fact: EngineFact) -> bool:
@@ -169,6 +223,8 @@ class ExpertaEngine(RuleEngine):
             return False
         self._by_id[made["__factid__"]] = fact
         self._declared[fact] = made
+        if fact.kind in TALLIES:
+            self._counts[(fact.kind, tuple(v for f, v in fact.values if f != "n"))] = fact
         self._dirty = True
         self._emit("fact", "+", fact)
         return True
@@ -220,12 +276,26 @@ class ExpertaEngine(RuleEngine):
                     break
                 if left is not None:
                     left -= 1
+                tally = self._tallies.get(act.rule.__name__)
+                if tally is not None:
+                    self._count(tally, act.context)
+                    continue
                 self._step += 1
                 firing = EngineFiring(self._activation(act), self._step)
                 self._emit("fire", "", firing)
                 yield firing
         finally:
             self._update()
+
+    def _count(self, tally: Tally, context: dict) -> None:
+        """A fact the tally counts arrived: its count fact goes up by one (retracted, declared anew)."""
+        group = tuple(context[v] for v in tally.group)
+        old = self._counts.get((tally.kind, group))
+        if old is None:  # no count fact declared for this group: nothing to keep
+            return
+        new = EngineFact(tally.kind, (*zip(tally.fields, group), ("n", old.get("n") + 1)))
+        self.retract(old)
+        self.declare(new)
 
     def settle(self, facts: Sequence[EngineFact]) -> None:
         for fact in facts:
