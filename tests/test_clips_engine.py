@@ -3,7 +3,7 @@ written directly in the IR: what it compiles, what fires, the basis each
 firing reports, the agenda, the watch events and its memory over many games."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import clips  # type: ignore[import-untyped]
 import pytest
@@ -266,3 +266,11 @@ def test_a_runaway_native_rule_is_stopped_naming_it(monkeypatch):
     with pytest.raises(RuleLimitError, match=r"test.yaml: rule 'grow': the rules fired over 50 times in one run "
                                              r"\(the limit on firings per run\); this rule fired 5\d of them"):
         list(e.run())
+
+
+def test_a_rule_clips_refuses_is_named_with_clips_words(monkeypatch):
+    """A defrule CLIPS itself refuses (here: a pattern on an unknown slot slipped past the compiler)."""
+    monkeypatch.setitem(clips_adapter.__dict__, "compile_rule", lambda rule, order=0: [
+        replace(c, head=c.head.replace("(owner ?p)", "(ownr ?p)")) for c in compile_rule(rule, order=order)])
+    with pytest.raises(RuleFileError, match=r"test.yaml: rule 'held-excludes-others': CLIPS refused the rule: .*ownr"):
+        engine(EXCLUDES)

@@ -73,6 +73,14 @@ class ClipsEngine(RuleEngine):
             for c in compile_rule(rule, order=order):
                 compiled[c.name] = c
         env = clips.Environment()
+        # clipspy's error router is asked about every read and write CLIPS
+        # makes (a call into Python each time): it halves the speed of a run
+        # (benchmarks/clips_memory.py's game: 12.5 -> 6.9 ms) and slows
+        # building the rules as much.  It is needed only to word an error, so
+        # it is off, and on again only to build a construct CLIPS refused once more.
+        routers = list(env.routers())
+        for router in routers:
+            router.deactivate()
         for text in templates():
             env.build(text)
         env.define_function(self._fired, CALLBACK)
@@ -84,14 +92,14 @@ class ClipsEngine(RuleEngine):
         for number, c in enumerate(numbered):
             try:
                 env.build(c.reporting(number))
-            except clips.CLIPSError as exc:
-                raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
-        # clipspy's error router is asked about every read and write CLIPS
-        # makes (a call into Python each time): it halves the speed of a run
-        # (benchmarks/clips_memory.py's game: 12.5 -> 6.9 ms).  Needed only to
-        # word a build's errors, so it is off once the rules are built.
-        for router in env.routers():
-            router.deactivate()
+            except clips.CLIPSError:
+                for router in routers:
+                    router.activate()
+                try:
+                    env.build(c.reporting(number))
+                except clips.CLIPSError as exc:
+                    raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
+                raise  # pragma: no cover - refused only once
         self._env = env
         self._rules = compiled
         self._numbered = numbered
