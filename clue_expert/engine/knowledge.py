@@ -976,7 +976,7 @@ class Knowledge:
         env["this"] = key_of(fact.kind, env)
         # A rule whose guard (the part of its if: on the trigger's fields) is
         # false stops there; the guard reads no sheet, so it is checked first.
-        guard = rule.plan[7]
+        guard = rule.plan.guard
         if guard is not None:
             try:
                 if not guard(env):
@@ -1036,7 +1036,9 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
-        pre, condition, lets, loops, each, where, _, _ = rule.plan
+        plan = rule.plan
+        pre, condition, lets, loops, each, where = plan.pre, plan.condition, plan.lets, plan.loops, plan.each, \
+            plan.where
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
@@ -1069,7 +1071,8 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        _, _, _, loops, each, where, _, _ = rule.plan
+        plan = rule.plan
+        loops, each, where = plan.loops, plan.each, plan.where
         name, fn = loops[i]
         values = fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
@@ -1092,9 +1095,9 @@ class Knowledge:
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
-        cell = rule.plan[6]
+        cell = rule.plan.cell
         if cell is not None:  # one held / lacked conclusion (most deduction rules)
-            kind, owner_fn, card_fn = cell
+            kind, owner_fn, card_fn = cell.kind, cell.owner, cell.card
             owner = owner_fn(env)
             card = card_fn(env)
             if type(owner) is not str or owner not in self._owner_set or type(card) is not str \

@@ -247,7 +247,7 @@ class CompiledRule:
     """Whether it binds (``let``/``for``/``each``) a name that is a field of
     one of its trigger kinds: such a rule runs in its own copy of the
     trigger's bindings, since the rules a fact triggers otherwise share one."""
-    plan: tuple = field(default=(), repr=False, compare=False)
+    plan: "RulePlan | None" = field(default=None, repr=False, compare=False)
     """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
     def format_message(self, env: dict) -> str:
@@ -297,24 +297,58 @@ def _guard(source: str, names: set, functions: Mapping[str, Callable]) -> str | 
     return " and ".join(lead) if lead else None
 
 
-def rule_plan(rule: CompiledRule) -> tuple:
-    """The rule's parts as the knowledge runs them: ((name, fn) of the
-    ``let``s before the ``if:``, the ``if:``'s fn or None, the other
-    ``let``s, the ``for:`` loops, the ``each:`` bindings, the ``where:``'s fn
-    or None, and for a deduction rule without ``because:`` concluding one
-    ``held`` or ``lacked`` fact: (its kind, owner fn, card fn), else None,
-    the :attr:`CompiledRule.guard`'s fn or None), each fn the compiled closure of an expression (called with the bindings,
-    like the expression itself)."""
+#: A compiled expression: called with a rule's bindings.
+Fn = Callable[[dict], Any]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A deduction rule's single ``held``/``lacked`` conclusion (no ``because:``)."""
+
+    kind: str
+    """``held`` or ``lacked``."""
+    owner: Fn
+    """The owner expression's function."""
+    card: Fn
+    """The card expression's function."""
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """A rule's parts as the knowledge runs them, each expression its
+    compiled closure (called with the bindings, like the expression)."""
+
+    pre: tuple
+    """``(name, fn)`` of the ``let`` s the ``if:`` reads (evaluated before it)."""
+    condition: Fn | None
+    """The ``if:``, or None."""
+    lets: tuple
+    """``(name, fn)`` of the other ``let`` s."""
+    loops: tuple
+    """``(name, fn)`` of the ``for:`` loops, outermost first."""
+    each: tuple
+    """``(name, fn)`` of the ``each:`` bindings."""
+    where: Fn | None
+    """The ``where:``, or None."""
+    cell: Cell | None
+    """A deduction rule without ``because:`` concluding one ``held``/``lacked`` fact: that fact; else None."""
+    guard: Fn | None
+    """The :attr:`CompiledRule.guard`, or None."""
+
+
+def rule_plan(rule: CompiledRule) -> RulePlan:
+    """The rule's :class:`RulePlan`."""
     k = rule.condition_after if rule.condition is not None else 0
     lets = tuple((name, expr.fn) for name, expr in rule.lets)
     then = rule.then
     cell = None
     if rule.auto_premises and len(then) == 1 and then[0].kind in ("held", "lacked"):
-        cell = (then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
-    return (lets[:k], rule.condition.fn if rule.condition is not None else None, lets[k:],
-            tuple((name, expr.fn) for name, expr in rule.loops), tuple((name, expr.fn) for name, expr in rule.each),
-            rule.where.fn if rule.where is not None else None, cell,
-            rule.guard.fn if rule.guard is not None else None)
+        cell = Cell(then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
+    return RulePlan(pre=lets[:k], condition=rule.condition.fn if rule.condition is not None else None,
+                    lets=lets[k:], loops=tuple((name, expr.fn) for name, expr in rule.loops),
+                    each=tuple((name, expr.fn) for name, expr in rule.each),
+                    where=rule.where.fn if rule.where is not None else None, cell=cell,
+                    guard=rule.guard.fn if rule.guard is not None else None)
 
 
 def format_template(template: str, env: dict) -> str:

@@ -88,7 +88,7 @@ class _Compiler:
         if not isinstance(body, list):
             raise self.error(where, f"{key}: takes a pattern {{KIND: {{FIELD: VALUE}}}} or a list of them")
         scope = list(self.variables)
-        items = []
+        items: list[Pattern | Test] = []
         for m, sub in enumerate(body, start=1):
             (kind, fields), = sub.items()
             if kind == "test":

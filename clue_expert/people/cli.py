@@ -36,7 +36,7 @@ from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files,
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.board_game import board_pawns, play_board_game
-from ..play.game import GAMES, play_game
+from ..play.game import GAMES, Player, play_game
 from ..play.simulate import MIN_BOARD_PLAYERS
 from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
                             GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
@@ -50,13 +50,14 @@ from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
-from .notebook import NotebookSession
+from .notebook import NotebookSession, line_editing
+from .server import serve
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
 from .render import (WatchTrace, ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
-                     SweepBars, board_view, move_text)
+                     sweep_progress, board_view, move_text)
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -267,7 +268,8 @@ def cmd_why(args) -> int:
                     print(f"error: {args.record}: {error}", file=sys.stderr)
                     return 1
                 return 0
-            console.print(ExplanationView(tree))
+            if tree is not None:  # (every status but unknown has its tree)
+                console.print(ExplanationView(tree))
             console.print("rests on:", style="dim", end=" ", markup=False)
             console.print("; ".join(describe(r, k.values) for r in roots), markup=False)
     if error is not None:
@@ -431,7 +433,7 @@ def cmd_editions(args) -> int:
         eds.append(get_edition(path))
     broken = edition_errors()
     if args.json:
-        out = {e.id: {"name": e.name, "aliases": list(e.aliases), "source": e.source,
+        out: dict[str, object] = {e.id: {"name": e.name, "aliases": list(e.aliases), "source": e.source,
                       "cards": {cat: list(e.category_cards(cat)) for cat in e.categories},
                       "envelope": dict(e.envelope_counts)} for e in eds}
         if broken:
@@ -646,7 +648,9 @@ def cmd_play(args) -> int:
                   f"wrong accusations: {escape(len(result.wrong_accusations))}.")
     if args.sheets:
         for p in names:
-            console.print(SheetView(players[p].knowledge.sheet(), deal.edition, title=f"{p}'s final sheet"))
+            k = players[p].knowledge
+            if k is not None:  # (every seat has played)
+                console.print(SheetView(k.sheet(), deal.edition, title=f"{p}'s final sheet"))
     if args.record:
         seat = args.record_seat or result.winner or names[0]
         dump_record(result.record(seat), args.record)
@@ -679,9 +683,10 @@ def _play_human(args, deal, console) -> int:
         console.print(output_item(item, deal.edition))
 
     general = args.game == "generalized"
+    line_editing()
     human = HumanPlayer(args.human, input, tell, hints=args.hints,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
-    players = {}
+    players: dict[str, Player] = {}
     others = [p for p in names if p != args.human]
     for i, p in enumerate(others):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
@@ -744,7 +749,7 @@ def _play_human(args, deal, console) -> int:
     else:
         console.print(f"No winner after {escape(result.rounds)} rounds; the envelope was {escape(', '.join(deal.envelope))}.")
     if args.sheets:
-        console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
+        console.print(SheetView(human.sheet(), deal.edition, title="your sheet"))
     if args.record:
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)
@@ -819,11 +824,8 @@ def cmd_simulate(args) -> int:
     interrupted = None
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                results = run_games(specs, workers, executor=executor)
-            else:
-                with progress_bar("simulating", len(specs)) as advance:
-                    results = run_games(specs, workers, lambda s: advance(), executor=executor)
+            with progress_bar("simulate", len(specs), quiet=args.quiet) as advance:
+                results = run_games(specs, workers, lambda s: advance(), executor=executor)
         except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
             interrupted, results = exc, exc.results
         where = executor.describe()
@@ -871,8 +873,7 @@ def cmd_sweep(args) -> int:
         check_plot_folder(args.plot)
     workers = args.workers or os.cpu_count() or 1
     labels = {i: c.label() for i, c in enumerate(sweep.cells)}
-    bars = not args.json and sys.stderr.isatty()
-    with _executor(args, workers) as executor, (SweepBars(labels) if bars else contextlib.nullcontext()) as bar:
+    with _executor(args, workers) as executor, sweep_progress(labels, args.quiet) as bar:
         def start(todo):
             if len(todo) < len(sweep.cells):
                 message = (f"{len(sweep.cells) - len(todo)} of {len(sweep.cells)} cells already finished in "
@@ -938,11 +939,9 @@ def cmd_reproduce(args) -> int:
                         executor=executor)
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                tables = run(None, executor)
-            else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
-                with progress_bar(f"reproducing {args.paper}", None) as advance:
-                    tables = run(lambda summary: advance(), executor)
+            # (the number of games is the reproduction's own business)
+            with progress_bar(f"reproduce {args.paper}", None, quiet=args.quiet) as advance:
+                tables = run(lambda summary: advance(), executor)
         except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
             interrupted, tables = exc, exc.tables
     if args.json:
@@ -1088,7 +1087,8 @@ def cmd_puzzle(args) -> int:
         if Path(args.export).suffix != ".html":
             raise ClueError(f"cannot export a puzzle to {Path(args.export).name}: use .html")
         _check_writable(args.export)
-    puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition)
+    with progress_bar(f"puzzle ({args.difficulty})", None, unit="deals tried", quiet=args.quiet) as advance:
+        puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition, progress=advance)
     if args.export:
         path = Path(args.export)
         path.write_text(puzzle_page(puzzle), encoding="utf-8")
@@ -1121,6 +1121,7 @@ def cmd_notebook(args) -> int:
             ed = session.notebook.edition if session.notebook else None
             console.print(output_item(item, ed) if ed else getattr(item, "text", str(item)))
 
+    line_editing(session.words)
     try:
         show(session.start())
         while not session.done:
@@ -1137,9 +1138,19 @@ def cmd_notebook(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    if not 0 < args.port < 65536:
+        raise ClueError(f"--port {args.port} is out of range (1-65535)")
+    try:
+        serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
 #: The commands that run rules, and so take ``--engine``.
 ENGINE_COMMANDS = ("deduce", "why", "rules", "play", "simulate", "reproduce", "sweep", "contest-agent", "replay",
-                   "puzzle", "notebook")
+                   "puzzle", "notebook", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1175,6 +1186,10 @@ def build_parser() -> argparse.ArgumentParser:
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
+
+    def quiet(p):
+        p.add_argument("--quiet", action="store_true",
+                       help="no progress lines on standard error (they never go to standard output)")
 
     def board_option(p):
         p.add_argument("--board", metavar="ID|FILE",
@@ -1311,6 +1326,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "intervals (.png, .svg or .pdf; needs pip install \"clue-expert[plot]\")")
     seat_rules(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
@@ -1337,6 +1353,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
@@ -1355,6 +1372,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
@@ -1416,6 +1434,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="FILE", help="write the puzzle as a page: FILE.html (answer key hidden)")
     p.add_argument("--json", action="store_true",
                    help="{record, question, answer: {envelope}, difficulty, rules_needed, seed}")
+    quiet(p)
     p.set_defaults(func=cmd_puzzle)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
@@ -1430,6 +1449,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run this deduction or model rule file of yours on the sheet (repeatable)")
     colour(p)
     p.set_defaults(func=cmd_notebook)
+
+    p = sub.add_parser("serve", help="the table assistant in the browser: keep a real game by tapping")
+    knowledge(p)
+    p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
+                   help="the game file, the terminal notebook's (created if missing, saved after every change; "
+                        "default notebook.yaml)")
+    p.add_argument("--port", type=int, default=8765, help="the port (default 8765)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only); another address "
+                        "shares the game on the network, and then every request needs the printed access token")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

@@ -17,21 +17,23 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import yaml
 
 from ..core.cards import Edition, get_edition
-from ..core.errors import ClueError, ContradictionError
+from ..core.errors import ClueError, ContradictionError, UnknownCardError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.language import check_edition
-from ..engine.levels import DEFAULT_LEVEL, get_level
+from ..engine.levels import DEFAULT_LEVEL, Level, get_level
 from ..engine.proofs import prove
 from ..play.players import load_decisions
 from .output import Changes, Message, Probabilities, english_list, envelope_cards
@@ -49,7 +51,8 @@ or type 'turn' to be asked step by step.  Commands:
   verbose            after an entry, also the whole sheet
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
   why --steps FACT   the same as a numbered proof, a case analysis shown as its cases
-  undo               remove the last turn         edit N         re-enter turn N
+  undo               remove the last turn         redo           put back the turn last undone
+  edit N             re-enter turn N
   save [FILE]        save now; with FILE, save there and keep saving there after every entry
   load FILE          open a saved game
   odds               exact probabilities of every cell and the likeliest envelopes
@@ -75,6 +78,14 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
         return []
     if "," in text or " and " in text:
         parts = [p for p in re.split(r"\s*(?:,|\band\b)\s*", text) if p.strip()]
+        errors = []
+        for p in parts:
+            try:
+                edition.resolve(p)
+            except UnknownCardError as exc:
+                errors.append(exc)
+        if errors:
+            raise ClueError(unknown_cards_text(errors))
         return [edition.resolve(p) for p in parts]
     words = text.split()
 
@@ -92,10 +103,120 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     for cards in seg(0):
         if count is None or len(cards) == count:
             return cards
-    # nothing fits: report the first word that is no card
-    for w in words:
-        edition.resolve(w)
+    # nothing fits: report every word that is no card, each with the nearest names
+    errors = unknown_words(edition, words)
+    if errors:
+        raise ClueError(unknown_cards_text(errors))
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
+
+
+def line_editing(words: Callable[[], Iterable[str]] | None = None) -> bool:
+    """Line editing and history at the prompts (``input``), through the
+    standard library's readline where it is present and input is a terminal;
+    with ``words`` (a function returning names), Tab completes them.
+    Returns whether it is on."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input
+        return False
+    readline.parse_and_bind("tab: complete")
+    if words is not None:
+        readline.set_completer_delims(" \t/,:")
+
+        def complete(text: str, state: int):
+            low = text.lower()
+            hits = sorted(w for w in set(words()) if w.lower().startswith(low))
+            return hits[state] if state < len(hits) else None
+        readline.set_completer(complete)
+    return True
+
+
+def dealt_sizes(edition: Edition, players: Iterable[str], first: str | None = None) -> dict:
+    """Hand sizes in seat order when the dealer gives the first card to
+    ``first`` (default: the first seat) and goes on round the table: the
+    extra cards go to ``first`` and the seats after it.  They always add up
+    to the cards dealt (all but the envelope's)."""
+    players = list(players)
+    i = players.index(first) if first is not None else 0
+    order = players[i:] + players[:i]
+    by_order = dict(zip(order, edition.hand_sizes(len(players))))
+    return {p: by_order[p] for p in players}
+
+
+def first_dealt_fitting(edition: Edition, players: Iterable[str], me: str, hand_size: int) -> list:
+    """The seats that, dealt first, give ``me`` a hand of ``hand_size`` cards."""
+    return [p for p in players if dealt_sizes(edition, players, p)[me] == hand_size]
+
+
+def hand_fit_warning(edition: Edition, players: Iterable[str], me: str, first: str | None,
+                     hand_size: int) -> str | None:
+    """None when a hand of ``hand_size`` cards fits the dealing rule with
+    ``first`` dealt first; otherwise what is wrong and which first-dealt
+    seats would fit."""
+    players = list(players)
+    sizes = dealt_sizes(edition, players, first)
+    if sizes[me] == hand_size:
+        return None
+    fits = first_dealt_fitting(edition, players, me, hand_size)
+    dealt = sum(sizes.values())
+    if fits:
+        hint = f"; dealing from {english_list(fits, 'or')} gives you {hand_size}: who was dealt first?"
+    else:
+        hint = (f"; with {len(players)} players the {dealt} cards dealt make hands of "
+                f"{english_list(sorted(set(sizes.values())), 'or')}: check your cards")
+    return f"you listed {hand_size} cards, but dealing from {first or players[0]} gives you {sizes[me]}" + hint
+
+
+def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
+    """The turns a contradiction rests on: the offending turn and the earlier
+    turns whose observations the conflicting facts were concluded from
+    (``knowledge`` is the one before the offending turn)."""
+    turns = {exc.turn} if exc.turn else set()
+    cause = exc.cause
+    keys = cause[1] if isinstance(cause, tuple) and len(cause) > 1 else ()
+    for key in keys:
+        if not isinstance(key, tuple):
+            continue
+        if knowledge.known(key):
+            for root in knowledge.roots(key):
+                j = knowledge.justification(root)
+                if j is not None and j.turn:
+                    turns.add(j.turn)
+    return sorted(turns)
+
+
+def unknown_words(edition: Edition, words: list) -> list:
+    """The :class:`UnknownCardError` of each word that is no card and no
+    part of a card's name of up to three words, reading left to right."""
+    errors, i = [], 0
+    while i < len(words):
+        for j in range(min(len(words), i + 3), i, -1):
+            try:
+                edition.resolve(" ".join(words[i:j]))
+            except ClueError:
+                continue
+            i = j
+            break
+        else:
+            try:
+                edition.resolve(words[i])
+            except UnknownCardError as exc:
+                errors.append(exc)
+            i += 1
+    return errors
+
+
+def unknown_cards_text(errors: list) -> str:
+    """One line for every unknown card name of an entry, each with the nearest names."""
+    if len(errors) == 1:
+        return str(errors[0])
+
+    def one(e):
+        near = f" (did you mean {english_list(e.suggestions, 'or')}?)" if e.suggestions else ""
+        return f"{e.name!r}{near}"
+    return f"unknown cards in edition {errors[0].edition!r}: " + "; ".join(one(e) for e in errors)
 
 
 TEMP_MARK = ".saving-"
@@ -194,7 +315,7 @@ class Notebook:
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
-                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
+                 knowledge: str | Level = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
                  board: str | None = None, moves: list | None = None):
         self.edition = edition
         #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
@@ -232,7 +353,7 @@ class Notebook:
     # ------------------------------------------------------------- state
     def data(self, turns=None) -> dict:
         """The game as a record mapping."""
-        d = {} if self.game == "speed-clue" else {"game": self.game}
+        d: dict[str, Any] = {} if self.game == "speed-clue" else {"game": self.game}
         d.update({"edition": self.edition.ref, "players": self.players, "me": self.me, "hand": self.hand,
                   "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)})
         if self.board is not None:  # moves that led to turns since undone are left out
@@ -264,10 +385,26 @@ class Notebook:
         self.autosave()
         return knowledge.sheet().changes_from(before)
 
+    def replace(self, turns: list) -> list:
+        """Adopt a whole new list of turns (the browser's undo and redo),
+        validated like an entry; returns the sheet changes.  Raises, leaving
+        everything unchanged, as :meth:`add` does."""
+        return self._apply(list(turns))
+
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""
         self.check_repaired()
+        over = self.winner()
+        if over is not None:
+            raise ClueError(f"the game is over: {over[0]} accused correctly on turn {over[1]} ('undo' removes it)")
         return self._apply(self.turns + [turn])
+
+    def winner(self) -> tuple | None:
+        """(who, turn) of the correct accusation that ended the game, or None."""
+        for n, t in enumerate(self.turns, start=1):
+            if t.get("accuse") is not None and t.get("correct"):
+                return t["by"], n
+        return None
 
     def check_repaired(self) -> None:
         """Refuse new turns in repair mode."""
@@ -315,7 +452,7 @@ class Notebook:
         return self.unsaved
 
     @classmethod
-    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL,
+    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str | Level = DEFAULT_LEVEL,
              rules: tuple = ()) -> "Notebook":
         """Open a saved game (any record file)."""
         r = load_record(path, "notebook")
@@ -330,20 +467,36 @@ class Notebook:
         text = line.strip()
         if self.game == "generalized":
             return self._parse_generalized(text, line)
-        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
+        errors: list = []
+
+        def read(fn, *args):
+            """fn(*args), or None with its error kept: every unknown name of the line is reported at once."""
+            try:
+                return fn(*args)
+            except ClueError as exc:
+                errors.append(str(exc))
+                return None
+
+        def done(turn):
+            if errors:
+                raise ClueError("; ".join(dict.fromkeys(errors)))
+            return turn
+
+        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)(?:\s+(right|correct|wrong|incorrect))?", text, re.I)
         if m:
-            by = self._player(m.group(1))
-            cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
-            return {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
+            by = read(self._player, m.group(1))
+            cards = read(split_cards, self.edition, m.group(2), self.edition.envelope_size)
+            verdict = m.group(3).lower() in ("right", "correct") if m.group(3) else None
+            return done({"by": by, "accuse": cards, "correct": verdict})
         parts = [p.strip() for p in text.split("/")]
         m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
         if not m:
             raise ClueError(f"cannot read {line!r}; type 'help' for examples")
-        by = self._player(m.group(1))
-        cards = split_cards(self.edition, m.group(2), len(self.edition.categories))
+        by = read(self._player, m.group(1))
+        cards = read(split_cards, self.edition, m.group(2), len(self.edition.categories))
         passed: list = []
         shown_by, card = None, None
-        order = self._order(by)
+        order = self._order(by) if by is not None else []
         for part in parts[1:]:
             low = part.lower()
             if low in ("nobody", "no one", "none", "all pass", "everyone passes", "nobody shows"):
@@ -351,15 +504,16 @@ class Notebook:
                 continue
             pm = re.fullmatch(r"(.+?)\s+(passes|pass|passed)", part, re.I)
             if pm:
-                passed += [self._player(p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
+                passed += [read(self._player, p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
                 continue
             sm = re.fullmatch(r"(\S+)\s+(shows|showed|show)(?:\s+(.+))?", part, re.I)
             if sm:
-                shown_by = self._player(sm.group(1))
+                shown_by = read(self._player, sm.group(1))
                 if sm.group(3):
-                    card = self.edition.resolve(sm.group(3))
+                    card = read(self.edition.resolve, sm.group(3))
                 continue
-            raise ClueError(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+            errors.append(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+        done(None)
         if shown_by is not None and not passed:
             # the players before the shower passed, whether or not they were written down
             passed = order[:order.index(shown_by)] if shown_by in order else []
@@ -464,10 +618,10 @@ class NotebookSession:
     """The dialogue: set-up questions, then entries and commands.  Feed it
     lines with :meth:`handle`; read :attr:`prompt` for the next question."""
 
-    SETUP = ("edition", "players", "me", "hand", "sizes")
+    SETUP = ("edition", "players", "me", "first", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
-                 knowledge: str = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
+                 knowledge: str | Level = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
                  rules: tuple = ()):
         self.path = Path(path)
         #: A user's deduction or model rule sets (``--rules FILE``), run with the level's.
@@ -485,6 +639,10 @@ class NotebookSession:
         self._stage = None
         self._step: dict | None = None
         self._edit: int | None = None
+        #: Turns undone, last undone last ('redo' puts them back; a new entry forgets them).
+        self._redo: list = []
+        #: An accusation typed without 'right' or 'wrong', waiting for the answer.
+        self._verdict: dict | None = None
         self._quitting = False
         self._repairing = False
         #: Temporary files of killed saves removed when the file was opened.
@@ -495,6 +653,20 @@ class NotebookSession:
             self.cleaned = clean_stale_temps(self.path)
             self._stage = "edition"
 
+    @property
+    def _nb(self) -> Notebook:
+        """The game of the session (a clear error before the set-up questions are answered)."""
+        if self.notebook is None:
+            raise ClueError("no game yet: answer the set-up questions first")
+        return self.notebook
+
+    @property
+    def _draft(self) -> dict:
+        """The turn being entered step by step."""
+        if self._step is None:
+            raise ClueError("no turn is being entered step by step ('turn' starts one)")
+        return self._step
+
     def _open(self, path: str | Path) -> Notebook:
         """Open a saved game (cleaning the temporary files of killed saves);
         a game whose turns contradict each other opens in repair mode."""
@@ -503,7 +675,7 @@ class NotebookSession:
 
     def _opened(self) -> list:
         """What to say about the game just opened."""
-        nb = self.notebook
+        nb = self._nb
         self._repairing = nb.conflict is not None
         out = [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, {len(nb.turns)} turns")]
         if self.cleaned:
@@ -522,7 +694,7 @@ class NotebookSession:
         out = [Message(f"repair mode: turn {c.turn} contradicts the turns before it: {c.reason}", "error")]
         if c.facts:
             out.append(Message("  conflicting facts: " + "; ".join(c.facts), "error"))
-        last = len(self.notebook.turns)
+        last = len(self._nb.turns)
         out.append(Message(f"the sheet is the one after turn {c.turn - 1}; repair the game with 'edit {c.turn}' "
                            f"(re-enter turn {c.turn}) or 'undo' (remove turn {last}); 'history' lists the turns; "
                            f"new turns wait until it is repaired", "advice"))
@@ -536,6 +708,15 @@ class NotebookSession:
         return [Message(f"not saved: {nb.unsaved}; the game is kept in this session — type 'save OTHERFILE' "
                         f"to save it elsewhere", "error")]
 
+    def words(self) -> list:
+        """What Tab completes at the prompt: players, card ids, commands."""
+        nb = self.notebook
+        ed = nb.edition if nb is not None else self._setup.get("edition")
+        players = nb.players if nb is not None else self._setup.get("players", [])
+        commands = ["sheet", "history", "compact", "verbose", "why", "why-not", "undo", "redo", "edit", "save", "load",
+                    "odds", "help", "quit", "turn", "shows", "passes", "nobody", "accuses", "right", "wrong"]
+        return list(players) + (list(ed.card_ids) if ed is not None else []) + commands
+
     # --------------------------------------------------------------- prompts
     @property
     def prompt(self) -> str:
@@ -547,18 +728,24 @@ class NotebookSession:
             return "players in seat order (e.g. ann bob cat)> "
         if self._stage == "me":
             return "who are you> "
+        if self._stage == "first":
+            return (f"who was dealt the first card ({english_list(self._setup['players'], 'or')}; "
+                    f"Enter: {self._setup['players'][0]})> ")
         if self._stage == "hand":
-            return "your cards> "
+            return f"your {self._setup['sizes'][self._setup['me']]} cards> "
         if self._stage == "sizes":
             return (f"hand sizes: {self._sizes_text()} — Enter accepts them; to correct them write "
                     f"'sizes NAME N ...', e.g. 'sizes {self._size_example()}'> ")
+        if self._verdict is not None:
+            return f"was {self._verdict['by']}'s accusation right (yes/no)> "
         if self._step is not None:
             return self._step_prompt()
         if self._edit is not None:
             return f"turn {self._edit} again> "
-        if self.notebook.conflict is not None:
-            return f"repair (turn {self.notebook.conflict.turn} contradicts; undo or edit N)> "
-        return f"turn {len(self.notebook.turns) + 1}> "
+        nb = self._nb
+        if nb.conflict is not None:
+            return f"repair (turn {nb.conflict.turn} contradicts; undo or edit N)> "
+        return f"turn {len(nb.turns) + 1}> "
 
     def start(self) -> list:
         """Output before the first prompt."""
@@ -595,13 +782,19 @@ class NotebookSession:
         try:
             if self._stage is not None:
                 return self._handle_setup(line)
+            if self._verdict is not None:
+                return self._handle_verdict(line)
             if self._step is not None:
                 return self._handle_step(line)
             if self._edit is not None:
                 n, self._edit = self._edit, None
                 if not line:
                     return [Message("edit cancelled")]
-                return self._report(self.notebook.edit(n, self.notebook.parse_turn(line)), f"turn {n} changed")
+                turn = self._nb.parse_turn(line)
+                if turn.get("accuse") is not None and turn["correct"] is None:
+                    self._edit = n
+                    raise ClueError("say whether the accusation was right: end the line with 'right' or 'wrong'")
+                return self._report(self._nb.edit(n, turn), f"turn {n} changed")
             return self._command(line)
         except ClueError as exc:
             return [Message(str(exc), "error")]
@@ -641,15 +834,36 @@ class NotebookSession:
             if not match:
                 raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
             s["me"] = match[0]
-            s["sizes"] = dict(zip(s["players"], s["edition"].hand_sizes(len(s["players"]))))
+            s["first"] = s["players"][0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            if len(set(s["sizes"].values())) > 1:  # who was dealt first decides who holds the extra cards
+                self._stage = "first"
+                return []
             self._stage = "hand"
-            return [Message(f"{s['me']} holds {s['sizes'][s['me']]} cards by the dealing rule")]
+            return [Message(f"each player holds {s['sizes'][s['me']]} cards by the dealing rule")]
+        if self._stage == "first":
+            if line:
+                match = [p for p in s["players"] if p.lower() == line.lower()]
+                if not match:
+                    raise ClueError(f"name the player dealt the first card: {english_list(s['players'], 'or')}")
+                s["first"] = match[0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            self._stage = "hand"
+            return [Message(f"dealt from {s['first']}: {self._sizes_text()}, so you hold {s['sizes'][s['me']]} "
+                            f"cards")]
+        if self._stage == "hand" and line.lower().startswith("first "):
+            self._stage = "first"
+            return self._handle_setup(line[len("first "):].strip())
         if self._stage == "hand":
             cards = split_cards(s["edition"], line)
             if len(set(cards)) != len(cards):
                 raise ClueError("a card is listed twice")
+            warning = hand_fit_warning(s["edition"], s["players"], s["me"], s["first"], len(cards))
+            if warning:
+                raise ClueError(warning + " (type your cards again"
+                                + ("; 'first NAME' changes who was dealt first)"
+                                   if len(set(s["sizes"].values())) > 1 else ")"))
             s["hand"] = cards
-            s["sizes"][s["me"]] = len(cards)
             self._stage = "sizes"
             return [Message("your cards: " + english_list(cards))]
         if self._stage == "sizes":
@@ -674,8 +888,11 @@ class NotebookSession:
                         raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
                     sizes[p] = int(n)
                 dealt = len(s["edition"].cards) - s["edition"].envelope_size
-                if sum(sizes.values()) > dealt:
-                    raise ClueError(f"the hands hold {sum(sizes.values())} cards, but only {dealt} are dealt")
+                if sum(sizes.values()) != dealt:
+                    raise ClueError(f"hand sizes {english_list(f'{p} {n}' for p, n in sizes.items())} add up to "
+                                    f"{sum(sizes.values())}, but {dealt} cards are dealt: correct two sizes at "
+                                    f"once (e.g. 'sizes {self._size_example()} ...'), or press Enter to keep "
+                                    f"{self._sizes_text()}")
                 s["sizes"] = sizes
                 return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
@@ -690,7 +907,7 @@ class NotebookSession:
         return []
 
     def _command(self, line: str) -> list:
-        nb = self.notebook
+        nb = self._nb
         word, _, rest = line.partition(" ")
         word = word.lower()
         if not line:
@@ -722,7 +939,15 @@ class NotebookSession:
             return nb.why_not(rest)
         if word == "undo":
             turn, changes = nb.undo()
-            return self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            self._redo.append(turn)
+            out = self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            return out[:1] + [Message("('redo' puts it back)", "dim")] + out[1:]
+        if word == "redo":
+            if not self._redo:
+                raise ClueError("nothing to redo")
+            changes = nb.add(self._redo[-1])
+            self._redo.pop()
+            return self._report(changes, f"turn {len(nb.turns)} put back")
         if word == "edit":
             if not rest.strip().isdigit():
                 raise ClueError("edit needs a turn number, e.g. 'edit 3'")
@@ -741,7 +966,7 @@ class NotebookSession:
             if path is None:
                 return [Message("not saved: this game has no file; type 'save FILE'", "error")]
             previous = self.path
-            self.path = nb.path
+            self.path = nb.path or Path(path)
             if previous is not None and Path(previous).resolve() != Path(path).resolve():
                 note = (f"from now on the game is saved to {path} after every entry; "
                         f"{previous} is no longer updated")
@@ -753,8 +978,8 @@ class NotebookSession:
                 raise ClueError("load needs a file name")
             if nb.unsaved is not None:
                 raise ClueError(f"this game is not saved ({nb.unsaved}): 'save OTHERFILE' first")
-            self.notebook = self._open(rest.strip())
-            self.path = self.notebook.path
+            opened = self.notebook = self._open(rest.strip())
+            self.path = opened.path or Path(rest.strip())
             return self._opened()
         if word == "turn":
             if nb.game == "generalized":
@@ -762,11 +987,26 @@ class NotebookSession:
             nb.check_repaired()
             self._step = {}
             return [Message("step by step: who suggested?")]
-        return self._entry(nb.parse_turn(line))
+        turn = nb.parse_turn(line)
+        if turn.get("accuse") is not None and turn["correct"] is None:
+            nb.check_repaired()
+            self._verdict = turn
+            return []
+        return self._entry(turn)
+
+    def _handle_verdict(self, line: str) -> list:
+        """The answer to "was the accusation right"."""
+        answer = line.strip().lower()
+        if answer not in ("yes", "y", "right", "correct", "no", "n", "wrong", "incorrect"):
+            raise ClueError("answer yes (it was right) or no (it was wrong)")
+        turn, self._verdict = dict(self._verdict or {}), None
+        turn["correct"] = answer in ("yes", "y", "right", "correct")
+        return self._entry(turn)
 
     def _entry(self, turn: dict) -> list:
-        nb = self.notebook
+        nb = self._nb
         out: list = []
+        clauses_before = {p: set(nb.knowledge.one_of_clauses(p)) for p in nb.players}
         if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me) \
                 and turn.get("asks", nb.me) == nb.me:
             # (once another player has shown a card, whether you could have refuted it is moot)
@@ -783,26 +1023,48 @@ class NotebookSession:
             changes = nb.add(turn)
         except ClueError as exc:
             return [Message(f"refused, nothing changed: {exc}", "error")]
+        self._redo = []
         firings = nb.knowledge.firings
         new_facts = [f for f in firings[before:] if f.rule != "record-pass-as-lacked"]
-        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts)
+        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts,
+                            clauses=self._new_clauses(clauses_before))
+        if turn.get("accuse") is not None and turn.get("correct"):
+            cards = english_list(nb.edition.display(c) for c in turn["accuse"])
+            out.append(Message(f"{turn['by']} accused correctly: the game is over (the envelope held {cards})",
+                               "advice"))
+            out += self.close()
+        return out
+
+    def _new_clauses(self, before: dict) -> list:
+        """The one-of clauses an entry made or narrowed, in words."""
+        nb = self._nb
+        k = nb.knowledge
+        out = []
+        for p in nb.players:
+            for clause in k.one_of_clauses(p):
+                if clause not in before.get(p, ()):
+                    cards = english_list((nb.edition.display(c) for c in sorted(clause, key=k.sheet_position)), "or")
+                    out.append(Message(f"  new clue: {p} holds {cards}", "deduction"))
         return out
 
     #: Deduction lines after an entry in compact and in verbose mode.
     COMPACT_FIRINGS, VERBOSE_FIRINGS = 8, 30
 
-    def _report(self, changes: list, title: str, firings=None) -> list:
+    def _report(self, changes: list, title: str, firings=None, clauses=()) -> list:
         """After an entry: the new deductions, the changed cells, (in verbose
         mode) the whole sheet, then notes and advice."""
-        nb = self.notebook
+        nb = self._nb
         out: list = [Message(title)]
         facts = [f for f in (firings or []) if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
+        if clauses:  # a player's new one-of clauses are said once, as "new clue" lines
+            facts = [f for f in facts if not all(c[0] == "one-of" and c[1] in nb.players for c in f.conclusions)]
         limit = self.COMPACT_FIRINGS if self.compact else self.VERBOSE_FIRINGS
         for f in facts[:limit]:
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
         if len(facts) > limit:
             out.append(Message(f"  … and {len(facts) - limit} more deductions (all in the changes below; "
                                f"'why FACT' explains one)", "dim"))
+        out += list(clauses)
         out.append(Changes(changes, title))
         if not self.compact:
             out.append(nb.knowledge.sheet())
@@ -814,7 +1076,7 @@ class NotebookSession:
         return out + self._save_notes() + self._advice()
 
     def _advice(self) -> list:
-        nb = self.notebook
+        nb = self._nb
         if nb.conflict is not None:
             return []  # the sheet is the one before the contradiction: no advice on it
         if nb.knowledge.solved():
@@ -822,37 +1084,41 @@ class NotebookSession:
             env = envelope_cards(nb.knowledge.envelope())
             return [Message(f"the envelope is known: {english_list(env)} — accuse!", "advice")]
         adv = nb.advice()
-        out = []
-        if adv is not None and adv[1].kind == "ask":
+        out: list = []
+        if adv is None or nb.strategy is None:  # no strategy chosen: no advice
+            return out
+        name = nb.strategy.id
+        if adv[1].kind == "ask":
             (whom, cards), cand = adv
-            out.append(Message(f"advice ({nb.strategy.id}): ask {whom} about {english_list(cards)} — {cand.message}",
+            out.append(Message(f"advice ({name}): ask {whom} about {english_list(cards)} — {cand.message}",
                                "advice"))
-        elif adv is not None:
+        else:
             cards, cand = adv
-            out.append(Message(f"advice ({nb.strategy.id}): suggest {english_list(cards)} — {cand.message}",
-                               "advice"))
+            out.append(Message(f"advice ({name}): suggest "
+                               f"{english_list(nb.edition.display(c) for c in cards)} — {cand.message}", "advice"))
             mine = nb.refuters(cards)
             if mine:
-                out.append(Message(f"  (you hold {english_list(mine)} of these)", "dim"))
+                out.append(Message(f"  (you hold {english_list(nb.edition.display(c) for c in mine)} of these)",
+                                   "dim"))
         return out
 
     # ------------------------------------------------------ step by step entry
     def _step_prompt(self) -> str:
-        st = self._step
+        st = self._draft
         if "by" not in st:
             return "who suggested (or accused)> "
         if "cards" not in st:
-            n = self.notebook.edition.envelope_size if st.get("accuse") else len(self.notebook.edition.categories)
+            n = self._nb.edition.envelope_size if st.get("accuse") else len(self._nb.edition.categories)
             return f"which {n} cards> " if n != 1 else "which card> "
         if st.get("accuse") and "correct" not in st:
             return "was it right (yes/no)> "
         if "answers" not in st:
-            return f"who showed a card ({english_list(self.notebook._order(st['by']), 'or')} or 'nobody')> "
+            return f"who showed a card ({english_list(self._nb._order(st['by']), 'or')} or 'nobody')> "
         return f"which card did {st['answers']} show (Enter if you did not see it)> "
 
     def _handle_step(self, line: str) -> list:
-        nb = self.notebook
-        st = self._step
+        nb = self._nb
+        st = self._draft
         if "by" not in st:
             words = line.split()
             if not words:
@@ -885,8 +1151,8 @@ class NotebookSession:
         return self._finish_step(card)
 
     def _finish_step(self, card) -> list:
-        nb = self.notebook
-        st, self._step = self._step, None
+        nb = self._nb
+        st, self._step = self._draft, None
         order = nb._order(st["by"])
         turn = {"by": st["by"], "suggest": st["cards"], "passed": order[:order.index(st["answers"])],
                 "shown_by": st["answers"]}

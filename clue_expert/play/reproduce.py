@@ -15,7 +15,7 @@ from typing import Callable
 
 import yaml
 
-from ..core.deals import get_deal
+from ..core.deals import Deal, get_deal
 from ..core.paths import published_dir
 from .simulate import GameSpec, Interrupted, envelope_variants, hash_seed, make_specs, run_games, summarize
 
@@ -130,7 +130,7 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
         return rng.sample(variants, envelopes)
     rng.shuffle(strata)
     rng.shuffle(last_cards)
-    out = []
+    out: list[Deal] = []
     for i, key in enumerate(strata):
         picks = [last_cards[(i * per + j) % len(last_cards)] for j in range(per)]
         out.extend(by_front[key][c] for c in picks)
@@ -181,7 +181,7 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
         table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
                            cols, notes=[
                                f"ours: every seat runs the strategy at the knowledge level '{knowledge}'"
-                               + (f"; rows marked 'with {_level_words(beside)}' use the level '{beside}'"
+                               + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
                                   if len(levels) > 1 else "")
                                + f"; responses '{response}', one game per deal",
                                f"'all': ours is the mean over {what} of deal 1 (Kingston's generator swaps the new "
@@ -189,7 +189,7 @@ def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-
                                "'all': not computed (use --envelopes N)"])
         runs.note(table, len(specs), len(results))
         for label, strategy in rows:
-            ours = {c: [] for c in cols}
+            ours: dict[str, list] = {c: [] for c in cols}
             for r in results:
                 s, col = index[r.index]
                 if s == label:
@@ -209,7 +209,8 @@ def _same_strategy_specs(cells: list, games: int, seed: int) -> tuple[list, list
     """The games of the cells (deal id, strategy), every seat playing that
     strategy, ``games`` seeded games each -- all in one run -- and the cell of
     each game."""
-    specs, cell_of = [], []
+    specs: list[GameSpec] = []
+    cell_of: list[int] = []
     for i, (deal_id, strategy) in enumerate(cells):
         deal = get_deal(deal_id)
         for g in range(games):
@@ -274,7 +275,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
     runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
-    results = runs.run(specs) if specs else []
+    results = (runs.run(specs) or []) if specs else []  # the first run: never None (not interrupted yet)
     means = _same_strategy_means(cells, cell_of, results)
     out = []
     for table, rows in layouts:
@@ -288,11 +289,11 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                        notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
                               f"games; cells are win shares in % (published: wins/500)", note])
         for test, seats, strategies, test_specs in tests:
-            results = runs.run(test_specs)
-            if results is None:
+            test_results = runs.run(test_specs)
+            if test_results is None:
                 break
-            runs.note(t, len(test_specs), len(results))
-            summary = summarize(results)
+            runs.note(t, len(test_specs), len(test_results))
+            summary = summarize(test_results)
             cells = []
             for i, (kind, wins) in enumerate(seats):
                 # our games rotate the seat types, so a seat's figure is its type's win share

@@ -173,11 +173,12 @@ class ExpertaEngine(RuleEngine):
 
     def __init__(self) -> None:
         super().__init__()
-        self._ke: KnowledgeEngine | None = None
+        self._ke: Any = None  # (experta's KnowledgeEngine, made by load)
         #: experta rule name -> (rule id, salience).
         self._names: dict[str, tuple[str, int]] = {}
         #: experta rule name -> the tally it keeps.
         self._tallies: dict[str, Tally] = {}
+        #: (tally kind, group values) -> its count fact now.
         self._counts: dict[tuple, EngineFact] = {}
         #: experta fact id -> the fact as declared.
         self._by_id: dict[int, EngineFact] = {}
@@ -210,8 +211,7 @@ class ExpertaEngine(RuleEngine):
         self._dirty = True
         self._by_id = {}
         self._declared = {}
-        #: (tally kind, group values) -> its count fact now.
-        self._counts: dict[tuple, EngineFact] = {}
+        self._counts = {}
         self._step = 0
 
     def declare(self, fact: EngineFact) -> bool:
