@@ -4,10 +4,10 @@ run in a bare clipspy environment -- no clue-expert code: ``(load kb.clp)
 shows (the rules alone, without the SAT step), on the shipped examples and on
 random games.
 
-The knowledge level compared is the deduction rule files written as pure
-patterns so far (:data:`PURE`); the others (clauses, counting, bounds) still
-compute a right-hand side in Python and are refused by the export, naming
-the rule."""
+The knowledge level compared is docs/examples/pattern-rules.yaml, the
+deduction rule files written as pure patterns so far (the classroom's CLIPS
+exercise uses it too); the others (clauses, counting, bounds) still compute
+a right-hand side in Python and are refused by the export, naming the rule."""
 from __future__ import annotations
 
 import json
@@ -31,22 +31,18 @@ READ = """(deffunction sheet-cells ()
   ?out)"""
 
 
-#: The deduction rule files that are pure patterns (every rule native).
-PURE = ["deduction/observations", "deduction/ownership"]
+#: The knowledge level of the deduction rule files that are pure patterns (every rule native), no SAT step.
+LEVEL = EXAMPLES / "pattern-rules.yaml"
 
 
 @pytest.fixture(scope="module")
-def level(tmp_path_factory) -> Path:
-    """A knowledge level of the :data:`PURE` files, without the SAT step."""
-    path = tmp_path_factory.mktemp("level") / "pure.yaml"
-    path.write_text(f"id: pure\ntitle: the pure-pattern deduction rules\ndeduction: [{', '.join(PURE)}]\n"
-                    f"completion: false\n", encoding="utf-8")
-    return path
+def level() -> Path:
+    return LEVEL
 
 
 @pytest.fixture(scope="module")
-def kb(level) -> Path:
-    path = level.parent / "kb.clp"
+def kb(level, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("kb") / "kb.clp"
     assert main(["rules", "--export", "clips", str(path), "--knowledge", str(level)]) == 0
     text = path.read_text(encoding="utf-8")
     assert "(defrule record-own-hand" in text and "(defrule count-lacker-count" in text and "(clue-fire" not in text
