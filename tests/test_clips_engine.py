@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import clips  # type: ignore[import-untyped]
+import clips
 import pytest
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError

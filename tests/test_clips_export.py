@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import clips  # type: ignore[import-untyped]
+import clips
 import pytest
 
 from clue_expert.core.records import dump_record

@@ -27,7 +27,7 @@ import collections
 import re
 from typing import Any, Iterator, Sequence
 
-import clips  # type: ignore[import-untyped]
+import clips
 
 from ...core.errors import RuleFileError, RuleLimitError
 from ..ir import evaluate

@@ -276,7 +276,7 @@ def exportable(rule: Any) -> tuple:
         fields = KINDS.get(c.kind)
         if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
             return ()
-        values = []
+        values: list[tuple[str, Any]] = []
         for name, expr in zip(fields, c.args):
             text = getattr(expr, "source", "").strip()
             if text == "ENVELOPE":
