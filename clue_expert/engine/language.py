@@ -520,31 +520,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         (kind, value), = item.items()
         if allowed is not None and kind not in allowed:
             raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
-        if kind == "contradiction":
-            value = _fold_params(value, params)
-            _check_message(value, names, path, rid)
-            rule.then.append(Conclusion(kind, (), value))
-        elif kind == "suggest":
-            slots = {}
-            for cat, src in value.items():
-                if cat == "other":
-                    names.add("category")
-                    slots[cat] = comp(src, "then suggest other")
-                    names.discard("category")
-                else:
-                    slots[cat] = comp(src, f"then suggest {cat}")
-            rule.then.append(Conclusion(kind, (), slots=slots))
-        elif kind == "ask":
-            rule.then.append(Conclusion(kind, (comp(value["player"], "then ask player"),
-                                               comp(value["cards"], "then ask cards"))))
-        elif kind in ("show", "move"):
-            rule.then.append(Conclusion(kind, (comp(value, f"then {kind}"),)))
-        elif kind == "accuse":
-            parts = value if isinstance(value, list) else [value]
-            rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))
-        else:
-            assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
-            rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
+        rule.then.append(_conclusion(kind, value, names, params, comp, path, rid))
     # Without because: the premises are what the rule matched and read (see Knowledge._fire);
     # a model rule's probable clue rests on its trigger.
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
@@ -554,6 +530,34 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.rebinds = any(name in every_field for part in ("let", "for", "each") for name in raw.get(part) or {})
     rule.plan = rule_plan(rule)
     return rule
+
+
+def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
+                comp: Callable[[Any, str], Expression], path: str, rid: str) -> Conclusion:
+    """One ``then:`` item compiled (``comp`` compiles an expression, naming the item in errors)."""
+    if kind == "contradiction":
+        value = _fold_params(value, params)
+        _check_message(value, names, path, rid)
+        return Conclusion(kind, (), value)
+    if kind == "suggest":
+        slots = {}
+        for cat, src in value.items():
+            if cat == "other":
+                names.add("category")
+                slots[cat] = comp(src, "then suggest other")
+                names.discard("category")
+            else:
+                slots[cat] = comp(src, f"then suggest {cat}")
+        return Conclusion(kind, (), slots=slots)
+    if kind == "ask":
+        return Conclusion(kind, (comp(value["player"], "then ask player"), comp(value["cards"], "then ask cards")))
+    if kind in ("show", "move"):
+        return Conclusion(kind, (comp(value, f"then {kind}"),))
+    if kind == "accuse":
+        parts = value if isinstance(value, list) else [value]
+        return Conclusion(kind, tuple(comp(v, "then accuse") for v in parts))
+    assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
+    return Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value))
 
 
 def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
