@@ -1,5 +1,6 @@
-"""The frozendict==1.2 workaround lives in clue_expert/engine/_experta.py only, and
-gives a working engine on this Python."""
+"""The frozendict==1.2 workaround lives in the experta adapter
+(clue_expert/engine/engines/experta.py) only, and gives a working engine on
+this Python; only the engine adapters import their engines."""
 from __future__ import annotations
 
 import re
@@ -11,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "clue_expert"
 
 
 def test_experta_works_in_a_fresh_interpreter():
-    code = ("from clue_expert.engine._experta import KnowledgeEngine, Rule, Fact, AS\n"
+    code = ("from clue_expert.engine.engines.experta import KnowledgeEngine, Rule, Fact, AS\n"
             "class F(Fact): pass\n"
             "hits = []\n"
             "class E(KnowledgeEngine):\n"
@@ -25,14 +26,18 @@ def test_experta_works_in_a_fresh_interpreter():
     assert out.stdout.strip() == "1.9.4"
 
 
-def test_only_the_shim_imports_experta():
+#: The engine adapters: the only modules that import their engines (experta, clips).
+ADAPTERS = {"experta": PACKAGE / "engine" / "engines" / "experta.py",
+            "clips": PACKAGE / "engine" / "engines" / "clips.py"}
+
+
+def test_only_the_adapters_import_their_engines():
     offenders = []
     for path in PACKAGE.rglob("*.py"):
-        if path.name == "_experta.py":
-            continue
-        if re.search(r"^\s*(from|import)\s+experta\b", path.read_text(), re.M):
-            offenders.append(path.name)
-    assert not offenders, f"import experta through clue_expert.engine._experta, not directly: {offenders}"
+        for engine, adapter in ADAPTERS.items():
+            if path != adapter and re.search(rf"^\s*(from|import)\s+{engine}\w*\b", path.read_text(), re.M):
+                offenders.append(f"{path.name} imports {engine}")
+    assert not offenders, f"import an engine only in its adapter module: {offenders}"
 
 
 #: Which layers each layer may import (arrows point down only).

@@ -104,6 +104,15 @@ def test_a_cards_variable_is_a_set_and_literals_constrain(tmp_path):
     ("    match: [{not: {held: {owner: o, card: c}}}]\n", "match: needs at least one pattern that is not negated"),
     ("    when: held\n    match: [{held: {owner: o, card: c}}]\n", "give 'when' or 'match', not both"),
     ("", "'when' is missing (or 'match': the fact patterns it matches)"),
+    ("    match: [{held: {owner: o, card: c}}, {test: \"o != q\"}]\n",
+     "match #2 (test): 'q' is not a variable bound before the test (bound: o, c)"),
+    ("    match: [{held: {owner: o, card: c}}, {test: \"others(o)\"}]\n",
+     "match #2 (test): 'others(o)' is not allowed in a test; write comparisons"),
+    ("    match: [{held: {owner: o, card: c}}, {test: \"o != \"}]\n", "match #2 (test): 'o != ' is not an expression (invalid syntax)"),
+    ("    match: [{held: {owner: o, card: c}}, {not: [{test: \"o == c\"}]}]\n",
+     "match #2 (not): not: needs at least one pattern"),
+    ("    match: [{held: {owner: o, card: c}}, {exists: [{lacked: {owner: q, crd: c}}]}]\n",
+     "match #2 (exists) #1 (lacked): a lacked fact has no field 'crd'"),
 ])
 def test_pattern_mistakes(tmp_path, body, problem):
     path = rule_file(tmp_path, "  - id: r\n    message: m\n" + body + "    then:\n      - lacked: [ENVELOPE, 'rope']\n"
@@ -114,10 +123,10 @@ def test_pattern_mistakes(tmp_path, body, problem):
 
 
 def test_joined_patterns_are_bounded(tmp_path):
-    patterns = "".join(f"      - lacked: {{owner: o, card: c{i}}}\n" for i in range(4))
+    patterns = "".join(f"      - lacked: {{owner: o, card: c{i}}}\n" for i in range(6))
     path = rule_file(tmp_path, f"  - id: r\n    message: m\n    match:\n{patterns}    then:\n"
                                f"      - lacked: [o, c0]\n")
-    with pytest.raises(RuleLimitError, match=r"match: 4 patterns that are not negated, over 3 \(the limit on "
+    with pytest.raises(RuleLimitError, match=r"match: 6 patterns that are not negated, over 5 \(the limit on "
                                              r"joined patterns per rule\)"):
         load_ruleset(path)
 

@@ -33,6 +33,10 @@ class EditionError(ClueError):
     """An edition file that cannot be read (names the file and the problem)."""
 
 
+class UnknownEngineError(ClueError):
+    """A rule-engine name that names no engine adapter (``--engine``, ``engine=``, ``engine:``)."""
+
+
 class UnknownPlayerError(ClueError):
     """A player name that is not seated in the game."""
 

@@ -49,7 +49,7 @@ def player_name_problem(players: Iterable[str]) -> str | None:
     return None
 
 #: Fact kind (as written in rule files) -> its fields.  The engine gives each
-#: kind a fact class of its own (``clue_expert.engine._experta.fact_class``).
+#: kind a fact class of its own (each engine adapter maps it onto its own).
 #:
 #: Observations (what a seat saw): ``game`` (seating, whose knowledge),
 #: ``hand-size``, ``dealt`` (the seat's own cards), ``passed``, ``showed``
@@ -77,7 +77,31 @@ KINDS: dict[str, tuple[str, ...]] = {
     "one-of": ("owner", "cards"),
     "not-all": ("owner", "cards"),
     "bound": ("owner", "cards", "low", "high"),
+    "owner": ("name", "player"),
+    "card": ("id", "category"),
+    "category": ("name", "cards", "envelope"),
+    "deck": ("size",),
+    "held-count": ("owner", "n"),
+    "lacked-count": ("owner", "n"),
+    "lacker-count": ("card", "n"),
+    "envelope-held-count": ("category", "n"),
+    "envelope-lacked-count": ("category", "n"),
 }
+
+#: Set-up facts of the game that hold from its start and never change: every
+#: ``owner`` (``player`` false for the envelope), every ``card`` with its
+#: category, every ``category`` with its cards and how many of them the
+#: envelope holds (``envelope``), and the ``deck``'s size (all cards).  Rules
+#: match them in ``match:``; they are never a premise (they hold in every game
+#: of the edition and seating).
+SETUP_KINDS = frozenset({"owner", "card", "category", "deck"})
+
+#: Counts the engine keeps up to date (see :data:`clue_expert.engine.ir.TALLIES`):
+#: known held and lacked cards per owner, owners known to lack each card,
+#: envelope cards known held and lacked per category.  A premise that is a
+#: count stands for the facts it counted.
+TALLY_KINDS = frozenset({"held-count", "lacked-count", "lacker-count", "envelope-held-count",
+                         "envelope-lacked-count"})
 
 #: Kinds that are observations (leaves of every explanation).
 OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused", "revealed"})
@@ -127,6 +151,8 @@ def key_of(kind: str, values: dict) -> Key:
         return (kind, values["turn"], values["player"])
     if kind == "game":
         return ("game",)
+    if kind in SETUP_KINDS or kind in TALLY_KINDS:
+        return (kind, values[KINDS[kind][0]])
     raise KeyError(kind)
 
 
@@ -237,7 +263,23 @@ def describe(key: Key, facts: dict | None = None) -> str:
     if kind == "accused":
         verdict = "right" if v.get("correct") else "wrong"
         return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
+    if kind in SETUP_KINDS or kind in TALLY_KINDS:
+        return _setup_text(kind, key[1], v)
     return repr(key)
+
+
+def _setup_text(kind: str, name: str, v: dict) -> str:
+    """The English of a set-up fact or a count (``v``: its field values, when known)."""
+    n = v.get("n", "?")
+    return {"owner": f"{name} is {'a player' if v.get('player', True) else 'the envelope'}",
+            "card": f"{name} is a {v.get('category', 'card')}",
+            "category": f"the {name} cards are {_join(v.get('cards', ()))}",
+            "deck": f"the deck has {name} cards",
+            "held-count": f"{name} holds {n} known cards",
+            "lacked-count": f"{name} lacks {n} known cards",
+            "lacker-count": f"{n} owners are known to lack {name}",
+            "envelope-held-count": f"the envelope holds {n} known {name} cards",
+            "envelope-lacked-count": f"the envelope lacks {n} known {name} cards"}[kind]
 
 
 _HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "owns": "held",

@@ -18,19 +18,23 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from ._experta import fact_class, fact_kind
 from .backbone import SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimitError, UnknownPlayerError
-from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS, Key,
+from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PROBABLE_KINDS, REQUEST_KINDS,
+                          SETUP_KINDS, TALLY_KINDS, Key,
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
+from .engines import EngineFact, EngineFiring, RuleEngine, Watcher, choose_engine, make_engine
 from .premises import PremiseLogic
-from .rules import (CompiledRule, DispatchTable, RuleSet, all_rules, compile_engine, default_rulesets,
-                    format_template)
+from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
+
+#: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
+#: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
+MAX_JOIN_MATCHES = 20_000
 
 #: Rule id of facts found by the SAT case analysis.
 CASE_ANALYSIS = "case-analysis"
@@ -307,12 +311,6 @@ class Sheet:
                 if before.cells[o][c] != self.cells[o][c]]
 
 
-@functools.lru_cache(maxsize=32)
-def _engine_class(rules: tuple) -> tuple[type, DispatchTable]:
-    table = DispatchTable(rules)
-    return compile_engine(table), table
-
-
 #: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
 #: mappings of sets or dicts, copied two levels deep; mappings and lists; plain values.
 _NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_all", "_bounds")
@@ -339,7 +337,8 @@ class Knowledge:
     def __init__(self, edition: Edition, players: Sequence[str], me: str | None = None,
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
                  only: Iterable[str] | None = None, complete: bool = True,
-                 on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False):
+                 on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False,
+                 engine: str | None = None, watch: Watcher | None = None):
         #: The card list.
         self.edition = edition
         #: Players in seat order.
@@ -378,10 +377,15 @@ class Knowledge:
         if only is not None:
             wanted = set(only)
             rules = [r for r in rules if r.id in wanted]
-        cls, self._table = _engine_class(tuple(rules))
-        self._engine = cls()
-        self._engine.dispatch = self._dispatch
-        self._engine.match_fire = self._match_fire
+        #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
+        self.engine = choose_engine(engine)
+        self._engine = make_engine(self.engine)
+        self._engine.load(rules)
+        # what the engine does, from the first fact on (deduce --watch / --agenda)
+        self._engine.watch = watch
+        #: The rules the engine runs, in load order.
+        self.rules: tuple[CompiledRule, ...] = tuple(rules)
+        self._rules_by_id = {r.id: r for r in rules}
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
@@ -409,6 +413,11 @@ class Knowledge:
         #: to suggest (a suggestion must name it); None in Speed Clue.
         self.room_here: str | None = None
         self._reset()
+
+    @property
+    def rule_engine(self) -> RuleEngine:
+        """The rule engine the seat's rules run on (its agenda, its facts, its ``watch`` hook)."""
+        return self._engine
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
         """Start a new game with the same edition, players and rules, reusing
@@ -474,21 +483,42 @@ class Knowledge:
         if opening is not None and opening[0] == stamp and self._restore_opening(opening[1]):
             return
         before = self.rng.getstate()
+        self._declare_setup()
         self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
         for o in self.owners:
             self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
         self._run(0)
         self._opening = (stamp, self._capture_opening()) if self.rng.getstate() == before else None
 
+    def _declare_setup(self) -> None:
+        """The set-up facts rules match (never premises): every owner, card and
+        category, and every count the engine keeps, at 0."""
+        declare = self._engine.declare
+        counts = self.edition.envelope_counts
+        for o in self.owners:
+            declare(EngineFact("owner", (("name", o), ("player", o != ENVELOPE))))
+        for cat in self.edition.categories:
+            cards = tuple(c for c in self._cards if c in self._category_cards[cat])
+            declare(EngineFact("category", (("name", cat), ("cards", cards), ("envelope", counts[cat]))))
+        for c in self._cards:
+            declare(EngineFact("card", (("id", c), ("category", self._category[c]))))
+        declare(EngineFact("deck", (("size", len(self._cards)),)))
+        for kind in ("held-count", "lacked-count"):
+            for o in self.owners:
+                declare(EngineFact(kind, (("owner", o), ("n", 0))))
+        for c in self._cards:
+            declare(EngineFact("lacker-count", (("card", c), ("n", 0))))
+        for kind in ("envelope-held-count", "envelope-lacked-count"):
+            for cat in self.edition.categories:
+                declare(EngineFact(kind, (("category", cat), ("n", 0))))
+
     def _capture_opening(self) -> dict | None:
         """What the opening left: every store of the knowledge, the facts
         the engine holds and the completion step's clause facts, in order."""
-        if not self._engine.can_settle():
-            return None
         sat = self._sat
         saved = _copy_stores(lambda name: getattr(self, name))
         saved["sat_facts"] = [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else []
-        saved["facts"] = self._engine.settled_facts()
+        saved["facts"] = self._engine.facts()
         return saved
 
     def _restore_opening(self, saved: dict | None) -> bool:
@@ -610,7 +640,9 @@ class Knowledge:
     def _run_engine(self) -> None:
         """Run the rules to quiescence on a fresh work budget."""
         self._budget.start_run()
-        self._engine.run()
+        self._join_matches: dict[str, int] = {}
+        for firing in self._engine.run():
+            self._on_firing(firing)
 
     def _run(self, turn: int | None) -> None:
         self._run_engine()
@@ -631,16 +663,14 @@ class Knowledge:
         self.values[key] = values
         self.justifications[key] = Justification("request", describe(key, self.values), (), self._next_step(),
                                                  values.get("turn"))
-        fact = self._engine.declare(fact_class(kind)(**values))
+        fact = _engine_fact(kind, values)
+        self._engine.declare(fact)
         try:
             self._run_engine()
         finally:
             found, self._candidates = self._candidates, None
             del self.justifications[key]
-            try:
-                self._engine.retract(fact)
-            except Exception:  # pragma: no cover - already gone
-                pass
+            self._engine.retract(fact)
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
     @contextlib.contextmanager
@@ -802,7 +832,7 @@ class Knowledge:
                 self._seen.add(values["card"])
             if values["player"] == self.me:
                 self._shown_by_me[values["by"]].add(values["card"])
-        self._engine.declare(fact_class(kind)(**values))
+        self._engine.declare(_engine_fact(kind, values))
 
     def _declare_known(self, key: Key, just: Justification) -> bool:
         """Record a held / lacked / one-of / not-all fact; False if not new."""
@@ -870,7 +900,7 @@ class Knowledge:
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
         self.values[key] = values
-        self._engine.declare(fact_class(kind)(**values))
+        self._engine.declare(_engine_fact(kind, values))
         return True
 
     def _is_new_clause(self, kind: str, owner: str, cards: frozenset) -> bool:
@@ -929,60 +959,86 @@ class Knowledge:
         return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
 
     # ------------------------------------------------------------ dispatch
-    def _dispatch(self, batches: Sequence[Sequence[CompiledRule]], kind: str, fact) -> None:
-        fields = KINDS[kind]
+    def _on_firing(self, firing: EngineFiring) -> None:
+        """One activation fired: run its rule's right-hand side (a ``when:``
+        rule in the bindings of the fact it matched, a ``match:`` rule in its
+        variables')."""
+        rule = self._rules_by_id[firing.rule]
+        if rule.patterns:
+            self._match_fire(rule, firing)
+            return
+        fact = firing.facts[0]
         env = dict(self._base_env)
-        for f in fields:
-            v = fact[f]
+        for f, v in fact.values:
             if f in ("cards", "matching"):
                 v = frozenset(v)
-            elif f == "players":
-                v = tuple(v)
             env[f] = v
-        env["this"] = key_of(kind, env)
-        # One environment for all the rules this fact triggers: each binds its
-        # own names in it (a rule reads only names it binds, checked when it is
-        # compiled), and a firing keeps a copy (LazyMessage).  A rule that
-        # rebinds a trigger field (a for: over cards named card, or a field of
-        # another of its kinds) runs in its own copy, so later rules still
-        # read the fact's fields.
+        env["this"] = key_of(fact.kind, env)
         # A rule whose guard (the part of its if: on the trigger's fields) is
         # false stops there; the guard reads no sheet, so it is checked first.
-        run = self._run_rule
-        for rules in batches:
-            for rule in rules:
-                guard = rule.plan[7]
-                if guard is not None:
-                    try:
-                        if not guard(env):
-                            continue
-                    except Exception:  # the rule itself will say what is wrong
-                        pass
-                run(rule, dict(env) if rule.rebinds else env)
+        guard = rule.plan.guard
+        if guard is not None:
+            try:
+                if not guard(env):
+                    return
+            except Exception:  # the rule itself will say what is wrong
+                pass
+        self._run_rule(rule, env)
 
-    def _match_fire(self, rule: CompiledRule, context: dict) -> None:
-        """A rule's ``match:`` patterns matched (experta's join): bind its
+    def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
+        """A rule's ``match:`` patterns matched (the engine's join): bind its
         variables, the facts matched (``this`` is the first one's key; all of
         them are premises) and run the rest of the rule."""
         env = dict(self._base_env)
-        matched = []
-        for name, value in context.items():
-            if name.startswith("_m") and name[2:].isdigit():
-                kind = fact_kind(value)
-                matched.append((int(name[2:]), key_of(kind, {f: value[f] for f in KINDS[kind]})))
-            elif name in rule.set_vars:
+        for name, value in firing.activation.bindings:
+            if name in rule.set_vars:
                 env[name] = frozenset(value)
             else:
                 env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
-        keys = tuple(k for _, k in sorted(matched))
+        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        if made > MAX_JOIN_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                     f"run (the limit on matches per rule and observation)")
+        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+            keys = self._premise_keys(keys)
         env["this"] = keys[0]
         env["__matched__"] = keys
         self._budget.charge(1)  # one step per match: a request's budget bounds how many
         self._run_rule(rule, env)
 
+    def _premise_keys(self, keys: Sequence[Key]) -> tuple:
+        """The premises of facts a rule matched: set-up facts (which hold in
+        every game) dropped, a count replaced by the facts it counted."""
+        out: list[Key] = []
+        for key in keys:
+            kind = key[0]
+            if kind in SETUP_KINDS:
+                continue
+            if kind in TALLY_KINDS:
+                out.extend(self._counted(kind, key[1]))
+            else:
+                out.append(key)
+        return tuple(dict.fromkeys(out)) or tuple(keys[:1])
+
+    def _counted(self, kind: str, name: str) -> list[Key]:
+        """The facts a count (see :data:`clue_expert.engine.ir.TALLIES`) counts now, in sheet order."""
+        if kind == "held-count":
+            return [(HELD, name, c) for c in self._cards if c in self._held[name]]
+        if kind == "lacked-count":
+            return [(LACKED, name, c) for c in self._cards if c in self._lacked[name]]
+        if kind == "lacker-count":
+            return [(LACKED, o, name) for o in self.owners if o in self._lackers[name]]
+        cards = [c for c in self._cards if c in self._category_cards[name]]
+        store = self._held if kind == "envelope-held-count" else self._lacked
+        return [(HELD if kind == "envelope-held-count" else LACKED, ENVELOPE, c) for c in cards
+                if c in store[ENVELOPE]]
+
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
-        pre, condition, lets, loops, each, where, _, _ = rule.plan
+        plan = rule.plan
+        pre, condition, lets, loops, each, where = plan.pre, plan.condition, plan.lets, plan.loops, plan.each, \
+            plan.where
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
             self._reads = []  # what its queries read become its premises (_read_premises)
@@ -1015,7 +1071,8 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        _, _, _, loops, each, where, _, _ = rule.plan
+        plan = rule.plan
+        loops, each, where = plan.loops, plan.each, plan.where
         name, fn = loops[i]
         values = fn(env)
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
@@ -1038,9 +1095,9 @@ class Knowledge:
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
-        cell = rule.plan[6]
+        cell = rule.plan.cell
         if cell is not None:  # one held / lacked conclusion (most deduction rules)
-            kind, owner_fn, card_fn = cell
+            kind, owner_fn, card_fn = cell.kind, cell.owner, cell.card
             owner = owner_fn(env)
             card = card_fn(env)
             if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
@@ -1688,6 +1745,11 @@ class Knowledge:
                 else f"{owner} holds all of {', '.join(cards)}")
         return False, node(key, text, "entailment", "every card of it is known the other way",
                            tuple(ch.key for ch in children), children)
+
+
+def _engine_fact(kind: str, values: dict) -> EngineFact:
+    """The engine fact of a fact of ``kind`` with these field values (in the kind's field order)."""
+    return EngineFact(kind, tuple((f, values[f]) for f in KINDS[kind]))
 
 
 def _as_set(value) -> list:

@@ -1,5 +1,6 @@
-"""The rule language: the schema of a rule file and the generic compiler
-onto experta.
+"""The rule language: the schema of a rule file and its compiler to
+:class:`CompiledRule` s, whose left-hand sides are the IR of
+:mod:`clue_expert.engine.ir` (each engine adapter compiles them onto its engine).
 
 A rule file is data.  :func:`compile_ruleset` validates an already-parsed
 file against :data:`RULESET_SCHEMA` (JSON Schema) and compiles every
@@ -8,13 +9,12 @@ against a *function table handed to it* (the compiler imports no library of
 functions; :mod:`clue_expert.engine.rules` binds the shipped one).  Nothing
 in a rule file is ever executed as code.
 
-Compilation does not produce one experta rule per YAML rule.  Joins against
-static facts and ``TEST`` lambdas are what make experta slow, so the compiler
-emits *dispatch* rules (see :func:`compile_engine`): one fires once per new
-fact, and its action runs the YAML rules triggered by that fact's kind, group
-by group -- cheap intake first, then propagation, counting and search -- in the
-order of the named salience levels of :data:`SALIENCE`, the single register of
-priorities, and in file order within a group.
+Every YAML rule becomes one rule of the engine (see
+:mod:`clue_expert.engine.engines`): ``when: KIND`` is a one-pattern rule
+matching facts of that kind, ``match:`` the patterns as written.  Its
+salience is its group's, from the named salience levels of :data:`SALIENCE`,
+the single register of priorities: cheap intake first, then propagation,
+counting and search.
 """
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ import ast
 import difflib
 import inspect
 import itertools
-import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
-from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS
-from ._experta import AS, NOT, DispatchEngine, Rule, W, fact_class
+from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import Expression, LimitError, clip, compile_expression
+from .ir import Pattern
+from .patterns import compile_match
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -86,21 +86,29 @@ _WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NA
 _REF = {"type": "string", "minLength": 1, "maxLength": 300}
 
 # --- patterns (match:) -----------------------------------------------------------
-#: Fact patterns one rule may match (negated ones included), and positive ones among them.
-MAX_PATTERNS = 6
-MAX_POSITIVE_PATTERNS = 3
+#: Items one rule's ``match:`` may have (patterns, negations, exists and tests, at the top level),
+#: and positive patterns among them.
+MAX_PATTERNS = 10
+MAX_POSITIVE_PATTERNS = 5
+#: Items of one ``not: [...]`` or ``exists: [...]``.
+MAX_GROUP_ITEMS = 4
 #: Fact kinds a pattern may match without sharing a variable with the ones before it: the
-#: set-up facts, one per game and one per owner.
-_SETUP_KINDS = ("game", "hand-size")
+#: set-up facts (one per game, per owner, per card, per category).
+_SETUP_KINDS = ("game", "hand-size", *sorted(SETUP_KINDS))
 _PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
 _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
-#: One fact pattern: ``{KIND: {FIELD: VALUE, ...}}`` or ``{not: {KIND: {...}}}``.
+_ONE_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
+                "propertyNames": {"enum": [*_PATTERN_KINDS, "test"]},
+                "additionalProperties": {"oneOf": [_PATTERN_FIELDS, {"type": "string", "maxLength": 500}]}}
+#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{not: PATTERN}``,
+#: ``{not: [ITEM, ...]}`` (a conjunction) or ``{exists: PATTERN or [ITEM, ...]}``.
 _PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
-            "propertyNames": {"enum": [*_PATTERN_KINDS, "not"]},
-            "additionalProperties": {"oneOf": [
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "test"]},
+            "additionalProperties": {"anyOf": [
                 _PATTERN_FIELDS,
-                {"type": "object", "minProperties": 1, "maxProperties": 1,
-                 "propertyNames": {"enum": _PATTERN_KINDS}, "additionalProperties": _PATTERN_FIELDS},
+                {"type": "string", "maxLength": 500},
+                _ONE_PATTERN,
+                {"type": "array", "minItems": 1, "maxItems": MAX_GROUP_ITEMS, "items": _ONE_PATTERN},
             ]}}
 
 #: JSON Schema of a rule file.
@@ -179,18 +187,6 @@ RULESET_SCHEMA: dict = {
 }
 
 
-@dataclass(frozen=True)
-class Pattern:
-    """One fact pattern of a rule's ``match:``."""
-
-    kind: str
-    """The fact kind it matches."""
-    fields: tuple
-    """``(field, "var", name)`` (a variable: bound on its first use, equal after) or ``(field, "lit", value)``."""
-    negated: bool = False
-    """True for ``not:``: the rule matches only when no such fact is known."""
-
-
 @dataclass
 class Conclusion:
     """One ``then:`` item: a fact template, or a contradiction message."""
@@ -251,7 +247,7 @@ class CompiledRule:
     """Whether it binds (``let``/``for``/``each``) a name that is a field of
     one of its trigger kinds: such a rule runs in its own copy of the
     trigger's bindings, since the rules a fact triggers otherwise share one."""
-    plan: tuple = field(default=(), repr=False, compare=False)
+    plan: "RulePlan | None" = field(default=None, repr=False, compare=False)
     """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
     def format_message(self, env: dict) -> str:
@@ -301,24 +297,58 @@ def _guard(source: str, names: set, functions: Mapping[str, Callable]) -> str | 
     return " and ".join(lead) if lead else None
 
 
-def rule_plan(rule: CompiledRule) -> tuple:
-    """The rule's parts as the knowledge runs them: ((name, fn) of the
-    ``let``s before the ``if:``, the ``if:``'s fn or None, the other
-    ``let``s, the ``for:`` loops, the ``each:`` bindings, the ``where:``'s fn
-    or None, and for a deduction rule without ``because:`` concluding one
-    ``held`` or ``lacked`` fact: (its kind, owner fn, card fn), else None,
-    the :attr:`CompiledRule.guard`'s fn or None), each fn the compiled closure of an expression (called with the bindings,
-    like the expression itself)."""
+#: A compiled expression: called with a rule's bindings.
+Fn = Callable[[dict], Any]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A deduction rule's single ``held``/``lacked`` conclusion (no ``because:``)."""
+
+    kind: str
+    """``held`` or ``lacked``."""
+    owner: Fn
+    """The owner expression's function."""
+    card: Fn
+    """The card expression's function."""
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """A rule's parts as the knowledge runs them, each expression its
+    compiled closure (called with the bindings, like the expression)."""
+
+    pre: tuple
+    """``(name, fn)`` of the ``let`` s the ``if:`` reads (evaluated before it)."""
+    condition: Fn | None
+    """The ``if:``, or None."""
+    lets: tuple
+    """``(name, fn)`` of the other ``let`` s."""
+    loops: tuple
+    """``(name, fn)`` of the ``for:`` loops, outermost first."""
+    each: tuple
+    """``(name, fn)`` of the ``each:`` bindings."""
+    where: Fn | None
+    """The ``where:``, or None."""
+    cell: Cell | None
+    """A deduction rule without ``because:`` concluding one ``held``/``lacked`` fact: that fact; else None."""
+    guard: Fn | None
+    """The :attr:`CompiledRule.guard`, or None."""
+
+
+def rule_plan(rule: CompiledRule) -> RulePlan:
+    """The rule's :class:`RulePlan`."""
     k = rule.condition_after if rule.condition is not None else 0
     lets = tuple((name, expr.fn) for name, expr in rule.lets)
     then = rule.then
     cell = None
     if rule.auto_premises and len(then) == 1 and then[0].kind in ("held", "lacked"):
-        cell = (then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
-    return (lets[:k], rule.condition.fn if rule.condition is not None else None, lets[k:],
-            tuple((name, expr.fn) for name, expr in rule.loops), tuple((name, expr.fn) for name, expr in rule.each),
-            rule.where.fn if rule.where is not None else None, cell,
-            rule.guard.fn if rule.guard is not None else None)
+        cell = Cell(then[0].kind, then[0].args[0].fn, then[0].args[1].fn)
+    return RulePlan(pre=lets[:k], condition=rule.condition.fn if rule.condition is not None else None,
+                    lets=lets[k:], loops=tuple((name, expr.fn) for name, expr in rule.loops),
+                    each=tuple((name, expr.fn) for name, expr in rule.each),
+                    where=rule.where.fn if rule.where is not None else None, cell=cell,
+                    guard=rule.guard.fn if rule.guard is not None else None)
 
 
 def format_template(template: str, env: dict) -> str:
@@ -434,7 +464,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
             raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
                                            f"deduction and model rules")
         patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
-        on = tuple(dict.fromkeys(p.kind for p in patterns if not p.negated))
+        on = tuple(dict.fromkeys(p.kind for p in patterns if isinstance(p, Pattern) and not p.negated))
         fields = set(variables)
     else:
         when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -490,31 +520,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         (kind, value), = item.items()
         if allowed is not None and kind not in allowed:
             raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
-        if kind == "contradiction":
-            value = _fold_params(value, params)
-            _check_message(value, names, path, rid)
-            rule.then.append(Conclusion(kind, (), value))
-        elif kind == "suggest":
-            slots = {}
-            for cat, src in value.items():
-                if cat == "other":
-                    names.add("category")
-                    slots[cat] = comp(src, "then suggest other")
-                    names.discard("category")
-                else:
-                    slots[cat] = comp(src, f"then suggest {cat}")
-            rule.then.append(Conclusion(kind, (), slots=slots))
-        elif kind == "ask":
-            rule.then.append(Conclusion(kind, (comp(value["player"], "then ask player"),
-                                               comp(value["cards"], "then ask cards"))))
-        elif kind in ("show", "move"):
-            rule.then.append(Conclusion(kind, (comp(value, f"then {kind}"),)))
-        elif kind == "accuse":
-            parts = value if isinstance(value, list) else [value]
-            rule.then.append(Conclusion(kind, tuple(comp(v, "then accuse") for v in parts)))
-        else:
-            assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
-            rule.then.append(Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value)))
+        rule.then.append(_conclusion(kind, value, names, params, comp, path, rid))
     # Without because: the premises are what the rule matched and read (see Knowledge._fire);
     # a model rule's probable clue rests on its trigger.
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
@@ -526,70 +532,41 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     return rule
 
 
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
+                comp: Callable[[Any, str], Expression], path: str, rid: str) -> Conclusion:
+    """One ``then:`` item compiled (``comp`` compiles an expression, naming the item in errors)."""
+    if kind == "contradiction":
+        value = _fold_params(value, params)
+        _check_message(value, names, path, rid)
+        return Conclusion(kind, (), value)
+    if kind == "suggest":
+        slots = {}
+        for cat, src in value.items():
+            if cat == "other":
+                names.add("category")
+                slots[cat] = comp(src, "then suggest other")
+                names.discard("category")
+            else:
+                slots[cat] = comp(src, f"then suggest {cat}")
+        return Conclusion(kind, (), slots=slots)
+    if kind == "ask":
+        return Conclusion(kind, (comp(value["player"], "then ask player"), comp(value["cards"], "then ask cards")))
+    if kind in ("show", "move"):
+        return Conclusion(kind, (comp(value, f"then {kind}"),))
+    if kind == "accuse":
+        parts = value if isinstance(value, list) else [value]
+        return Conclusion(kind, tuple(comp(v, "then accuse") for v in parts))
+    assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
+    return Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value))
 
 
 def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
-    """A rule's ``match:``: the patterns, their variables in order of first
-    use, and those bound to a ``cards`` field.  A value is a variable (a
-    name), ``_`` (any), ``ENVELOPE``, a quoted literal (``"'rope'"``), a
-    number, true/false or null.  Every positive pattern after the first
-    shares a variable with one before it (no cross products), unless it
-    matches a set-up fact (``game``, ``hand-size``: one per owner); a
-    variable first met in a ``not:`` pattern matches anything there."""
-    out = []
-    variables: list[str] = []
-    set_vars: set[str] = set()
-    positive = 0
-    for n, item in enumerate(items, start=1):
-        (kind, body), = item.items()
-        negated = kind == "not"
-        if negated:
-            (kind, body), = body.items()
-        where = f"match #{n} ({'not ' if negated else ''}{kind})"
-        fields = []
-        new: list[str] = []
-        for name, value in body.items():
-            if name not in KINDS[kind]:
-                raise RuleFileError(path, rid, f"{where}: a {kind} fact has no field {clip(name, 60)}; its fields: "
-                                               f"{', '.join(KINDS[kind])}{_hint(str(name), KINDS[kind])}")
-            if value is None or isinstance(value, (bool, int, float)):
-                fields.append((name, "lit", value))
-            elif value == "_":
-                continue
-            elif value == "ENVELOPE":
-                fields.append((name, "lit", "envelope"))
-            elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                fields.append((name, "lit", value[1:-1]))
-            elif _IDENT.fullmatch(value) and value not in CONSTANTS:
-                fields.append((name, "var", value))
-                if value not in variables and value not in new:
-                    if negated:
-                        continue
-                    new.append(value)
-                    if name in ("cards", "matching"):
-                        set_vars.add(value)
-            else:
-                raise RuleFileError(path, rid, f"{where}: {name}: {clip(value, 60)} is not a pattern value: write a "
-                                               f"name (a variable), _ (anything), ENVELOPE, a quoted literal "
-                                               f"(\"'rope'\"), a number, true/false or null; compare other "
-                                               f"values in where:")
-        if negated:  # a variable only this pattern names: anything
-            fields = [f for f in fields if f[1] == "lit" or f[2] in variables]
-        else:
-            positive += 1
-            shared = {f[2] for f in fields if f[1] == "var"} & set(variables)
-            if positive > 1 and not shared and kind not in _SETUP_KINDS:
-                raise RuleFileError(path, rid, f"{where}: shares no variable with the patterns before it, so every "
-                                               f"pair of facts would match; join it with a variable")
-            variables.extend(new)
-        out.append(Pattern(kind, tuple(fields), negated))
-    if positive == 0:
-        raise RuleFileError(path, rid, "match: needs at least one pattern that is not negated")
-    if positive > MAX_POSITIVE_PATTERNS:
-        raise RuleLimitError(path, rid, f"match: {positive} patterns that are not negated, over "
-                                        f"{MAX_POSITIVE_PATTERNS} (the limit on joined patterns per rule)")
-    return tuple(out), variables, frozenset(set_vars)
+    """A rule's ``match:``: its IR nodes, the variables they bind in order of
+    first use, and those bound to a ``cards`` field (see
+    :mod:`clue_expert.engine.patterns`)."""
+    result = compile_match(items, path, rid, constants=CONSTANTS, setup_kinds=_SETUP_KINDS,
+                           max_positive=MAX_POSITIVE_PATTERNS)
+    return result.nodes, result.variables, result.set_vars
 
 
 def _check_bindings(raw: dict, fields: set, path: str, rid: str, params: Mapping[str, Any] | None = None) -> None:
@@ -679,80 +656,6 @@ def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
             seen[r.id] = r
             out.append(r)
     return out
-
-
-class DispatchTable:
-    """YAML rules indexed by (trigger kind, group), in load order."""
-
-    def __init__(self, rules: Sequence[CompiledRule]):
-        #: All rules, in order.
-        self.rules = list(rules)
-        #: (kind, group) -> rules.
-        self.table: dict[tuple[str, str], list[CompiledRule]] = {}
-        #: Rules with ``match:`` patterns: each becomes an experta rule of its own.
-        self.pattern_rules: list[CompiledRule] = [r for r in self.rules if r.patterns]
-        for r in self.rules:
-            if r.patterns:
-                continue
-            for kind in r.on:
-                self.table.setdefault((kind, r.group), []).append(r)
-        #: id -> rule.
-        self.by_id = {r.id: r for r in self.rules}
-
-
-def compile_engine(table: DispatchTable) -> type:
-    """Generate an experta engine class (a :class:`~clue_expert.engine._experta.DispatchEngine`) with one
-    dispatch rule per fact kind that triggers any YAML rule.  It fires once per
-    new fact of that kind; its action calls ``self.dispatch(batches, kind,
-    fact)`` (provided by the knowledge), where ``batches`` are that kind's YAML
-    rules grouped and ordered by the salience register.  The experta rule's own
-    salience is that of the kind's highest group, so observations are taken in
-    before sheet facts propagate.
-
-    One experta rule per kind rather than per YAML rule: no joins, no ``TEST``
-    lambdas; experta matches each new fact by its exact type (experta's
-    ``TypeCheck`` compares ``type(fact) ==``, so one rule over a base class
-    would match nothing)."""
-    by_kind: dict[str, list] = {}
-    for (kind, group), rules in table.table.items():
-        by_kind.setdefault(kind, []).append((SALIENCE[group], tuple(rules)))
-    attrs: dict[str, Any] = {}
-    for kind, groups in sorted(by_kind.items()):
-        groups.sort(key=lambda g: -g[0])
-        batches = tuple(rules for _, rules in groups)
-
-        def make(kind=kind, batches=batches):
-            def action(self, fact):
-                self.dispatch(batches, kind, fact)
-            action.__name__ = f"dispatch_{kind.replace('-', '_')}"
-            return action
-
-        attrs[f"dispatch_{kind.replace('-', '_')}"] = Rule(
-            AS.fact << fact_class(kind)(), salience=groups[0][0])(make())
-    for i, rule in enumerate(table.pattern_rules):
-        name = f"match_{i}_{rule.id.replace('-', '_')}"
-        attrs[name] = Rule(*_pattern_conditions(rule), salience=SALIENCE[rule.group])(_match_action(rule, name))
-    # with pattern rules (joins) the DispatchEngine runs experta's own machinery unchanged
-    return type("CompiledClueEngine", (DispatchEngine,), attrs)
-
-
-def _pattern_conditions(rule: CompiledRule) -> list:
-    """A rule's ``match:`` as experta conditions: each positive pattern a
-    fact bound as ``_m<i>``, variables as experta ``W`` variables (a join
-    on equal values), ``not:`` as ``NOT``."""
-    conditions = []
-    for i, p in enumerate(rule.patterns):
-        fields = {f: (W(v) if how == "var" else v) for f, how, v in p.fields}
-        fact = fact_class(p.kind)(**fields)
-        conditions.append(NOT(fact) if p.negated else getattr(AS, f"_m{i}") << fact)
-    return conditions
-
-
-def _match_action(rule: CompiledRule, name: str):
-    def action(self, **context):
-        self.match_fire(rule, context)
-    action.__name__ = name
-    return action
 
 
 #: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``
@@ -946,7 +849,7 @@ def edition_problems(ruleset: RuleSet, edition: Any,
     out: list[tuple[str, str]] = []
     for rule in ruleset.rules:
         problems: list[str] = []
-        for p in rule.patterns:  # a literal card of a pattern
+        for p in _patterns_in(rule.patterns):  # a literal card of a pattern
             for f, how, value in p.fields:
                 if how == "lit" and f == "card" and isinstance(value, str):
                     checker._one(value, "card", f"match {p.kind} card: '{value}'", problems)
@@ -986,6 +889,15 @@ def check_edition(ruleset: RuleSet, edition: Any, functions: Mapping[str, Callab
         rule, problem = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise RuleFileError(ruleset.path, rule, problem + more)
+
+
+def _patterns_in(nodes: Iterable) -> Iterable[Pattern]:
+    """The fact patterns among a rule's ``match:`` nodes, those inside ``not``/``exists`` too."""
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node
+        else:
+            yield from _patterns_in(p for p in getattr(node, "items", ()) if isinstance(p, Pattern))
 
 
 def _hint(name: str, names: Iterable[str]) -> str:

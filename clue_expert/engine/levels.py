@@ -24,9 +24,10 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import ClueError
+from ..core.errors import ClueError, UnknownEngineError
 from ..core.paths import data_dir, levels_dir
 from ..core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
+from .engines import check_engine_name
 from .language import RuleSet
 from .rules import load_ruleset
 
@@ -62,6 +63,8 @@ class Level:
     """The file it came from."""
     metadata: dict = field(default_factory=dict, compare=False)
     """Sources and tags."""
+    engine: str | None = None
+    """The rule engine it runs on (``engine:``; None: the command's or the default)."""
 
     def rulesets(self) -> tuple[RuleSet, ...]:
         """The level's deduction rule files, compiled."""
@@ -88,7 +91,7 @@ def _rulesets(names: tuple, base: str) -> tuple[RuleSet, ...]:
 def _parse(data: object, path: str) -> Level:
     if not isinstance(data, dict):
         raise LevelError(f"{path}: a knowledge level must be a mapping")
-    extra = set(data) - {"id", "title", "description", "deduction", "completion", "update", "metadata"}
+    extra = set(data) - {"id", "title", "description", "deduction", "completion", "update", "metadata", "engine"}
     if extra:
         raise LevelError(f"{path}: unknown key(s) {shorten(', '.join(sorted(map(str, extra))))}")
     for key in ("id", "deduction", "completion"):
@@ -104,9 +107,15 @@ def _parse(data: object, path: str) -> Level:
     update = data.get("update", "every-event")
     if update not in UPDATES:
         raise LevelError(f"{path}: 'update' must be one of {', '.join(UPDATES)}, got {shorten(update)}")
+    engine = data.get("engine")
+    if engine is not None:
+        try:
+            engine = check_engine_name(str(engine))
+        except UnknownEngineError as exc:
+            raise LevelError(f"{path}: 'engine': {exc}") from None
     return Level(id=str(data["id"]), title=str(data.get("title", data["id"])), deduction=tuple(deduction),
                  completion=data["completion"], update=update, description=str(data.get("description", "")),
-                 path=path, metadata=dict(data.get("metadata") or {}))
+                 path=path, metadata=dict(data.get("metadata") or {}), engine=engine)
 
 
 def load_level(path: str | Path) -> Level:

@@ -18,12 +18,12 @@ from ..core.errors import RuleFileError
 from ..core.paths import data_dir
 from ..core.yamlio import FileLoadError, load_file
 from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
-                       DispatchTable, RuleSet, all_rules, compile_engine, compile_ruleset, format_template,
+                       RuleSet, all_rules, compile_ruleset, format_template,
                        written_clash)
 from .library import FUNCTIONS
 
-__all__ = ["CONSTANTS", "FILE_KINDS", "RULESET_SCHEMA", "SALIENCE", "CompiledRule", "Conclusion", "DispatchTable",
-           "RuleSet", "all_rules", "compile_engine", "compile_ruleset", "format_template", "load_ruleset",
+__all__ = ["CONSTANTS", "FILE_KINDS", "RULESET_SCHEMA", "SALIENCE", "CompiledRule", "Conclusion",
+           "RuleSet", "all_rules", "compile_ruleset", "format_template", "load_ruleset",
            "parse_ruleset", "rule_files", "default_rulesets", "KIND_FOLDERS", "SHARED", "find_rule_file",
            "written_clash", "load_user_rules"]
 

@@ -16,6 +16,7 @@ from ..core.errors import ClueError
 from ..core.observations import DealtHand, Event, RevealedHand
 from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
+from ..engine.engines import check_engine_name, choose_engine
 from ..core.paths import data_dir
 from ..engine.language import all_rules, check_edition
 from ..engine.levels import DEFAULT_LEVEL, Level, get_level
@@ -78,19 +79,21 @@ def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                knowledge: str = DEFAULT_LEVEL) -> dict:
     """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:rules=FILE]...[:knowledge=LEVEL]
-    [:move=ID]`` (ids or paths), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
+    [:move=ID][:engine=NAME]`` (ids or paths; ``engine`` names the rule engine: experta or clips), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
     or ``kingston-no-intelligence:knowledge=kingston``; ``rules=FILE`` adds a
     deduction or model rule file of the user's to the level's rules.  Missing parts take
     ``response``, ``accusation`` and ``knowledge``; ``move`` (the board game's
-    move rules) is in the result only when given.  Unknown keys and names are errors."""
+    move rules) and ``engine`` are in the result only when given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out: dict[str, Any] = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
            "knowledge": knowledge, "rules": []}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge", "move") or not value:
+        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge", "move", "engine") \
+                or not value:
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
-                            f"model=ID, rules=FILE, knowledge=LEVEL or move=ID after the strategy, separated by ':'")
+                            f"model=ID, rules=FILE, knowledge=LEVEL, move=ID or engine=NAME after the strategy, "
+                            f"separated by ':'")
         if key in ("model", "rules"):
             plural = "models" if key == "model" else "rules"
             if value not in out[plural]:
@@ -104,6 +107,8 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
         load_decisions("model", m)
     if "move" in out:
         load_decisions("move", out["move"])
+    if "engine" in out:
+        check_engine_name(out["engine"])
     level = get_level(out["knowledge"])
     if out["rules"]:
         all_rules([*level.rulesets(), *load_user_rules(out["rules"], "rules=")])  # ids clashing with the level's
@@ -116,6 +121,8 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
     move = d.get("move") or kw.get("move")
     kw.pop("move", None)
+    if d.get("engine"):
+        kw["engine"] = d["engine"]
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
                            knowledge=d["knowledge"], rules=d["rules"], move=move, **kw)
 
@@ -129,7 +136,8 @@ class RuleBasedPlayer(Player):
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
                  models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
-                 rules: Sequence[str | RuleSet] = (), move: str | RuleSet | None = None):
+                 rules: Sequence[str | RuleSet] = (), move: str | RuleSet | None = None,
+                 engine: str | None = None):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -150,6 +158,8 @@ class RuleBasedPlayer(Player):
         #: The knowledge level: its deduction rules, completion step and update timing.
         self.level = get_level(knowledge)
         self.complete = complete and self.level.completion
+        #: The rule engine its seat spec named (``engine=``), or None (see :func:`choose_engine`).
+        self.engine = check_engine_name(engine) if engine is not None else None
         self.on_fire = on_fire
         self._pending: list = []
         #: The player's knowledge (None before the first game).
@@ -174,7 +184,8 @@ class RuleBasedPlayer(Player):
             rulesets = [*self.level.rulesets(), *self.rules, *self.models, self.strategy, self.response,
                         self.accusation, *extra]
             k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
-                                           complete=self.complete)
+                                           complete=self.complete,
+                                           engine=choose_engine(self.engine, self.level.engine))
         k.rng = self.rng
         k.on_fire = self.on_fire
         self.decisions = []

@@ -55,7 +55,7 @@ from ..core.cards import build_edition, get_edition
 from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.yamlio import FileLoadError, load_file, shorten
 from ..core.observations import Accusation, DealtHand, RevealedHand, Suggestion
-from ..core.facts import REQUEST_KINDS, describe, parse_fact
+from ..core.facts import REQUEST_KINDS, SETUP_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
 from ..engine.rules import RuleSet, all_rules, default_rulesets, load_ruleset, rule_files
 
@@ -159,9 +159,9 @@ def check_coverage(ruleset: RuleSet, scenarios: list[Scenario]) -> list[str]:
         kinds = {s.fires for s in scenarios if s.rule == r.id}
         if True not in kinds:
             problems.append(f"rule {r.id!r} has no scenario where it must fire")
-        # The set-up fact is present in every game, so a rule triggered by it
+        # The set-up facts are present in every game, so a rule triggered by them
         # alone cannot be kept from firing: only a must-fire scenario applies.
-        if False not in kinds and set(r.on) != {"game"}:
+        if False not in kinds and not set(r.on) <= {"game", *SETUP_KINDS}:
             problems.append(f"rule {r.id!r} has no scenario where it must not fire")
     for s in scenarios:
         if s.rule not in ids:

@@ -1,0 +1,28 @@
+"""The rule-engine adapters behind one interface (:mod:`.base`): experta and
+CLIPS.  Importing this package registers every adapter in
+:data:`~clue_expert.engine.engines.base.ENGINES`."""
+from .base import (ENGINE_NAMES, ENGINES, Activation, EngineFact, EngineFiring, RuleEngine,  # noqa: F401
+                   Watcher, check_engine_name, make_engine, register_engine)
+from . import clips, experta  # noqa: F401,E402  (registers the adapters)
+
+#: The engine every command uses unless told otherwise (see :func:`choose_engine`).
+DEFAULT_ENGINE = "experta"
+
+#: The engine chosen for this process (``--engine``), or None.
+_CHOSEN: list = [None]
+
+
+def set_engine(name: str | None) -> None:
+    """Make ``name`` (``--engine``) the engine of every seat of this process
+    that names none in its seat spec (None: back to the levels' and the default)."""
+    _CHOSEN[0] = check_engine_name(name) if name is not None else None
+
+
+def choose_engine(seat: str | None = None, level: str | None = None) -> str:
+    """The engine a seat runs: its seat spec's ``engine=``, else the one the
+    command chose (``--engine``), else its knowledge level's ``engine:``,
+    else :data:`DEFAULT_ENGINE`."""
+    for name in (seat, _CHOSEN[0], level):
+        if name is not None:
+            return check_engine_name(name)
+    return DEFAULT_ENGINE

@@ -1,0 +1,204 @@
+"""The engine interface the seat's knowledge drives, and the registry of
+engine adapters.
+
+One abstract base, :class:`RuleEngine`, and an adapter per engine (experta
+in :mod:`clue_expert.engine.engines.experta`, CLIPS in
+:mod:`clue_expert.engine.engines.clips`) -- in the style of python-chess's
+engine module.  The seat declares :class:`EngineFact` s, runs the engine to
+a fixed point and reads each :class:`EngineFiring` with the facts its rule
+matched (the activation's basis, which become the premises of what the
+firing concludes).  For a rule whose right-hand side is not native (it
+calls a library function, or decides), the seat computes the right-hand
+side in Python while the firing is reported, and declares the conclusions
+before the engine goes on; a native rule asserts its facts inside the
+engine, and its firing is reported all the same.
+
+Nothing outside the adapter modules imports experta or clips
+(``tests/test_layers.py``).
+"""
+from __future__ import annotations
+
+import difflib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
+
+from ...core.errors import UnknownEngineError
+
+#: The engines a user may name (``--engine``, ``engine=`` in a seat spec, ``engine:`` in a level file).
+ENGINE_NAMES: tuple[str, ...] = ("experta", "clips")
+
+
+@dataclass(frozen=True)
+class EngineFact:
+    """An engine-neutral fact: its kind and its field values, in the order
+    of the kind's fields (:data:`clue_expert.core.facts.KINDS`).  A multislot
+    (``cards``, ``matching``, ``players``) is a tuple."""
+
+    kind: str
+    """The fact kind."""
+    values: tuple[tuple[str, Any], ...]
+    """``(field, value)`` pairs."""
+
+    @classmethod
+    def of(cls, kind: str, values: Mapping[str, Any]) -> "EngineFact":
+        """The fact of ``kind`` with these field values (sets become sorted tuples)."""
+        return cls(kind, tuple((f, tuple(sorted(v)) if isinstance(v, (set, frozenset)) else
+                                (tuple(v) if isinstance(v, list) else v)) for f, v in values.items()))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of field ``name`` (``default`` when the fact has no such field)."""
+        for f, v in self.values:
+            if f == name:
+                return v
+        return default
+
+    def as_dict(self) -> dict[str, Any]:
+        """Field -> value."""
+        return dict(self.values)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """A rule instance on the agenda: the rule, its salience, the facts that
+    matched its positive patterns (in pattern order) and its variables' values."""
+
+    rule: str
+    """The rule's id."""
+    salience: int
+    """Its salience (higher fires first)."""
+    facts: tuple[EngineFact, ...]
+    """The matched facts, in pattern order (the activation's basis)."""
+    bindings: tuple[tuple[str, Any], ...] = ()
+    """``(variable, value)`` pairs."""
+
+    def binding(self) -> dict[str, Any]:
+        """Variable -> value."""
+        return dict(self.bindings)
+
+
+@dataclass(frozen=True)
+class EngineFiring:
+    """An activation that fired: the ``step``-th firing since the last reset."""
+
+    activation: Activation
+    """What fired."""
+    step: int
+    """Its number since the last reset (1, 2, ...)."""
+    native: tuple[EngineFact, ...] = ()
+    """The facts a native right-hand side asserted inside the engine (empty
+    for a rule whose right-hand side the seat computes)."""
+
+    @property
+    def rule(self) -> str:
+        """The rule's id."""
+        return self.activation.rule
+
+    @property
+    def facts(self) -> tuple[EngineFact, ...]:
+        """The facts it matched."""
+        return self.activation.facts
+
+
+#: A watch callback: ``(what, sign, item)`` with ``what`` one of ``fact``
+#: (sign ``+``/``-``, an :class:`EngineFact`), ``activation`` (``+``/``-``, an
+#: :class:`Activation`) or ``fire`` (sign ``""``, an :class:`EngineFiring`) --
+#: what CLIPS's ``(watch facts)``, ``(watch activations)`` and ``(watch rules)`` show.
+Watcher = Callable[[str, str, Any], None]
+
+
+class RuleEngine(ABC):
+    """A forward-chaining engine running compiled rules (the IR of
+    :mod:`clue_expert.engine.ir`).  Its own matcher finds the activations and
+    its own agenda orders them (salience, then the engine's strategy)."""
+
+    #: The engine's name (a member of :data:`ENGINE_NAMES`).
+    name: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        #: Called with every fact, activation and firing event when set (see :data:`Watcher`).
+        self.watch: Watcher | None = None
+
+    @abstractmethod
+    def load(self, rules: Sequence[Any]) -> None:
+        """Compile ``rules`` (:class:`~clue_expert.engine.language.CompiledRule` s) onto the engine (replacing any loaded before).
+        Raises :class:`~clue_expert.core.errors.RuleFileError` naming the file,
+        the rule and the construct for anything the engine cannot compile."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget every fact and activation (the rules stay loaded)."""
+
+    @abstractmethod
+    def declare(self, fact: EngineFact) -> bool:
+        """Add a fact; False when the engine already holds an equal one."""
+
+    @abstractmethod
+    def retract(self, fact: EngineFact) -> bool:
+        """Remove a fact; False when the engine does not hold it."""
+
+    @abstractmethod
+    def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+        """Fire activations, best first, until the agenda is empty (or
+        ``limit`` firings), yielding each firing as it happens: facts the
+        caller declares before taking the next one are matched before the
+        next activation is chosen."""
+
+    @abstractmethod
+    def agenda(self) -> list[Activation]:
+        """The activations waiting, in the order they would fire."""
+
+    @abstractmethod
+    def facts(self) -> list[EngineFact]:
+        """The facts the engine holds, oldest first."""
+
+    def settle(self, facts: Sequence[EngineFact]) -> None:
+        """Declare ``facts`` -- facts whose firings already happened in an
+        identical state, their consequences restored with them -- and drop
+        the activations they make, unfired (the engine's refraction: an
+        activation fires once).  Right after :meth:`reset`."""
+        for fact in facts:
+            self.declare(fact)
+        for _ in self.run():
+            pass
+
+    def _emit(self, what: str, sign: str, item: Any) -> None:
+        """Report one event to :attr:`watch`, when set."""
+        if self.watch is not None:
+            self.watch(what, sign, item)
+
+
+#: Engine name -> adapter class, filled by the adapter modules as they are imported
+#: (:mod:`clue_expert.engine.engines` imports every adapter).
+ENGINES: dict[str, type[RuleEngine]] = {}
+
+
+def register_engine(cls: type[RuleEngine]) -> type[RuleEngine]:
+    """Class decorator of an adapter: make it available under ``cls.name``."""
+    if cls.name not in ENGINE_NAMES:
+        raise ValueError(f"engine name {cls.name!r} is not one of {', '.join(ENGINE_NAMES)}")
+    ENGINES[cls.name] = cls
+    return cls
+
+
+def check_engine_name(name: str) -> str:
+    """``name`` when it names an engine; else :class:`UnknownEngineError`
+    naming the engines and the nearest one."""
+    if name in ENGINE_NAMES:
+        return name
+    near = difflib.get_close_matches(str(name).lower(), ENGINE_NAMES, n=1, cutoff=0.4)
+    hint = f"; did you mean {near[0]}?" if near else ""
+    raise UnknownEngineError(f"unknown engine {str(name)[:60]!r} (engines: {', '.join(ENGINE_NAMES)}){hint}")
+
+
+def make_engine(name: str) -> RuleEngine:
+    """A new engine of the adapter named ``name`` (see :func:`check_engine_name`)."""
+    check_engine_name(name)
+    cls = ENGINES.get(name)
+    if cls is None:
+        raise UnknownEngineError(f"engine {name!r} is not available in this installation")
+    return cls()
+
+
+__all__ = ["Activation", "ENGINES", "ENGINE_NAMES", "EngineFact", "EngineFiring", "RuleEngine", "Watcher",
+           "check_engine_name", "make_engine", "register_engine"]

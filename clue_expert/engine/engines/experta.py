@@ -1,0 +1,320 @@
+"""The experta adapter: the one module that imports experta.
+
+experta 1.9.4 (its last release) pins ``frozendict==1.2``, which subclasses
+``collections.Mapping``, an alias Python removed in 3.10: a plain ``import
+experta`` fails on Python 3.11.  Before experta (and frozendict) is first
+imported, the old ``collections`` aliases are restored from
+``collections.abc`` -- the very same classes, so nothing else changes; with
+frozendict >= 2 installed the shim is harmless.  That shim is the only
+adaptation: experta's own Rete network matches every rule's patterns and its
+own agenda (the depth strategy: highest salience first, then the most recent
+facts) orders the activations.  No experta internals are patched.
+
+Every compiled rule becomes one experta rule:
+
+- ``when: KIND`` is one pattern, the fact of that kind bound as ``_m0``
+  (``when: [K1, K2]``: experta's ``OR`` of the two patterns);
+- ``match:`` items: a :class:`~clue_expert.engine.ir.Pattern` is a ``Fact``
+  pattern with ``W`` variables (bound as ``_m<i>``), ``not:`` is ``NOT``, a
+  :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
+  the variables it reads by name, :class:`~clue_expert.engine.ir.NotAll` is
+  ``NOT(AND(...))`` and :class:`~clue_expert.engine.ir.Exists` is ``EXISTS``.
+
+The experta rule's action does nothing: :meth:`ExpertaEngine.run` takes the
+next activation off experta's agenda itself (what ``KnowledgeEngine.run``
+does) and yields it as an :class:`~clue_expert.engine.engines.base.EngineFiring`
+with the facts it matched; the seat computes the right-hand side and
+declares the conclusions before the next activation is chosen.
+"""
+from __future__ import annotations
+
+import collections
+import collections.abc
+import inspect
+from typing import Any, Iterator, Sequence
+
+for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "Callable"):
+    if not hasattr(collections, _name):
+        setattr(collections, _name, getattr(collections.abc, _name))
+
+from experta import AND, AS, EXISTS, NOT, OR, TEST, W, Fact, KnowledgeEngine, Rule  # noqa: E402
+from experta import __version__ as EXPERTA_VERSION  # noqa: E402
+from experta.fact import InitialFact  # noqa: E402
+
+from ...core.errors import RuleFileError  # noqa: E402
+from ..ir import TALLIES, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
+from ..language import SALIENCE  # noqa: E402
+from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine  # noqa: E402
+
+#: The salience of the rules that keep the counts (above every rule's).
+TALLY_SALIENCE = 10**6
+
+#: Salience values per group: a group's rules fire in file order (the first ``RULE_SLOTS`` rules).
+RULE_SLOTS = 1000
+
+_CLASSES: dict[str, type] = {}
+_KINDS: dict[type, str] = {}
+
+
+def fact_class(kind: str) -> type:
+    """The experta ``Fact`` subclass of a fact kind (one class per kind, made
+    on first use: experta's ``TypeCheck`` compares ``type(fact) ==``)."""
+    cls = _CLASSES.get(kind)
+    if cls is None:
+        name = "".join(part.capitalize() for part in kind.split("-"))
+        cls = _CLASSES[kind] = type(name, (Fact,), {"__doc__": f"A {kind!r} fact.", "__module__": __name__})
+        _KINDS[cls] = kind
+    return cls
+
+
+def fact_kind(fact: Fact) -> str:
+    """The fact kind of a fact made with :func:`fact_class`."""
+    return _KINDS[type(fact)]
+
+
+def _pattern(p: Pattern) -> Fact:
+    return fact_class(p.kind)(**{f: (W(v) if how == "var" else v) for f, how, v in p.fields})
+
+
+def _test(node: Test) -> TEST:
+    """experta's ``TEST`` of a test node: a function whose signature names
+    the variables it reads (experta passes the bindings by parameter name)."""
+    expr = node.expr
+
+    def check(**bindings: Any) -> bool:
+        return bool(evaluate(expr, bindings))
+
+    check.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(v, inspect.Parameter.KEYWORD_ONLY) for v in node.variables])
+    check.__name__ = f"test_{'_'.join(node.variables)}"
+    return TEST(check)
+
+
+def _conditions(rule: Any) -> list:
+    """The experta conditions of one compiled rule (see the module's docstring)."""
+    if not rule.patterns:
+        alternatives = [getattr(AS, "_m0") << fact_class(kind)() for kind in rule.on]
+        return [alternatives[0] if len(alternatives) == 1 else OR(*alternatives)]
+    out = []
+    for i, node in enumerate(rule.patterns):
+        out.append(_node(node, i, rule))
+    return out
+
+
+def _node(node: Any, i: int, rule: Any) -> Any:
+    if isinstance(node, Pattern):
+        return NOT(_pattern(node)) if node.negated else getattr(AS, f"_m{i}") << _pattern(node)
+    if isinstance(node, Test):
+        return _test(node)
+    if isinstance(node, (NotAll, Exists)):
+        inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
+        body = inner[0] if len(inner) == 1 else AND(*inner)
+        return NOT(body) if isinstance(node, NotAll) else EXISTS(body)
+    raise RuleFileError(rule.path, rule.id, f"the experta engine cannot compile {node_name(node)}")
+
+
+def _kinds_read(nodes: Sequence[Any]):
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node.kind
+        elif isinstance(node, (NotAll, Exists)):
+            yield from _kinds_read(node.items)
+
+
+def _tallies_used(rules: Sequence[Any]) -> list[Tally]:
+    """The tallies whose count facts some rule matches."""
+    kinds = {k for rule in rules for k in _kinds_read(rule.patterns)}
+    return [t for kind, t in TALLIES.items() if kind in kinds]
+
+
+#: Engine classes kept, per tuple of compiled rules (see ExpertaEngine.load).
+MAX_BUILT = 32
+_BUILT: dict[tuple, tuple] = {}
+
+
+def _build(rules: Sequence[Any]) -> tuple[type, dict, dict]:
+    """The experta engine class of ``rules``, with its rule names -> (rule
+    id, salience) and its tally rules' names -> tally."""
+    attrs: dict[str, Any] = {}
+    names: dict[str, tuple[str, int]] = {}
+    tallies: dict[str, Tally] = {}
+    for tally in _tallies_used(rules):
+        name = f"tally_{tally.kind.replace('-', '_')}"
+        conditions = [getattr(AS, f"_m{i}") << _pattern(p) for i, p in enumerate(tally.items)]
+        # above every rule: a count is up to date before any rule reads it
+        attrs[name] = Rule(*conditions, salience=TALLY_SALIENCE)(_action(name))
+        names[name] = (tally.kind, TALLY_SALIENCE)
+        tallies[name] = tally
+    for n, rule in enumerate(rules):
+        name = f"r{n}_{rule.id.replace('-', '_')}"
+        # the group's salience, then file order among the rules of a group (experta's
+        # agenda would fire the rules an equal fact activates last-compiled first)
+        salience = SALIENCE[rule.group] * RULE_SLOTS + RULE_SLOTS - 1 - min(n, RULE_SLOTS - 1)
+        attrs[name] = Rule(*_conditions(rule), salience=salience)(_action(name))
+        names[name] = (rule.id, salience)
+    return type("ClueRules", (KnowledgeEngine,), attrs), names, tallies
+
+
+def _action(name: str):
+    """An experta rule's action (one function per rule: experta tells rules
+    apart by it).  It does nothing: :meth:`ExpertaEngine.run` takes the
+    activation off the agenda and the seat runs the right-hand side."""
+    def fire(engine: KnowledgeEngine, **_: Any) -> None:
+        """Nothing (see _action)."""
+    fire.__name__ = name
+    return fire
+
+
+@register_engine
+class ExpertaEngine(RuleEngine):
+    """Compiled rules on experta (see the module's docstring)."""
+
+    name = "experta"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ke: Any = None  # (experta's KnowledgeEngine, made by load)
+        #: experta rule name -> (rule id, salience).
+        self._names: dict[str, tuple[str, int]] = {}
+        #: experta rule name -> the tally it keeps.
+        self._tallies: dict[str, Tally] = {}
+        #: (tally kind, group values) -> its count fact now.
+        self._counts: dict[tuple, EngineFact] = {}
+        #: experta fact id -> the fact as declared.
+        self._by_id: dict[int, EngineFact] = {}
+        #: fact -> experta's fact (to retract it).
+        self._declared: dict[EngineFact, Fact] = {}
+        self._step = 0
+        #: Whether facts changed since the agenda was last updated.
+        self._dirty = False
+        #: Activations experta's matcher has produced since the engine was made, per rule id
+        #: (the Rete activity a test counts).
+        self.activations_made: collections.Counter = collections.Counter()
+
+    def load(self, rules: Sequence[Any]) -> None:
+        key = tuple(rules)  # (compiled rules compare by identity)
+        built = _BUILT.get(key)
+        if built is None:
+            built = _BUILT[key] = _build(rules)
+            while len(_BUILT) > MAX_BUILT:
+                del _BUILT[next(iter(_BUILT))]
+        cls, self._names, self._tallies = built
+        self._ke = cls()  # (experta builds the engine's Rete network here)
+        self.reset()
+
+    def reset(self) -> None:
+        assert self._ke is not None, "load() the rules first"
+        self._ke.reset()
+        # experta updates its agenda on each declare unless it is running; this adapter
+        # takes the matcher's activations itself (_update), so it is always "running"
+        self._ke.running = True
+        self._dirty = True
+        self._by_id = {}
+        self._declared = {}
+        self._counts = {}
+        self._step = 0
+
+    def declare(self, fact: EngineFact) -> bool:
+        assert self._ke is not None, "load() the rules first"
+        if fact in self._declared:
+            return False
+        made = self._ke.declare(fact_class(fact.kind)(**dict(fact.values)))
+        if made is None:  # pragma: no cover - an equal fact is in _declared
+            return False
+        self._by_id[made["__factid__"]] = fact
+        self._declared[fact] = made
+        if fact.kind in TALLIES:
+            self._counts[(fact.kind, tuple(v for f, v in fact.values if f != "n"))] = fact
+        self._dirty = True
+        self._emit("fact", "+", fact)
+        return True
+
+    def retract(self, fact: EngineFact) -> bool:
+        made = self._declared.pop(fact, None)
+        if made is None or self._ke is None:
+            return False
+        self._ke.retract(made)
+        self._dirty = True
+        self._emit("fact", "-", fact)
+        return True
+
+    def _activation(self, act: Any) -> Activation:
+        rule, salience = self._names[act.rule.__name__]
+        context = act.context
+        facts = tuple(self._by_id[context[k]["__factid__"]]
+                      for k in sorted((k for k in context if k[:2] == "_m" and k[2:].isdigit()),
+                                      key=lambda k: int(k[2:])))
+        bindings = tuple((k, v) for k, v in context.items() if not k.startswith("_"))
+        return Activation(rule, salience, facts, bindings)
+
+    def _update(self) -> None:
+        """Take the activations experta's matcher made or dropped since the
+        last call onto experta's agenda (only the facts change them)."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        ke = self._ke
+        added, removed = ke.get_activations()
+        for act in added:
+            self.activations_made[self._names[act.rule.__name__][0]] += 1
+        if self.watch is not None:
+            for act in removed:
+                self._emit("activation", "-", self._activation(act))
+            for act in added:
+                self._emit("activation", "+", self._activation(act))
+        ke.strategy.update_agenda(ke.agenda, added, removed)
+
+    def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+        ke = self._ke
+        assert ke is not None, "load() the rules first"
+        try:
+            left = limit
+            while left is None or left > 0:
+                self._update()
+                act = ke.agenda.get_next()
+                if act is None:
+                    break
+                if left is not None:
+                    left -= 1
+                tally = self._tallies.get(act.rule.__name__)
+                if tally is not None:
+                    self._count(tally, act.context)
+                    continue
+                self._step += 1
+                firing = EngineFiring(self._activation(act), self._step)
+                self._emit("fire", "", firing)
+                yield firing
+        finally:
+            self._update()
+
+    def _count(self, tally: Tally, context: dict) -> None:
+        """A fact the tally counts arrived: its count fact goes up by one (retracted, declared anew)."""
+        group = tuple(context[v] for v in tally.group)
+        old = self._counts.get((tally.kind, group))
+        if old is None:  # no count fact declared for this group: nothing to keep
+            return
+        new = EngineFact(tally.kind, (*zip(tally.fields, group), ("n", old.get("n") + 1)))
+        self.retract(old)
+        self.declare(new)
+
+    def settle(self, facts: Sequence[EngineFact]) -> None:
+        for fact in facts:
+            self.declare(fact)
+        self._update()  # matched by the Rete network, then dropped unfired
+        self._ke.agenda.activations.clear()
+
+    def agenda(self) -> list[Activation]:
+        ke = self._ke
+        if ke is None:
+            return []
+        self._update()
+        return [self._activation(a) for a in reversed(ke.agenda.activations)]
+
+    def facts(self) -> list[EngineFact]:
+        ke = self._ke
+        if ke is None:
+            return []
+        return [self._by_id[f["__factid__"]] for f in ke.facts.values() if not isinstance(f, InitialFact)]
+
+
+__all__ = ["EXPERTA_VERSION", "ExpertaEngine", "fact_class", "fact_kind"]
