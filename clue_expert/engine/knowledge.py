@@ -26,7 +26,7 @@ from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PR
                           SETUP_KINDS, TALLY_KINDS, Key,
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
-from .engines import EngineFact, EngineFiring, choose_engine, make_engine
+from .engines import EngineFact, EngineFiring, RuleEngine, Watcher, choose_engine, make_engine
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
 
@@ -338,7 +338,7 @@ class Knowledge:
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
                  only: Iterable[str] | None = None, complete: bool = True,
                  on_fire: Callable[[Firing], None] | None = None, check_premises: bool = False,
-                 engine: str | None = None):
+                 engine: str | None = None, watch: Watcher | None = None):
         #: The card list.
         self.edition = edition
         #: Players in seat order.
@@ -381,6 +381,10 @@ class Knowledge:
         self.engine = choose_engine(engine)
         self._engine = make_engine(self.engine)
         self._engine.load(rules)
+        # what the engine does, from the first fact on (deduce --watch / --agenda)
+        self._engine.watch = watch
+        #: The rules the engine runs, in load order.
+        self.rules: tuple[CompiledRule, ...] = tuple(rules)
         self._rules_by_id = {r.id: r for r in rules}
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
@@ -409,6 +413,11 @@ class Knowledge:
         #: to suggest (a suggestion must name it); None in Speed Clue.
         self.room_here: str | None = None
         self._reset()
+
+    @property
+    def rule_engine(self) -> RuleEngine:
+        """The rule engine the seat's rules run on (its agenda, its facts, its ``watch`` hook)."""
+        return self._engine
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
         """Start a new game with the same edition, players and rules, reusing

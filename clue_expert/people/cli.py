@@ -26,7 +26,8 @@ from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
-from ..engine.knowledge import replay_record as replay
+from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
+from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
 from ..engine.language import ID_PATTERN, check_edition
@@ -52,9 +53,9 @@ from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession, line_editing
 from .server import serve
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
-from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
+from .render import (WatchTrace, ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
                      SummaryView,
-                     decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
+                     decision_text, deduction_text, event_text, explanation_json, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
                      sweep_progress, board_view, move_text)
 from .page import lesson_page, puzzle_page
@@ -100,13 +101,15 @@ def cmd_deduce(args) -> int:
         if args.turn is not None and args.turn > len(record.turns):
             raise ClueError(f"--turn {args.turn}: {path} has {len(record.turns)} turn"
                             f"{'' if len(record.turns) == 1 else 's'} (0 is the deal)")
+    if args.export_facts:
+        if len(loaded) != 1:
+            raise ClueError(f"--export-facts writes one record's facts; {len(loaded)} records given")
+        _check_writable(args.export_facts)
     for path, record in loaded:
-        on_fire = None
-        if args.watch and not args.json:
-            on_fire = lambda f: console.print(firing_line(f))  # noqa: E731
         level = get_level(args.knowledge)
-        k, error = replay(record, args.turn, on_fire=on_fire, complete=level.completion and not args.no_complete,
-                          strict=False, rulesets=_with_models(args, record.edition), check_premises=bool(args.rules))
+        k, error = _deduce_replay(args, record, level, console)
+        if args.export_facts:
+            _write_facts(k, args.export_facts, path, console)
         beliefs = None
         if args.probabilities:
             beliefs = compute(k)
@@ -139,6 +142,58 @@ def cmd_deduce(args) -> int:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
     return status
+
+
+def _deduce_replay(args, record, level, console):
+    """``deduce``'s replay of one record: with ``--watch``, every engine event
+    printed as CLIPS's watch prints it (and the seat's account of each firing
+    as a comment); with ``--agenda``, the agenda when the rules start on the
+    observations of turn ``--turn`` (the last turn by default), before the
+    first firing."""
+    at = args.turn if args.turn is not None else len(record.turns)
+    agenda: list = []  # filled at turn `at`'s first firing
+    armed = [False]
+    printing = args.watch and not args.json
+    trace = WatchTrace()  # numbers the facts (for --agenda too)
+
+    def watch(what: str, sign: str, item) -> None:
+        line = trace.event(what, sign, item)
+        if printing:
+            console.print(line)
+        if armed[0] and what == "fire":
+            armed[0] = False
+            agenda.extend([item.activation, *k.rule_engine.agenda()])
+
+    on_fire = (lambda f: console.print(trace.comment(f))) if printing else None  # noqa: E731
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes,
+                  complete=level.completion and not args.no_complete, rulesets=_with_models(args, record.edition),
+                  on_fire=on_fire, check_premises=bool(args.rules),
+                  watch=watch if printing or args.agenda else None)
+    error = None
+    try:
+        for turn, obs in record.observations(args.turn):
+            armed[0] = args.agenda and turn == at
+            k.observe(obs, turn)
+    except ContradictionError as exc:
+        if exc.turn is None:
+            exc.turn = k.last_turn
+        error = exc
+    if args.agenda and not args.json:
+        console.rule(f"agenda at turn {at}, before its first firing" + (" (the deal)" if at == 0 else ""))
+        console.print(trace.agenda(agenda))
+    return k, error
+
+
+def _write_facts(k: Knowledge, path: str, record_path, console) -> None:
+    """``deduce --export-facts``: the facts the seat gave its engine that no
+    deduction rule concludes (observations, the set-up, facts given), in
+    CLIPS's ``load-facts`` format."""
+    given = (key for key, j in k.justifications.items() if j.rule == GIVEN)
+    facts = input_facts(k.rule_engine.facts(), k.rules, given)
+    Path(path).write_text(f";;; {record_path}: the seat's facts; (load-facts \"{Path(path).name}\") after "
+                          f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts),
+                          encoding="utf-8")
+    print(f"wrote {len(facts)} facts to {path}", file=sys.stderr)
 
 
 def _with_models(args, edition=None):
@@ -289,6 +344,8 @@ def cmd_rules(args) -> int:
         return _new_rules(args)
     if args.test:
         return _test_rules(args)
+    if args.export:
+        return _export_rules(args)
     if args.files:
         rulesets = [load_ruleset(p) for p in args.files]
         edition = get_edition(args.edition or "cluedo")
@@ -310,6 +367,27 @@ def cmd_rules(args) -> int:
         print(json.dumps(out))
     else:
         _console(args).print(RulesView(rulesets))
+    return 0
+
+
+def _export_rules(args) -> int:
+    """``rules --export clips FILE``: the deduction rules (FILE... given, else
+    the ``--knowledge`` level's) as a plain CLIPS program."""
+    fmt, path = args.export
+    if fmt != "clips":
+        raise ClueError(f"rules --export: unknown format {fmt[:40]!r}; the format is clips")
+    _check_writable(path)
+    if args.files:
+        rulesets = [load_ruleset(p) for p in args.files]
+        title = ", ".join(rs.id for rs in rulesets)
+    else:
+        level = get_level(args.knowledge)
+        rulesets = list(level.rulesets())
+        title = f"the deduction rules of knowledge level {level.id}"
+    rules = all_rules(rulesets)
+    Path(path).write_text(export_program(rules, title=title), encoding="utf-8")
+    print(f"wrote {len(rules)} rules to {path} (CLIPS {CLIPS_VERSION}: (load \"{Path(path).name}\") "
+          f"(load-facts \"facts.clp\") (run))")
     return 0
 
 
@@ -1144,7 +1222,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("records", nargs="*", metavar="RECORD",
                    help=f"record files (YAML or JSON); default: the shipped example {DEFAULT_RECORD}")
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
-    p.add_argument("--watch", action="store_true", help="print each rule firing in order")
+    p.add_argument("--watch", action="store_true",
+                   help="print what the engine does, as CLIPS's (watch facts), (watch activations) and (watch rules) "
+                        "do: facts asserted, activations added and removed, each firing with its salience")
+    p.add_argument("--agenda", action="store_true",
+                   help="list the agenda when the rules start on turn --turn's observations (default: the last turn)")
+    p.add_argument("--export-facts", metavar="FILE",
+                   help="write the record's facts (observations, set-up) in CLIPS's load-facts format, for the "
+                        "knowledge base of rules --export clips")
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
     p.add_argument("--probabilities", action="store_true",
                    help="exact probabilities over all consistent deals (see docs/beliefs.md)")
@@ -1166,6 +1251,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list every rule with its id and message")
     p.add_argument("files", nargs="*", metavar="FILE", help="rule files to validate and list (default: shipped)")
+    p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"),
+                   help="write the deduction rules (the FILEs, else the --knowledge level's) as a plain CLIPS "
+                        "program: --export clips kb.clp (docs/classroom.md)")
+    p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
+                   help=f"with --export: the level whose deduction rules to write (default {DEFAULT_LEVEL})")
     p.add_argument("--kind", choices=["deduction", *FOLDERS],
                    help="only shipped rules of this kind")
     p.add_argument("--edition", metavar="ID|FILE",

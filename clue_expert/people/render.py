@@ -36,6 +36,8 @@ from rich.tree import Tree
 from ..core.cards import Edition
 from ..core.observations import Accusation
 from ..core.facts import describe
+from ..engine.engines import Activation, EngineFact, EngineFiring
+from ..engine.engines.clp import fact_text
 from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
 from ..engine.proofs import Proof
 from ..engine.rules import RuleSet
@@ -416,6 +418,85 @@ def firing_line(firing: Firing, values: dict | None = None) -> Text:
     t.append(": " + firing.message)
     t.append("  => " + "; ".join(describe(k) for k in firing.conclusions), style="green")
     return t
+
+
+class WatchTrace:
+    """An engine's watch events as CLIPS prints them with ``(watch facts)``,
+    ``(watch activations)`` and ``(watch rules)``, for either engine.
+
+    Facts are numbered ``f-1``, ``f-2`` ... in the order they are asserted
+    (CLIPS's own numbering since the last reset; the same numbers for
+    experta, which has none of its own to show); an activation and a firing
+    name their basis, the facts their rule's patterns matched, by number::
+
+        ==> f-12 (held (owner ann) (card rope))
+        ==> Activation 30 holder-excludes-other-owners: f-12,f-2
+        FIRE 7 holder-excludes-other-owners: f-12,f-2 (salience 30)
+        ==> f-13 (lacked (owner bob) (card rope))
+        <== Activation 30 full-hand-excludes-the-rest: f-9
+
+    The seat's own account of a firing (its rule's message and the facts it
+    recorded) follows as a CLIPS comment, ``;; rule: message => facts``."""
+
+    def __init__(self) -> None:
+        self._ids: dict[EngineFact, int] = {}
+        self._next = 1
+        self._facts: dict[int, EngineFact] = {}
+
+    def number(self, fact: EngineFact) -> str:
+        """The fact's ``f-N`` (``f-?`` for one asserted before the trace began)."""
+        n = self._ids.get(fact)
+        return f"f-{n}" if n is not None else "f-?"
+
+    def basis(self, activation: Activation) -> str:
+        """``rule: f-3,f-7``."""
+        return f"{activation.rule}: {','.join(self.number(f) for f in activation.facts)}"
+
+    def event(self, what: str, sign: str, item) -> Text:
+        """One watch event as a line."""
+        arrow = "==>" if sign == "+" else "<=="
+        if what == "fact":
+            if sign == "+":
+                self._ids[item] = self._next
+                self._facts[self._next] = item
+                self._next += 1
+            t = Text(f"{arrow} {self.number(item)} ", style="dim")
+            t.append(fact_text(item), style="green" if sign == "+" else "red")
+            return t
+        if what == "activation":
+            t = Text(f"{arrow} Activation {item.salience} ", style="dim")
+            t.append(self.basis(item), style="cyan")
+            return t
+        firing: EngineFiring = item
+        t = Text(f"FIRE {firing.step:4d} ", style="dim")
+        t.append(self.basis(firing.activation), style="magenta")
+        t.append(f" (salience {firing.activation.salience})", style="dim")
+        return t
+
+    @staticmethod
+    def comment(firing: Firing) -> Text:
+        """The seat's account of a firing: ``;; rule: message => facts``."""
+        t = Text(";; ", style="dim")
+        t.append(firing.rule, style="magenta")
+        t.append(": " + firing.message)
+        if firing.conclusions:
+            t.append("  => " + "; ".join(describe(k) for k in firing.conclusions), style="green")
+        return t
+
+    def agenda(self, activations: Iterable[Activation]) -> Text:
+        """The agenda as CLIPS's ``(agenda)`` lists it: one activation a line,
+        then the count; then the facts they name, as ``(facts)`` lists them."""
+        items = list(activations)
+        t = Text()
+        for a in items:
+            t.append(f"{a.salience:<6} ", style="dim")
+            t.append(self.basis(a) + "\n", style="cyan")
+        t.append(f"For a total of {len(items)} activation{'' if len(items) == 1 else 's'}.")
+        named = sorted({self._ids[f] for a in items for f in a.facts if f in self._ids})
+        for n in named:
+            t.append(f"\nf-{n:<6} ", style="dim")
+            t.append(fact_text(self._facts[n]))
+        return t
 
 
 def explanation_json(node: Explanation) -> dict:

@@ -2,8 +2,8 @@
 CLIPS.  Importing this package registers every adapter in
 :data:`~clue_expert.engine.engines.base.ENGINES`."""
 from .base import (ENGINE_NAMES, ENGINES, Activation, EngineFact, EngineFiring, RuleEngine,  # noqa: F401
-                   check_engine_name, make_engine, register_engine)
-from . import experta  # noqa: F401,E402  (registers the adapter)
+                   Watcher, check_engine_name, make_engine, register_engine)
+from . import clips, experta  # noqa: F401,E402  (registers the adapters)
 
 #: The engine every command uses unless told otherwise (see :func:`choose_engine`).
 DEFAULT_ENGINE = "experta"

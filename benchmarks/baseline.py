@@ -1,0 +1,30 @@
+"""Run a benchmark on another commit's code in the same run, for a
+side-by-side figure measured under the same load (used by games.py and
+deduction.py: ``--baseline REF``)."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+#: The code the rule engines are compared with: main before issue 24 (one
+#: dispatch rule per fact kind, no engine choice).
+BASELINE = "86926af"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_baseline(ref: str, script: str, argv: list[str]) -> str:
+    """``benchmarks/SCRIPT`` of commit ``ref`` run on that commit's code (``git
+    archive`` into a temporary folder): its output, or the last line of its error."""
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        out = subprocess.run([sys.executable, str(Path(tmp) / "benchmarks" / script), *argv],
+                             env={**os.environ, "PYTHONPATH": tmp}, cwd=tmp, capture_output=True, text=True)
+    failed = f"(failed: {out.stderr.strip().splitlines()[-1]})\n" if out.returncode and out.stderr.strip() else ""
+    return out.stdout + failed

@@ -1,0 +1,473 @@
+"""The CLIPS language as text: the compiler from the IR to deftemplates and
+defrules, and the fact syntax -- with no clipspy, so that ``rules --export
+clips``, ``deduce --export-facts`` and ``--watch`` (which prints facts as CLIPS
+does, for both engines) need none.  The runtime adapter is
+:mod:`clue_expert.engine.engines.clips`.
+
+Every fact kind becomes a ``deftemplate`` (a ``multislot`` for the card lists
+and the seating), every compiled rule a ``defrule``:
+
+- a :class:`~clue_expert.engine.ir.Pattern` is a pattern ``?f<i> <- (held
+  (owner ?p) (card ?c))`` (a variable on a ``cards``/``matching``/``players``
+  field is a multifield variable ``$?cards``); ``not:`` is ``(not ...)``;
+- a :class:`~clue_expert.engine.ir.Test` is ``(test ...)`` with the CLIPS
+  functions of :data:`~clue_expert.engine.ir.OPERATORS` (``eq``, ``member$``,
+  ``length$`` ...); :class:`~clue_expert.engine.ir.NotAll` is ``(not (and
+  ...))`` and :class:`~clue_expert.engine.ir.Exists` is ``(exists ...)``;
+- ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
+  kind, named ``ID--KIND``);
+- the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
+- the right-hand side first calls ``(clue-fire RULE (fact-index ?f0) ...)``,
+  a Python function the adapter registers, which records the firing with the
+  facts it matched (the activation's basis); a native right-hand side
+  (:class:`~clue_expert.engine.ir.Assertion` s, the rule's ``native``) then
+  asserts its facts inside CLIPS and reports their indices.  The exported
+  program (:func:`export_program`) leaves the call out.
+"""
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from ...core.errors import RuleFileError
+from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
+from ..ir import TALLIES, Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..language import SALIENCE
+from .base import EngineFact
+
+#: The version of CLIPS inside clipspy (1.0.6 bundles 6.4).
+CLIPS_VERSION = "6.4"
+
+#: Fields that hold a list of values: a CLIPS ``multislot``.
+MULTISLOTS = frozenset({"cards", "matching", "players"})
+
+#: The Python function every rule's right-hand side calls first.
+CALLBACK = "clue-fire"
+#: The Python function a count's rule calls with the count fact's old and new index.
+COUNT_CALLBACK = "clue-count"
+#: The salience of the rules that keep the counts (CLIPS's highest): a count
+#: is up to date before any rule reads it.
+TALLY_SALIENCE = 10000
+#: Salience values per group: the group's salience times this, plus a slot
+#: for the rule's place in load order (the first ``RULE_SLOTS`` rules), so
+#: that among the activations of one group the rules fire in file order, as
+#: on the experta engine; CLIPS's saliences stop at 10000.
+RULE_SLOTS = 200
+
+
+def salience_of(group: str, order: int) -> int:
+    """The CLIPS salience of the ``order``-th rule loaded (from 0), of ``group``."""
+    return SALIENCE[group] * RULE_SLOTS + RULE_SLOTS - 1 - min(order, RULE_SLOTS - 1)
+
+_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+#: Symbols CLIPS reads as something else (booleans, nil) or that the adapter writes for them.
+_RESERVED = frozenset({"TRUE", "FALSE", "nil"})
+
+
+def atom(value: Any) -> str:
+    """The CLIPS text of one value: a symbol when it reads as one (``rope``,
+    ``mrs-white``), else a quoted string (``"Mrs White"``); ``TRUE``/``FALSE``
+    for booleans, ``nil`` for None; a list or set as its items separated by
+    spaces (a multifield)."""
+    if value is None:
+        return "nil"
+    if value is True:
+        return "TRUE"
+    if value is False:
+        return "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return " ".join(atom(v) for v in items)
+    text = str(value)
+    if _SYMBOL.fullmatch(text) and text not in _RESERVED:
+        return text
+    return _string(text)
+
+
+def fact_text(fact: EngineFact) -> str:
+    """A fact as CLIPS writes it: ``(held (owner bob) (card rope))``."""
+    slots = " ".join(_slot(name, atom(value)) for name, value in fact.values)
+    return f"({fact.kind}{' ' if slots else ''}{slots})"
+
+
+def _string(text: str) -> str:
+    """A CLIPS string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _slot(name: str, text: str) -> str:
+    return f"({name} {text})" if text else f"({name})"
+
+
+def deftemplate(kind: str, fields: Sequence[str]) -> str:
+    """The ``deftemplate`` of a fact kind."""
+    slots = " ".join(f"({'multislot' if f in MULTISLOTS else 'slot'} {f})" for f in fields)
+    return f"(deftemplate {kind} {slots})"
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """One defrule and what the adapter needs to read its firings."""
+
+    name: str
+    """The defrule's name."""
+    rule: Any
+    """The compiled rule."""
+    salience: int
+    patterns: tuple
+    """The positive top-level patterns, in order (their facts are the basis)."""
+    native: tuple
+    """Its :class:`~clue_expert.engine.ir.Assertion` s (empty when the seat computes the right-hand side)."""
+    head: str
+    """The defrule up to its right-hand side (``(defrule NAME (declare ...) patterns =>``)."""
+    basis: tuple[str, ...]
+    """The expressions of the basis's fact indices (``(fact-index ?f0)`` ...)."""
+    asserts: tuple[str, ...]
+    """The native right-hand side's ``(assert ...)`` s."""
+
+    @property
+    def plain(self) -> str:
+        """The defrule without the Python call (native rules only, else empty)."""
+        return self.head + "\n  ".join(self.asserts) + ")" if self.asserts else ""
+
+    def reporting(self, number: int) -> str:
+        """The defrule whose right-hand side reports each firing: ``(clue-fire
+        NUMBER basis... asserted...)``, the facts a native one asserts
+        given by their indices; a rule whose right-hand side the seat
+        computes then halts the run (``(halt)``), so the seat's conclusions
+        are matched before the next activation is chosen."""
+        asserted = " ".join(f"(fact-index {a})" for a in self.asserts)
+        call = f"({CALLBACK} {number} {' '.join(self.basis)}{' ' if asserted else ''}{asserted})"
+        return self.head + call + ("" if self.asserts else "\n  (halt)") + ")"
+
+
+class _RuleCompiler:
+    """Compiles one rule's left-hand side, keeping which variables are multifields."""
+
+    def __init__(self, rule: Any):
+        self.rule = rule
+        self.multi: set[str] = set()
+
+    def refuse(self, what: str) -> RuleFileError:
+        return RuleFileError(self.rule.path, self.rule.id, f"the clips engine cannot compile {what}")
+
+    def var(self, name: str) -> str:
+        return f"{'$?' if name in self.multi else '?'}{name}"
+
+    def pattern(self, p: Pattern) -> str:
+        if p.kind not in KINDS:
+            raise self.refuse(f"a pattern on {p.kind!r}, which is no fact kind")
+        slots = []
+        for name, how, value in p.fields:
+            if name not in KINDS[p.kind]:
+                raise self.refuse(f"a {p.kind} pattern on field {name!r}, which {p.kind} facts do not have")
+            if how == "var":
+                if name in MULTISLOTS:
+                    self.multi.add(value)
+                elif value in self.multi:
+                    raise self.refuse(f"variable {value!r} on the single value {p.kind}.{name}: it holds a list")
+                slots.append(f"({name} {self.var(value)})")
+            elif how == "lit":
+                slots.append(f"({name} {atom(value)})")
+            else:
+                raise self.refuse(f"field mode {how!r}")
+        return f"({p.kind}{' ' if slots else ''}{' '.join(slots)})"
+
+    def term(self, t: Any) -> str:
+        if isinstance(t, Var):
+            return self.var(t.name)
+        if isinstance(t, Lit):
+            if isinstance(t.value, (tuple, list, set, frozenset)):
+                return f"(create$ {atom(t.value)})"
+            return atom(t.value)
+        if isinstance(t, Op):
+            args = [self.term(a) for a in t.args]
+            if t.op == "==":
+                return f"(eq {' '.join(args)})"
+            if t.op == "!=":
+                return f"(neq {' '.join(args)})"
+            if t.op == "in":
+                return f"(member$ {' '.join(args)})"
+            if t.op == "not-in":
+                return f"(not (member$ {' '.join(args)}))"
+            if t.op == "len":
+                return f"(length$ {args[0]})"
+            if t.op in ("<", "<=", ">", ">=", "+", "-", "and", "or", "not"):
+                return f"({t.op} {' '.join(args)})"
+            raise self.refuse(f"the operator {t.op!r}")
+        raise self.refuse(f"the test term {t!r}")
+
+    def inner(self, items: Sequence[Any]) -> list[str]:
+        out = []
+        for item in items:
+            if isinstance(item, Pattern) and not item.negated:
+                out.append(self.pattern(item))
+            elif isinstance(item, Pattern):
+                out.append(f"(not {self.pattern(item)})")
+            elif isinstance(item, Test):
+                out.append(f"(test {self.term(item.expr)})")
+            else:
+                raise self.refuse(f"{node_name(item)} inside not/exists")
+        return out
+
+    def node(self, node: Any, i: int) -> tuple[str, bool]:
+        """The conditional element of one node, and whether it is in the basis."""
+        if isinstance(node, Pattern):
+            if node.negated:
+                return f"(not {self.pattern(node)})", True
+            return f"?f{i} <- {self.pattern(node)}", True
+        if isinstance(node, Test):
+            return f"(test {self.term(node.expr)})", False
+        if isinstance(node, NotAll):
+            body = self.inner(node.items)
+            return (f"(not {body[0]})" if len(body) == 1 else f"(not (and {' '.join(body)}))"), True
+        if isinstance(node, Exists):
+            return f"(exists {' '.join(self.inner(node.items))})", True
+        raise self.refuse(node_name(node))
+
+    def assertion(self, a: Any) -> str:
+        if isinstance(a, Halt):  # plain CLIPS only
+            words = " ".join(self.var(p.name) if isinstance(p, Var) else _string(p) for p in a.parts)
+            return f'(printout t "contradiction ({a.rule}): " {words} crlf)\n  (halt)'
+        if a.kind not in KINDS:
+            raise self.refuse(f"an assertion of {a.kind!r}, which is no fact kind")
+        slots = []
+        for name, term in a.values:
+            text = self.term(term)
+            slots.append(f"({name} {text})")
+        return f"(assert ({a.kind} {' '.join(slots)}))"
+
+
+def native_of(rule: Any) -> tuple:
+    """A rule's native right-hand side: its :class:`~clue_expert.engine.ir.Assertion` s
+    (``rule.native``), or () when the seat computes it."""
+    native = getattr(rule, "native", None) or ()
+    return tuple(native)
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def exportable(rule: Any) -> tuple:
+    """The :class:`~clue_expert.engine.ir.Assertion` s of a rule that runs in
+    plain CLIPS: its native right-hand side, or else a ``match:`` rule with no
+    ``let``/``if``/``for``/``each``/``where`` whose ``then:`` asserts sheet
+    facts from its variables and ``ENVELOPE`` only; () for any other rule."""
+    native = native_of(rule)
+    if native or not getattr(rule, "patterns", ()):
+        return native
+    if any(getattr(rule, part, None) for part in ("lets", "condition", "loops", "each", "where")):
+        return ()
+    variables = {v for p in _patterns(rule.patterns) for f, how, v in p.fields if how == "var"}
+    out: list = []
+    for c in getattr(rule, "then", ()):
+        if c.kind == "contradiction":
+            halt = _halt(rule.id, c.message, variables)
+            if halt is None:
+                return ()
+            out.append(halt)
+            continue
+        fields = KINDS.get(c.kind)
+        if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
+            return ()
+        values: list[tuple[str, Any]] = []
+        for name, expr in zip(fields, c.args):
+            text = getattr(expr, "source", "").strip()
+            if text == "ENVELOPE":
+                values.append((name, Lit("envelope")))
+            elif _NAME.fullmatch(text) and text in variables:
+                values.append((name, Var(text)))
+            else:
+                return ()
+        out.append(Assertion(c.kind, tuple(values)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Halt:
+    """A contradiction in plain CLIPS: print its message and stop the run."""
+
+    rule: str
+    """The rule's id."""
+    parts: tuple
+    """The message: text, and ``Var`` s for its ``{placeholders}``."""
+
+
+def _halt(rule: str, message: str, variables: set) -> Halt | None:
+    """The contradiction ``message`` as a :class:`Halt`; None when a
+    placeholder is not a variable the rule's patterns bind."""
+    parts: list = []
+    for text, name, spec, conv in string.Formatter().parse(message):
+        if text:
+            parts.append(text)
+        if name is not None:
+            if name not in variables or spec or conv:
+                return None
+            parts.append(Var(name))
+    return Halt(rule, tuple(parts))
+
+
+def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+    """The positive top-level patterns of a rule's nodes (their variables are bound for the right-hand side)."""
+    for node in nodes:
+        if isinstance(node, Pattern) and not node.negated:
+            yield node
+
+
+def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list[_Compiled]:
+    """The defrules of one compiled rule, the ``order``-th loaded (one per
+    trigger kind for ``when:`` with several kinds), its right-hand side
+    ``native`` (default: the rule's own, :func:`native_of`).  Raises
+    :class:`RuleFileError` naming the file, the rule and the construct for
+    anything CLIPS cannot run."""
+    salience = salience_of(rule.group, order)
+    if rule.patterns:
+        variants = [(rule.id, tuple(rule.patterns))]
+    else:
+        kinds = tuple(rule.on)
+        variants = [(rule.id if len(kinds) == 1 else f"{rule.id}--{kind}", (Pattern(kind, ()),)) for kind in kinds]
+    native = native_of(rule) if native is None else native
+    out = []
+    for name, nodes in variants:
+        comp = _RuleCompiler(rule)
+        lhs, positive, basis = [], [], []
+        for i, node in enumerate(nodes):
+            text, _ = comp.node(node, i)
+            lhs.append(text)
+            if isinstance(node, Pattern) and not node.negated:
+                positive.append(node)
+                basis.append(f"(fact-index ?f{i})")
+        asserts = tuple(comp.assertion(a) for a in native)
+        head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
+        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts))
+    return out
+
+
+@dataclass(frozen=True)
+class _TallyStub:
+    """Stands for a rule in a count's compile errors."""
+
+    id: str
+    path: str = "clue_expert/engine/ir.py"
+
+
+def tallies_read(rules: Iterable[Any]) -> list[Tally]:
+    """The counts (:data:`~clue_expert.engine.ir.TALLIES`) whose facts some rule matches."""
+    kinds = {p.kind for rule in rules for p in _all_patterns(getattr(rule, "patterns", ()))}
+    return [t for kind, t in TALLIES.items() if kind in kinds]
+
+
+def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node
+        else:
+            yield from _all_patterns(getattr(node, "items", ()))
+
+
+def tally_rule(tally: Tally, number: int | None = None) -> str:
+    """The defrule that keeps a count: for each combination of facts its
+    patterns match (once: refraction), the count fact of its group goes up by
+    one (``modify``).  With ``number``, the count's change is reported to the
+    adapter (``clue-count``) with the old and new fact index, then the basis."""
+    comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
+    bound = number is not None  # the basis is reported too
+    lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
+    tests = [f"(eq ?t:{f} {comp.var(v)})" for f, v in zip(tally.fields, tally.group)]
+    query = tests[0] if len(tests) == 1 else f"(and {' '.join(tests)})"
+    modify = "(modify ?t (n (+ ?t:n 1)))"
+    if number is not None:
+        basis = " ".join(f"(fact-index ?f{i})" for i in range(len(tally.items)))
+        modify = f"({COUNT_CALLBACK} {number} (fact-index ?t) (fact-index {modify}) {basis})"
+    return (f"(defrule count-{tally.kind}\n  (declare (salience {TALLY_SALIENCE}))\n  {lhs}\n  =>\n"
+            f"  (do-for-fact ((?t {tally.kind})) {query}\n    {modify}))")
+
+
+def bindings_of(patterns: Sequence[Pattern], facts: Sequence[EngineFact]) -> tuple[tuple[str, Any], ...]:
+    """The variables' values: each positive pattern's variable fields read off its fact."""
+    out: dict[str, Any] = {}
+    for p, fact in zip(patterns, facts):
+        if not p.fields:  # a when: rule's pattern (binds nothing)
+            continue
+        values = dict(fact.values)
+        for name, how, value in p.fields:
+            if how == "var" and value not in out:
+                out[value] = values.get(name)
+    return tuple(out.items())
+
+
+def derived_kinds(rules: Iterable[Any]) -> set[str]:
+    """The fact kinds that ``rules`` assert (in plain CLIPS: their facts are
+    conclusions, not input, of an exported program)."""
+    return {a.kind for rule in rules for a in exportable(rule) if isinstance(a, Assertion)}
+
+
+def fact_key(fact: EngineFact) -> tuple:
+    """The fact's key (:func:`~clue_expert.core.facts.key_of`), or its kind and values for a kind without one."""
+    try:
+        return key_of(fact.kind, fact.as_dict())
+    except KeyError:
+        return (fact.kind, *(v for _, v in fact.values))
+
+
+def templates(kinds: Mapping[str, Sequence[str]] = KINDS) -> list[str]:
+    """The deftemplates of every fact kind."""
+    return [deftemplate(kind, fields) for kind, fields in kinds.items()]
+
+
+def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rules") -> str:
+    """The rules as a plain CLIPS program: the deftemplates, the rules that
+    keep the counts the rules read, and one defrule per rule, with no Python
+    call.  Raises :class:`RuleFileError` naming a rule whose right-hand side
+    is computed in Python (see :func:`exportable`)."""
+    rules = list(rules)
+    parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION}: "
+             "(load kb.clp) (load-facts facts.clp) (run) (facts)", ""]
+    parts.extend(templates())
+    parts.append("")
+    for tally in tallies_read(rules):
+        parts += [tally_rule(tally), ""]
+    for order, rule in enumerate(rules):
+        native = exportable(rule)
+        if not native:
+            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
+                                                    "let/for/each, tests with if/where, calls library functions or "
+                                                    "decides), so it cannot run in plain CLIPS")
+        for compiled in compile_rule(rule, native, order):
+            parts += [compiled.plain, ""]
+    return "\n".join(parts)
+
+
+def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[tuple] = ()) -> list[EngineFact]:
+    """What a knowledge base exported from ``rules`` starts from, out of the
+    facts an engine holds: every fact of a kind the rules do not assert (the
+    observations, the set-up), the facts among ``given`` (keys given by
+    hand), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
+    the seat declares it when the game starts (the rules count anew)."""
+    rules = list(rules)
+    derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)
+    counts = set(TALLIES)
+    given = set(given)
+    out = []
+    for f in facts:
+        if f.kind in counts:
+            out.append(EngineFact(f.kind, tuple((k, 0 if k == "n" else v) for k, v in f.values)))
+        elif f.kind not in derived or fact_key(f) in given:
+            out.append(f)
+    return out
+
+
+def export_facts(facts: Iterable[EngineFact]) -> str:
+    """Facts in the format of CLIPS's ``load-facts``: one fact per line."""
+    return "".join(fact_text(f) + "\n" for f in facts)
+
+
+__all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
+           "export_facts", "export_program", "fact_text", "native_of", "templates"]
