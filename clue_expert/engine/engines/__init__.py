@@ -10,6 +10,8 @@ DEFAULT_ENGINE = "experta"
 
 #: The engine chosen for this process (``--engine``), or None.
 _CHOSEN: list = [None]
+#: The engine of this process's command when nothing else names one (see :func:`set_command_engine`), or None.
+_COMMAND: list = [None]
 
 
 def set_engine(name: str | None) -> None:
@@ -18,11 +20,19 @@ def set_engine(name: str | None) -> None:
     _CHOSEN[0] = check_engine_name(name) if name is not None else None
 
 
+def set_command_engine(name: str | None) -> None:
+    """The engine of the running command when neither a seat spec, ``--engine``
+    nor the level names one (``simulate``, ``sweep`` and ``reproduce``: the
+    fastest, clips); None: :data:`DEFAULT_ENGINE`."""
+    _COMMAND[0] = check_engine_name(name) if name is not None else None
+
+
 def choose_engine(seat: str | None = None, level: str | None = None) -> str:
     """The engine a seat runs: its seat spec's ``engine=``, else the one the
     command chose (``--engine``), else its knowledge level's ``engine:``,
-    else :data:`DEFAULT_ENGINE`."""
-    for name in (seat, _CHOSEN[0], level):
+    else the command's own default (:func:`set_command_engine`), else
+    :data:`DEFAULT_ENGINE`."""
+    for name in (seat, _CHOSEN[0], level, _COMMAND[0]):
         if name is not None:
             return check_engine_name(name)
     return DEFAULT_ENGINE
