@@ -119,7 +119,8 @@ def seat_spec(parts: dict) -> str:
             + "".join(f":model={m}" for m in parts["models"])
             + "".join(f":rules={r}" for r in parts.get("rules", ()))
             + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}")
-            + (f":move={parts['move']}" if parts.get("move") else ""))
+            + (f":move={parts['move']}" if parts.get("move") else "")
+            + (f":choice={parts['choice']}" if parts.get("choice") else ""))
 
 
 def with_parts(spec: str, response: str | None = None, accusation: str | None = None,
