@@ -94,6 +94,7 @@ def _cell_json(published_value, ours) -> dict:
         out = {"published": published_value, "ours": ours.to_json()}
         if isinstance(published_value, (int, float)):
             out["inside_range"] = ours.contains(published_value)
+            out["difference"] = round(ours.mean - published_value, 2)
         return out
     return {"published": published_value, "ours": ours}
 
@@ -319,29 +320,51 @@ def _same_strategy_specs(cells: list, games: int, seed: int) -> tuple[list, list
     return specs, cell_of
 
 
-def _same_strategy_means(cells: list, cell_of: list, results: list) -> list:
-    """Mean rounds to a solution of each cell (None for a cell without games)."""
+def _same_strategy_means(cells: list, cell_of: list, results: list, seed: int = 1) -> list:
+    """Each cell's :func:`mean_estimate` of rounds to a solution (None for a
+    cell without solved games)."""
     per_cell: list = [[] for _ in cells]
     for r in results:
-        per_cell[cell_of[r.index]].append(r)
-    return [summarize(rs)["mean_rounds_to_solution"] for rs in per_cell]
+        if r.solution_round is not None:
+            per_cell[cell_of[r.index]].append(r.solution_round)
+    return [mean_estimate(xs, hash_seed(seed, i)) for i, xs in enumerate(per_cell)]
+
+
+def mean_estimate(values: list, seed: int = 1, resamples: int = 1000) -> Estimate | None:
+    """The mean of the figures with the 10-90 % range of the mean itself: the
+    10th and 90th percentiles of ``resamples`` seeded bootstrap means (the
+    games resampled with replacement).  None for no figures."""
+    xs = [float(x) for x in values if x is not None]
+    if not xs:
+        return None
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(xs, k=len(xs))) / len(xs) for _ in range(resamples))
+    est = estimate(means)
+    return Estimate(round(sum(xs) / len(xs), 2), est.low, est.high, len(xs))
+
+
+def _within(published_value, ours: Estimate | None, rounds: float = 0.5) -> bool:
+    return ours is not None and (abs(published_value - ours.mean) <= rounds + 1e-9 or ours.contains(published_value))
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
              tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell",
-             executor=None) -> list[Comparison]:
+             response: str = "mitchell", executor=None) -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
     (ours)*.  Mitchell's players run at the knowledge level ``knowledge``
-    (hers by default: her seven deductions, taken in at her own turn);
-    ``extra`` strategies at the level their seat spec names (complete by default)."""
+    (hers by default: her seven deductions, taken in at her own turn) and
+    answer with ``response`` (hers by default: the card already shown to
+    the asker, else the first matching card in suspect, weapon, room
+    order); ``extra`` strategies at the level and with the response their
+    seat spec names (complete and minimal-information by default)."""
     pub = published("mitchell")
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
-            f"players at the knowledge level '{knowledge}', responses 'minimal-information'")
+            f"players at the knowledge level '{knowledge}' with responses '{response}'")
 
     def hers(kind: str) -> str:
-        return f"{MITCHELL[kind]}:knowledge={knowledge}"
+        return f"{MITCHELL[kind]}:knowledge={knowledge}:response={response}"
     cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
 
     def cell(deal: str, column: str, strategy: str | None = None) -> int:
@@ -368,6 +391,8 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                                 if col in advanced])
                  for d, row in data["rows"].items()]))
     specs, cell_of = _same_strategy_specs(cells, games, seed)
+    criterion = ("match: within 0.5 rounds of the published mean, or the published mean inside our 10-90 % range of "
+                 "the mean (bootstrap over the games); stated before the runs")
     tests = []  # table 5.3: (test, seats, strategies, specs)
     if "5.3" in tables:
         for test, seats in pub["table_5_3"].items():
@@ -376,12 +401,15 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
     runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
     results = runs.run(specs) if specs else []
-    means = _same_strategy_means(cells, cell_of, results)
+    means = _same_strategy_means(cells, cell_of, results, seed)
     out = []
     for table, rows in layouts:
-        table.rows = [(label, [(p, None if means[i] is None else round(means[i], 2)) for p, i in row])
-                      for label, row in rows]
+        table.rows = [(label, [(p, means[i]) for p, i in row]) for label, row in rows]
         runs.note(table, len(specs), len(results))
+        if not table.title.split(":")[1].strip().startswith("Mitchell's advanced player (published) /"):
+            hits = sum(_within(p, o) for _, cells_ in table.rows for p, o in cells_)
+            total = sum(1 for _, cells_ in table.rows for _ in cells_)
+            table.notes += [criterion, f"{hits} of {total} cells match"]
         out.append(table)
     if tests and not runs.interrupted:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
