@@ -9,6 +9,7 @@ import json
 import pytest
 import yaml
 
+from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import get_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.paths import data_dir
@@ -126,3 +127,19 @@ def test_kingston_deduction_is_no_intelligence_without_his_possible_set_rule(tmp
             assert without == ni
             differs += _questions(deal, "kingston-deduction:knowledge=kingston", 1) != ni
     assert differs == 10
+
+
+def test_group1_end_game_padding_may_name_other_uncertain_cards():
+    """Group 1's padding takes any card the asked player does not certainly
+    hold: in a two-player end game (2 hidden cards, 5 uncertain ones) some
+    seeds ask about more than the two uncertain cards the question needs;
+    with padding limited to the cards he lacks none did."""
+    ed = get_edition("pool-8-2")
+    more = 0
+    for s in range(40):
+        p = seat_player("ann", "group1-crazy-broomhead", seed=s)
+        p.start(ed, ("ann", "bob"), {"ann": 3, "bob": 3}, ("c1", "c2", "c3"))
+        who, cards = p.interrogate(1, 1, ("bob",))
+        assert who == "bob" and {"c4", "c5", "c6", "c7", "c8"} & set(cards)
+        more += len(set(cards) - {"c1", "c2", "c3"}) > 2
+    assert 5 <= more <= 35
