@@ -20,9 +20,9 @@ import statistics
 import threading
 
 from clue_expert.core.deals import random_deal
-from clue_expert.play.contest import (DECISION_BUDGET, EDITION, SERVER_REPLY_LIMIT, ContestAgent,
-                                      FakeContestServer)
+from clue_expert.play.contest import DECISION_BUDGET, EDITION, SERVER_REPLY_LIMIT, ContestAgent
 from clue_expert.play.players import RuleBasedPlayer
+from clue_expert.testing.contest_server import FakeContestServer
 
 
 def measure(n: int, games: int) -> None:

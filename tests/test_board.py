@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clue_expert.core.board import BoardError, distances, get_board, load_board_file
+from clue_expert.core.board import BoardError, Move, distances, get_board, load_board_file
 from clue_expert.core.cards import get_edition
 from clue_expert.core.paths import boards_dir
 from clue_expert.people.cli import main
@@ -115,3 +115,11 @@ def test_board_drawing_keeps_every_word(width):
     rows = out.splitlines()[1:27]
     assert rows[1][3 + 2 * 16:3 + 2 * 17] == "sc"  # the pawn on its square (16, 1)
     assert rows[2][3 + 2 * 16:3 + 2 * 17] == "* "  # the mark on (16, 2)
+
+
+def test_a_move_without_from_writes_back_as_null():
+    """A record may leave a move's ``from`` out (Move.start None): writing it
+    back keeps it out instead of failing (found by mypy)."""
+    d = Move(1, "ann", "plum", None, None, "hall").to_dict()
+    assert d["from"] is None and d["to"] == "hall"
+    assert Move(1, "ann", "plum", 4, (7, 5), "hall").to_dict()["from"] == [7, 5]

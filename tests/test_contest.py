@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from clue_expert.play.contest import EDITION, SERVER_REPLY_LIMIT, ContestAgent, FakeContestServer, codes
+from clue_expert.play.contest import EDITION, SERVER_REPLY_LIMIT, ContestAgent, codes
+from clue_expert.testing.contest_server import Disqualified, FakeContestServer
 from clue_expert.core.deals import random_deal
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.core.records import load_record
@@ -211,7 +212,6 @@ def test_cli_agent_as_the_server_launches_it(tmp_path):
 def test_fake_server_disqualifies_a_repeated_suggestion():
     """The test double enforces the reference server's rules: a client that
     always suggests the same triple is disqualified."""
-    from clue_expert.play.contest import Disqualified
     server = FakeContestServer(timeout=10)
     port = server.start()
     same = "suggest " + codes([EDITION.category_cards(cat)[0] for cat in ("suspect", "weapon", "room")])

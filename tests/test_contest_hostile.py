@@ -18,8 +18,8 @@ from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import RuleLimitError
 from clue_expert.core.records import load_record
 from clue_expert.people.cli import main as cli_main
-from clue_expert.play.contest import (EDITION, EXIT_OK, EXIT_READ_TIMEOUT, ContestAgent, FakeContestServer,
-                                      MessageFramer, codes)
+from clue_expert.play.contest import EDITION, EXIT_OK, EXIT_READ_TIMEOUT, ContestAgent, MessageFramer, codes
+from clue_expert.testing.contest_server import FakeContestServer
 from clue_expert.play.players import RuleBasedPlayer
 
 HAND = codes(["green", "knife", "ballroom", "study", "plum", "rope"])  # Gr Kn Ba St Pl Ro
@@ -239,9 +239,8 @@ def test_silence_past_the_read_timeout_ends_the_agent_with_a_record(tmp_path):
         assert conn.recv(512) == b"ok"
         conn.sendall(b"suggestion 0 Mu Ca Ha 1")
         assert conn.recv(512) == b"ok"
-        started = time.monotonic()
-        thread.join(5)
-        assert not thread.is_alive() and time.monotonic() - started < 3
+        thread.join(30)  # a guard against a hang, not a timing: it ends as soon as the agent does
+        assert not thread.is_alive()
     finally:
         conn.close()
         listener.close()

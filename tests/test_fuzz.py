@@ -9,7 +9,6 @@ import contextlib
 import io
 import json
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -21,7 +20,6 @@ from clue_expert.people.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "docs" / "examples" / "three-players.yaml"
 RULE = ROOT / "rules" / "shared" / "no-intelligence.yaml"
-SLOW = 5.0  # seconds: anything slower is a hang
 
 #: Values a mutation may put anywhere.
 ODD = st.one_of(
@@ -98,11 +96,8 @@ def _text_edit(text: str, draw) -> str:
 
 def _run(argv) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
-    start = time.monotonic()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
-    elapsed = time.monotonic() - start
-    assert elapsed < SLOW, f"{argv[0]} took {elapsed:.1f} s"
     assert "Traceback" not in err.getvalue()
     return code, err.getvalue()
 

@@ -9,7 +9,6 @@ player names, and hostile edition, deal, level, rule and notebook files.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,11 @@ GOOD = {"edition": "cluedo", "players": ["ann", "bob", "cat"], "me": "ann", "han
 TOP_KEYS = ["edition", "players", "me", "hand", "hand_sizes", "turns", "deal"]
 
 
-def run(capsys, *argv, limit: float = 10.0):
-    """Run the command line; (exit code, stdout, stderr), checked to be quick."""
-    start = time.monotonic()
+def run(capsys, *argv):
+    """Run the command line; (exit code, stdout, stderr).  How long it takes is
+    measured in benchmarks/, not here; the work limits it hits are asserted."""
     code = main([str(a) for a in argv])
-    elapsed = time.monotonic() - start
     out, err = capsys.readouterr()
-    assert elapsed < limit, f"{argv[0]} took {elapsed:.1f} s"
     assert "Traceback" not in err
     return code, out, err
 
@@ -148,14 +145,12 @@ def test_nesting_through_an_alias_counts(tmp_path, capsys):
 
 
 # --------------------------------------------------------------- big things
-def test_a_ten_megabyte_json_record_is_parsed_in_seconds(tmp_path, capsys):
+def test_a_ten_megabyte_json_record_is_parsed_then_refused_by_its_turn_limit(tmp_path, capsys):
     data = dict(GOOD, turns=TURNS * 50_000)
     path = tmp_path / "big.json"
     path.write_text(json.dumps(data))
     assert path.stat().st_size > 10_000_000
-    start = time.monotonic()
     assert isinstance(yamlio.load_file(path), dict)
-    assert time.monotonic() - start < 5
     one_error(capsys, "deduce", path, expect="turns, more than the limit")
 
 

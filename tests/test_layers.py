@@ -1,4 +1,4 @@
-"""The frozendict==1.2 workaround lives in clue_expert/_experta.py only, and
+"""The frozendict==1.2 workaround lives in clue_expert/engine/_experta.py only, and
 gives a working engine on this Python."""
 from __future__ import annotations
 

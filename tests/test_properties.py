@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,16 +18,18 @@ from clue_expert.testing.randomgame import random_turns, seat_view
 from clue_expert.core.observations import Accusation, DealtHand, Suggestion
 
 ED = get_edition("cluedo")
-SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def examples(n: int) -> settings:
+    """Hypothesis settings for ``n`` examples, no deadline (a game's time is not the property)."""
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def snapshot(k: Knowledge) -> dict:
     return {(o, c): k.status(o, c) for o in k.owners for c in ED.card_ids}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(record=games(max_turns=45))
-def test_random_games_never_conclude_a_falsehood(record):
+def never_a_falsehood(record):
     """Games built from drawn parts (clue_expert/testing/drawn.py: the edition, the deal, the seat, each
     turn), so a failure shrinks to a small game."""
     deal = record.deal
@@ -68,9 +71,7 @@ def corrupt(turn, rng, players):
     return Suggestion(turn.by, new, turn.passed, turn.shown_by, card)
 
 
-@SETTINGS
-@given(seed=st.integers(0, 10**9), players=st.integers(3, 6), rate=st.floats(0.05, 0.5))
-def test_corrupted_streams_name_contradictions_and_keep_state(seed, players, rate):
+def contradictions_named_and_state_kept(seed, players, rate):
     rng = random.Random(seed)
     deal = random_deal(ED, tuple(f"p{i}" for i in range(players)), rng)
     me = deal.players[0]
@@ -94,3 +95,16 @@ def test_corrupted_streams_name_contradictions_and_keep_state(seed, players, rat
             continue
         # whatever was accepted is consistent: some deal satisfies it all
         assert k.consistent()
+
+
+# Each property runs twice: a bounded number of examples in the default run,
+# many more in the slow tier (python -m pytest -m slow; .ci/run runs it).
+GAMES = dict(record=games(max_turns=45))
+STREAMS = dict(seed=st.integers(0, 10**9), players=st.integers(3, 6), rate=st.floats(0.05, 0.5))
+test_random_games_never_conclude_a_falsehood = examples(60)(given(**GAMES)(never_a_falsehood))
+test_random_games_never_conclude_a_falsehood_long = pytest.mark.slow(
+    examples(600)(given(**GAMES)(never_a_falsehood)))
+test_corrupted_streams_name_contradictions_and_keep_state = examples(30)(
+    given(**STREAMS)(contradictions_named_and_state_kept))
+test_corrupted_streams_name_contradictions_and_keep_state_long = pytest.mark.slow(
+    examples(1000)(given(**STREAMS)(contradictions_named_and_state_kept)))

@@ -149,7 +149,7 @@ def _map_line(text: str) -> int:
     """The file line of the map's first row (1-based), from the YAML node."""
     try:
         root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        for key, value in root.value:
+        for key, value in (root.value if root is not None else ()):
             if key.value == "map":
                 start = value.start_mark.line + 1
                 return start + 1 if value.style in ("|", ">") else start
@@ -376,15 +376,16 @@ def shortest_path(board: Board, start: Position, goal: Position, occupied: Itera
     blocked = frozenset(map(tuple, occupied))
     start = start if isinstance(start, str) else tuple(start)
     goal = goal if isinstance(goal, str) else tuple(goal)
-    prev = {start: None}
+    prev: dict[Position, Position | None] = {start: None}
     queue = deque([start])
     while queue:
         pos = queue.popleft()
         if pos == goal:
             out = []
-            while pos != start:
-                out.append(pos)
-                pos = prev[pos]
+            step: Position | None = pos
+            while step is not None and step != start:
+                out.append(step)
+                step = prev[step]
             return tuple(reversed(out))
         if isinstance(pos, str) and pos != start:
             continue
@@ -467,8 +468,8 @@ class Move:
     """The suspect whose pawn moved."""
     roll: int | None
     """The die roll (None: the player took the secret passage or stayed)."""
-    start: Position
-    """Where the pawn stood."""
+    start: Position | None
+    """Where the pawn stood (None: a record that leaves ``from`` out)."""
     end: Position
     """Where it ended (a square or a room)."""
     turn: int | None = None
@@ -479,6 +480,6 @@ class Move:
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        pos = (lambda p: p if isinstance(p, str) else list(p))
+        pos = (lambda p: p if p is None or isinstance(p, str) else list(p))
         return {"round": self.round, "by": self.by, "pawn": self.pawn, "how": self.how, "roll": self.roll,
                 "from": pos(self.start), "to": pos(self.end), "turn": self.turn}

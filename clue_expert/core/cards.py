@@ -17,7 +17,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .errors import ClueError, EditionError, UnknownCardError, UnknownEditionError
 from .paths import editions_dir
@@ -27,7 +27,7 @@ from .yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 CLASSIC_CATEGORIES: tuple[str, ...] = ("suspect", "weapon", "room")
 
 
-def normalize(name: str) -> str:
+def normalize(name: object) -> str:
     """Lower-case ``name`` and turn runs of spaces, underscores, dots and
     apostrophes into single hyphens (``"Lead Pipe"`` -> ``"lead-pipe"``)."""
     s = str(name).strip().lower()
@@ -352,12 +352,12 @@ def dealt_hand_sizes(n_players: int, n_cards: int, envelope_size: int = 3) -> li
     return [base + (1 if i < extra else 0) for i in range(n_players)]
 
 
-def build_edition(id: str, categories: dict[str, Sequence[str]], name: str | None = None,
-                  envelope: dict[str, int] | None = None) -> Edition:
+def build_edition(id: str, categories: Mapping[str, Sequence[str]], name: str | None = None,
+                  envelope: Mapping[str, int] | None = None) -> Edition:
     """A small ad-hoc edition (used by tests and the oracles): ``categories``
     maps each category (in sheet order) to its card ids; ``envelope`` gives
     how many cards of a category the envelope takes (default 1 each)."""
-    cards = []
+    cards: list[Card] = []
     cats = tuple(normalize(c) for c in categories)
     for cat, raw in zip(cats, categories):
         for cid in categories[raw]:

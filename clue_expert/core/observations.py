@@ -15,7 +15,7 @@ event is an observation plus its turn (and round): :class:`Event`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 
@@ -56,7 +56,7 @@ class Suggestion:
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        d = {"by": self.by}
+        d: dict[str, object] = {"by": self.by}
         if self.asks is not None:
             d["asks"] = self.asks
         d.update({"suggest": list(self.cards), "passed": list(self.passed), "shown_by": self.shown_by})
@@ -67,12 +67,21 @@ class Suggestion:
         return d
 
     def seen_by(self, seat: str | None) -> "Suggestion":
-        """This suggestion as ``seat`` sees it: the card only for the
-        suggester and the shower (from ``actual`` when ``card`` is not set)."""
+        """This suggestion as ``seat`` sees it during a game: the shown card
+        (from ``actual`` when ``card`` is not set) only for the suggester and
+        the shower; every other seat, and a spectator (None), gets neither
+        ``card`` nor ``actual``."""
         card = self.card if self.card is not None else self.actual
         visible = seat is not None and seat in (self.by, self.shown_by) and self.shown_by is not None
-        return Suggestion(self.by, self.cards, self.passed, self.shown_by, card if visible else None, self.actual,
-                          self.asks)
+        card = card if visible else None
+        return Suggestion(self.by, self.cards, self.passed, self.shown_by, card, card, self.asks)
+
+    def recorded_for(self, seat: str | None) -> "Suggestion":
+        """This suggestion in ``seat``'s record of a game whose true deal the
+        record carries: ``card`` as :meth:`seen_by` gives it, and ``actual``
+        kept, so that ``replay --as`` can take any seat.  Never hand this to
+        a player: use :meth:`seen_by`."""
+        return replace(self.seen_by(seat), actual=self.card if self.card is not None else self.actual)
 
 
 @dataclass(frozen=True)

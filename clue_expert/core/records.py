@@ -113,7 +113,7 @@ class Record:
 
     def to_dict(self) -> dict:
         """The YAML/JSON form."""
-        d = {} if self.game == "speed-clue" else {"game": self.game}
+        d: dict[str, object] = {} if self.game == "speed-clue" else {"game": self.game}
         d.update({"edition": self.edition.ref, "players": list(self.players), "me": self.me,
              "hand": list(self.hand), "hand_sizes": dict(self.hand_sizes),
              "turns": [t.to_dict() for t in self.turns]})
@@ -421,7 +421,7 @@ def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns:
             if not isinstance(t, Suggestion) or t.by != by or end not in t.cards:
                 raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in {end if isinstance(end, str) else list(end)}",
                                   source=source)
-        moves.append(Move(rnd, by, pawn, roll, start, end, turn, how))
+        moves.append(Move(rnd, str(by), str(pawn), roll, start, end, turn, how))
     return data["board"], moves
 
 

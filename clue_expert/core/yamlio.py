@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import reprlib
 from pathlib import Path
+from typing import Iterable
 
 import yaml
 
@@ -69,7 +70,7 @@ class FileLoadError(ClueError):
         return (FileLoadError, (self.source, self.problem))
 
 
-def _one_line(text: str, n: int = 160) -> str:
+def _one_line(text: object, n: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -167,6 +168,7 @@ def _json_depth_ok(data: object) -> bool:
     stack = [(data, 1)]
     while stack:
         value, level = stack.pop()
+        children: Iterable[object]
         if isinstance(value, dict):
             children = value.values()
         elif isinstance(value, list):
@@ -207,6 +209,12 @@ def load_text(text: str, source: str = "<text>", what: str = "record") -> object
         raise
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
+        if "nesting depth" in problem:
+            # libyaml (bundled with PyYAML >= 6.0.3) refuses nesting past its own
+            # limit of 1,000 while scanning ahead, before the event check above
+            # reaches level MAX_DEPTH + 1: the same fault, said the project's way.
+            raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep{_mark(exc)}; the limit is "
+                                        f"{MAX_DEPTH}") from None
         raise FileLoadError(source, f"not valid YAML{_mark(exc)}: {_one_line(problem)}") from None
     except RecursionError:  # pragma: no cover - the depth check comes first
         raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}") from None

@@ -47,6 +47,7 @@ import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable
 
 from ..core.facts import ENVELOPE
 from .beliefs import _marginals, _Problem, entropy
@@ -110,7 +111,7 @@ def fitted_envelope(k: KnowledgeView, probs: dict, iterations: int = 8) -> dict 
         for _ in range(iterations if need and len(maybe) > need else 0):
             ps = [math.prod(w[c] for c in s) for s in sets]
             zs = sum(ps)
-            m = defaultdict(float)
+            m: defaultdict[str, float] = defaultdict(float)
             for s, p in zip(sets, ps):
                 for c in s:
                     m[c] += p / zs
@@ -122,8 +123,8 @@ def fitted_envelope(k: KnowledgeView, probs: dict, iterations: int = 8) -> dict 
         dists.append([(sure + s, p / zs) for s, p in zip(sets, ps)])
     out = {}
     for combo in itertools.product(*dists):
-        cards = k.edition.sort_cards([c for part, _ in combo for c in part])
-        out[tuple(cards)] = math.prod(p for _, p in combo)
+        envelope = k.edition.sort_cards([c for part, _ in combo for c in part])
+        out[envelope] = math.prod(p for _, p in combo)
     return out
 
 
@@ -184,7 +185,7 @@ class InterrogationScorer:
         self.envelope = fitted_envelope(k, probs)
         e = probs[ENVELOPE]
         if self.envelope is not None:
-            self._envs = list(self.envelope.items())
+            self._envs: list[tuple[tuple, float]] | None = list(self.envelope.items())
             self.entropy_bits = entropy(p for _, p in self._envs)
         else:
             self._envs = None
@@ -194,10 +195,12 @@ class InterrogationScorer:
         self._dens: dict = {}
 
     # --- the envelope's entropy after an outcome ---------------------------------
-    def _reweighted(self, lik) -> tuple:
+    @staticmethod
+    def _reweighted(envs: list[tuple[tuple, float]], lik: Callable[[tuple], float]) -> tuple[float, float]:
         """(probability of the outcome, entropy of the envelope given it) for
-        a likelihood ``lik(envelope) -> P(outcome | envelope)``."""
-        ws = [(p * lik(t)) for t, p in self._envs]
+        a likelihood ``lik(envelope) -> P(outcome | envelope)`` over the
+        envelopes ``envs`` (envelope, probability)."""
+        ws = [(p * lik(t)) for t, p in envs]
         z = sum(ws)
         if z <= 0:
             return 0.0, 0.0
@@ -207,7 +210,7 @@ class InterrogationScorer:
         """The envelope's entropy once ``card`` is known not to be in it."""
         if card not in self._after_show:
             if self._envs is not None:
-                self._after_show[card] = self._reweighted(lambda t: 0.0 if card in t else 1.0)[1]
+                self._after_show[card] = self._reweighted(self._envs, lambda t: 0.0 if card in t else 1.0)[1]
             else:
                 e = self.probs[ENVELOPE]
                 self._after_show[card] = self.entropy_bits - _binary(e[card])
@@ -271,8 +274,8 @@ class InterrogationScorer:
         if not in_list or m == 0:
             p_no, h_no, h_yes = 1.0, h, h
         elif self._envs is not None:
-            p_no, h_no = self._reweighted(lik_no)
-            h_yes = self._reweighted(lambda t: 1 - lik_no(t))[1] if p_no < 1 else h
+            p_no, h_no = self._reweighted(self._envs, lik_no)
+            h_yes = self._reweighted(self._envs, lambda t: 1 - lik_no(t))[1] if p_no < 1 else h
         else:
             e = self.probs[ENVELOPE]
             p_no = out[m] / full[m]

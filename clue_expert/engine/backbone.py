@@ -15,7 +15,7 @@ Uses Minicard (python-sat), which has native cardinality constraints.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
@@ -32,8 +32,8 @@ class Unsatisfiable(Exception):
 class SatModel:
     """The deal constraints of one game plus the clause facts added so far."""
 
-    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: dict[str, Sequence[str]],
-                 hand_sizes: dict[str, int], envelope: str, envelope_counts: dict[str, int] | None = None):
+    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
+                 hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None = None):
         #: Owner names; the envelope among them.
         self.owners = list(owners)
         #: Card ids.
@@ -52,7 +52,7 @@ class SatModel:
         #: cell variables are 1 .. this
         self._cells = n
         self._cell_vars = frozenset(range(1, n + 1))
-        self._next = n + 1
+        self._free = n + 1
         s = self.solver = Minicard()
         for c in self.cards:
             lits = [self.vars[(o, c)] for o in self.owners]
@@ -98,6 +98,13 @@ class SatModel:
             cells = self._owner_cells = [(o, [(c, self.vars[(o, c)]) for c in self.cards]) for o in self.owners]
         return cells
 
+    def new_var(self) -> int:
+        """A fresh variable, neither a cell nor a selector of this model (an
+        encoding's auxiliary variable; selectors are made by the ``add_*`` methods)."""
+        v = self._free
+        self._free += 1
+        return v
+
     def cell(self, var: int) -> tuple[str, str]:
         """(owner, card) of a cell variable."""
         return self._cell[var]
@@ -109,8 +116,7 @@ class SatModel:
     def add_clause_fact(self, key: tuple, lits: Iterable[int]) -> int:
         """Add a clause guarded by a new selector; returns the selector."""
         lits = list(lits)
-        sel = self._next
-        self._next += 1
+        sel = self.new_var()
         self.solver.add_clause([-sel, *lits])
         self.selectors[sel] = key
         self._facts[sel] = (lits, 1, len(lits))
@@ -126,20 +132,19 @@ class SatModel:
         encoding gets the selector's negation, so the bound holds only when
         the selector is assumed); returns the selector."""
         lits = list(lits)
-        sel = self._next
-        self._next += 1
+        sel = self.new_var()
         parts = []
         if low > len(lits) or high < 0:  # nothing can meet it
             self.solver.add_clause([-sel])
         else:
             if low > 0:
-                parts.append(CardEnc.atleast(lits=lits, bound=low, top_id=self._next - 1,
+                parts.append(CardEnc.atleast(lits=lits, bound=low, top_id=self._free - 1,
                                              encoding=EncType.seqcounter))
-                self._next = max(self._next, parts[-1].nv + 1)
+                self._free = max(self._free, parts[-1].nv + 1)
             if high < len(lits):
-                parts.append(CardEnc.atmost(lits=lits, bound=high, top_id=self._next - 1,
+                parts.append(CardEnc.atmost(lits=lits, bound=high, top_id=self._free - 1,
                                             encoding=EncType.seqcounter))
-                self._next = max(self._next, parts[-1].nv + 1)
+                self._free = max(self._free, parts[-1].nv + 1)
         for cnf in parts:
             for clause in cnf.clauses:
                 self.solver.add_clause([-sel, *clause])

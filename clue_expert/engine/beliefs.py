@@ -190,13 +190,10 @@ class _Problem:
             rest = list(group)
             while rest:
                 # prefer a card in the open constraint with fewest unplaced cards
-                best = None
-                for c in rest:
+                def score(c: str) -> tuple[int, int]:
                     touching = [len(cs - placed) for cs in sets if c in cs and cs - placed]
-                    score = (min(touching) if touching else 99, -len(touching))
-                    if best is None or score < best[0]:
-                        best = (score, c)
-                c = best[1]
+                    return (min(touching) if touching else 99, -len(touching))
+                c = min(rest, key=score)  # the first of the lowest scores
                 rest.remove(c)
                 placed.add(c)
                 out.append(c)
@@ -277,6 +274,7 @@ class _Layout:
                 mask = ((1 << width) - 1) << at
                 self.full_masks.append(mask)
                 self.env_move.update({c: (mask, (j + 1) << at) for j, c in enumerate(cands)})
+                table: dict[int, str | tuple | None]
                 if aligned:
                     table = {0: None, **{j + 1: c for j, c in enumerate(cands)}}
                 else:
@@ -475,7 +473,7 @@ class _Forward:
         """The envelope's distribution (cards in sheet order -> probability,
         every p > 0) and its normalising weight."""
         lay = self.layout
-        final = {}
+        final: dict[tuple, float] = {}
         for state, w in self.layers[-1].items():
             if w and lay.final_ok(state):
                 key = lay.env(state)
@@ -738,7 +736,7 @@ class SuggestionEvaluator:
             fw = _Forward(pb)  # beliefs made elsewhere (or of another position)
         self.problem = pb = fw.pb
         self.entropy_bits = MEASURES[measure](list(self.beliefs.envelope.values()))
-        i = pb.players.index(pb.me)
+        i = pb.players.index(k.me)  # pb.me: the problems are the same(), seat included
         #: Players after the seat, in disproving order.
         self.order = pb.players[i + 1:] + pb.players[:i]
         self.base = fw.order
@@ -765,7 +763,8 @@ class SuggestionEvaluator:
         per_cat = []
         mine_first = sorted(pb.cards, key=lambda c: pb.fixed.get(c) != pb.me)
         for cat in pb.categories:
-            cs, reps = [], {}
+            cs: list[str] = []
+            reps: dict[str, str] = {}
             for c in mine_first:
                 if pb.category[c] != cat:
                     continue
@@ -796,12 +795,11 @@ class SuggestionEvaluator:
         # the suggested cards of open owner are placed last, their owners
         # recorded; the pass to continue is the one whose layers reach furthest
         free = [c for c in suggestion if c not in pb.fixed]
-        best = None
-        for order, position, layers in self._passes:
-            start = min((position[c] for c in free), default=len(order))
-            if best is None or start > best[0]:
-                best = (start, order, position, layers)
-        start, base, position, layers = best
+        def reach(p: tuple) -> int:
+            order, position, _ = p
+            return min((position[c] for c in free), default=len(order))
+        base, position, layers = max(self._passes, key=reach)  # the first of the furthest
+        start = reach((base, position, layers))
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout

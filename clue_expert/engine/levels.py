@@ -125,7 +125,7 @@ def available_levels() -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def get_level(name: str = DEFAULT_LEVEL) -> Level:
+def get_level(name: str | Level = DEFAULT_LEVEL) -> Level:
     """A shipped level by id, or a level file by path."""
     if isinstance(name, Level):
         return name

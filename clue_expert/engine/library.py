@@ -222,6 +222,13 @@ def previous_player(k: KnowledgeView, player):
     return k.players[(i - 1) % len(k.players)]
 
 
+@function("the players known to have passed on the given turn: those who could not disprove its suggestion "
+          "(in Speed Clue every player asked before the one who showed; in the generalized game at most the one "
+          "player asked), in seat order")
+def passed_on(k: KnowledgeView, turn):
+    return tuple(p for p in k.players if k.known(("passed", turn, p)))
+
+
 @function("cards that have been shown to this seat")
 def seen(k: KnowledgeView, _unused=None):
     return k.seen_cards()

@@ -45,9 +45,7 @@ class PremiseLogic:
         return v if holds else -v
 
     def _fresh(self) -> int:
-        v = self.sat._next
-        self.sat._next += 1
-        return v
+        return self.sat.new_var()
 
     def _at_least_one(self, key, lits: list) -> int:
         return self.sat.add_clause_fact(key, lits)
@@ -61,6 +59,7 @@ class PremiseLogic:
             return found
         kind = key[0]
         v = values or {}
+        lits: tuple[int, ...]
         if kind == "held":
             lits = (self._cell(key[1], key[2]),)
         elif kind == "lacked":
@@ -96,6 +95,7 @@ class PremiseLogic:
         if found is not None:
             return found
         kind = key[0]
+        lits: tuple[int, ...]
         if kind == "held":
             lits = (self._cell(key[1], key[2], False),)
         elif kind == "lacked":

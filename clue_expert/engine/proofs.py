@@ -210,7 +210,7 @@ def _fold(items: list) -> list:
         u.premises = tuple(p for p in u.premises if p not in x.keys) + tuple(
             p for p in x.premises if p not in u.premises)
         for c in x.cites:
-            merged = []
+            merged: list[Item] = []
             for i in users[c]:
                 i = u if i is x else i
                 if not any(i is m for m in merged):
@@ -218,7 +218,7 @@ def _fold(items: list) -> list:
             users[c] = merged
         gone.add(x.label)
     kept = [i for i in items if not (i.depth == 0 and i.label in gone)]
-    renumber = {}
+    renumber: dict[str, str] = {}
     for i in kept:
         if i.depth == 0:
             renumber[i.label] = str(len(renumber) + 1)
@@ -402,7 +402,12 @@ class _Search:
         t = self.trial
         pos = t.sheet_position
         open_cards = [c for c in t.cards if not t.holders(c)]
-        room = {o: t.hand_size(o) - len(t.held_by(o)) for o in t.players}
+        def room_left(o: str) -> int:
+            size = t.hand_size(o)
+            if size is None:  # pragma: no cover - every player's hand size is a set-up fact
+                raise ClueError(f"internal: {o}'s hand size is not known")
+            return size - len(t.held_by(o))
+        room = {o: room_left(o) for o in t.players}
         env_room = {cat: t.envelope_count(cat) - len(t.held_by(ENVELOPE) & t.category_cards(cat))
                     for cat in t.edition.categories}
         for size in (2, 3):
@@ -556,7 +561,7 @@ class _Block:
         for i in range(len(self.levels) - 1, -1, -1):
             if key in self.levels[i]:
                 j = self.levels[i][key]
-                if self._dry is not None:  # the dry run: where each fact is first written
+                if self._dry is not None and self.base_needed is not None:  # the dry run: where each fact is first written
                     if i == 0:
                         self.base_needed.add(key)
                     elif i < len(self.levels) - 1:  # a supposition's fact its cases use: once, before them
@@ -586,6 +591,8 @@ class _Block:
             self._item(depth, "contradiction", f"impossible: {why}", rule,
                        tuple(p for p in premises if p[0] not in SILENT), ())
         else:
+            if node.split is None:  # pragma: no cover - a refuted supposition is closed or split
+                raise ClueError("internal: a supposition neither closed nor split")
             alternatives, premises, text, rule = node.split
             for p in premises:
                 self._need(p, depth)

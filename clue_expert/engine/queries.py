@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 from typing import Callable, Iterable, Protocol
 
+from ..core.board import MoveOptions
 from ..core.cards import Edition
 from ..core.facts import Key
-from ..core.observations import Suggestion
+from ..core.observations import Observation, Suggestion
 
 
 class KnowledgeView(Protocol):
@@ -33,10 +34,12 @@ class KnowledgeView(Protocol):
     """Whether the completion (case analysis) step runs."""
     rng: random.Random
     """The seat's seeded random source (rules that draw)."""
-    board_options: object
-    """The board game: this turn's :class:`~clue_expert.core.board.MoveOptions` (None otherwise)."""
     room_here: str | None
     """The board game: the room the seat's pawn suggests in (None otherwise)."""
+
+    @property
+    def board_options(self) -> MoveOptions | None:
+        """The board game: this turn's :class:`~clue_expert.core.board.MoveOptions` (None otherwise)."""
 
     # the edition's shape
     @property
@@ -129,7 +132,7 @@ class KnowledgeView(Protocol):
     def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
         """Probable clues (kept off the sheet); ``model``: only those of that model rule set."""
 
-    def fresh(self, me: str | None, *, complete: bool | None = None) -> "KnowledgeView":
+    def fresh(self, me: str | None, *, complete: bool | None = None) -> "ScratchKnowledge":
         """A new, empty knowledge of the same game and rules for another seat."""
 
     def memo_state(self, key, build: Callable):
@@ -147,3 +150,15 @@ class KnowledgeView(Protocol):
 
     def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list:
         """Single cells that would settle an open fact."""
+
+
+class ScratchKnowledge(KnowledgeView, Protocol):
+    """A knowledge a rule may feed (what :meth:`KnowledgeView.fresh` makes:
+    another seat's view, modelled): it reads as a :class:`KnowledgeView` and
+    also takes observations and assumed facts."""
+
+    def observe(self, observation: Observation, turn: int = 0) -> None:
+        """Take in one observation made on ``turn``."""
+
+    def assume(self, keys: Iterable[Key]) -> None:
+        """Take the facts ``keys`` as given."""

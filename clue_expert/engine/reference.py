@@ -24,7 +24,10 @@ _SECTION = re.compile(r"^# --- (.+?) -*$")
 
 def _sections() -> list[tuple[int, str]]:
     """(line, title) of the library's ``# --- title ---`` section comments."""
-    text = Path(inspect.getsourcefile(library)).read_text(encoding="utf-8")
+    source = inspect.getsourcefile(library)
+    if source is None:  # pragma: no cover - the library is a .py file of the package
+        return []
+    text = Path(source).read_text(encoding="utf-8")
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
         m = _SECTION.match(line.strip())

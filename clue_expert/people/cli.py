@@ -34,7 +34,7 @@ from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files,
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.board_game import board_pawns, play_board_game
-from ..play.game import GAMES, play_game
+from ..play.game import GAMES, Player, play_game
 from ..play.simulate import MIN_BOARD_PLAYERS
 from ..play.players import (DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, FOLDERS, GENERALIZED_DEFAULT_SEAT,
                             GENERALIZED_DEFAULT_STRATEGY, load_decisions, parse_seat, seat_player)
@@ -211,7 +211,8 @@ def cmd_why(args) -> int:
                     print(f"error: {args.record}: {error}", file=sys.stderr)
                     return 1
                 return 0
-            console.print(ExplanationView(tree))
+            if tree is not None:  # (every status but unknown has its tree)
+                console.print(ExplanationView(tree))
             console.print("rests on:", style="dim", end=" ", markup=False)
             console.print("; ".join(describe(r, k.values) for r in roots), markup=False)
     if error is not None:
@@ -352,7 +353,7 @@ def cmd_editions(args) -> int:
         eds.append(get_edition(path))
     broken = edition_errors()
     if args.json:
-        out = {e.id: {"name": e.name, "aliases": list(e.aliases), "source": e.source,
+        out: dict[str, object] = {e.id: {"name": e.name, "aliases": list(e.aliases), "source": e.source,
                       "cards": {cat: list(e.category_cards(cat)) for cat in e.categories},
                       "envelope": dict(e.envelope_counts)} for e in eds}
         if broken:
@@ -567,7 +568,9 @@ def cmd_play(args) -> int:
                   f"wrong accusations: {escape(len(result.wrong_accusations))}.")
     if args.sheets:
         for p in names:
-            console.print(SheetView(players[p].knowledge.sheet(), deal.edition, title=f"{p}'s final sheet"))
+            k = players[p].knowledge
+            if k is not None:  # (every seat has played)
+                console.print(SheetView(k.sheet(), deal.edition, title=f"{p}'s final sheet"))
     if args.record:
         seat = args.record_seat or result.winner or names[0]
         dump_record(result.record(seat), args.record)
@@ -602,7 +605,7 @@ def _play_human(args, deal, console) -> int:
     general = args.game == "generalized"
     human = HumanPlayer(args.human, input, tell, hints=args.hints,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
-    players = {}
+    players: dict[str, Player] = {}
     others = [p for p in names if p != args.human]
     for i, p in enumerate(others):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
@@ -665,7 +668,7 @@ def _play_human(args, deal, console) -> int:
     else:
         console.print(f"No winner after {escape(result.rounds)} rounds; the envelope was {escape(', '.join(deal.envelope))}.")
     if args.sheets:
-        console.print(SheetView(human._sheet(), deal.edition, title="your sheet"))
+        console.print(SheetView(human.sheet(), deal.edition, title="your sheet"))
     if args.record:
         seat = args.record_seat or args.human
         dump_record(result.record(seat), args.record)

@@ -16,7 +16,7 @@ from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand
 from ..play.game import Player
-from ..engine.knowledge import Knowledge
+from ..engine.knowledge import Knowledge, Sheet
 from ..play.players import DEFAULT_MOVE, DEFAULT_RESPONSE, load_decisions
 from .notebook import split_cards
 from .output import BoardPosition, Message, english_list, envelope_cards
@@ -55,8 +55,13 @@ class HumanPlayer(Player):
         self.hand: tuple = ()
 
     # -------------------------------------------------------------- helpers
-    def _sheet(self):
-        return (self.engine if self.hints else self.marks).sheet()
+    def sheet(self) -> Sheet:
+        """The sheet this person sees: the engine's with hints, else the
+        one their own marks make (what 'sheet' at a prompt shows)."""
+        knowledge = self.engine if self.hints else self.marks
+        if knowledge is None:
+            raise ClueError(f"{self.name} has no sheet before the game starts")
+        return knowledge.sheet()
 
     def _prompt(self, prompt: str, hint: Callable[[], None] | None = None) -> str:
         """Ask until the answer is not a command; handle help/sheet/hint/quit.
@@ -73,7 +78,7 @@ class HumanPlayer(Player):
                 self.tell(Message(HELP.format(hint=", 'hint' advice on the question asked" if self.hints else "")))
                 continue
             if word == "sheet":
-                self.tell(self._sheet())
+                self.tell(self.sheet())
                 continue
             if word == "hint":
                 if self.hints:
@@ -83,9 +88,23 @@ class HumanPlayer(Player):
                 continue
             return line
 
+    @property
+    def _advisor(self) -> Knowledge:
+        """The engine that gives hints (only with hints on; advice is asked for only then)."""
+        if self.engine is None:
+            raise ClueError(f"{self.name} has no hints (hints are off or no game started)")
+        return self.engine
+
+    @property
+    def _ed(self) -> Edition:
+        """The edition of the game in play."""
+        if self.edition is None:
+            raise ClueError(f"{self.name} has no game started")
+        return self.edition
+
     def _envelope(self) -> list | None:
         """The envelope's cards when the engine knows them all, else None."""
-        return envelope_cards(self.engine.envelope()) if self.engine.solved() else None
+        return envelope_cards(self._advisor.envelope()) if self._advisor.solved() else None
 
     def _advise(self) -> None:
         """At the suggestion prompt: the strategy's suggestion -- or, once the
@@ -94,7 +113,7 @@ class HumanPlayer(Player):
         if env is not None:
             self.tell(Message(f"hint: the envelope is known: {english_list(env)} — accuse when asked!", "advice"))
             return
-        cands = self.engine.request("your-turn", {"turn": 0, "round": 0})
+        cands = self._advisor.request("your-turn", {"turn": 0, "round": 0})
         if cands:
             c = cands[0]
             self.tell(Message(f"hint: suggest {english_list(o[0] for o in c.options)} — {c.message}", "advice"))
@@ -106,7 +125,7 @@ class HumanPlayer(Player):
         if len(matching) == 1:
             self.tell(Message(f"hint: show {matching[0]} — it is the only one of these cards you hold", "advice"))
             return
-        cands = self.engine.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
+        cands = self._advisor.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                          "matching": tuple(matching)})
         if not cands:
             self.tell(Message(f"hint: no advice; show any of {english_list(matching, 'or')}", "dim"))
@@ -122,7 +141,7 @@ class HumanPlayer(Player):
         if env is not None:
             self.tell(Message(f"hint: the envelope is known: {english_list(env)} — accuse it now", "advice"))
             return
-        known = envelope_cards(self.engine.envelope())
+        known = envelope_cards(self._advisor.envelope())
         part = f" (known so far: {english_list(known)})" if known else ""
         self.tell(Message(f"hint: the envelope is not known yet{part} — answer 'no'; "
                           f"a wrong accusation puts you out", "advice"))
@@ -138,7 +157,7 @@ class HumanPlayer(Player):
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),
                                                                    load_decisions("response", self.response_name),
                                                                    load_decisions("move", self.move_name)))
-            self.engine.observe(DealtHand(self.name, tuple(hand)))
+            self._advisor.observe(DealtHand(self.name, tuple(hand)))
         self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
                           f"Your cards: {english_list(edition.display(c) for c in hand)}."))
         self.tell(Message("Type 'help' at any prompt."
@@ -147,7 +166,7 @@ class HumanPlayer(Player):
     def _triple(self, line: str, what: str):
         """Three cards, one per category, in category order; None (after
         telling why) when the line is not that."""
-        ed = self.edition
+        ed = self._ed
         accusation = what.endswith("accusation")
         try:
             cards = split_cards(ed, line, ed.envelope_size if accusation else len(ed.categories))
@@ -166,12 +185,12 @@ class HumanPlayer(Player):
         marks = {sq: "*" for sq in squares}
         marks.update({r: "*" for r in rooms})
         self.tell(BoardPosition(options, marks))
-        where = (f"in the {self.edition.display(options.here)}" if isinstance(options.here, str)
+        where = (f"in the {self._ed.display(options.here)}" if isinstance(options.here, str)
                  else f"on {options.here[0]},{options.here[1]}")
         parts = []
         if rooms:
             parts.append("rooms " + english_list(
-                f"{self.edition.display(r)}" + (" (secret passage)" if r == options.passage else
+                f"{self._ed.display(r)}" + (" (secret passage)" if r == options.passage else
                                                f" ({len(options.destinations[r])} steps)") for r in rooms))
         if squares:
             parts.append(f"{len(squares)} square{'s' if len(squares) != 1 else ''} marked *")
@@ -192,23 +211,23 @@ class HumanPlayer(Player):
                     choice = board.parse_position(line)
                 except ClueError:
                     try:
-                        choice = self.edition.resolve(line)
+                        choice = self._ed.resolve(line)
                     except ClueError as exc:
                         self.tell(Message(f"{exc}; give a square as x,y or a room's name", "error"))
                         continue
             if choice not in legal:
                 what = (f"{choice[0]},{choice[1]}" if isinstance(choice, tuple) else "staying" if choice is None
-                        else self.edition.display(choice) if choice in self.edition.card_ids else str(choice))
+                        else self._ed.display(choice) if choice in self._ed.card_ids else str(choice))
                 self.tell(Message(f"{what} is not reachable with this roll: choose a square marked *, "
-                                  f"{english_list([self.edition.display(r) for r in rooms] or ['no room'], 'or')}"
+                                  f"{english_list([self._ed.display(r) for r in rooms] or ['no room'], 'or')}"
                                   + (" or 'stay'" if None in legal else ""), "error"))
                 continue
             return choice
 
     def _advise_move(self, options) -> None:
         """At the move prompt: the default move rules' choice."""
-        with self.engine.on_board(options):
-            cands = [c for c in self.engine.request("move-request", {"turn": 0, "round": 0, "roll": options.roll})
+        with self._advisor.on_board(options):
+            cands = [c for c in self._advisor.request("move-request", {"turn": 0, "round": 0, "roll": options.roll})
                      if c.kind == "move"]
         if not cands:
             self.tell(Message("hint: the move rules have no advice here", "dim"))
@@ -218,13 +237,13 @@ class HumanPlayer(Player):
         self.tell(Message(f"hint: move to {text} — {cands[0].message}", "advice"))
 
     def _advise_in(self, room: str) -> None:
-        with self.engine.on_board(None, room):
+        with self._advisor.on_board(None, room):
             self._advise()
 
     def suggest_in(self, turn: int, round: int, room: str, options) -> tuple:
         """The board game: a suggestion in the room the pawn stands in (the
         person names the other cards; naming the room is optional)."""
-        ed = self.edition
+        ed = self._ed
         others = [c for c in ed.categories if c != ed.category_of(room)]
         while True:
             line = self._prompt(f"round {round}, your suggestion in the {ed.display(room)} ({' '.join(others)})> ",
@@ -247,7 +266,7 @@ class HumanPlayer(Player):
 
     def suggest(self, turn: int, round: int):
         while True:
-            cards = self._triple(self._prompt(f"round {round}, your suggestion ({' '.join(self.edition.categories)})> "),
+            cards = self._triple(self._prompt(f"round {round}, your suggestion ({' '.join(self._ed.categories)})> "),
                                  "a suggestion")
             if cards is not None:
                 return cards
@@ -264,10 +283,10 @@ class HumanPlayer(Player):
             name = name.strip()
             if name not in askable:
                 self.tell(Message(f"start with the player you ask ({who}), then the cards, e.g. "
-                                  f"'{askable[0]}: {' '.join(self.edition.card_ids[:3])}'", "error"))
+                                  f"'{askable[0]}: {' '.join(self._ed.card_ids[:3])}'", "error"))
                 continue
             try:
-                cards = split_cards(self.edition, rest)
+                cards = split_cards(self._ed, rest)
             except ClueError as exc:
                 self.tell(Message(str(exc), "error"))
                 continue
@@ -277,7 +296,7 @@ class HumanPlayer(Player):
             if len(set(cards)) != len(cards):
                 self.tell(Message("name each card once", "error"))
                 continue
-            return name, self.edition.sort_cards(cards)
+            return name, self._ed.sort_cards(cards)
 
     def _advise_ask(self, askable: Sequence[str]) -> None:
         """At the generalized game's prompt: the strategy's ask (or the accusation to make)."""
@@ -286,7 +305,7 @@ class HumanPlayer(Player):
             self.tell(Message(f"hint: the envelope is known: {english_list(env)} — guess it at your next turn!",
                               "advice"))
             return
-        cands = [c for c in self.engine.request("your-turn", {"turn": 0, "round": 0}) if c.kind == "ask"]
+        cands = [c for c in self._advisor.request("your-turn", {"turn": 0, "round": 0}) if c.kind == "ask"]
         if cands:
             c = cands[0]
             self.tell(Message(f"hint: ask {c.options[0][0]} about {english_list(c.options[1][0])} — {c.message}",
@@ -303,7 +322,7 @@ class HumanPlayer(Player):
                 self.tell(Message(f"name one of {names}", "error"))
                 continue
             try:
-                card = self.edition.resolve(line)
+                card = self._ed.resolve(line)
             except ClueError as exc:
                 self.tell(Message(str(exc), "error"))
                 continue
@@ -314,7 +333,7 @@ class HumanPlayer(Player):
 
     def accuse(self, turn: int):
         while True:
-            line = self._prompt(f"accuse now? ('no', or {self.edition.envelope_text()})> ", hint=self._advise_accuse)
+            line = self._prompt(f"accuse now? ('no', or {self._ed.envelope_text()})> ", hint=self._advise_accuse)
             if line.lower() in ("", "no", "n", "-"):
                 return None
             cards = self._triple(line, "an accusation")

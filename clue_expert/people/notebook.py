@@ -20,6 +20,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -31,7 +32,7 @@ from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.language import check_edition
-from ..engine.levels import DEFAULT_LEVEL, get_level
+from ..engine.levels import DEFAULT_LEVEL, Level, get_level
 from ..engine.proofs import prove
 from ..play.players import load_decisions
 from .output import Changes, Message, Probabilities, english_list, envelope_cards
@@ -194,7 +195,7 @@ class Notebook:
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
-                 knowledge: str = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
+                 knowledge: str | Level = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
                  board: str | None = None, moves: list | None = None):
         self.edition = edition
         #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
@@ -232,7 +233,7 @@ class Notebook:
     # ------------------------------------------------------------- state
     def data(self, turns=None) -> dict:
         """The game as a record mapping."""
-        d = {} if self.game == "speed-clue" else {"game": self.game}
+        d: dict[str, Any] = {} if self.game == "speed-clue" else {"game": self.game}
         d.update({"edition": self.edition.ref, "players": self.players, "me": self.me, "hand": self.hand,
                   "hand_sizes": self.hand_sizes, "turns": list(self.turns if turns is None else turns)})
         if self.board is not None:  # moves that led to turns since undone are left out
@@ -315,7 +316,7 @@ class Notebook:
         return self.unsaved
 
     @classmethod
-    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str = DEFAULT_LEVEL,
+    def load(cls, path: str | Path, strategy: str | None = None, knowledge: str | Level = DEFAULT_LEVEL,
              rules: tuple = ()) -> "Notebook":
         """Open a saved game (any record file)."""
         r = load_record(path, "notebook")
@@ -467,7 +468,7 @@ class NotebookSession:
     SETUP = ("edition", "players", "me", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
-                 knowledge: str = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
+                 knowledge: str | Level = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
                  rules: tuple = ()):
         self.path = Path(path)
         #: A user's deduction or model rule sets (``--rules FILE``), run with the level's.
@@ -495,6 +496,20 @@ class NotebookSession:
             self.cleaned = clean_stale_temps(self.path)
             self._stage = "edition"
 
+    @property
+    def _nb(self) -> Notebook:
+        """The game of the session (a clear error before the set-up questions are answered)."""
+        if self.notebook is None:
+            raise ClueError("no game yet: answer the set-up questions first")
+        return self.notebook
+
+    @property
+    def _draft(self) -> dict:
+        """The turn being entered step by step."""
+        if self._step is None:
+            raise ClueError("no turn is being entered step by step ('turn' starts one)")
+        return self._step
+
     def _open(self, path: str | Path) -> Notebook:
         """Open a saved game (cleaning the temporary files of killed saves);
         a game whose turns contradict each other opens in repair mode."""
@@ -503,7 +518,7 @@ class NotebookSession:
 
     def _opened(self) -> list:
         """What to say about the game just opened."""
-        nb = self.notebook
+        nb = self._nb
         self._repairing = nb.conflict is not None
         out = [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, {len(nb.turns)} turns")]
         if self.cleaned:
@@ -522,7 +537,7 @@ class NotebookSession:
         out = [Message(f"repair mode: turn {c.turn} contradicts the turns before it: {c.reason}", "error")]
         if c.facts:
             out.append(Message("  conflicting facts: " + "; ".join(c.facts), "error"))
-        last = len(self.notebook.turns)
+        last = len(self._nb.turns)
         out.append(Message(f"the sheet is the one after turn {c.turn - 1}; repair the game with 'edit {c.turn}' "
                            f"(re-enter turn {c.turn}) or 'undo' (remove turn {last}); 'history' lists the turns; "
                            f"new turns wait until it is repaired", "advice"))
@@ -556,9 +571,10 @@ class NotebookSession:
             return self._step_prompt()
         if self._edit is not None:
             return f"turn {self._edit} again> "
-        if self.notebook.conflict is not None:
-            return f"repair (turn {self.notebook.conflict.turn} contradicts; undo or edit N)> "
-        return f"turn {len(self.notebook.turns) + 1}> "
+        nb = self._nb
+        if nb.conflict is not None:
+            return f"repair (turn {nb.conflict.turn} contradicts; undo or edit N)> "
+        return f"turn {len(nb.turns) + 1}> "
 
     def start(self) -> list:
         """Output before the first prompt."""
@@ -601,7 +617,7 @@ class NotebookSession:
                 n, self._edit = self._edit, None
                 if not line:
                     return [Message("edit cancelled")]
-                return self._report(self.notebook.edit(n, self.notebook.parse_turn(line)), f"turn {n} changed")
+                return self._report(self._nb.edit(n, self._nb.parse_turn(line)), f"turn {n} changed")
             return self._command(line)
         except ClueError as exc:
             return [Message(str(exc), "error")]
@@ -690,7 +706,7 @@ class NotebookSession:
         return []
 
     def _command(self, line: str) -> list:
-        nb = self.notebook
+        nb = self._nb
         word, _, rest = line.partition(" ")
         word = word.lower()
         if not line:
@@ -741,7 +757,7 @@ class NotebookSession:
             if path is None:
                 return [Message("not saved: this game has no file; type 'save FILE'", "error")]
             previous = self.path
-            self.path = nb.path
+            self.path = nb.path or Path(path)
             if previous is not None and Path(previous).resolve() != Path(path).resolve():
                 note = (f"from now on the game is saved to {path} after every entry; "
                         f"{previous} is no longer updated")
@@ -753,8 +769,8 @@ class NotebookSession:
                 raise ClueError("load needs a file name")
             if nb.unsaved is not None:
                 raise ClueError(f"this game is not saved ({nb.unsaved}): 'save OTHERFILE' first")
-            self.notebook = self._open(rest.strip())
-            self.path = self.notebook.path
+            opened = self.notebook = self._open(rest.strip())
+            self.path = opened.path or Path(rest.strip())
             return self._opened()
         if word == "turn":
             if nb.game == "generalized":
@@ -765,7 +781,7 @@ class NotebookSession:
         return self._entry(nb.parse_turn(line))
 
     def _entry(self, turn: dict) -> list:
-        nb = self.notebook
+        nb = self._nb
         out: list = []
         if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me) \
                 and turn.get("asks", nb.me) == nb.me:
@@ -794,7 +810,7 @@ class NotebookSession:
     def _report(self, changes: list, title: str, firings=None) -> list:
         """After an entry: the new deductions, the changed cells, (in verbose
         mode) the whole sheet, then notes and advice."""
-        nb = self.notebook
+        nb = self._nb
         out: list = [Message(title)]
         facts = [f for f in (firings or []) if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
         limit = self.COMPACT_FIRINGS if self.compact else self.VERBOSE_FIRINGS
@@ -814,7 +830,7 @@ class NotebookSession:
         return out + self._save_notes() + self._advice()
 
     def _advice(self) -> list:
-        nb = self.notebook
+        nb = self._nb
         if nb.conflict is not None:
             return []  # the sheet is the one before the contradiction: no advice on it
         if nb.knowledge.solved():
@@ -822,14 +838,17 @@ class NotebookSession:
             env = envelope_cards(nb.knowledge.envelope())
             return [Message(f"the envelope is known: {english_list(env)} — accuse!", "advice")]
         adv = nb.advice()
-        out = []
-        if adv is not None and adv[1].kind == "ask":
+        out: list = []
+        if adv is None or nb.strategy is None:  # no strategy chosen: no advice
+            return out
+        name = nb.strategy.id
+        if adv[1].kind == "ask":
             (whom, cards), cand = adv
-            out.append(Message(f"advice ({nb.strategy.id}): ask {whom} about {english_list(cards)} — {cand.message}",
+            out.append(Message(f"advice ({name}): ask {whom} about {english_list(cards)} — {cand.message}",
                                "advice"))
-        elif adv is not None:
+        else:
             cards, cand = adv
-            out.append(Message(f"advice ({nb.strategy.id}): suggest {english_list(cards)} — {cand.message}",
+            out.append(Message(f"advice ({name}): suggest {english_list(cards)} — {cand.message}",
                                "advice"))
             mine = nb.refuters(cards)
             if mine:
@@ -838,21 +857,21 @@ class NotebookSession:
 
     # ------------------------------------------------------ step by step entry
     def _step_prompt(self) -> str:
-        st = self._step
+        st = self._draft
         if "by" not in st:
             return "who suggested (or accused)> "
         if "cards" not in st:
-            n = self.notebook.edition.envelope_size if st.get("accuse") else len(self.notebook.edition.categories)
+            n = self._nb.edition.envelope_size if st.get("accuse") else len(self._nb.edition.categories)
             return f"which {n} cards> " if n != 1 else "which card> "
         if st.get("accuse") and "correct" not in st:
             return "was it right (yes/no)> "
         if "answers" not in st:
-            return f"who showed a card ({english_list(self.notebook._order(st['by']), 'or')} or 'nobody')> "
+            return f"who showed a card ({english_list(self._nb._order(st['by']), 'or')} or 'nobody')> "
         return f"which card did {st['answers']} show (Enter if you did not see it)> "
 
     def _handle_step(self, line: str) -> list:
-        nb = self.notebook
-        st = self._step
+        nb = self._nb
+        st = self._draft
         if "by" not in st:
             words = line.split()
             if not words:
@@ -885,8 +904,8 @@ class NotebookSession:
         return self._finish_step(card)
 
     def _finish_step(self, card) -> list:
-        nb = self.notebook
-        st, self._step = self._step, None
+        nb = self._nb
+        st, self._step = self._draft, None
         order = nb._order(st["by"])
         turn = {"by": st["by"], "suggest": st["cards"], "passed": order[:order.index(st["answers"])],
                 "shown_by": st["answers"]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.board import MoveOptions
 from ..core.facts import english_list
 from ..engine.knowledge import Sheet
 
@@ -37,8 +38,8 @@ class BoardPosition:
     """Output item: the board with every pawn, and the places this turn's
     roll reaches marked (the human seat's move)."""
 
-    options: object
-    """The turn's :class:`~clue_expert.core.board.MoveOptions`."""
+    options: MoveOptions
+    """The turn's options."""
     marks: dict = field(default_factory=dict)
     """square or room -> its one-character mark."""
 

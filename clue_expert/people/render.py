@@ -18,15 +18,14 @@ from pathlib import Path
 from typing import Iterable
 
 from rich import box
-from rich._export_format import CONSOLE_SVG_FORMAT
 from rich.terminal_theme import TerminalTheme
 from rich.cells import cell_len
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.markup import escape as _escape
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
@@ -179,7 +178,7 @@ class Fit:
         yield Group(*out)
 
 
-def card_table(sheet: Sheet, title: str, justify: str, label, cell) -> "Fit":
+def card_table(sheet: Sheet, title: str, justify: JustifyMethod, label, cell) -> "Fit":
     """A table of every card (grouped by category) against every owner;
     ``label(card)`` and ``cell(owner, card)`` give the texts."""
     table = Table(title=plain(title), show_lines=False, header_style="bold")
@@ -327,7 +326,7 @@ def firing_line(firing: Firing, values: dict | None = None) -> Text:
 def explanation_json(node: Explanation) -> dict:
     """A ``why`` tree as JSON."""
     j = node.justification
-    out = {"fact": node.text, "key": list(node.key) if not isinstance(node.key[-1], tuple)
+    out: dict[str, object] = {"fact": node.text, "key": list(node.key) if not isinstance(node.key[-1], tuple)
            else [*node.key[:-1], list(node.key[-1])]}
     if j is None:
         out["known"] = False
@@ -576,8 +575,10 @@ def slide_svg(console: Console, title: str) -> str:
     """What a recording console printed, as an SVG on the light theme that
     fetches nothing: rich's template names web fonts, which are left out
     (the viewer's own monospace font is used)."""
-    fmt = re.sub(r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S)
-    svg = console.export_svg(title=title, theme=LIGHT, code_format=fmt)
+    svg = console.export_svg(title=title, theme=LIGHT)
+    # the web fonts are declared in the style sheet before the first </style>, never in the printed text
+    style, end, rest = svg.partition("</style>")
+    svg = re.sub(r"@font-face \{.*?\}\s*", "", style, flags=re.S) + end + rest
     return svg.replace("font-family: Fira Code, monospace", 'font-family: "DejaVu Sans Mono", Menlo, Consolas, '
                                                             'monospace')
 
@@ -603,7 +604,7 @@ class SweepBars:
         self.labels = labels
         self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                              TimeElapsedColumn(), console=make_console(file=sys.stderr))
-        self._overall = None
+        self._overall: TaskID | None = None
         self._cells: dict = {}
         self._sizes: dict = {}
 
@@ -726,6 +727,8 @@ def board_view(board, pawns: dict | None = None, marks: dict | None = None, name
 
 
 def _where(pos) -> str:
+    if pos is None:  # a record's move without its from:
+        return "somewhere not recorded"
     return pos if isinstance(pos, str) else f"{pos[0]},{pos[1]}"
 
 

@@ -24,19 +24,19 @@ class Step:
     """0 for the deal, else the record's turn number."""
     observation: str
     """What was observed, in words."""
-    firings: list = field(default_factory=list)
+    firings: list
     """The rule firings it caused, in order."""
-    sheet: Sheet | None = None
+    sheet: Sheet
     """The sheet after it."""
-    changes: list = field(default_factory=list)
+    changes: list
     """(owner, card, before, after) for every cell that changed."""
-    solved: bool = False
+    solved: bool
     """Whether the envelope is known after it."""
-    error: str | None = None
-    """A contradiction this observation exposed (the sheet is the one before it)."""
-    knowledge: Knowledge | None = field(default=None, repr=False, compare=False)
+    knowledge: Knowledge = field(repr=False, compare=False)
     """The seat's knowledge after this step (the same object for every step of
     a replay, so only the last step's view of it is current)."""
+    error: str | None = None
+    """A contradiction this observation exposed (the sheet is the one before it)."""
 
 
 def describe_turn(n: int, turn) -> str:

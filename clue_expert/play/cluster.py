@@ -24,7 +24,7 @@ import logging
 import os
 import signal
 import threading
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from .. import __version__
 from ..core.errors import ClueError
@@ -103,8 +103,9 @@ class DaskExecutor:
         #: What was asked for: ``local`` or the scheduler's address.
         self.address = str(address).strip()
         self._workers = max(1, workers)
-        self._cluster = None
-        self._client = None
+        # distributed's LocalCluster and Client: the package is imported only when used, so they are typed Any
+        self._cluster: Any = None
+        self._client: Any = None
 
     # -- connection ------------------------------------------------------------
     def __enter__(self) -> "DaskExecutor":

@@ -12,9 +12,8 @@ always accuses when its own suggestion went undisproved with none of its known
 cards, and answers every message (a malformed one is logged and answered as
 safely as the protocol allows).
 
-:class:`FakeContestServer` is a test double shipped in the package: a scripted
-server on a local port that plays the reference server's part of the protocol,
-with its checks, against one agent.
+:class:`~clue_expert.testing.contest_server.FakeContestServer` is its test
+double (shipped in ``clue_expert.testing``, apart from the product code).
 """
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ import re
 import socket
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
@@ -31,7 +30,6 @@ from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES, dealt_hand_sizes, get
 from ..core.errors import ClueError, RuleFileError
 from ..core.observations import Accusation, Event, Suggestion
 from ..core.records import Record, dump_record, parse_record
-from .game import Player, play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions, parse_seat
 from .seats import DEFAULT_GAME, load_seats, seat_choice, seat_spec, seats_path, with_parts
 
@@ -45,17 +43,20 @@ class ProtocolError(ClueError):
     """A message that breaks the contest protocol."""
 
 
-def _card(code: str) -> str:
+def card_of(code: str) -> str:
+    """The card id of a protocol code (``Gr``, any case); a :class:`ProtocolError` for an unknown code."""
     card = FROM_CODE.get(code.lower())
     if card is None:
         raise ProtocolError(f"unknown card code {code!r}")
     return card
 
 
-def _triple(codes) -> tuple:
+def triple_of(codes: Sequence[str]) -> tuple[str, ...]:
+    """The cards of three protocol codes, a suspect, a weapon and a room in that order
+    (a :class:`ProtocolError` otherwise)."""
     if len(codes) != 3:
         raise ProtocolError(f"expected three card codes, got {codes!r}")
-    cards = tuple(_card(c) for c in codes)
+    cards = tuple(card_of(c) for c in codes)
     if [EDITION.category_of(c) for c in cards] != list(CATEGORIES):
         raise ProtocolError(f"{' '.join(codes)} is not a suspect, a weapon and a room")
     return cards
@@ -171,7 +172,7 @@ class MessageFramer:
         """The next frame, or None and the wait; ``idle`` is the number of
         seconds since bytes last arrived."""
         if self._dropping is not None:
-            if not self._drop():
+            if not self._drop(self._dropping):
                 if idle < self.quiet:
                     return None, self.quiet - idle
                 self._dropping["size"] += len(self.buf)  # the pause ends it: all of it was the message
@@ -202,18 +203,19 @@ class MessageFramer:
             return self.next(idle)
         return None, (self.quiet if status == EXTENDABLE else self.stall) - idle
 
-    def _drop(self) -> bool:
-        """Throw away the oversized message's bytes; True once its end (a
-        newline, or a space before a verb) has gone by."""
+    def _drop(self, dropping: dict) -> bool:
+        """Throw away the oversized message's bytes (counted in ``dropping``,
+        the message being dropped); True once its end (a newline, or a space
+        before a verb) has gone by."""
         buf = bytes(self.buf)
         end = _END.search(buf)
         if end is not None:
             del self.buf[:end.start() + 1]
-            self._dropping["size"] += end.start() + 1
+            dropping["size"] += end.start() + 1
             return True
         cut = max(0, len(buf) - _LONGEST_VERB - 1)  # a space and a verb may be arriving
         del self.buf[:cut]
-        self._dropping["size"] += cut
+        dropping["size"] += cut
         return False
 
     # ------------------------------------------------------------ grammar
@@ -517,7 +519,7 @@ class ContestAgent:
             return "suggest " + codes(triple)
         if verb == "disprove" and self.in_game and self.hand:
             try:
-                asked = {_card(c) for c in args[1:4]}
+                asked = {card_of(c) for c in args[1:4]}
             except Exception:
                 asked = set()
             mine = [c for c in self.hand if c in asked] or list(self.hand)
@@ -541,7 +543,7 @@ class ContestAgent:
         n, seat = int(args[0]), int(args[1])
         if not 3 <= n <= 6 or not 0 <= seat < n:
             raise ProtocolError(f"reset with {n} players and seat {seat}")
-        hand = tuple(_card(c) for c in args[2:])
+        hand = tuple(card_of(c) for c in args[2:])
         if len(set(hand)) != len(hand):
             raise ProtocolError(f"hand repeats a card: {args[2:]}")
         players = tuple(f"p{i}" for i in range(n))
@@ -608,10 +610,10 @@ class ContestAgent:
         if not self.player_ok:
             return self._safe_reply("suggest", [])
         if self.over_budget:
-            choice = self._cheap_suggestion()
-            self.made.add(choice)
-            return "suggest " + codes(choice)
-        choice = None
+            cheap = self._cheap_suggestion()
+            self.made.add(cheap)
+            return "suggest " + codes(cheap)
+        choice: tuple | None = None
         started = time.perf_counter()
         for triple in self.player.ranked_suggestions(self.turn + 1, self.round):
             if triple not in self.made:
@@ -634,7 +636,7 @@ class ContestAgent:
         if len(args) != 4:
             raise ProtocolError("disprove needs a player and three cards")
         by = self._player_name(args[0])
-        cards = _triple(args[1:])
+        cards = triple_of(args[1:])
         matching = tuple(c for c in cards if c in self.hand)
         if not matching:
             raise ProtocolError(f"asked to disprove {codes(cards)} holding none of them")
@@ -645,7 +647,7 @@ class ContestAgent:
             card = matching[0]
         return "show " + CODE[card]
 
-    def _next_round(self, suggester_index: int) -> None:
+    def _count_round(self, suggester_index: int) -> None:
         if suggester_index <= self._last_suggester:
             self.round += 1
         self._last_suggester = suggester_index
@@ -654,7 +656,7 @@ class ContestAgent:
         if len(args) not in (5, 6):
             raise ProtocolError("suggestion needs a player, three cards, the disprover and maybe a card")
         by = self._player_name(args[0])
-        cards = _triple(args[1:4])
+        cards = triple_of(args[1:4])
         i = self.players.index(by)
         order = self.players[i + 1:] + self.players[:i]
         if args[4] == "-":
@@ -666,11 +668,11 @@ class ContestAgent:
             if shower == by:
                 raise ProtocolError("a player cannot disprove his own suggestion")
             passed = tuple(order[:order.index(shower)])
-            card = _card(args[5]) if len(args) == 6 else None
+            card = card_of(args[5]) if len(args) == 6 else None
             if card is not None and card not in cards:
                 raise ProtocolError(f"shown card {args[5]} is not in the suggestion")
         # what the server counts, whatever our knowledge makes of it
-        self._next_round(i)
+        self._count_round(i)
         if by == self.me and card is not None:
             self.seen.add(card)
         if by == self.me and shower is None and not set(cards) & self.seen:
@@ -698,7 +700,7 @@ class ContestAgent:
         if len(args) != 5 or args[4] not in ("+", "-"):
             raise ProtocolError("accusation needs a player, three cards and + or -")
         by = self._player_name(args[0])
-        cards = _triple(args[1:4])
+        cards = triple_of(args[1:4])
         correct = args[4] == "+"
         if by == self.me and not correct:
             self.must_accuse = None
@@ -710,7 +712,7 @@ class ContestAgent:
         nothing changed) when a record could not hold it or the knowledge
         finds it contradicts what it knows."""
         earlier = [t for t in self.turns if isinstance(t, Accusation)]  # the only state a record check reads
-        check = Record(edition=EDITION, players=self.players, me=self.me, hand=self.hand,
+        check = Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
                        hand_sizes=dict(self.hand_sizes), turns=earlier + [turn])
         try:
             parse_record(check.to_dict(), source="<contest>")
@@ -733,8 +735,14 @@ class ContestAgent:
 
     def record(self) -> Record:
         """The current game as a record from our seat."""
-        return Record(edition=EDITION, players=self.players, me=self.me, hand=self.hand,
+        return Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
                       hand_sizes=dict(self.hand_sizes), turns=list(self.turns), source="<contest>")
+
+    def _seat_name(self) -> str:
+        """Our seat's name in the game under way (a :class:`ProtocolError` before ``reset``)."""
+        if self.me is None:
+            raise ProtocolError("no game under way: the server has not sent reset")
+        return self.me
 
     def _finish_game(self) -> None:
         if not self.in_game:
@@ -817,146 +825,3 @@ class ContestAgent:
             return EXIT_OK
         finally:
             self._finish_game()
-
-
-# ------------------------------------------------------------------ test double
-class Disqualified(Exception):
-    """The fake server caught the agent breaking a contest rule."""
-
-
-@dataclass
-class FakeContestServer:
-    """A scripted stand-in for the contest server (a test double).
-
-    ``start()`` listens on a free local port; ``accept(identifier)`` waits for
-    the agent and checks its ``alive`` message; ``ask(message)`` sends one
-    message and returns the reply read as the reference server does (one
-    chunk of at most 512 bytes, trailing NULs stripped).  :meth:`play_game`
-    runs a whole game with in-process opponents and the reference server's
-    disqualification checks."""
-
-    timeout: float = 10.0
-    port: int = 0
-    transcript: list = field(default_factory=list)
-    #: (verb, seconds) of every :meth:`ask`: from sending the message to reading its reply.
-    reply_times: list = field(default_factory=list)
-
-    def start(self) -> int:
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(1)
-        self._listener.settimeout(self.timeout)
-        self.port = self._listener.getsockname()[1]
-        return self.port
-
-    def accept(self, identifier: str) -> None:
-        self.conn, _ = self._listener.accept()
-        self.conn.settimeout(self.timeout)
-        hello = self._read()
-        if hello.lower() != f"{identifier} alive".lower():
-            raise Disqualified(f"expected '{identifier} alive', got {hello!r}")
-
-    def _read(self) -> str:
-        try:
-            data = self.conn.recv(512)
-        except socket.timeout:
-            raise Disqualified("no answer within the time limit") from None
-        return data.decode("ascii").rstrip("\x00")
-
-    def ask(self, message: str) -> str:
-        start = time.perf_counter()
-        self.conn.sendall(message.encode("ascii"))
-        reply = self._read()
-        self.reply_times.append((message.split(" ", 1)[0], time.perf_counter() - start))
-        self.transcript.append((message, reply))
-        return reply
-
-    def close(self) -> None:
-        for s in (getattr(self, "conn", None), getattr(self, "_listener", None)):
-            if s is not None:
-                s.close()
-
-    def play_game(self, deal, seat: int, opponents: dict, max_rounds: int = 60) -> dict:
-        """Play one game: the agent sits at ``seat`` of ``deal`` (contest
-        edition, players p0..pN-1); ``opponents`` maps the other seat names to
-        :class:`~clue_expert.game.Player` objects.  The game is the driver's
-        (:func:`~clue_expert.game.play_game`); the agent's seat is a
-        :class:`RemoteSeat`, which raises :class:`Disqualified` for any rule
-        the reference server enforces."""
-        agent = deal.players[seat]
-        result = play_game(deal, {**opponents, agent: RemoteSeat(self, seat)}, max_rounds=max_rounds)
-        return {"winner": result.winner, "round": result.win_round or max_rounds, "agent": agent}
-
-
-class RemoteSeat(Player):
-    """The agent under test as a seat of the game driver: each call is one
-    protocol message to it, and each answer is checked as the reference
-    server checks it (format, repeated suggestions, shown card, missed and
-    suicidal accusations)."""
-
-    def __init__(self, server: FakeContestServer, seat: int):
-        self.server = server
-        self.seat = seat
-
-    def start(self, edition, players, hand_sizes, hand) -> None:
-        self.names = list(players)
-        #: Cards the agent holds or has been shown.
-        self.seen = set(hand)
-        self.made: set = set()
-        self.must_accuse = False
-        expect(self.server.ask(f"reset {len(players)} {self.seat} {codes(hand)}"), "ok", "reset")
-
-    def suggest(self, turn, round) -> tuple:
-        reply = self.server.ask("suggest")
-        if len(reply) != 16 or not reply.lower().startswith("suggest "):
-            raise Disqualified(f"protocol violation answering suggest: {reply!r}")
-        cards = _triple(reply[8:].split())
-        if cards in self.made:
-            raise Disqualified(f"repeated suggestion {reply!r}")
-        self.made.add(cards)
-        return cards
-
-    def disprove(self, turn, by, cards, matching) -> str:
-        reply = self.server.ask(f"disprove {self.names.index(by)} {codes(cards)}")
-        if len(reply) != 7 or not reply.lower().startswith("show "):
-            raise Disqualified(f"protocol violation answering disprove: {reply!r}")
-        card = _card(reply[5:])
-        if card not in matching:
-            raise Disqualified(f"invalid disprove {reply!r}")
-        return card
-
-    def observe(self, event: Event) -> None:
-        event = event.observation
-        i = self.names.index(event.by)
-        if isinstance(event, Accusation):
-            message = f"accusation {i} {codes(event.cards)} {'+' if event.correct else '-'}"
-        elif event.shown_by is None:
-            message = f"suggestion {i} {codes(event.cards)} -"
-        else:
-            message = f"suggestion {i} {codes(event.cards)} {self.names.index(event.shown_by)}"
-            if event.card is not None:  # the agent suggested or showed it
-                message += f" {CODE[event.card]}"
-                if i == self.seat:
-                    self.seen.add(event.card)
-        if isinstance(event, Suggestion):
-            self.must_accuse = i == self.seat and event.shown_by is None and not set(event.cards) & self.seen
-        expect(self.server.ask(message), "ok", message.split()[0])
-
-    def accuse(self, turn):
-        reply = self.server.ask("accuse")
-        if reply == "-":
-            if self.must_accuse:
-                raise Disqualified("missed accusation: its own suggestion went undisproved")
-            return None
-        if len(reply) != 15 or not reply.lower().startswith("accuse "):
-            raise Disqualified(f"protocol violation answering accuse: {reply!r}")
-        accusation = _triple(reply[7:].split())
-        if set(accusation) & self.seen:
-            raise Disqualified(f"suicidal accusation {reply!r}")
-        return accusation
-
-
-def expect(reply: str, wanted: str, what: str) -> None:
-    if reply.lower() != wanted:
-        raise Disqualified(f"protocol violation answering {what}: {reply!r}")

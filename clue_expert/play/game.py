@@ -140,7 +140,7 @@ class GameResult:
     def record(self, me: str) -> Record:
         """The game as ``me`` saw it, in the knowledge engine's record format
         (with the true deal attached)."""
-        turns = [e.observation.seen_by(me) if isinstance(e.observation, Suggestion) else e.observation
+        turns = [e.observation.recorded_for(me) if isinstance(e.observation, Suggestion) else e.observation
                  for e in self.events]
         d = self.deal
         return Record(edition=d.edition, players=d.players, me=me, hand=d.hands[me],

@@ -8,12 +8,12 @@ import functools
 import itertools
 import random
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..core.board import MoveOptions
 from ..core.cards import Edition
 from ..core.errors import ClueError
-from ..core.observations import DealtHand, Event
+from ..core.observations import DealtHand, Event, RevealedHand
 from .game import Player
 from ..engine.knowledge import Candidate, Firing, Knowledge
 from ..core.paths import data_dir
@@ -88,7 +88,7 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
     seeded ``random``, in place of the strategy file's ``choice``) are in the
     result only when given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
-    out = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
+    out: dict[str, Any] = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
            "knowledge": knowledge, "rules": []}
     for part in parts:
         key, sep, value = part.partition("=")
@@ -200,8 +200,16 @@ class RuleBasedPlayer(Player):
         k.observe(DealtHand(self.name, tuple(hand)))
         self._check_solved(0)
 
+    @property
+    def _k(self) -> Knowledge:
+        """The knowledge of the game in play (a clear error before :meth:`start`)."""
+        k = self.knowledge
+        if k is None:
+            raise ClueError(f"{self.name}: no game started (start() first)")
+        return k
+
     def _check_solved(self, turn: int) -> None:
-        if self._solved_turn is None and self.knowledge.solved():
+        if self._solved_turn is None and self._k.solved():
             self._solved_turn = turn
 
     def _choose(self, candidates: list[Candidate], ruleset: RuleSet, what: str) -> Candidate:
@@ -225,7 +233,7 @@ class RuleBasedPlayer(Player):
         """Take in what was put aside (a level that updates at its own turn)."""
         pending, self._pending = self._pending, []
         for event in pending:
-            self.knowledge.observe(event.observation, event.turn)
+            self._k.observe(event.observation, event.turn)
             self._check_solved(event.turn)
 
     def ranked_suggestions(self, turn: int, round: int):
@@ -234,7 +242,7 @@ class RuleBasedPlayer(Player):
         candidate, then those of lower candidates (used to avoid repeating a
         suggestion where the rules forbid it)."""
         self._catch_up()
-        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        cands = self._k.request("your-turn", {"turn": turn, "round": round})
         if cands and not any(c.kind == "suggest" for c in cands):
             raise ClueError(f"{self.name}: the strategy rules {self.strategy.id!r} ask one player about a list of "
                             f"cards, which only the generalized game allows (play --game generalized)")
@@ -253,7 +261,7 @@ class RuleBasedPlayer(Player):
         cards); a Speed Clue strategy's ``suggest`` asks the first player of
         ``askable`` about its cards."""
         self._catch_up()
-        cands = self.knowledge.request("your-turn", {"turn": turn, "round": round})
+        cands = self._k.request("your-turn", {"turn": turn, "round": round})
         chosen = self._choose(cands, self.strategy, "interrogation")
         self.decisions.append((turn, chosen))
         picked = self._pick(chosen.options, self.strategy)
@@ -267,7 +275,7 @@ class RuleBasedPlayer(Player):
         if self.moves is None:
             return super().move(turn, round, options)
         self._catch_up()
-        k = self.knowledge
+        k = self._k
         with k.on_board(options):
             cands = [c for c in k.request("move-request", {"turn": turn, "round": round, "roll": options.roll})
                      if c.kind == "move"]
@@ -279,11 +287,11 @@ class RuleBasedPlayer(Player):
     def suggest_in(self, turn: int, round: int, room: str, options: MoveOptions) -> tuple:
         """The board game: the strategy's suggestion with its room fixed to
         ``room`` (the strategy rules see it as ``room_here()``)."""
-        with self.knowledge.on_board(options, room):
+        with self._k.on_board(options, room):
             return self.suggest(turn, round)
 
     def disprove(self, turn: int, by: str, cards: Sequence[str], matching: Sequence[str]) -> str:
-        cands = self.knowledge.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
+        cands = self._k.request("disprove-request", {"turn": turn, "by": by, "cards": tuple(cards),
                                                             "matching": tuple(matching)})
         chosen = self._choose(cands, self.response, "card to show")
         self.decisions.append((turn, chosen))
@@ -291,7 +299,7 @@ class RuleBasedPlayer(Player):
 
     def accuse(self, turn: int):
         self._catch_up()  # the generalized game offers the guess before anything else of the turn
-        cands = self.knowledge.request("accuse-offer", {"turn": turn})
+        cands = self._k.request("accuse-offer", {"turn": turn})
         if not cands:
             return None
         chosen = self._choose(cands, self.accusation, "accusation")
@@ -299,10 +307,11 @@ class RuleBasedPlayer(Player):
         return self._pick(chosen.options, self.accusation)
 
     def observe(self, event: Event) -> None:
-        if self.level.update == "own-turn" and event.observation.by != self.name:
+        obs = event.observation
+        if self.level.update == "own-turn" and (isinstance(obs, RevealedHand) or obs.by != self.name):
             self._pending.append(event)  # read at the start of this seat's next turn
             return
-        self.knowledge.observe(event.observation, event.turn)
+        self._k.observe(event.observation, event.turn)
         self._check_solved(event.turn)
 
     def report(self) -> dict:

@@ -127,7 +127,7 @@ def _turn(deal, by: str, rng: random.Random, me: str) -> Suggestion:
     players = deal.players
     cards = tuple(rng.choice(ed.category_cards(cat)) for cat in ed.categories)
     i = players.index(by)
-    passed = []
+    passed: list[str] = []
     for p in players[i + 1:] + players[:i]:
         mine = [c for c in cards if c in deal.hands[p]]
         if mine:

@@ -16,7 +16,7 @@ from typing import Callable
 
 import yaml
 
-from ..core.deals import get_deal
+from ..core.deals import Deal, get_deal
 from ..core.errors import ClueError
 from ..core.paths import published_dir
 from .players import CHOICES
@@ -150,11 +150,6 @@ def published(name: str) -> dict:
         return yaml.safe_load(fh)
 
 
-def _mean(xs):
-    xs = [x for x in xs if x is not None]
-    return round(sum(xs) / len(xs), 2) if xs else None
-
-
 def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
     """The envelope variants behind the 'all' column: every one of them when
     ``envelopes`` is at least their number (324 for deal 1), else a seeded
@@ -186,7 +181,7 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
         return rng.sample(variants, envelopes)
     rng.shuffle(strata)
     rng.shuffle(last_cards)
-    out = []
+    out: list[Deal] = []
     for i, key in enumerate(strata):
         picks = [last_cards[(i * per + j) % len(last_cards)] for j in range(per)]
         out.extend(by_front[key][c] for c in picks)
@@ -258,7 +253,7 @@ def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", ba
                            cols, notes=[
                                f"ours: mean (10-90 % range) over {seeds} seeds; every seat runs the strategy at the "
                                f"knowledge level '{knowledge}'"
-                               + (f"; rows marked 'with {_level_words(beside)}' use the level '{beside}'"
+                               + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
                                   if len(levels) > 1 else "")
                                + f"; responses '{response}'; Next- and Previous-possible choose with "
                                f"choice={choice}, the others in list order",
@@ -269,7 +264,7 @@ def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", ba
                                "match: the published value inside our 10-90 % range (stated before the runs)"])
         runs.note(table, len(specs), len(results))
         for label, strategy in rows:
-            per_seed: dict = {}
+            per_seed: dict[str, dict] = {}
             for r in results:
                 row, col, s = index[r.index]
                 if row == label and r.solution_round is not None:
@@ -311,7 +306,8 @@ def _same_strategy_specs(cells: list, games: int, seed: int) -> tuple[list, list
     """The games of the cells (deal id, strategy), every seat playing that
     strategy, ``games`` seeded games each -- all in one run -- and the cell of
     each game."""
-    specs, cell_of = [], []
+    specs: list[GameSpec] = []
+    cell_of: list[int] = []
     for i, (deal_id, strategy) in enumerate(cells):
         deal = get_deal(deal_id)
         for g in range(games):
@@ -339,8 +335,9 @@ def mean_estimate(values: list, seed: int = 1, resamples: int = 1000) -> Estimat
         return None
     rng = random.Random(seed)
     means = sorted(sum(rng.choices(xs, k=len(xs))) / len(xs) for _ in range(resamples))
-    est = estimate(means)
-    return Estimate(round(sum(xs) / len(xs), 2), est.low, est.high, len(xs))
+    spread = estimate(means)
+    assert spread is not None  # means is not empty
+    return Estimate(round(sum(xs) / len(xs), 2), spread.low, spread.high, len(xs))
 
 
 def _within(published_value, ours: Estimate | None, rounds: float = 0.5) -> bool:
@@ -400,7 +397,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
     runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
-    results = runs.run(specs) if specs else []
+    results = (runs.run(specs) or []) if specs else []  # the first run: never None (not interrupted yet)
     means = _same_strategy_means(cells, cell_of, results, seed)
     out = []
     for table, rows in layouts:
@@ -417,11 +414,11 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                        notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
                               f"games; cells are win shares in % (published: wins/500)", note])
         for test, seats, strategies, test_specs in tests:
-            results = runs.run(test_specs)
-            if results is None:
+            test_results = runs.run(test_specs)
+            if test_results is None:
                 break
-            runs.note(t, len(test_specs), len(results))
-            summary = summarize(results)
+            runs.note(t, len(test_specs), len(test_results))
+            summary = summarize(test_results)
             cells = []
             for i, (kind, wins) in enumerate(seats):
                 # our games rotate the seat types, so a seat's figure is its type's win share

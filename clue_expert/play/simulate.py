@@ -17,7 +17,7 @@ import random
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
@@ -325,7 +325,7 @@ def _write_record(folder: str | Path, index: int, record) -> None:
 def run_game(spec: GameSpec) -> GameSummary:
     """Play one game (and write its record when ``spec.records`` asks)."""
     summary, record = _play(spec)
-    if record is not None:
+    if record is not None and spec.records is not None:
         _write_record(spec.records, spec.index, record)
     return summary
 
@@ -358,7 +358,7 @@ class LocalExecutor:
         """What a summary's ``config`` says about where the games ran."""
         return {"workers": self.workers}
 
-    def results(self, specs: Sequence[GameSpec]) -> Iterator[tuple]:
+    def results(self, specs: Sequence[GameSpec]) -> Generator[tuple, None, None]:
         """``(summary, record)`` of every game, in the order they finish.
         Closing the iterator early (an error or Ctrl-C in the consumer)
         terminates and joins the workers."""
@@ -398,7 +398,7 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
     def finished(summary: GameSummary, record) -> None:
         # the parent writes the records, so those on disk are exactly the games counted
         # (and, on a cluster, they land on this machine, where --records says)
-        if record is not None:
+        if record is not None and folder is not None:
             _write_record(folder, summary.index, record)
         out.append(summary)
         if progress:
@@ -418,6 +418,22 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
     finally:
         results.close()
     return sorted(out, key=lambda s: s.index)
+
+
+def simulate(strategies: Sequence[str], *, games: int = 100, players: int = 3, seed: int = 0, workers: int = 1,
+             **options: Any) -> dict:
+    """Play a tournament and summarize it, as ``clue-expert simulate --json``
+    does (its summary without the ``config`` part): ``games`` seeded games of
+    ``players`` seats, each seat's strategy a seat spec of ``strategies``
+    rotated over the seats (see :func:`make_specs`, which takes the
+    ``options``: ``edition``, ``deal``, ``game``, ``seating``, ``board``,
+    ``response``, ``accusation``, ``max_rounds``, ``records``,
+    ``all_envelopes``), played in ``workers`` processes.  The same arguments
+    give the same summary whatever ``workers`` is."""
+    if games < 1 and not options.get("all_envelopes"):
+        raise ClueError(f"games must be at least 1, not {games}")
+    specs = make_specs(players=players, games=games, seed=seed, strategies=tuple(strategies), **options)
+    return summarize(run_games(specs, workers))
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -33,7 +33,7 @@ from ..core.cards import get_edition
 from ..core.errors import ClueError
 from ..core.yamlio import FileLoadError, load_file, shorten
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, load_decisions, parse_seat
-from .simulate import GameSummary, Interrupted, check_players, make_specs, run_games, summarize
+from .simulate import GameSpec, GameSummary, Interrupted, check_players, make_specs, run_games, summarize
 
 #: Most cells a sweep may have, and most games in all.
 MAX_CELLS = 10_000
@@ -416,12 +416,13 @@ def run_sweep(sweep: Sweep, folder: str | Path, *, workers: int = 1, executor=No
     skipped = len(sweep.cells) - len(todo)
     if on_start:
         on_start([(i, len(specs)) for i, specs in todo])
-    specs, owner = [], []  # every game of the run, renumbered; (cell, index in the cell) of each
+    specs: list[GameSpec] = []
+    owner: list[tuple[int, int]] = []  # every game of the run, renumbered; (cell, index in the cell) of each
     for i, cell_specs in todo:
         for s in cell_specs:
             owner.append((i, s.index))
             specs.append(replace(s, index=len(specs)))
-    pending = {i: [] for i, _ in todo}
+    pending: dict[int, list] = {i: [] for i, _ in todo}
     wanted = {i: len(cell_specs) for i, cell_specs in todo}
     played = 0
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ..core.cards import Edition, build_edition, get_edition
 from ..core.deals import Deal
-from ..core.observations import Accusation, Suggestion
+from ..core.observations import Accusation, Suggestion, Turn
 from ..core.records import Record
 from .randomgame import seat_view
 
@@ -66,7 +66,7 @@ def turns(draw, deal: Deal, max_turns: int = 30, accusations: bool = True) -> li
     ed = deal.edition
     players = deal.players
     out: set = set()
-    played = []
+    played: list[Turn] = []
     seat = 0
     for _ in range(draw(st.integers(0, max_turns))):
         while players[seat % len(players)] in out:
@@ -94,16 +94,58 @@ def turns(draw, deal: Deal, max_turns: int = 30, accusations: bool = True) -> li
 
 
 @st.composite
-def games(draw, edition: Edition | None = None, players=(3, 6), max_turns: int = 30) -> Record:
+def generalized_turns(draw, deal: Deal, max_turns: int = 30) -> list:
+    """Generalized-game turns on ``deal``, in seat order: each an
+    interrogation of a drawn player still in the game about a drawn list of
+    cards (any cards, the asker's own too; one to the whole deck), answered
+    truthfully (a drawn one of his matching cards, or a pass), or now and
+    then a drawn wrong guess that lays the guesser's hand open (at least two
+    players stay in), as :func:`~.randomgame.random_generalized_turns` plays them."""
+    ed = deal.edition
+    players = deal.players
+    out: set = set()
+    played: list[Turn] = []
+    seat = 0
+    for _ in range(draw(st.integers(0, max_turns))):
+        while players[seat % len(players)] in out:
+            seat += 1
+        by = players[seat % len(players)]
+        seat += 1
+        if len(players) - len(out) > 2 and draw(st.integers(0, 19)) == 0:
+            guess = ed.sort_cards(c for cat in ed.categories
+                                  for c in draw(st.permutations(ed.category_cards(cat)))[:ed.envelope_counts[cat]])
+            if guess != deal.envelope:
+                played.append(Accusation(by, guess, False, ed.sort_cards(deal.hands[by])))
+                out.add(by)
+                continue
+        whom = draw(st.sampled_from([p for p in players if p != by and p not in out]))
+        cards = ed.sort_cards(draw(st.sets(st.sampled_from(ed.card_ids), min_size=1, max_size=len(ed.card_ids))))
+        mine = [c for c in cards if c in deal.hands[whom]]
+        if mine:
+            played.append(Suggestion(by, cards, (), whom, draw(st.sampled_from(mine)), asks=whom))
+        else:
+            played.append(Suggestion(by, cards, (whom,), None, asks=whom))
+    return played
+
+
+@st.composite
+def games(draw, edition: Edition | None = None, players=(3, 6), max_turns: int = 30,
+          game: str | None = "speed-clue") -> Record:
     """One seat's record of a drawn game, with the true deal attached: of
     ``edition`` (default: the classic Cluedo, or a drawn small edition), a
-    drawn deal, seat and turns."""
+    drawn deal, seat and turns; ``game`` ``speed-clue`` (suggestions in seat
+    order), ``generalized`` (interrogations of one player) or None (drawn)."""
     if edition is None:
         edition = draw(st.one_of(st.just(get_edition("cluedo")),
                                  editions().filter(lambda e: len(e.cards) - e.envelope_size >= players[0])))
     deal = draw(deals(edition, players))
     me = draw(st.sampled_from(deal.players))
-    played = draw(turns(deal, max_turns))
+    if game is None:
+        game = draw(st.sampled_from(("speed-clue", "generalized")))
+    if game == "generalized":
+        played = draw(generalized_turns(deal, max_turns))
+    else:
+        played = draw(turns(deal, max_turns))
     return Record(edition=edition, players=deal.players, me=me, hand=deal.hands[me],
                   hand_sizes={p: len(h) for p, h in deal.hands.items()}, turns=seat_view(played, me), deal=deal,
-                  source="<drawn>")
+                  source="<drawn>", game=game)

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ..core.cards import Edition, build_edition, get_edition, pool_edition
 from ..core.deals import Deal, random_deal
-from ..core.observations import Accusation, Suggestion
+from ..core.observations import Accusation, Suggestion, Turn
 from ..core.records import Record
 
 
@@ -25,7 +25,7 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
     players = deal.players
     aligned = all(n == 1 for n in ed.envelope_counts.values())
     out: set = set()
-    turns = []
+    turns: list[Turn] = []
     seat = 0
     while len(turns) < n_turns and len(out) < len(players) - 1:
         by = players[seat % len(players)]
@@ -96,7 +96,7 @@ def random_generalized_turns(deal: Deal, rng: random.Random, n_turns: int, guess
     ed = deal.edition
     players = deal.players
     out: set = set()
-    turns = []
+    turns: list[Turn] = []
     seat = 0
     while len(turns) < n_turns:
         by = players[seat % len(players)]

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import jsonschema
 
-from ..core.board import MoveOptions, get_board
+from ..core.board import MoveOptions, Position, get_board
 from ..core.cards import build_edition, get_edition
 from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.yamlio import FileLoadError, load_file, shorten
@@ -141,6 +141,8 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     if errors:
         e = errors[0]
         raise RuleFileError(path, None, f"at {'/'.join(map(str, e.absolute_path))}: {shorten(e.message, 200)}")
+    if not isinstance(raw, dict):  # pragma: no cover - the schema asks for a mapping
+        raise RuleFileError(path, None, "a scenario file is a mapping with scenarios:")
     return [Scenario(s["name"], s["rule"], s["fires"], s, path) for s in raw["scenarios"]]
 
 
@@ -200,7 +202,7 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     if d.get("hand") and me is None:
         raise AssertionError(f"{where}: hand: is the seat's own hand; say whose with me:")
     try:
-        if d.get("hand"):
+        if d.get("hand") and me is not None:  # (None with a hand was refused above)
             hand = edition.resolve_all(d["hand"])
             k.observe(DealtHand(me, hand))
             if not any("dealt" in r.on for r in all_rules(rulesets) if r.id in active):
@@ -316,7 +318,7 @@ def board_options(spec: dict) -> MoveOptions:
     board = get_board(spec.get("board", "classic"))
     pawn = spec.get("pawn", next(iter(board.starts)))
     pos = (lambda p: p if isinstance(p, str) else tuple(p))
-    where = {s: sq for s, sq in board.starts.items()}
+    where: dict[str, Position] = {s: sq for s, sq in board.starts.items()}
     where.update({s: pos(p) for s, p in (spec.get("pawns") or {}).items()})
     here = pos(spec.get("here", where[pawn]))
     where[pawn] = here
