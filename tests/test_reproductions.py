@@ -13,11 +13,14 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import get_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.paths import data_dir
+from clue_expert.engine.levels import get_level
+from clue_expert.engine.rules import load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.play.game import play_game
 from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.play.reproduce import Estimate, estimate, mean_estimate, mitchell
 from clue_expert.play.seats import seat_spec
+from clue_expert.testing.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
 
 def _questions(deal_id: str, strategy: str, seed: int) -> tuple[list, int | None]:
@@ -143,3 +146,13 @@ def test_group1_end_game_padding_may_name_other_uncertain_cards():
         assert who == "bob" and {"c4", "c5", "c6", "c7", "c8"} & set(cards)
         more += len(set(cards) - {"c1", "c2", "c3"}) > 2
     assert 5 <= more <= 35
+
+
+def test_optional_no_holder_rule_has_passing_scenarios_and_is_not_in_the_level():
+    path = data_dir("rules") / "levels" / "kingston" / "no-holder.yaml"
+    rs = load_ruleset(path)
+    scenarios = load_scenarios(scenario_path(rs.path))
+    assert not check_coverage(rs, scenarios)
+    for sc in scenarios:
+        run_scenario(sc, get_level("kingston").rulesets() + (rs,))
+    assert rs.id not in {r.id for r in get_level("kingston").rulesets()}
