@@ -5,9 +5,9 @@ shows why Kingston's Deduction strategy differs from his."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-import yaml
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import get_deal
@@ -106,27 +106,21 @@ def test_reproduce_mitchell_answers_with_her_rule_by_default():
     assert any("responses 'minimal-information'" in n for n in other[0].notes)
 
 
-def test_kingston_deduction_is_no_intelligence_without_his_possible_set_rule(tmp_path):
+def test_kingston_deduction_is_no_intelligence_without_his_possible_set_rule():
     """The measured cause of Deduction beating No intelligence here: take
     the two rules that apply his Deduction-only inference (a possible set
     whose other cards the player lacks leaves the third held) out of his
     level, and Deduction asks exactly No intelligence's questions on every
     deal; with them, it does not."""
-    logic = yaml.safe_load((data_dir("rules") / "levels" / "kingston" / "logic.yaml").read_text())
-    logic["id"] = "kingston-logic-without-possible-sets"
-    logic["rules"] = [r for r in logic["rules"] if "possible-set" not in r["id"]]
-    assert len(logic["rules"]) == 3
-    (tmp_path / "logic.yaml").write_text(yaml.safe_dump(logic))
-    level = {"id": "kingston-without-possible-sets", "title": "Kingston without his Deduction-only inference",
-             "deduction": [str(tmp_path / "logic.yaml"), "levels/kingston/sheet"], "completion": False,
-             "update": "every-event"}
-    (tmp_path / "level.yaml").write_text(yaml.safe_dump(level))
+    level = Path(__file__).resolve().parent / "data" / "levels" / "kingston-without-possible-sets.yaml"
+    assert {r.id for r in get_level(str(level)).rulesets()[0].rules} == {
+        "kingston-absent-cards", "kingston-possible-cards", "kingston-full-hand-known"}
     differs = 0
     for n in (3, 6):
         for d in range(1, 6):
             deal = f"kingston-{d}-{n}p"
             ni = _questions(deal, "kingston-no-intelligence:knowledge=kingston", 1)
-            without = _questions(deal, f"kingston-deduction:knowledge={tmp_path / 'level.yaml'}", 1)
+            without = _questions(deal, f"kingston-deduction:knowledge={level}", 1)
             assert without == ni
             differs += _questions(deal, "kingston-deduction:knowledge=kingston", 1) != ni
     assert differs == 10
