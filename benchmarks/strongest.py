@@ -3,6 +3,7 @@
 
     python benchmarks/strongest.py [--players 3 4 5 6] [--games 210] [--workers 2] [--seed 23]
                                    [--candidate SPEC ...] [--clue-precision]
+                                   [--field our|outside|mixed] [--table NAME ...]
 
 At each table size: random cluedo deals, the default seat for that size (or
 each ``--candidate``) seated with one seat of every family -- Kingston's
@@ -19,10 +20,37 @@ prints, per opponent model of the seats that have models, how many probable
 clues it made about the other players and how many were true of the deal
 (refuted ones included): what the clue beliefs (``clue_top_probability``)
 take as facts.
+
+``--field outside|mixed`` (issue 26) plays the default seat (or each
+``--candidate``) against a field that is not our own instead:
+
+* ``outside``: for every family of :data:`OUTSIDE` (the stand-ins
+  ``rules/strategies/outside-*.yaml`` -- a bluffer, a random asker, a
+  repeater --, a Next-not-held seat that accuses at a fixed 60 %, and
+  Kingston's, Mitchell's and group 1's and group 7's players as shipped)
+  one table of ``--games`` games, the candidate with ``players - 1`` seats
+  of that family; then ``--games`` games against the mix, each of the other
+  seats drawn at random from the families;
+* ``mixed``: ``--games`` games against a mix drawn from the outside
+  families and our own :data:`FIELD` together.
+
+The seats are seated in a seeded random order, the deals and draws seeded
+from ``--seed`` and the game number, so every candidate meets the same
+deals and opponents.  Per size and candidate it prints, per table, the
+candidate's win rate and each opposing family's win rate per seat with
+their 95 % Wilson intervals, whether the candidate is first, then the
+candidate's accusations (at certainty and guesses), how many were wrong,
+and the longest single call to the seat (a suggestion, an accusation
+offer, a card to show or an event to take in: its deduction and beliefs),
+in CPU seconds of its process (with that call's wall time beside it: on a
+shared machine the wall time grows with the load).  (The contest's own reply time,
+which covers a whole exchange with the server, is measured by
+``benchmarks/contest_replies.py``.)
 """
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 from collections import Counter
@@ -30,7 +58,9 @@ from collections import Counter
 from clue_expert.play.game import play_game
 from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.play.seats import default_seat, seat_spec
-from clue_expert.play.simulate import make_specs, run_games, summarize
+from clue_expert.core.deals import random_deal
+from clue_expert.core.cards import get_edition
+from clue_expert.play.simulate import hash_seed, make_specs, run_games, summarize, wilson
 
 FIELD = [
     "kingston-next-not-held",
@@ -40,6 +70,20 @@ FIELD = [
     "clue-expert-open-information-gain",
     "clue-expert-open-information-gain:response=seen-model:model=first-round-asks",
 ]
+
+
+#: The families of the field that is not our own (issue 26): name -> seat spec.  The first four are
+#: stand-ins written from the issue's description of the contest's outside players.
+OUTSIDE = {
+    "bluffer": "outside-bluffer",
+    "random asker": "outside-random-asker",
+    "repeater": "outside-repeater",
+    "threshold 60 %": "kingston-next-not-held:accusation=outside-threshold-60",
+    "Kingston": "kingston-next-not-held",
+    "Mitchell": "mitchell-advanced",
+    "group 1": "mitchell-advanced:response=group1-disclosed-first:model=first-round-asks:accusation=threshold-95",
+    "group 7": "kingston-next-not-held:response=group7-history:model=pattern-analysis:accusation=probable-clues",
+}
 
 
 def line_up(players: int, candidates: list[str]) -> list[str]:
@@ -98,6 +142,141 @@ def clue_precision(players: int, games: int, seed: int, candidates: list[str]) -
         print(f"| `{m}` | {made[m]} | {true[m] / made[m]:.1%} |")
 
 
+_SEATS: dict = {}
+
+
+def _timed(player, times: list) -> None:
+    """Wrap the player's calls so that each one's wall time goes to ``times``."""
+    for name in ("suggest", "accuse", "disprove", "observe"):
+        fn = getattr(type(player), name)
+
+        def call(*args, _fn=fn, **kw):
+            t, c = time.perf_counter(), time.process_time()
+            try:
+                return _fn(player, *args, **kw)
+            finally:
+                times.append((time.process_time() - c, time.perf_counter() - t))
+        setattr(player, name, call)
+
+
+def play_one(job: tuple) -> dict:
+    """One game: ``(index, seed, players, seats)`` with ``seats`` the seat specs in seat order, the
+    candidate's seat first in the list's ``"cand"`` position.  Returns the winner's spec index, and
+    the candidate's accusations, guesses, wrong accusations and longest call."""
+    index, seed, players, seats, cand = job
+    names = tuple(f"player{i + 1}" for i in range(players))
+    deal = random_deal(get_edition("cluedo"), names, random.Random(f"{seed}:deal:{index}"))
+    gseed = hash_seed(seed, index)
+    times: list = []
+    made = {"accusations": 0, "guesses": 0}
+    seated = {}
+    for i, (p, spec) in enumerate(zip(names, seats)):
+        key = (p, spec)
+        player = _SEATS.get(key)
+        if player is None:
+            player = _SEATS[key] = seat_player(p, spec)
+        player.rng.seed(gseed * 10 + i)
+        seated[p] = player
+    me = names[cand]
+    player = seated[me]
+    _timed(player, times)
+    accuse = player.accuse
+
+    def counting(turn, _accuse=accuse):
+        sure = player.knowledge.solved()
+        out = _accuse(turn)
+        if out is not None:
+            made["accusations"] += 1
+            made["guesses"] += not sure
+        return out
+    player.accuse = counting
+    try:
+        result = play_game(deal, seated)
+    finally:
+        for name in ("suggest", "accuse", "disprove", "observe"):
+            player.__dict__.pop(name, None)
+    return {"winner": None if result.winner is None else names.index(result.winner), "seats": seats,
+            "wrong": sum(1 for by, _ in result.wrong_accusations if by == me), "cand": cand,
+            "longest": max(times, default=(0.0, 0.0)), **made}
+
+
+def _jobs(players: int, games: int, seed: int, cand: str, draw) -> list:
+    """Games of one table: ``draw(rng)`` gives the other seats; the seat order is shuffled (seeded)."""
+    jobs = []
+    for g in range(games):
+        rng = random.Random(f"{seed}:field:{g}")
+        seats = [cand] + list(draw(rng))
+        order = list(range(players))
+        rng.shuffle(order)
+        jobs.append((g, seed, players, tuple(seats[j] for j in order), order.index(0)))
+    return jobs
+
+
+def _run(jobs: list, workers: int) -> list:
+    if workers <= 1:
+        return [play_one(j) for j in jobs]
+    import multiprocessing
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(play_one, jobs, chunksize=1)
+
+
+def field_tables(players: int, games: int, workers: int, seed: int, candidates: list[str], field: str,
+                 only: list[str] | None = None) -> None:
+    """The candidates against the field that is not our own (``outside``), family by family and mixed,
+    or against the outside families and our own together (``mixed``)."""
+    cands = candidates or [default_seat(players)]
+    ours = [s for s in FIELD if seat_spec(parse_seat(s)) not in {seat_spec(parse_seat(c)) for c in cands}]
+    tables = []
+    if field == "outside":
+        tables += [(name, lambda rng, s=spec: [s] * (players - 1)) for name, spec in OUTSIDE.items()]
+        pool = list(OUTSIDE.values())
+        tables.append(("outside mix", lambda rng: [rng.choice(pool) for _ in range(players - 1)]))
+    else:
+        pool = list(OUTSIDE.values()) + ours
+        tables.append(("mixed field (outside + ours)", lambda rng: [rng.choice(pool) for _ in range(players - 1)]))
+    if only:
+        unknown = [t for t in only if t not in [label for label, _ in tables]]
+        if unknown:
+            raise SystemExit(f"unknown table(s) {unknown}: choose from {[label for label, _ in tables]}")
+        tables = [(label, draw) for label, draw in tables if label in only]
+    name_of = {spec: name for name, spec in OUTSIDE.items()}
+    for cand in cands:
+        t = time.perf_counter()
+        print(f"\n{players} players, seed {seed}, {games} games per table: `{cand}`")
+        print("| table | candidate's win rate | 95 % interval | best other seat | its win rate per seat | "
+              "95 % interval | first? |")
+        print("| --- | ---: | --- | --- | ---: | --- | --- |")
+        acc = guess = wrong = 0
+        longest = (0.0, 0.0)
+        for label, draw in tables:
+            results = _run(_jobs(players, games, seed, cand, draw), workers)
+            wins = sum(1 for r in results if r["winner"] == r["cand"])
+            seats: dict = {}
+            won: dict = {}
+            for r in results:
+                for i, s in enumerate(r["seats"]):
+                    if i == r["cand"]:
+                        continue
+                    seats[s] = seats.get(s, 0) + 1
+                    won[s] = won.get(s, 0) + (r["winner"] == i)
+                acc += r["accusations"]
+                guess += r["guesses"]
+                wrong += r["wrong"]
+                longest = max(longest, tuple(r["longest"]))
+            lo, hi = wilson(wins, games)
+            best = max(seats, key=lambda s: won[s] / seats[s])
+            b = won[best] / seats[best]
+            blo, bhi = wilson(won[best], seats[best])
+            verdict = ("first, intervals apart" if lo > bhi else "first" if wins / games > b
+                       else "tied" if wins / games == b else "behind, intervals apart" if hi < blo else "behind")
+            print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {b:.1%} | "
+                  f"{blo:.1%}–{bhi:.1%} | {verdict} |")
+        rate = f"{wrong / acc:.1%}" if acc else "n/a"
+        print(f"accusations {acc} ({guess} before certainty), wrong {wrong} ({rate}); longest call {longest[0]:.2f} s "
+              f"CPU ({longest[1]:.2f} s wall); "
+              f"{time.perf_counter() - t:.0f} s on {workers} worker(s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
@@ -108,9 +287,16 @@ def main() -> None:
                     help="seat spec(s) to put first instead of the shipped default (repeatable)")
     ap.add_argument("--clue-precision", action="store_true",
                     help="count the opponent models' probable clues and how many were true, instead of the table")
+    ap.add_argument("--field", choices=["our", "outside", "mixed"], default="our",
+                    help="our: the shipped field (the table above); outside: each outside family and their mix; "
+                         "mixed: the outside families and ours together")
+    ap.add_argument("--table", action="append", default=[], metavar="NAME",
+                    help="with --field outside: play only this table (a family's name or 'outside mix'; repeatable)")
     a = ap.parse_args()
     for n in a.players:
-        if a.clue_precision:
+        if a.field != "our" and not a.clue_precision:
+            field_tables(n, a.games, a.workers, a.seed, a.candidate, a.field, a.table)
+        elif a.clue_precision:
             clue_precision(n, a.games, a.seed, a.candidate)
         else:
             table(n, a.games, a.workers, a.seed, a.candidate)

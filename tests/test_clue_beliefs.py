@@ -67,5 +67,5 @@ def test_an_owner_caught_with_a_wrong_clue_is_not_trusted_for_any():
 def test_an_unknown_beliefs_name_is_an_error_naming_the_choices():
     import pytest
     k = _knowledge()
-    with pytest.raises(ValueError, match="use 'sheet' or 'clues'"):
+    with pytest.raises(ValueError, match="use 'sheet', 'clues' or 'weighted'"):
         call(k, "envelope_top_probability", "clue")

@@ -16,9 +16,11 @@ from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
-PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
+PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-calibrated-race"
                    ":model=first-round-asks")
 PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
+                 ":model=first-round-asks:model=second-round-asks")
+WEIGHTED_GAIN = ("clue-expert-weighted-information-gain:response=seen-model:accusation=clue-expert-calibrated-race"
                  ":model=first-round-asks:model=second-round-asks")
 
 
@@ -39,7 +41,7 @@ def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
     assert default_seat(3) == FOCUSED
-    assert (default_seat(4), default_seat(5), default_seat(6)) == (PROBABLE_GAIN, PROBABLE_GAIN_5, PROBABLE_GAIN)
+    assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, PROBABLE_GAIN_5, PROBABLE_GAIN)
     assert default_seat(2) == FOCUSED and default_seat(9) == PROBABLE_GAIN  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
@@ -76,7 +78,9 @@ def test_the_seat_follows_the_table_size_between_games():
         assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
         assert [m.id for m in agent.player.models] == ["first-round-asks"]  # the 5-player seat: no second-round model
         assert server.ask("reset 4 1 " + codes(hand[:5])) == "ok"
-        assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]  # 4's: 6's seat
+        assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
+        assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's 4-player seat
+        assert agent.player.accusation.id == "clue-expert-calibrated-race"
         assert server.ask("reset 3 1 " + codes(hand)) == "ok"
         assert agent.player.strategy.id == "clue-expert-focused"
         reply = server.ask("suggest")

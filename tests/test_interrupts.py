@@ -71,7 +71,8 @@ def test_simulate_command_interrupted_prints_the_summary_and_exits_130(monkeypat
             raise KeyboardInterrupt
         return real(spec)
     monkeypatch.setattr(simulate, "_play", play)
-    code = cli.main(["simulate", "--games", "10", "--workers", "1", "--json", "--strategy", "mitchell-basic"])
+    code = cli.main(["simulate", "--games", "10", "--workers", "1", "--json", "--strategy", "mitchell-basic",
+                     "--quiet"])
     out, err = capsys.readouterr()
     assert code == 130
     summary = json.loads(out)
@@ -98,8 +99,11 @@ def test_simulate_sigint_in_a_subprocess(tmp_path):
             proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "Traceback" not in out
-    lines = [l for l in err.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("interrupted after ") and lines[0].endswith(" of 2000 games")
+    # piped: the progress lines (the first at the start, none after Ctrl-C), then the one line saying so
+    progress = [l for l in err.splitlines() if l.startswith("simulate: ")]
+    assert progress and progress[0] == "simulate: 0 of 2000 games, 0 s"
+    lines = [l for l in err.splitlines() if l.strip() and l not in progress]
+    assert len(lines) == 1 and err.splitlines()[-1] == lines[0] and lines[0].startswith("interrupted after ") and lines[0].endswith(" of 2000 games")
     finished = int(lines[0].split()[2])
     assert 3 <= finished < 2000
     assert f"Simulation (interrupted): {finished} games" in out and "per strategy" in out
@@ -116,7 +120,7 @@ def test_reproduce_interrupted_shows_the_tables_so_far(monkeypatch, capsys):
         return real(specs, workers, progress, executor)
     monkeypatch.setattr(reproduce, "run_games", run_games)
     code = cli.main(["reproduce", "kingston", "--envelopes", "0", "--seeds", "1", "--no-beside", "--workers", "1",
-                     "--json"])
+                     "--json", "--quiet"])
     out, err = capsys.readouterr()
     assert code == 130
     tables = json.loads(out)

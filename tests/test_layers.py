@@ -95,6 +95,9 @@ OPTIONAL_IMPORTERS = {
     "distributed": {"play/cluster.py"},
     "dask": {"play/cluster.py"},
     "pyarrow": {"play/sweep.py"},
+    # the web extra: only the server module, and only when `serve` runs
+    "starlette": {"people/server.py"},
+    "uvicorn": {"people/server.py"},
 }
 
 
@@ -114,8 +117,19 @@ def test_optional_packages_have_one_importer_each():
 
 def test_the_cli_starts_without_the_optional_packages():
     code = ("import sys\n"
-            "for name in ('matplotlib', 'distributed', 'dask', 'pyarrow'): sys.modules[name] = None\n"
+            "for name in ('matplotlib', 'distributed', 'dask', 'pyarrow', 'starlette', 'uvicorn'): "
+            "sys.modules[name] = None\n"
             "from clue_expert.people.cli import main\n"
             "raise SystemExit(main(['simulate', '--games', '1', '--workers', '1', '--json']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_serve_without_the_web_extra_says_which_to_install(tmp_path):
+    code = ("import sys\n"
+            "for name in ('starlette', 'uvicorn'): sys.modules[name] = None\n"
+            "from clue_expert.people.cli import main\n"
+            f"raise SystemExit(main(['serve', {str(tmp_path / 'g.yaml')!r}]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2 and "serve needs Starlette, which is not installed: pip install 'clue-expert[web]'" \
+        in out.stderr, out.stderr

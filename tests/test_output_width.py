@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from clue_expert.core.cards import get_edition
+from clue_expert.core.cards import editions, get_edition
 from clue_expert.core.deals import get_deal, random_deal
 from clue_expert.core.records import load_record
 from clue_expert.people.cli import _seat_label, _seat_labels, main
@@ -214,3 +214,134 @@ def test_simulate_table_shows_the_ruleset_id(tmp_path, capsys, monkeypatch):
     code, out, _ = cli(capsys, monkeypatch, 100, "simulate", "--games", "2", "--workers", "1",
                        "--strategy", str(mine), "--strategy", "mitchell-fixed")
     assert code == 0 and "my-greedy" in out and str(mine) not in out.replace("\n", "")
+
+
+# ------------------------------------------------------- piped: not wrapped (issue 28)
+def _piped(*argv, columns: str | None = None, quiet: bool = False):
+    """The CLI in a subprocess, stdout and stderr pipes, COLUMNS unset unless given."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    return subprocess.run([sys.executable, "-m", "clue_expert", *argv], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_piped_play_keeps_each_line_whole():
+    """Piped without COLUMNS: each event, decision and deduction is one line, however long."""
+    proc = _piped("play", "--seed", "3", "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) > 100  # nothing was wrapped at 80
+    events = [line for line in lines if re.match(r"turn +\d+  ", line)]
+    assert len(events) >= 3 and all(" suggests " in line and ("shows" in line or "nobody" in line)
+                                    for line in events if "accuses" not in line)
+    reasons = [line for line in lines if re.match(r" {10}player\d \[", line)]
+    assert reasons and all(not re.match(r" {11,}\S", line) for line in lines if "final sheet" not in line)  # no continuation line
+    rules = [line for line in lines if line.startswith("─")]
+    assert rules and all(len(line) == 80 for line in rules)
+    assert proc.stderr == ""
+
+
+def test_piped_replay_keeps_every_word_on_its_line():
+    proc = _piped("replay", K1, "--all", "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "…" not in out
+    for step in steps(load_record(K1)):
+        assert any(step.observation in line for line in out.splitlines()), step.observation
+        for f in step.firings:  # every firing line whole, on one line
+            assert any(f.rule in line and f.message in line for line in out.splitlines()), f.message
+
+
+def test_columns_still_wraps_piped_output_with_a_hanging_indent():
+    proc = _piped("play", "--seed", "3", "--no-color", columns="60")
+    assert proc.returncode == 0 and fits(proc.stdout, 60)
+    lines = proc.stdout.splitlines()
+    for i, line in enumerate(lines):  # a decision line's continuation is indented 4 more than its first line
+        if re.match(r" {10}player\d \[", line) and i + 1 < len(lines) and re.match(r" {14}\S", lines[i + 1]):
+            break
+    else:
+        pytest.fail("no wrapped decision line with a hanging indent")
+    unpiped = _piped("play", "--seed", "3", "--no-color")
+    assert flat(proc.stdout) == flat(unpiped.stdout)  # the same words in the same order
+
+
+@pytest.mark.parametrize("width", [30, 47, 80])
+def test_hanging_indent_keeps_every_word(width):
+    from rich.text import Text
+    text = Text("  player1: strategy clue-expert-focused, holds green, revolver, conservatory, lead-pipe, "
+                "white, library, and a last word")
+    out = render(text, width)
+    lines = out.splitlines()
+    assert len(lines) > 1 and fits(out, width)
+    assert all(line.startswith(" " * 6) and not line.startswith(" " * 7) for line in lines[1:])
+    assert out.split() == text.plain.split()  # every word whole, in order
+    path = Text("results in /a/very/long/path/that/cannot/fit/on/one/line/of/this/console/results.csv, done")
+    folded = render(path, 30)
+    assert fits(folded, 30) and "/a/very/long/path/that/cannot/fit/on/one/line/of/this/console/results.csv," \
+        in folded.replace("\n", "")  # too long to hang: folded whole
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 81, 100, 200])
+def test_table_headers_never_split_inside_a_word(width):
+    out = render(EditionsView(get_edition(e) for e in ("clue", "cluedo", "master-detective", "dr-orchid")), width)
+    assert fits(out, width) and "…" not in out
+    tokens = {t.rstrip(":") for t in BOX.sub(" ", out).split()}
+    assert {"categories", "aliases", "envelope"} <= tokens  # whole, as a table's header or a list's label
+    assert not {"categori", "categorie", "envelop"} & tokens
+
+
+def test_editions_at_80_columns_is_a_table_without_split_words():
+    """Issue 28: at 80 columns the header read "categori / es"; the table now leaves out its outer edge."""
+    out = render(EditionsView(list(editions().values())), 80)
+    assert "┃" in out and fits(out, 80)  # a table
+    assert "categories" in BOX.sub(" ", out).split() and "categori" not in BOX.sub(" ", out).split()
+
+
+# ------------------------------------------------------- progress lines (issue 28)
+def test_piped_progress_lines_on_stderr_only():
+    proc = _piped("simulate", "--games", "3", "--workers", "1", "--strategy", "mitchell-basic", "--json")
+    assert proc.returncode == 0, proc.stderr
+    json_out = __import__("json").loads(proc.stdout)  # stdout is the JSON alone
+    assert json_out["games"] == 3
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "simulate: 0 of 3 games, 0 s"
+    assert re.fullmatch(r"simulate: 3 of 3 games, done in \d+ s", lines[-1])
+    quiet = _piped("simulate", "--games", "3", "--workers", "1", "--strategy", "mitchell-basic", "--json",
+                   "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == proc.stdout
+
+
+def test_progress_lines_every_step_when_the_interval_is_zero(capsys, monkeypatch):
+    """The interval between two lines is a setting: at 0 every game gets its line (a count, not a time)."""
+    monkeypatch.setattr("clue_expert.people.render.PROGRESS_EVERY", 0.0)
+    assert main(["simulate", "--games", "4", "--workers", "1", "--strategy", "mitchell-basic", "--no-color"]) == 0
+    out, err = capsys.readouterr()
+    counts = [int(m.group(1)) for m in re.finditer(r"^simulate: (\d+) of 4 games", err, re.M)]
+    assert counts == [0, 1, 2, 3, 4, 4]
+    assert "simulate:" not in out and "Simulation: 4 games" in out
+
+
+@pytest.mark.parametrize("argv, label", [
+    (["reproduce", "kingston", "--envelopes", "0", "--no-beside", "--workers", "1", "--json"], "reproduce kingston"),
+    (["puzzle", "--seed", "3", "--json"], "puzzle (medium)"),
+])
+def test_long_commands_say_how_far_they_are(capsys, argv, label):
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith(f"{label}: 0 ") and re.search(rf"^{re.escape(label)}: \d+ .*done in \d+ s$", err, re.M)
+    assert label not in out
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_sweep_progress_lines(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text("games: 2\nlineups: [[mitchell-basic]]\nplayers: [3, 4]\n")
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1", "--no-color"]) == 0
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines[0] == "sweep of 2 cells: 0 of 4 games, 0 s"
+    assert sum(line.startswith("sweep: done: ") for line in lines) == 2
+    assert re.fullmatch(r"sweep of 2 cells: 4 of 4 games, done in \d+ s", lines[-1])
+    assert "sweep" not in out.split("\n")[0] or "sweep:" not in out

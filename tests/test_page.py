@@ -283,3 +283,82 @@ def test_compare_page_at_six_players_in_a_browser(browser, tmp_path):
         panel = boxes["panel"]
         assert panel["width"] >= 200 and panel["right"] <= 1280 and panel["top"] < 720, (mode, panel)
         d.save_screenshot(str(tmp_path / f"compare-6-{mode}-1280x720.png"))
+
+
+def _size(driver, width: int, height: int) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def _geometry(driver) -> dict:
+    return driver.execute_script("""
+      const r = e => e ? e.getBoundingClientRect().toJSON() : null, q = s => document.querySelector(s);
+      const px = e => parseFloat(getComputedStyle(e).fontSize);
+      return {inner: [innerWidth, innerHeight], doc: [document.documentElement.scrollWidth,
+                                                      document.documentElement.scrollHeight],
+              sheet: r(q('#sheet')), panel: r(q('#panel')), main: r(q('main')), list: r(q('#deductions')),
+              proof: r(q('#proof')), listScroll: [q('#deductions').scrollHeight, q('#deductions').clientHeight],
+              proofScroll: [q('#proof').scrollHeight, q('#proof').clientHeight],
+              sheetFont: px(q('#sheet')), panelFont: px(q('#panel')),
+              header: getComputedStyle(q('header')).borderBottomWidth,
+              lit: getComputedStyle(q('#slide')).backgroundColor, plain: getComputedStyle(q('#prev')).backgroundColor}""")
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080)])
+def test_slide_mode_fits_the_screen(browser, tmp_path, width, height):
+    """Issue 28: at 1280 x 720 the rule list and the proof ran past the bottom edge, the panel grew but not
+    the sheet, nothing showed the mode was on; at 1920 x 1080 the sheet filled a quarter of the width.  Now
+    the sheet fills the height and scales with the panel, the list and the proof scroll inside the panel,
+    and the button and the header's bar show the mode."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    html = tmp_path / "lesson.html"
+    assert main(["replay", str(LESSON), "--hindsight", "--export", str(html)]) == 0
+    d = browser
+    _size(d, width, height)
+    try:
+        d.get(html.as_uri())
+        body = d.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.END)  # the last step: the longest list of deductions
+        button = d.find_element(By.ID, "slide")
+        assert button.text == "Slide mode" and button.get_attribute("aria-pressed") == "false"
+        page = _geometry(d)
+        button.click()
+        g = _geometry(d)
+        # the mode shows: the button lit and saying so, a thick bar under the header
+        assert button.text == "Slide mode: on" and button.get_attribute("aria-pressed") == "true"
+        assert g["lit"] != g["plain"] and float(g["header"].rstrip("px")) >= 5 > float(page["header"].rstrip("px"))
+        # nothing past the window's edges
+        assert g["inner"] == [width, height] and g["doc"][0] <= width and g["doc"][1] <= height, g
+        for name in ("sheet", "panel", "list"):
+            assert g[name]["bottom"] <= height and g[name]["right"] <= width, (name, g[name])
+        # the sheet takes its share: the height under the header, and well over a quarter of the width
+        assert g["sheet"]["width"] / width >= 0.38, g["sheet"]
+        assert g["sheet"]["height"] >= 0.85 * (height - g["main"]["top"]), g["sheet"]
+        # sheet and panel scale together, from the sheet's size
+        assert g["panelFont"] == pytest.approx(1.15 * g["sheetFont"], rel=0.02)
+        assert g["sheetFont"] > page["sheetFont"]
+        if width == 1280:  # the list is longer than its room: it scrolls inside the panel
+            assert g["listScroll"][0] > g["listScroll"][1]
+        assert "The envelope is known" in d.find_element(By.CSS_SELECTOR, "#panel .solved").text
+        d.save_screenshot(str(tmp_path / f"slide-{width}x{height}.png"))
+        # the proof: a pop-up in the panel, scrolling inside it to its last line
+        d.find_element(By.CSS_SELECTOR, 'button[data-owner="envelope"][data-card="hall"]').click()
+        g = _geometry(d)
+        assert g["proof"]["bottom"] <= height and g["proof"]["top"] >= g["panel"]["top"], g["proof"]
+        assert g["proofScroll"][0] > g["proofScroll"][1], "27 lines do not fit: the proof scrolls"
+        assert not d.find_element(By.ID, "deductions").is_displayed()
+        close = d.find_element(By.ID, "close-proof")
+        assert close.is_displayed() and close.rect["y"] + close.rect["height"] <= height
+        last = d.execute_script("const p = document.getElementById('proof'); p.scrollTop = p.scrollHeight;"
+                                "return [...p.querySelectorAll('li')].pop().getBoundingClientRect().toJSON()")
+        assert last["bottom"] <= height
+        assert close.is_displayed() and close.rect["y"] >= g["proof"]["top"] - 1  # the title stays at the top
+        d.save_screenshot(str(tmp_path / f"slide-proof-{width}x{height}.png"))
+        close.click()
+        assert d.find_element(By.ID, "deductions").is_displayed()
+        # and back: the page as it was
+        button.click()
+        assert button.text == "Slide mode" and _geometry(d)["sheetFont"] == page["sheetFont"]
+    finally:
+        _size(d, 1280, 720)

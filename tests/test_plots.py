@@ -49,6 +49,29 @@ def test_sweep_plot_folder(tmp_path, capsys):
         assert width >= 500 and height >= 200 and p.stat().st_size > 10_000, p
 
 
+def test_sweep_plot_makes_its_folders_on_a_first_run(tmp_path, monkeypatch, capsys):
+    """docs/strategies.md's command, run where neither runs/ nor runs/s1 exists yet."""
+    path = tmp_path / "s.yaml"
+    path.write_text("games: 1\nlineups: [[mitchell-basic, clue-expert-focused]]\nplayers: [3]\n")
+    monkeypatch.chdir(tmp_path)
+    assert not (tmp_path / "runs").exists()
+    assert main(["sweep", str(path), "--out", "runs/s1", "--workers", "1", "--plot", "runs/s1/plots",
+                 "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "runs" / "s1" / "plots").iterdir()) == [
+        "heatmap-rounds.png", "heatmap-win-rate.png", "win-rates.png"]
+    assert (tmp_path / "runs" / "s1" / "results.csv").is_file()
+
+
+def test_sweep_plot_under_a_file_is_one_error(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text("games: 1\nlineups: [[mitchell-basic]]\nplayers: [3]\n")
+    (tmp_path / "afile").write_text("x")
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--plot", str(tmp_path / "afile" / "plots")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file, not a folder" in err
+    assert not (tmp_path / "out").exists()  # before any game
+
+
 @pytest.mark.parametrize("target, message", [("sim.gif", "cannot plot to sim.gif: use .png, .svg, .pdf"),
                                              ("no/such/sim.png", "does not exist")])
 def test_bad_plot_target_fails_before_the_games(tmp_path, capsys, target, message):

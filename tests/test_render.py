@@ -53,3 +53,28 @@ def test_sheet_too_wide_is_listed_whole():
     wide = render(SheetView(k.sheet(), r.edition), width=100)
     row = next(line for line in wide.splitlines() if "Rope" in line)
     assert row.count("✓") == 1
+
+
+def test_piped_console_does_not_wrap(monkeypatch):
+    """Not a terminal and no COLUMNS: no line is wrapped, a rule is 80 wide, a table takes its natural width."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    buf = io.StringIO()
+    console = make_console(color=False, file=buf)
+    long = "word " * 60
+    console.print(long.strip())
+    console.rule("round 1")
+    r = load_record(EX)
+    console.print(SheetView(replay(r).sheet(), r.edition))
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == long.strip()
+    assert len(lines[1]) == 80 and "round 1" in lines[1]
+    assert max(len(line) for line in lines[2:]) < 80  # the sheet is not stretched to the console's width
+
+
+def test_fixed_width_console_wraps_with_a_hanging_indent():
+    text = render("turn 1: " + "word " * 30, width=40)
+    lines = text.splitlines()
+    assert all(len(line) <= 40 for line in lines) and len(lines) > 2
+    assert all(line.startswith("    word") for line in lines[1:])
+    narrow = render("  " + "word " * 10, width=12)
+    assert all(line.startswith("      word") for line in narrow.splitlines()[1:])  # 2 + 4, at most half of 12

@@ -204,7 +204,7 @@ def test_notebook_hand_sizes_are_not_mistaken_for_a_turn(tmp_path):
     assert s.notebook is None and s._setup["sizes"] == {"ann": 6, "bob": 6, "cat": 6}
     assert any("cannot read" in t for t in texts(s.handle("bob 5 cat 7")))  # no 'sizes': never read as sizes
     assert any("pairs" in t for t in texts(s.handle("sizes bob")))
-    assert any("only 18 are dealt" in t for t in texts(s.handle("sizes bob 9 cat 9")))
+    assert any("add up to 24, but 18 cards are dealt" in t for t in texts(s.handle("sizes bob 9 cat 9")))
     out = texts(s.handle("sizes bob 7 cat 5"))
     assert "hand sizes now ann 6, bob 7 and cat 5; Enter accepts them" in out and s.notebook is None
     s.handle("")

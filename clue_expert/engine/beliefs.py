@@ -98,6 +98,15 @@ def _seen_shows(k: KnowledgeView) -> list:
     return out
 
 
+def soft_clues(k: KnowledgeView) -> tuple:
+    """The soft clues a knowledge view carries, as ``(owner, card, factor)``:
+    every deal in which ``owner`` holds ``card`` has its weight multiplied by
+    ``factor`` (0 < factor < 1; others are ignored).  Only the library's
+    reliability-weighted overlay (``clue_expert.engine.library``) has any;
+    a plain knowledge view has none."""
+    return tuple(getattr(k, "soft_clues", ()) or ())
+
+
 class _Problem:
     """The free cards, fixed cards and live constraints of one seat's
     knowledge: everything the DP needs, built once per position."""
@@ -166,6 +175,12 @@ class _Problem:
                 self.weights.append((shower, base, var))
             else:
                 self.base_factor /= base
+        # soft clues: the deals in which the owner holds the card weighted by the factor, written as a
+        # one-card show weight 1 / (b + count) with b = f / (1 - f), whose ratio b / (b + 1) is f
+        for owner, card, factor in soft_clues(k):
+            if card in fixed or owner not in allowed.get(card, ()) or not 0.0 < factor < 1.0:
+                continue  # settled (a constant factor), or no weight to give
+            self.weights.append((owner, factor / (1.0 - factor), frozenset({card})))
         self.slot_of = {p: i for i, p in enumerate(self.players)}
 
     def same(self, other: "_Problem") -> bool:

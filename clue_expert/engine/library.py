@@ -284,19 +284,22 @@ def probability(k: KnowledgeView, owner, card):
 
 
 @function("entropy of the envelope's distribution over its possible contents, in bits; with 'clues', by the "
-          "beliefs that take the unrefuted probable clues as facts (see clue_top_probability)")
+          "beliefs that take the unrefuted probable clues as facts (see clue_top_probability); with "
+          "'weighted', by the beliefs that weigh each clue by its owner's trust (see clue_trust)")
 def envelope_entropy(k: KnowledgeView, source=None):
     return _source_beliefs(k, source).entropy_bits
 
 
 @function("the probability of the likeliest envelope contents; with 'clues', by the beliefs that take the "
-          "unrefuted probable clues as facts (see clue_top_probability)")
+          "unrefuted probable clues as facts (see clue_top_probability); with 'weighted', by the beliefs that "
+          "weigh each clue by its owner's trust (see clue_trust)")
 def envelope_top_probability(k: KnowledgeView, source=None):
     return max(_source_beliefs(k, source).envelope.values())
 
 
 @function("the likeliest envelope contents (its cards in sheet order; suspect, weapon, room in the classic "
-          "game); with 'clues', by the beliefs that take the unrefuted probable clues as facts")
+          "game); with 'clues', by the beliefs that take the unrefuted probable clues as facts; with 'weighted', "
+          "by the beliefs that weigh each clue by its owner's trust (see clue_trust)")
 def envelope_top(k: KnowledgeView, source=None):
     env = _source_beliefs(k, source).envelope
     return max(env, key=env.get)
@@ -309,8 +312,11 @@ class _Supposed:
     :class:`~clue_expert.engine.beliefs._Problem` reads cells through
     ``status``), so no deduction runs and the sheet is untouched."""
 
-    def __init__(self, k: KnowledgeView, held_cells: frozenset, lacked_cells: frozenset):
+    def __init__(self, k: KnowledgeView, held_cells: frozenset, lacked_cells: frozenset, soft: tuple = ()):
         self._k, self._held, self._lacked = k, held_cells, lacked_cells
+        #: (owner, card, factor): the deals in which owner holds card weigh factor times as much
+        #: (read by the beliefs' ``soft_clues``)
+        self.soft_clues = soft
 
     def __getattr__(self, name):
         return getattr(self._k, name)
@@ -350,11 +356,99 @@ def _clue_state(k: KnowledgeView):
     return k.memo_state("clue-beliefs", build)
 
 
+#: The Beta prior of an opponent's clue reliability (the chance that a probable clue about him is
+#: true): Beta(9, 1), mean 0.9 and the weight of ten resolved clues.  Against our own field the models'
+#: clues were 92-97 % true (docs/strategies.md#beliefs-on-the-probable-clues).
+RELIABILITY_PRIOR = (9.0, 1.0)
+
+
+def _clue_chance(k: KnowledgeView, kind: str, owner) -> float:
+    """The chance that a clue of ``kind`` about ``owner`` is true by luck alone: of the cards this seat
+    does not hold, the share the owner holds (probably-held) or does not hold (probably-lacked)."""
+    rest = len(k.cards) - k.hand_sizes.get(k.me, 0) if k.me is not None else len(k.cards)
+    share = k.hand_sizes.get(owner, 0) / rest if rest > 0 else 0.0
+    return share if kind == "probably-held" else 1.0 - share
+
+
+def _clue_record(k: KnowledgeView) -> dict:
+    """owner -> (confirmed, refuted, chance): his probable clues the sheet has settled, and the mean
+    chance (:func:`_clue_chance`) of those clues (of a probably-lacked clue when none is settled)."""
+    def build():
+        out: dict = {}
+        settled: dict = {}
+        for kind, owner, card in k.probable_clues():
+            if k.status(owner, card) == ("held" if kind == "probably-held" else "lacked"):
+                settled.setdefault(owner, []).append((kind, True))
+        for kind, owner, _ in k.probable_clues(refuted=True):
+            settled.setdefault(owner, []).append((kind, False))
+        for owner in k.players:
+            xs = settled.get(owner, [])
+            chance = (sum(_clue_chance(k, kind, owner) for kind, _ in xs) / len(xs) if xs
+                      else _clue_chance(k, "probably-lacked", owner))
+            out[owner] = (sum(1 for _, ok in xs if ok), sum(1 for _, ok in xs if not ok), chance)
+        return out
+    return k.memo_state("clue-record", build)
+
+
+@function("the estimated chance that a probable clue about the player is true: the mean of a Beta(9, 1) "
+          "prior updated by his clues the sheet has settled (each confirmed one a success, each refuted one "
+          "a failure); docs/beliefs.md#whom-to-trust")
+def clue_reliability(k: KnowledgeView, owner):
+    a, b = RELIABILITY_PRIOR
+    confirmed, refuted, _ = _clue_record(k).get(owner, (0, 0, 0.0))
+    return (a + confirmed) / (a + b + confirmed + refuted)
+
+
+@function("how far the player's probable clues are trusted, 0 to 1: his clue_reliability above the chance "
+          "that a clue about him is true by luck (his share of the cards this seat does not hold), as a "
+          "share of what is left, (r - chance) / (1 - chance), never below 0; a clue about him weighs the "
+          "deals that contradict it by 1 - trust in the weighted beliefs")
+def clue_trust(k: KnowledgeView, owner):
+    _, _, chance = _clue_record(k).get(owner, (0, 0, 0.0))
+    r = clue_reliability(k, owner)
+    if chance >= 1.0:
+        return 0.0
+    return min(1.0, max(0.0, (r - chance) / (1.0 - chance)))
+
+
+def _weighted_state(k: KnowledgeView):
+    """(view, beliefs) with every unrefuted probable clue weighted by its owner's trust, or None when
+    no clue carries any weight or they leave no consistent deal."""
+    def build():
+        held_cells, lacked_cells, soft = set(), set(), []
+        for kind, owner, card in k.probable_clues():
+            if k.status(owner, card) != "unknown":
+                continue
+            t = clue_trust(k, owner)
+            if t <= 0.0:
+                continue
+            if t >= 1.0 or (kind == "probably-held" and t >= 0.5):
+                (held_cells if kind == "probably-held" else lacked_cells).add((owner, card))
+            elif kind == "probably-lacked":
+                soft.append((owner, card, 1.0 - t))
+            # a probably-held clue trusted less than half is dropped (a weight can only lower a cell)
+        lacked_cells -= held_cells
+        if not held_cells and not lacked_cells and not soft:
+            return None
+        view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
+        try:
+            b = compute(view)
+        except (ValueError, ZeroDivisionError, ContradictionError):
+            return None
+        if not b.envelope or not b.deals > 0:
+            return None
+        return view, b
+    return k.memo_state("weighted-beliefs", build)
+
+
 def _source_beliefs(k: KnowledgeView, source):
     if source is None or source == "sheet":
         return _beliefs(k)
+    if source == "weighted":
+        state = _weighted_state(k)
+        return _beliefs(k) if state is None else state[1]
     if source != "clues":
-        raise ValueError(f"unknown beliefs {source!r}: use 'sheet' or 'clues'")
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
     state = _clue_state(k)
     return _beliefs(k) if state is None else state[1]
 
@@ -368,13 +462,13 @@ def clue_top_probability(k: KnowledgeView, _unused=None):
 
 
 def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
-    if source == "clues":
-        state = _clue_state(k)
+    if source in ("clues", "weighted"):
+        state = _clue_state(k) if source == "clues" else _weighted_state(k)
         if state is not None:
             view, b = state
-            return k.memo_state(("evaluator-clues", measure), lambda: SuggestionEvaluator(view, b, measure))
+            return k.memo_state((f"evaluator-{source}", measure), lambda: SuggestionEvaluator(view, b, measure))
     elif source not in (None, "sheet"):
-        raise ValueError(f"unknown beliefs {source!r}: use 'sheet' or 'clues'")
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
     return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
@@ -389,7 +483,8 @@ def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
 @function("like most_informative, but only among the suggestions made of one card from each of the card "
           "sets given, one set per category in category order, e.g. "
           "[in_category(pool, c) for c in CATEGORIES] (None if any set is empty); beliefs 'clues' values "
-          "them with the unrefuted probable clues taken as facts (see clue_top_probability)")
+          "them with the unrefuted probable clues taken as facts (see clue_top_probability), 'weighted' with "
+          "each clue weighed by its owner's trust (see clue_trust)")
 def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", beliefs="sheet"):
     sets = list(sets)
     if len(sets) != len(k.edition.categories):
@@ -746,6 +841,12 @@ def my_interrogations(k: KnowledgeView):
             whom = obs.asks if obs.asks is not None else obs.shown_by
             out.append((whom, frozenset(obs.cards), obs.card))
     return tuple(out)
+
+
+@function("the cards of this seat's last suggestion (the empty set before its first)")
+def last_suggestion(k: KnowledgeView, _unused=None):
+    mine = [obs for _, obs in k.suggestions_seen() if obs.by == k.me]
+    return frozenset(mine[-1].cards) if mine else frozenset()
 
 
 @function("n halved, rounded down (the expression language has no division)")

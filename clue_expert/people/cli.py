@@ -48,13 +48,14 @@ from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
-from .notebook import NotebookSession
+from .notebook import NotebookSession, line_editing
+from .server import serve
 from .plots import check_plot_folder, check_plot_path, simulate_plot, sweep_plots
 from .render import (ComparisonView, ExplanationView, ProbabilityView, ProofView, RulesView, SheetView, StepView,
                      SummaryView,
                      decision_text, deduction_text, event_text, explanation_json, firing_line, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
-                     SweepBars, board_view, move_text)
+                     sweep_progress, board_view, move_text)
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -603,6 +604,7 @@ def _play_human(args, deal, console) -> int:
         console.print(output_item(item, deal.edition))
 
     general = args.game == "generalized"
+    line_editing()
     human = HumanPlayer(args.human, input, tell, hints=args.hints,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
     players: dict[str, Player] = {}
@@ -743,11 +745,8 @@ def cmd_simulate(args) -> int:
     interrupted = None
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                results = run_games(specs, workers, executor=executor)
-            else:
-                with progress_bar("simulating", len(specs)) as advance:
-                    results = run_games(specs, workers, lambda s: advance(), executor=executor)
+            with progress_bar("simulate", len(specs), quiet=args.quiet) as advance:
+                results = run_games(specs, workers, lambda s: advance(), executor=executor)
         except Interrupted as exc:  # Ctrl-C: the summary of the games finished, then exit 130
             interrupted, results = exc, exc.results
         where = executor.describe()
@@ -795,8 +794,7 @@ def cmd_sweep(args) -> int:
         check_plot_folder(args.plot)
     workers = args.workers or os.cpu_count() or 1
     labels = {i: c.label() for i, c in enumerate(sweep.cells)}
-    bars = not args.json and sys.stderr.isatty()
-    with _executor(args, workers) as executor, (SweepBars(labels) if bars else contextlib.nullcontext()) as bar:
+    with _executor(args, workers) as executor, sweep_progress(labels, args.quiet) as bar:
         def start(todo):
             if len(todo) < len(sweep.cells):
                 message = (f"{len(sweep.cells) - len(todo)} of {len(sweep.cells)} cells already finished in "
@@ -867,11 +865,9 @@ def cmd_reproduce(args) -> int:
                         executor=executor)
     with _executor(args, workers) as executor:
         try:
-            if args.json or not sys.stderr.isatty():
-                tables = run(None, executor)
-            else:  # a progress bar on a terminal's stderr (the number of games is the reproduction's own business)
-                with progress_bar(f"reproducing {args.paper}", None) as advance:
-                    tables = run(lambda summary: advance(), executor)
+            # (the number of games is the reproduction's own business)
+            with progress_bar(f"reproduce {args.paper}", None, quiet=args.quiet) as advance:
+                tables = run(lambda summary: advance(), executor)
         except ReproductionInterrupted as exc:  # Ctrl-C: the tables from the games finished, then exit 130
             interrupted, tables = exc, exc.tables
     if args.json:
@@ -1017,7 +1013,8 @@ def cmd_puzzle(args) -> int:
         if Path(args.export).suffix != ".html":
             raise ClueError(f"cannot export a puzzle to {Path(args.export).name}: use .html")
         _check_writable(args.export)
-    puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition)
+    with progress_bar(f"puzzle ({args.difficulty})", None, unit="deals tried", quiet=args.quiet) as advance:
+        puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition, progress=advance)
     if args.export:
         path = Path(args.export)
         path.write_text(puzzle_page(puzzle), encoding="utf-8")
@@ -1050,6 +1047,7 @@ def cmd_notebook(args) -> int:
             ed = session.notebook.edition if session.notebook else None
             console.print(output_item(item, ed) if ed else getattr(item, "text", str(item)))
 
+    line_editing(session.words)
     try:
         show(session.start())
         while not session.done:
@@ -1063,6 +1061,16 @@ def cmd_notebook(args) -> int:
         console.print()
         show(session.close())
         return EXIT_INTERRUPTED
+    return 0
+
+
+def cmd_serve(args) -> int:
+    if not 0 < args.port < 65536:
+        raise ClueError(f"--port {args.port} is out of range (1-65535)")
+    try:
+        serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print)
+    except KeyboardInterrupt:
+        return 0
     return 0
 
 
@@ -1099,6 +1107,10 @@ def build_parser() -> argparse.ArgumentParser:
     def colour(p):
         p.add_argument("--color", action="store_true", help="force colour")
         p.add_argument("--no-color", action="store_true", help="no colour")
+
+    def quiet(p):
+        p.add_argument("--quiet", action="store_true",
+                       help="no progress lines on standard error (they never go to standard output)")
 
     def board_option(p):
         p.add_argument("--board", metavar="ID|FILE",
@@ -1223,6 +1235,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "intervals (.png, .svg or .pdf; needs pip install \"clue-expert[plot]\")")
     seat_rules(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("reproduce", help="the published result tables beside ours")
@@ -1259,6 +1272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("sweep", help="a grid of tournaments from a YAML file, resumable (docs/strategies.md#sweeps)",
@@ -1277,6 +1291,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "their 95 %% intervals into DIR (PNG; needs pip install \"clue-expert[plot]\")")
     workers_and_cluster(p)
     common(p)
+    quiet(p)
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("contest-agent", help="play in the Speed Clue contest server (its TCP protocol)")
@@ -1338,6 +1353,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="FILE", help="write the puzzle as a page: FILE.html (answer key hidden)")
     p.add_argument("--json", action="store_true",
                    help="{record, question, answer: {envelope}, difficulty, rules_needed, seed}")
+    quiet(p)
     p.set_defaults(func=cmd_puzzle)
 
     p = sub.add_parser("notebook", help="the table assistant: keep a real game, turn by turn")
@@ -1352,6 +1368,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run this deduction or model rule file of yours on the sheet (repeatable)")
     colour(p)
     p.set_defaults(func=cmd_notebook)
+
+    p = sub.add_parser("serve", help="the table assistant in the browser: keep a real game by tapping")
+    knowledge(p)
+    p.add_argument("file", nargs="?", default="notebook.yaml", metavar="FILE",
+                   help="the game file, the terminal notebook's (created if missing, saved after every change; "
+                        "default notebook.yaml)")
+    p.add_argument("--port", type=int, default=8765, help="the port (default 8765)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only); another address "
+                        "shares the game on the network, and then every request needs the printed access token")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("deals", help="list the shipped deals")
     common(p)

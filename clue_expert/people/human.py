@@ -23,7 +23,8 @@ from .output import BoardPosition, Message, english_list, envelope_cards
 from ..engine.rules import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
-OWN_MARKS = ("record-own-hand", "record-pass-as-lacked", "record-seen-card-as-held", "full-hand-lacks-everything-else")
+OWN_MARKS = ("record-own-hand", "record-pass-as-lacked", "record-seen-card-as-held", "full-hand-lacks-everything-else",
+             "record-correct-accusation")
 
 HELP = """At any prompt: 'sheet' shows your sheet, 'help' this text, 'quit' leaves the game{hint}.
 Name cards by name or alias, e.g. 'plum rope hall' or 'professor plum, lead pipe, study'."""
@@ -53,6 +54,8 @@ class HumanPlayer(Player):
         self.engine: Knowledge | None = None
         self.edition: Edition | None = None
         self.hand: tuple = ()
+        #: Whether "you can accuse now" was said (it is said once, when it becomes true).
+        self.told_solved = False
 
     # -------------------------------------------------------------- helpers
     def sheet(self) -> Sheet:
@@ -359,3 +362,10 @@ class HumanPlayer(Player):
         for k in (self.marks, self.engine):
             if k is not None:
                 k.observe(event.observation, event.turn)
+        envelope = self._envelope() if self.hints and not self.told_solved and self.engine is not None else None
+        if envelope is not None:
+            # said unprompted, the moment it becomes true: a turn is not lost waiting for a 'hint'
+            self.told_solved = True
+            env = english_list(self._ed.display(c) for c in envelope)
+            self.tell(Message(f"you can accuse now: the envelope holds {env} — at your turn, answer the "
+                              f"accusation prompt with them", "advice"))

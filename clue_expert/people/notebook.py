@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import yaml
 
 from ..core.cards import Edition, get_edition
-from ..core.errors import ClueError, ContradictionError
+from ..core.errors import ClueError, ContradictionError, UnknownCardError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
@@ -50,7 +51,8 @@ or type 'turn' to be asked step by step.  Commands:
   verbose            after an entry, also the whole sheet
   why FACT           how FACT was concluded       why-not FACT   why FACT is still open
   why --steps FACT   the same as a numbered proof, a case analysis shown as its cases
-  undo               remove the last turn         edit N         re-enter turn N
+  undo               remove the last turn         redo           put back the turn last undone
+  edit N             re-enter turn N
   save [FILE]        save now; with FILE, save there and keep saving there after every entry
   load FILE          open a saved game
   odds               exact probabilities of every cell and the likeliest envelopes
@@ -76,6 +78,14 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
         return []
     if "," in text or " and " in text:
         parts = [p for p in re.split(r"\s*(?:,|\band\b)\s*", text) if p.strip()]
+        errors = []
+        for p in parts:
+            try:
+                edition.resolve(p)
+            except UnknownCardError as exc:
+                errors.append(exc)
+        if errors:
+            raise ClueError(unknown_cards_text(errors))
         return [edition.resolve(p) for p in parts]
     words = text.split()
 
@@ -93,10 +103,120 @@ def split_cards(edition: Edition, text: str, count: int | None = None) -> list[s
     for cards in seg(0):
         if count is None or len(cards) == count:
             return cards
-    # nothing fits: report the first word that is no card
-    for w in words:
-        edition.resolve(w)
+    # nothing fits: report every word that is no card, each with the nearest names
+    errors = unknown_words(edition, words)
+    if errors:
+        raise ClueError(unknown_cards_text(errors))
     raise ClueError(f"cannot read {text!r} as {count or 'some'} cards")
+
+
+def line_editing(words: Callable[[], Iterable[str]] | None = None) -> bool:
+    """Line editing and history at the prompts (``input``), through the
+    standard library's readline where it is present and input is a terminal;
+    with ``words`` (a function returning names), Tab completes them.
+    Returns whether it is on."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input
+        return False
+    readline.parse_and_bind("tab: complete")
+    if words is not None:
+        readline.set_completer_delims(" \t/,:")
+
+        def complete(text: str, state: int):
+            low = text.lower()
+            hits = sorted(w for w in set(words()) if w.lower().startswith(low))
+            return hits[state] if state < len(hits) else None
+        readline.set_completer(complete)
+    return True
+
+
+def dealt_sizes(edition: Edition, players: Iterable[str], first: str | None = None) -> dict:
+    """Hand sizes in seat order when the dealer gives the first card to
+    ``first`` (default: the first seat) and goes on round the table: the
+    extra cards go to ``first`` and the seats after it.  They always add up
+    to the cards dealt (all but the envelope's)."""
+    players = list(players)
+    i = players.index(first) if first is not None else 0
+    order = players[i:] + players[:i]
+    by_order = dict(zip(order, edition.hand_sizes(len(players))))
+    return {p: by_order[p] for p in players}
+
+
+def first_dealt_fitting(edition: Edition, players: Iterable[str], me: str, hand_size: int) -> list:
+    """The seats that, dealt first, give ``me`` a hand of ``hand_size`` cards."""
+    return [p for p in players if dealt_sizes(edition, players, p)[me] == hand_size]
+
+
+def hand_fit_warning(edition: Edition, players: Iterable[str], me: str, first: str | None,
+                     hand_size: int) -> str | None:
+    """None when a hand of ``hand_size`` cards fits the dealing rule with
+    ``first`` dealt first; otherwise what is wrong and which first-dealt
+    seats would fit."""
+    players = list(players)
+    sizes = dealt_sizes(edition, players, first)
+    if sizes[me] == hand_size:
+        return None
+    fits = first_dealt_fitting(edition, players, me, hand_size)
+    dealt = sum(sizes.values())
+    if fits:
+        hint = f"; dealing from {english_list(fits, 'or')} gives you {hand_size}: who was dealt first?"
+    else:
+        hint = (f"; with {len(players)} players the {dealt} cards dealt make hands of "
+                f"{english_list(sorted(set(sizes.values())), 'or')}: check your cards")
+    return f"you listed {hand_size} cards, but dealing from {first or players[0]} gives you {sizes[me]}" + hint
+
+
+def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
+    """The turns a contradiction rests on: the offending turn and the earlier
+    turns whose observations the conflicting facts were concluded from
+    (``knowledge`` is the one before the offending turn)."""
+    turns = {exc.turn} if exc.turn else set()
+    cause = exc.cause
+    keys = cause[1] if isinstance(cause, tuple) and len(cause) > 1 else ()
+    for key in keys:
+        if not isinstance(key, tuple):
+            continue
+        if knowledge.known(key):
+            for root in knowledge.roots(key):
+                j = knowledge.justification(root)
+                if j is not None and j.turn:
+                    turns.add(j.turn)
+    return sorted(turns)
+
+
+def unknown_words(edition: Edition, words: list) -> list:
+    """The :class:`UnknownCardError` of each word that is no card and no
+    part of a card's name of up to three words, reading left to right."""
+    errors, i = [], 0
+    while i < len(words):
+        for j in range(min(len(words), i + 3), i, -1):
+            try:
+                edition.resolve(" ".join(words[i:j]))
+            except ClueError:
+                continue
+            i = j
+            break
+        else:
+            try:
+                edition.resolve(words[i])
+            except UnknownCardError as exc:
+                errors.append(exc)
+            i += 1
+    return errors
+
+
+def unknown_cards_text(errors: list) -> str:
+    """One line for every unknown card name of an entry, each with the nearest names."""
+    if len(errors) == 1:
+        return str(errors[0])
+
+    def one(e):
+        near = f" (did you mean {english_list(e.suggestions, 'or')}?)" if e.suggestions else ""
+        return f"{e.name!r}{near}"
+    return f"unknown cards in edition {errors[0].edition!r}: " + "; ".join(one(e) for e in errors)
 
 
 TEMP_MARK = ".saving-"
@@ -265,10 +385,26 @@ class Notebook:
         self.autosave()
         return knowledge.sheet().changes_from(before)
 
+    def replace(self, turns: list) -> list:
+        """Adopt a whole new list of turns (the browser's undo and redo),
+        validated like an entry; returns the sheet changes.  Raises, leaving
+        everything unchanged, as :meth:`add` does."""
+        return self._apply(list(turns))
+
     def add(self, turn: dict) -> list:
         """Add a turn (record form)."""
         self.check_repaired()
+        over = self.winner()
+        if over is not None:
+            raise ClueError(f"the game is over: {over[0]} accused correctly on turn {over[1]} ('undo' removes it)")
         return self._apply(self.turns + [turn])
+
+    def winner(self) -> tuple | None:
+        """(who, turn) of the correct accusation that ended the game, or None."""
+        for n, t in enumerate(self.turns, start=1):
+            if t.get("accuse") is not None and t.get("correct"):
+                return t["by"], n
+        return None
 
     def check_repaired(self) -> None:
         """Refuse new turns in repair mode."""
@@ -331,20 +467,36 @@ class Notebook:
         text = line.strip()
         if self.game == "generalized":
             return self._parse_generalized(text, line)
-        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)\s+(right|correct|wrong|incorrect)", text, re.I)
+        errors: list = []
+
+        def read(fn, *args):
+            """fn(*args), or None with its error kept: every unknown name of the line is reported at once."""
+            try:
+                return fn(*args)
+            except ClueError as exc:
+                errors.append(str(exc))
+                return None
+
+        def done(turn):
+            if errors:
+                raise ClueError("; ".join(dict.fromkeys(errors)))
+            return turn
+
+        m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)(?:\s+(right|correct|wrong|incorrect))?", text, re.I)
         if m:
-            by = self._player(m.group(1))
-            cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
-            return {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
+            by = read(self._player, m.group(1))
+            cards = read(split_cards, self.edition, m.group(2), self.edition.envelope_size)
+            verdict = m.group(3).lower() in ("right", "correct") if m.group(3) else None
+            return done({"by": by, "accuse": cards, "correct": verdict})
         parts = [p.strip() for p in text.split("/")]
         m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
         if not m:
             raise ClueError(f"cannot read {line!r}; type 'help' for examples")
-        by = self._player(m.group(1))
-        cards = split_cards(self.edition, m.group(2), len(self.edition.categories))
+        by = read(self._player, m.group(1))
+        cards = read(split_cards, self.edition, m.group(2), len(self.edition.categories))
         passed: list = []
         shown_by, card = None, None
-        order = self._order(by)
+        order = self._order(by) if by is not None else []
         for part in parts[1:]:
             low = part.lower()
             if low in ("nobody", "no one", "none", "all pass", "everyone passes", "nobody shows"):
@@ -352,15 +504,16 @@ class Notebook:
                 continue
             pm = re.fullmatch(r"(.+?)\s+(passes|pass|passed)", part, re.I)
             if pm:
-                passed += [self._player(p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
+                passed += [read(self._player, p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
                 continue
             sm = re.fullmatch(r"(\S+)\s+(shows|showed|show)(?:\s+(.+))?", part, re.I)
             if sm:
-                shown_by = self._player(sm.group(1))
+                shown_by = read(self._player, sm.group(1))
                 if sm.group(3):
-                    card = self.edition.resolve(sm.group(3))
+                    card = read(self.edition.resolve, sm.group(3))
                 continue
-            raise ClueError(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+            errors.append(f"cannot read {part!r}: write 'NAME passes', 'NAME shows [CARD]' or 'nobody'")
+        done(None)
         if shown_by is not None and not passed:
             # the players before the shower passed, whether or not they were written down
             passed = order[:order.index(shown_by)] if shown_by in order else []
@@ -465,7 +618,7 @@ class NotebookSession:
     """The dialogue: set-up questions, then entries and commands.  Feed it
     lines with :meth:`handle`; read :attr:`prompt` for the next question."""
 
-    SETUP = ("edition", "players", "me", "hand", "sizes")
+    SETUP = ("edition", "players", "me", "first", "hand", "sizes")
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
                  knowledge: str | Level = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
@@ -486,6 +639,10 @@ class NotebookSession:
         self._stage = None
         self._step: dict | None = None
         self._edit: int | None = None
+        #: Turns undone, last undone last ('redo' puts them back; a new entry forgets them).
+        self._redo: list = []
+        #: An accusation typed without 'right' or 'wrong', waiting for the answer.
+        self._verdict: dict | None = None
         self._quitting = False
         self._repairing = False
         #: Temporary files of killed saves removed when the file was opened.
@@ -551,6 +708,15 @@ class NotebookSession:
         return [Message(f"not saved: {nb.unsaved}; the game is kept in this session — type 'save OTHERFILE' "
                         f"to save it elsewhere", "error")]
 
+    def words(self) -> list:
+        """What Tab completes at the prompt: players, card ids, commands."""
+        nb = self.notebook
+        ed = nb.edition if nb is not None else self._setup.get("edition")
+        players = nb.players if nb is not None else self._setup.get("players", [])
+        commands = ["sheet", "history", "compact", "verbose", "why", "why-not", "undo", "redo", "edit", "save", "load",
+                    "odds", "help", "quit", "turn", "shows", "passes", "nobody", "accuses", "right", "wrong"]
+        return list(players) + (list(ed.card_ids) if ed is not None else []) + commands
+
     # --------------------------------------------------------------- prompts
     @property
     def prompt(self) -> str:
@@ -562,11 +728,16 @@ class NotebookSession:
             return "players in seat order (e.g. ann bob cat)> "
         if self._stage == "me":
             return "who are you> "
+        if self._stage == "first":
+            return (f"who was dealt the first card ({english_list(self._setup['players'], 'or')}; "
+                    f"Enter: {self._setup['players'][0]})> ")
         if self._stage == "hand":
-            return "your cards> "
+            return f"your {self._setup['sizes'][self._setup['me']]} cards> "
         if self._stage == "sizes":
             return (f"hand sizes: {self._sizes_text()} — Enter accepts them; to correct them write "
                     f"'sizes NAME N ...', e.g. 'sizes {self._size_example()}'> ")
+        if self._verdict is not None:
+            return f"was {self._verdict['by']}'s accusation right (yes/no)> "
         if self._step is not None:
             return self._step_prompt()
         if self._edit is not None:
@@ -611,13 +782,19 @@ class NotebookSession:
         try:
             if self._stage is not None:
                 return self._handle_setup(line)
+            if self._verdict is not None:
+                return self._handle_verdict(line)
             if self._step is not None:
                 return self._handle_step(line)
             if self._edit is not None:
                 n, self._edit = self._edit, None
                 if not line:
                     return [Message("edit cancelled")]
-                return self._report(self._nb.edit(n, self._nb.parse_turn(line)), f"turn {n} changed")
+                turn = self._nb.parse_turn(line)
+                if turn.get("accuse") is not None and turn["correct"] is None:
+                    self._edit = n
+                    raise ClueError("say whether the accusation was right: end the line with 'right' or 'wrong'")
+                return self._report(self._nb.edit(n, turn), f"turn {n} changed")
             return self._command(line)
         except ClueError as exc:
             return [Message(str(exc), "error")]
@@ -657,15 +834,36 @@ class NotebookSession:
             if not match:
                 raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
             s["me"] = match[0]
-            s["sizes"] = dict(zip(s["players"], s["edition"].hand_sizes(len(s["players"]))))
+            s["first"] = s["players"][0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            if len(set(s["sizes"].values())) > 1:  # who was dealt first decides who holds the extra cards
+                self._stage = "first"
+                return []
             self._stage = "hand"
-            return [Message(f"{s['me']} holds {s['sizes'][s['me']]} cards by the dealing rule")]
+            return [Message(f"each player holds {s['sizes'][s['me']]} cards by the dealing rule")]
+        if self._stage == "first":
+            if line:
+                match = [p for p in s["players"] if p.lower() == line.lower()]
+                if not match:
+                    raise ClueError(f"name the player dealt the first card: {english_list(s['players'], 'or')}")
+                s["first"] = match[0]
+            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+            self._stage = "hand"
+            return [Message(f"dealt from {s['first']}: {self._sizes_text()}, so you hold {s['sizes'][s['me']]} "
+                            f"cards")]
+        if self._stage == "hand" and line.lower().startswith("first "):
+            self._stage = "first"
+            return self._handle_setup(line[len("first "):].strip())
         if self._stage == "hand":
             cards = split_cards(s["edition"], line)
             if len(set(cards)) != len(cards):
                 raise ClueError("a card is listed twice")
+            warning = hand_fit_warning(s["edition"], s["players"], s["me"], s["first"], len(cards))
+            if warning:
+                raise ClueError(warning + " (type your cards again"
+                                + ("; 'first NAME' changes who was dealt first)"
+                                   if len(set(s["sizes"].values())) > 1 else ")"))
             s["hand"] = cards
-            s["sizes"][s["me"]] = len(cards)
             self._stage = "sizes"
             return [Message("your cards: " + english_list(cards))]
         if self._stage == "sizes":
@@ -690,8 +888,11 @@ class NotebookSession:
                         raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
                     sizes[p] = int(n)
                 dealt = len(s["edition"].cards) - s["edition"].envelope_size
-                if sum(sizes.values()) > dealt:
-                    raise ClueError(f"the hands hold {sum(sizes.values())} cards, but only {dealt} are dealt")
+                if sum(sizes.values()) != dealt:
+                    raise ClueError(f"hand sizes {english_list(f'{p} {n}' for p, n in sizes.items())} add up to "
+                                    f"{sum(sizes.values())}, but {dealt} cards are dealt: correct two sizes at "
+                                    f"once (e.g. 'sizes {self._size_example()} ...'), or press Enter to keep "
+                                    f"{self._sizes_text()}")
                 s["sizes"] = sizes
                 return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
             self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
@@ -738,7 +939,15 @@ class NotebookSession:
             return nb.why_not(rest)
         if word == "undo":
             turn, changes = nb.undo()
-            return self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            self._redo.append(turn)
+            out = self._report(changes, f"removed turn {len(nb.turns) + 1}")
+            return out[:1] + [Message("('redo' puts it back)", "dim")] + out[1:]
+        if word == "redo":
+            if not self._redo:
+                raise ClueError("nothing to redo")
+            changes = nb.add(self._redo[-1])
+            self._redo.pop()
+            return self._report(changes, f"turn {len(nb.turns)} put back")
         if word == "edit":
             if not rest.strip().isdigit():
                 raise ClueError("edit needs a turn number, e.g. 'edit 3'")
@@ -778,11 +987,26 @@ class NotebookSession:
             nb.check_repaired()
             self._step = {}
             return [Message("step by step: who suggested?")]
-        return self._entry(nb.parse_turn(line))
+        turn = nb.parse_turn(line)
+        if turn.get("accuse") is not None and turn["correct"] is None:
+            nb.check_repaired()
+            self._verdict = turn
+            return []
+        return self._entry(turn)
+
+    def _handle_verdict(self, line: str) -> list:
+        """The answer to "was the accusation right"."""
+        answer = line.strip().lower()
+        if answer not in ("yes", "y", "right", "correct", "no", "n", "wrong", "incorrect"):
+            raise ClueError("answer yes (it was right) or no (it was wrong)")
+        turn, self._verdict = dict(self._verdict or {}), None
+        turn["correct"] = answer in ("yes", "y", "right", "correct")
+        return self._entry(turn)
 
     def _entry(self, turn: dict) -> list:
         nb = self._nb
         out: list = []
+        clauses_before = {p: set(nb.knowledge.one_of_clauses(p)) for p in nb.players}
         if "suggest" in turn and turn["by"] != nb.me and turn.get("shown_by") in (None, nb.me) \
                 and turn.get("asks", nb.me) == nb.me:
             # (once another player has shown a card, whether you could have refuted it is moot)
@@ -799,26 +1023,48 @@ class NotebookSession:
             changes = nb.add(turn)
         except ClueError as exc:
             return [Message(f"refused, nothing changed: {exc}", "error")]
+        self._redo = []
         firings = nb.knowledge.firings
         new_facts = [f for f in firings[before:] if f.rule != "record-pass-as-lacked"]
-        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts)
+        out += self._report(changes, f"turn {len(nb.turns)} recorded", firings=new_facts,
+                            clauses=self._new_clauses(clauses_before))
+        if turn.get("accuse") is not None and turn.get("correct"):
+            cards = english_list(nb.edition.display(c) for c in turn["accuse"])
+            out.append(Message(f"{turn['by']} accused correctly: the game is over (the envelope held {cards})",
+                               "advice"))
+            out += self.close()
+        return out
+
+    def _new_clauses(self, before: dict) -> list:
+        """The one-of clauses an entry made or narrowed, in words."""
+        nb = self._nb
+        k = nb.knowledge
+        out = []
+        for p in nb.players:
+            for clause in k.one_of_clauses(p):
+                if clause not in before.get(p, ()):
+                    cards = english_list((nb.edition.display(c) for c in sorted(clause, key=k.sheet_position)), "or")
+                    out.append(Message(f"  new clue: {p} holds {cards}", "deduction"))
         return out
 
     #: Deduction lines after an entry in compact and in verbose mode.
     COMPACT_FIRINGS, VERBOSE_FIRINGS = 8, 30
 
-    def _report(self, changes: list, title: str, firings=None) -> list:
+    def _report(self, changes: list, title: str, firings=None, clauses=()) -> list:
         """After an entry: the new deductions, the changed cells, (in verbose
         mode) the whole sheet, then notes and advice."""
         nb = self._nb
         out: list = [Message(title)]
         facts = [f for f in (firings or []) if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
+        if clauses:  # a player's new one-of clauses are said once, as "new clue" lines
+            facts = [f for f in facts if not all(c[0] == "one-of" and c[1] in nb.players for c in f.conclusions)]
         limit = self.COMPACT_FIRINGS if self.compact else self.VERBOSE_FIRINGS
         for f in facts[:limit]:
             out.append(Message(f"  [{f.rule}] " + "; ".join(describe(c) for c in f.conclusions), "deduction"))
         if len(facts) > limit:
             out.append(Message(f"  … and {len(facts) - limit} more deductions (all in the changes below; "
                                f"'why FACT' explains one)", "dim"))
+        out += list(clauses)
         out.append(Changes(changes, title))
         if not self.compact:
             out.append(nb.knowledge.sheet())
@@ -848,11 +1094,12 @@ class NotebookSession:
                                "advice"))
         else:
             cards, cand = adv
-            out.append(Message(f"advice ({name}): suggest {english_list(cards)} — {cand.message}",
-                               "advice"))
+            out.append(Message(f"advice ({name}): suggest "
+                               f"{english_list(nb.edition.display(c) for c in cards)} — {cand.message}", "advice"))
             mine = nb.refuters(cards)
             if mine:
-                out.append(Message(f"  (you hold {english_list(mine)} of these)", "dim"))
+                out.append(Message(f"  (you hold {english_list(nb.edition.display(c) for c in mine)} of these)",
+                                   "dim"))
         return out
 
     # ------------------------------------------------------ step by step entry

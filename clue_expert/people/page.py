@@ -10,8 +10,10 @@ no network).  The template reads the data and draws everything:
   sheet always visible with ✓ and ✗ marks, the cells a step settled outlined
   and listed with the rules that settled them, and a click on any settled cell
   opens its numbered proof (:func:`clue_expert.engine.proofs.prove`); ``S``
-  or the button switches to a slide mode in large type on a light
-  projector theme;
+  or the button switches to a slide mode on a light projector theme, shown
+  by the lit button and a bar under the header, in which the sheet takes
+  the window's height and the panel's type scales with it, and a long list
+  or a proof scrolls inside the panel;
 * with a second knowledge level (``--compare LEVEL``): the two levels'
   sheets side by side, each headed by its level, a cell one level settles and
   the other does not marked ◆ (and the other's cell outlined with dots), each

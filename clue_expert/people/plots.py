@@ -12,6 +12,7 @@ so no display is needed.
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 from pathlib import Path
 from typing import Sequence
@@ -37,12 +38,19 @@ def check_plot_path(path: str | Path) -> None:
 
 
 def check_plot_folder(folder: str | Path) -> None:
-    """Fail before the games: a folder that is, or can be made beside, an existing one."""
+    """Fail before the games: a folder that exists, or that can be made
+    (with the folders above it that do not exist yet, as :func:`sweep_plots`
+    makes them) under the nearest one that does."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ClueError(f"--plot {folder} is a file, not a folder")
-    if not folder.exists() and not folder.resolve().parent.is_dir():
-        raise ClueError(f"cannot write into {folder}: folder {folder.resolve().parent} does not exist")
+    above = folder.resolve()
+    while not above.exists():
+        above = above.parent
+    if not above.is_dir():
+        raise ClueError(f"cannot write into {folder}: {above} is a file, not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise ClueError(f"cannot write into {folder}: folder {above} is not writable")
     _pyplot()
 
 

@@ -12,8 +12,10 @@ player called ``[/]`` or ``[bold red]x`` prints as written.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -25,6 +27,7 @@ from rich.markup import escape as _escape
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.panel import Panel
+from rich.rule import Rule
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -52,32 +55,115 @@ def escape(text: object) -> str:
     return _escape(str(text))
 
 
+#: The width of a console whose output is not wrapped (piped, without COLUMNS):
+#: wider than any line the views print, so nothing wraps and tables take their natural width.
+UNBOUNDED = 100_000
+#: The width of a rule (``console.rule``) when the console is unbounded.
+RULE_WIDTH = 80
+#: Continuation lines of a wrapped line are indented this much more than its first line.
+HANG = 4
+
+
+class Hang:
+    """Text wrapped at word boundaries with a hanging indent: each
+    continuation line is indented :data:`HANG` columns more than the
+    paragraph's own leading spaces (at most half the width).  A paragraph
+    with a word too long for the indented lines (a long path) is wrapped
+    without the indent, so that the word is only ever folded whole."""
+
+    def __init__(self, text: Text, indent: int = HANG):
+        self.text = text
+        self.indent = indent
+
+    def __rich_measure__(self, console, options) -> Measurement:
+        return Measurement.get(console, options, self.text)
+
+    def __rich_console__(self, console, options):
+        width = options.max_width
+        for para in self.text.split("\n", allow_blank=True):
+            lines = para.wrap(console, width, overflow="fold")
+            if len(lines) <= 1:
+                yield para
+                continue
+            lead = len(para.plain) - len(para.plain.lstrip(" "))
+            hang = min(lead + self.indent, width // 2)
+            first = lines[0]
+            rest = para[len(first.plain):]
+            rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]
+            if max(cell_len(w) for w in rest.plain.split()) > width - hang:
+                yield para
+                continue
+            first.rstrip()
+            yield first
+            for line in rest.wrap(console, width - hang, overflow="fold"):
+                line.rstrip()
+                yield Text.assemble(" " * hang, line)
+
+
 class _Console(Console):
-    """A console whose rules never cut their title: a title too long for the
-    width is printed as a line of its own (wrapped) instead."""
+    """The CLI's console.  Rules never cut their title: a title too long for
+    the width is printed as a line of its own (wrapped) instead.  A line of
+    text printed on its own wraps with a hanging indent (:class:`Hang`).
+    ``unbounded`` (piped output): nothing wraps, rules are
+    :data:`RULE_WIDTH` wide, panels as wide as their content."""
+
+    def __init__(self, *args, unbounded: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: True when the output is not wrapped (see :func:`make_console`).
+        self.unbounded = unbounded
 
     def rule(self, title="", *, characters: str = "─", style="rule.line", align="center") -> None:
+        width = min(self.width, RULE_WIDTH) if self.unbounded else self.width
         text = Text.from_markup(title) if isinstance(title, str) else title
-        if text.plain and cell_len(text.plain) + 6 > self.width:
+        if text.plain and cell_len(text.plain) + 6 > width:
             text = text.copy()
             text.stylize("bold")
-            self.print(text)
+            super().print(text)  # (a path: folded, no hanging indent inside it)
             title = ""
-        super().rule(title, characters=characters, style=style, align=align)
+        self.print(Rule(title, characters=characters, style=style, align=align), width=width)
+
+    def print(self, *objects, **kwargs) -> None:
+        """As rich's, but one line of text alone wraps with a hanging indent."""
+        if (len(objects) == 1 and isinstance(objects[0], (str, Text)) and not self.unbounded
+                and kwargs.get("end", "\n") == "\n" and not kwargs.get("soft_wrap") and not kwargs.get("no_wrap")
+                and kwargs.get("justify") is None and kwargs.get("width") is None):
+            text = objects[0]
+            if isinstance(text, str):
+                text = self.render_str(text, markup=kwargs.get("markup"), emoji=kwargs.get("emoji"),
+                                       highlight=kwargs.get("highlight"))
+            objects = (Hang(text),)
+        super().print(*objects, **kwargs)
+
+
+def _terminal(file) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def make_console(*, width: int | None = None, color: bool = True, file=None, record: bool = False) -> Console:
     """The console everything is printed through.
 
     Output is never cut.  On a terminal it is rendered at the terminal's
-    width; piped, at ``COLUMNS`` or 80 columns (or ``width``).  Either way
-    every text wraps at word boundaries, table cells fold instead of
-    ellipsizing, a table too wide for the width is printed as a list
-    (:class:`Fit`), and a panel title or rule title that would not fit goes
-    on a line of its own."""
+    width, and a line too long for it wraps at word boundaries with a
+    hanging indent.  Piped (not a terminal), it is not wrapped at all: each
+    line is as long as it is, tables take their natural width, rules are
+    :data:`RULE_WIDTH` wide; unless ``COLUMNS`` is set (or ``width`` given),
+    which makes it wrap at that width as on a terminal.  At any width table
+    cells fold instead of ellipsizing, a table whose words do not fit is
+    printed as a list (:class:`Fit`), and a panel title or rule title that
+    would not fit goes on a line of its own."""
+    unbounded = False
+    if width is None and not _terminal(file if file is not None else sys.stdout):
+        columns = os.environ.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:
+            width = int(columns)
+        else:
+            width, unbounded = UNBOUNDED, True
     return _Console(width=width, no_color=not color, color_system="auto" if color else None,
                     highlight=False, file=file, record=record, emoji=False,
-                    force_terminal=None if color else False)
+                    force_terminal=None if color else False, unbounded=unbounded)
 
 
 def _as_text(cell) -> Text:
@@ -88,16 +174,20 @@ def _as_text(cell) -> Text:
 
 class Fit:
     """A table that keeps every word: drawn as a table when its words fit the
-    width, else as a list (title, then each row's first cell and
+    width (the columns narrowed first, then the table's outer edge left
+    out), else as a list (title, then each row's first cell and
     ``header: value`` lines, then the caption).  Every column folds rather
-    than ellipsizes."""
+    than ellipsizes; a header's word is split only when ``fold_headers``
+    (a sheet's player names over one-character columns)."""
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Table, fold_headers: bool = False):
         for column in table.columns:
             column.overflow = "fold"
             column.no_wrap = False
         self.table = table
+        self.fold_headers = fold_headers
         self._widths = [column.width for column in table.columns]
+        self._edge = table.show_edge
 
     def _layout(self, console, options) -> bool:
         """Give every column a width at which no word is split and the table
@@ -106,24 +196,29 @@ class Fit:
         for column, width in zip(table.columns, self._widths):
             column.width = width
         top, right, bottom, left = table.padding
-        overhead = (left + right) * len(table.columns)
-        if table.box is not None:
-            overhead += len(table.columns) + 1 if table.show_edge else len(table.columns) - 1
-        room = options.max_width - overhead
         wide = options.update_width(10 ** 6)
 
         def measure(c):
             return Measurement.get(console, wide, _as_text(c) if isinstance(c, str) else c)
         heads = [measure(column.header if table.show_header else "") for column in table.columns]
         bodies = [[measure(c) for c in column.cells] for column in table.columns]
-        # every word whole; else a header's words may fold (a sheet's player names); else no table
-        for fold_headers in (False, True):
+        # every word whole (with the outer edge, else without); else, where allowed, a header's words
+        # may fold; else no table
+        tries = [(False, self._edge)] + ([(False, False)] if self._edge and table.box is not None else [])
+        tries += [(True, False if table.box is not None else self._edge)] if self.fold_headers else []
+        for fold_headers, edge in tries:
+            overhead = (left + right) * len(table.columns)
+            if table.box is not None:
+                overhead += len(table.columns) + 1 if edge else len(table.columns) - 1
+            room = options.max_width - overhead
             lows = [max([column.min_width or 0, column.width or 0, 1, *(m.minimum for m in body),
                          *([] if fold_headers else [head.minimum])])
                     for column, head, body in zip(table.columns, heads, bodies)]
             if sum(lows) <= room:
+                table.show_edge = edge
                 break
         else:
+            table.show_edge = self._edge
             return False
         highs = [max([low, head.maximum, *(m.maximum for m in body)]) for low, head, body in zip(lows, heads, bodies)]
         if sum(highs) <= room:
@@ -190,7 +285,7 @@ def card_table(sheet: Sheet, title: str, justify: JustifyMethod, label, cell) ->
         for c in sheet.cards:
             if sheet.categories[c] == cat:
                 table.add_row(label(c), *[cell(o, c) for o in sheet.owners])
-    return Fit(table)
+    return Fit(table, fold_headers=True)
 
 
 class SheetView:
@@ -282,7 +377,7 @@ class ProofView:
             row.add_column(justify="right", no_wrap=True, width=width)
             row.add_column(overflow="fold")
             row.add_row(Text(f"{item.label}."), body)
-            out.append(Padding(row, (0, 0, 0, 4 * item.depth)) if item.depth else row)
+            out.append(Padding(row, (0, 0, 0, 4 * item.depth), expand=False) if item.depth else row)
         if p.unsplit:
             out.append(plain(f"{p.unsplit} line(s) marked case-analysis were checked by the SAT solver; "
                              f"no short split into cases was found for them.", "dim"))
@@ -439,7 +534,7 @@ class SummaryView:
         for d in s["seats"]:
             seats.add_row(plain(d["seat"]), str(d["games"]), str(d["wins"]), f"{100 * d['win_rate']:.1f} %",
                           f"{100 * d['ci95'][0]:.1f}–{100 * d['ci95'][1]:.1f} %")
-        return Group(head, Fit(strat), Fit(seats))
+        return Group(Hang(head), Fit(strat), Fit(seats))
 
 
 class ComparisonView:
@@ -450,15 +545,15 @@ class ComparisonView:
 
     def __rich__(self):
         c = self.c
-        table = Table(title=plain(c.title), header_style="bold", caption=plain("\n".join(c.notes)),
-                      caption_justify="left")
+        table = Table(title=plain(c.title), header_style="bold")
         table.add_column("", overflow="fold")
         for col in c.columns:
             table.add_column(plain(f"{col}\npub. / ours"), justify="center")
         for label, cells in c.rows:
             table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
                                           for p, o in cells])
-        return Fit(table)
+        # the notes under the table, each a line of its own (as wide as the output, not the table)
+        return Group(Fit(table), *[Hang(plain(note)) for note in c.notes])
 
 
 class StepView:
@@ -495,7 +590,7 @@ class StepView:
             parts.append(Text("the envelope is known", style="bold yellow"))
         if self.show_sheet and s.sheet is not None:
             parts.append(SheetView(s.sheet, self.edition))
-        yield Panel(Group(*parts), title=title, title_align="left")
+        yield Panel(Group(*parts), title=title, title_align="left", expand=not getattr(console, "unbounded", False))
 
 
 class ChangesView:
@@ -558,7 +653,10 @@ class ProbabilityView:
         table = card_table(s, f"{s.me}'s probabilities (%)" + (f" after turn {s.turn}" if s.turn else ""),
                            "right", lambda c: Text(self.edition.display(c)), cell)
         best = sorted(b.envelope.items(), key=lambda kv: -kv[1])[:self.top]
-        lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits; likeliest: " +
+        possible = len(b.envelope)
+        plain = ("the envelope is certain" if possible == 1 else
+                 f"{possible} envelopes still possible, as uncertain as {2 ** b.entropy_bits:.0f} equally likely ones")
+        lines = Text(f"envelope entropy {b.entropy_bits:.2f} bits: {plain}; likeliest: " +
                      "; ".join(f"{', '.join(t)} {100 * p:.1f} %" for t, p in best))
         return Group(table, lines)
 
@@ -583,14 +681,119 @@ def slide_svg(console: Console, title: str) -> str:
                                                             'monospace')
 
 
+#: Seconds between two progress lines when standard error is not a terminal.
+PROGRESS_EVERY = 5.0
+
+
+class ProgressLines:
+    """Progress as plain lines on a stream that is not a terminal (a log
+    file, a pipe): a line when the work starts, then at most one every
+    ``every`` seconds, and one when it is done -- ``label: N of TOTAL unit,
+    S s`` (``label: N unit, S s`` when the total is not known)."""
+
+    def __init__(self, label: str, total: int | None, unit: str = "games", file=None,
+                 every: float | None = None):
+        self.label, self.total, self.unit = label, total, unit
+        self.file = file if file is not None else sys.stderr
+        self.every = PROGRESS_EVERY if every is None else every
+        #: Steps finished so far.
+        self.count = 0
+        self._start = self._last = time.monotonic()
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.file, flush=True)
+
+    def _status(self, done: bool = False) -> str:
+        of = f" of {self.total}" if self.total is not None else ""
+        seconds = time.monotonic() - self._start
+        return f"{self.label}: {self.count}{of} {self.unit}, " + (f"done in {seconds:.0f} s" if done
+                                                                  else f"{seconds:.0f} s")
+
+    def start(self) -> None:
+        """The first line: nothing done yet."""
+        self._line(self._status())
+
+    def advance(self) -> None:
+        """One step finished: a line when the last one is ``every`` seconds old."""
+        self.count += 1
+        now = time.monotonic()
+        if now - self._last >= self.every:
+            self._last = now
+            self._line(self._status())
+
+    def note(self, text: str) -> None:
+        """A line of its own (``label: text``)."""
+        self._line(f"{self.label}: {text}")
+
+    def done(self) -> None:
+        """The last line (``done in``, unless fewer steps than the total were made)."""
+        self._line(self._status(done=self.total is None or self.count >= self.total))
+
+
 @contextlib.contextmanager
-def progress_bar(label: str, total: int | None):
-    """A progress bar on standard error; yields a function that advances it by
-    one (``total`` None: the number of steps is not known; the bar pulses)."""
+def progress_bar(label: str, total: int | None, *, unit: str = "games", quiet: bool = False):
+    """Progress on standard error; yields a function that advances it by one
+    step (``total`` None: the number of steps is not known).  On a terminal
+    a bar; else (piped, a log file) :class:`ProgressLines`; nothing when
+    ``quiet``.  Standard output never gets any of it."""
+    if quiet:
+        yield lambda: None
+        return
+    if not _terminal(sys.stderr):
+        lines = ProgressLines(label, total, unit)
+        lines.start()
+        yield lines.advance
+        lines.done()
+        return
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=make_console(file=sys.stderr)) as bar:
         task = bar.add_task(label, total=total)
         yield lambda: bar.advance(task)
+
+
+def sweep_progress(labels: dict, quiet: bool = False):
+    """The progress of a sweep on standard error: :class:`SweepBars` on a
+    terminal, :class:`SweepLines` else, a context manager doing nothing
+    (None) when ``quiet``."""
+    if quiet:
+        return contextlib.nullcontext()
+    return SweepBars(labels) if _terminal(sys.stderr) else SweepLines(labels)
+
+
+class SweepLines:
+    """A sweep's progress as plain lines (see :class:`ProgressLines`): the
+    games of the whole sweep, and a line when a cell is finished.  The
+    interface of :class:`SweepBars`."""
+
+    def __init__(self, labels: dict):
+        #: cell index -> label
+        self.labels = labels
+        self._lines: ProgressLines | None = None
+
+    def __enter__(self) -> "SweepLines":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if exc[0] is None and self._lines is not None:
+            self._lines.done()
+
+    def start(self, todo: list) -> None:
+        """``todo``: (cell index, games) of the cells to play."""
+        self._lines = ProgressLines(f"sweep of {len(todo)} cells", sum(n for _, n in todo))
+        self._lines.start()
+
+    def game(self, cell: int) -> None:
+        """A game of ``cell`` finished."""
+        if self._lines is not None:
+            self._lines.advance()
+
+    def cell(self, cell: int, text: str) -> None:
+        """``cell`` finished."""
+        self.note(text)
+
+    def note(self, text: str) -> None:
+        """A line of its own."""
+        print(f"sweep: {text}", file=sys.stderr, flush=True)
 
 
 class SweepBars:

@@ -25,6 +25,7 @@ three envelope facts, ``case-analysis`` included for a hard puzzle).
 from __future__ import annotations
 
 import random
+from typing import Callable
 from dataclasses import dataclass, field, replace
 
 from ..core.cards import Edition, get_edition
@@ -166,9 +167,10 @@ def _trim(record: Record, level: str) -> Record:
 
 
 def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None = None,
-                edition: Edition | str = "cluedo") -> Puzzle:
+                edition: Edition | str = "cluedo", progress: Callable[[], None] | None = None) -> Puzzle:
     """A puzzle of ``players`` players (3-6) at ``difficulty``, from ``seed``
-    (a random one when None): the same seed gives the same puzzle."""
+    (a random one when None): the same seed gives the same puzzle.
+    ``progress`` is called once for every deal tried."""
     if difficulty not in DIFFICULTIES:
         raise ClueError(f"difficulty {difficulty!r}: choose easy, medium or hard")
     if not 3 <= players <= len(NAMES):
@@ -181,8 +183,10 @@ def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None =
     me = names[0]
     level = DIFFICULTIES.index(difficulty)
     if difficulty == "hard":
-        return _hard(ed, names, me, rng, seed)
+        return _hard(ed, names, me, rng, seed, progress)
     for _ in range(MAX_DEALS[difficulty]):
+        if progress is not None:
+            progress()
         deal = random_deal(ed, names, rng)
         sizes = {p: len(h) for p, h in deal.hands.items()}
         start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
@@ -212,7 +216,8 @@ def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None =
                     f"in {MAX_DEALS[difficulty]} deals; try another seed")
 
 
-def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int) -> Puzzle:
+def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int,
+          progress: Callable[[], None] | None = None) -> Puzzle:
     """A hard puzzle, built: random suggestions by the other players (the
     seat only watches, so most shows give it clauses, not cards) until the
     case analysis finds that a card X is not in the envelope; the turns that
@@ -223,6 +228,8 @@ def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int) -> 
     disprove.  Kept when the rules alone do not name the envelope; trimmed."""
     others = [p for p in names if p != me]
     for _ in range(MAX_DEALS["hard"]):
+        if progress is not None:
+            progress()
         deal = random_deal(ed, names, rng)
         sizes = {p: len(h) for p, h in deal.hands.items()}
         start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
