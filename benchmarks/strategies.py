@@ -33,7 +33,9 @@ def kingston_part(envelopes: int, workers: int) -> None:
     t = time.perf_counter()
     # every seat deduces completely (the level of our players); 'all' is the
     # reproduction's unbiased sample (stratified when a multiple of 36)
-    tables = kingston(envelopes=envelopes, workers=workers, extra=tuple(OURS), knowledge="complete", beside=None)
+    # one seed: these strategies are deterministic on a deal (each cell is then one game, 'all' one sample)
+    tables = kingston(envelopes=envelopes, workers=workers, extra=tuple(OURS), knowledge="complete", beside=None,
+                      seeds=1)
     print(f"Kingston's deals (a sample of {envelopes} envelope variants of deal 1 in 'all', complete deduction; "
           f"{time.perf_counter() - t:.0f} s)")
     for table in tables:
@@ -42,8 +44,8 @@ def kingston_part(envelopes: int, workers: int) -> None:
         print(f"  {table.title.split(':')[0]}")
         print(f"    {'strategy':<36}" + "".join(f"{c:>8}" for c in table.columns) + f"{'vs NNH':>9}")
         for name in ["kingston-next-not-held", *OURS]:
-            cells = [o for _, o in rows[name]]
-            ours_all, nnh_all = cells[-1], base[-1][1]
+            cells = [o.mean for _, o in rows[name]]
+            ours_all, nnh_all = cells[-1], base[-1][1].mean
             red = "" if name == "kingston-next-not-held" else f"{100 * (1 - ours_all / nnh_all):8.1f}%"
             print(f"    {name:<36}" + "".join(f"{c:>8}" for c in cells) + f"{red:>9}")
         pub = base[-1][0]

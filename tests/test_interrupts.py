@@ -119,8 +119,8 @@ def test_reproduce_interrupted_shows_the_tables_so_far(monkeypatch, capsys):
             return real(specs[:2], workers, InterruptAfter(2), executor)
         return real(specs, workers, progress, executor)
     monkeypatch.setattr(reproduce, "run_games", run_games)
-    code = cli.main(["reproduce", "kingston", "--envelopes", "0", "--no-beside", "--workers", "1", "--json",
-                     "--quiet"])
+    code = cli.main(["reproduce", "kingston", "--envelopes", "0", "--seeds", "1", "--no-beside", "--workers", "1",
+                     "--json", "--quiet"])
     out, err = capsys.readouterr()
     assert code == 130
     tables = json.loads(out)

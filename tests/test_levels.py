@@ -73,20 +73,21 @@ def test_own_turn_level_reads_others_moves_only_at_its_turn():
 
 
 def test_reproduce_kingston_no_intelligence_row_is_his():
-    tables = kingston(envelopes=0, beside=None)
+    tables = kingston(envelopes=0, beside=None, seeds=2)
     three = dict(tables[0].rows)
-    ours = [o for _, o in three["kingston-no-intelligence"][:5]]
+    ours = [o.mean for _, o in three["kingston-no-intelligence"][:5]]
     assert ours == [6, 12, 6, 7, 4]
 
 
 def test_reproduce_kingston_json_beside_rows(capsys):
-    assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--workers", "1"]) == 0
+    assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "1", "--workers", "1"]) == 0
     tables = json.loads(capsys.readouterr().out)
     labels = [r["label"] for r in tables[0]["rows"]]
     assert "kingston-no-intelligence" in labels
     assert "kingston-no-intelligence (with complete deduction)" in labels
     row = next(r for r in tables[0]["rows"] if r["label"] == "kingston-no-intelligence")
-    assert [c["ours"] for c in row["cells"][:5]] == [6, 12, 6, 7, 4]
+    assert [c["ours"]["mean"] for c in row["cells"][:5]] == [6, 12, 6, 7, 4]
+    assert all(c["inside_range"] for c in row["cells"][:5])
 
 
 def test_envelope_sample_is_unbiased_and_seeded():

@@ -108,10 +108,10 @@ def test_comparison_keeps_title_notes_and_cells(width):
 
 def test_reproduce_small_run_piped(capsys, monkeypatch):
     code, out, _ = cli(capsys, monkeypatch, 80, "reproduce", "kingston", "--envelopes", "0", "--no-beside",
-                       "--workers", "1")
+                       "--seeds", "2", "--workers", "1")
     assert code == 0 and "…" not in out and fits(out, 80)
     assert "'all': not computed (use --envelopes N)" in flat(out)
-    assert "one game per deal" in flat(out)
+    assert "over 2 seeds" in flat(out) and "published cells of the main rows inside our 10-90 % range" in flat(out)
 
 
 # ----------------------------------------------------------- deduce and why

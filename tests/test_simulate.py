@@ -11,7 +11,7 @@ from clue_expert.core.deals import get_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import load_record
 from clue_expert.engine.knowledge import replay_record as replay
-from clue_expert.play.reproduce import kingston, published
+from clue_expert.play.reproduce import Estimate, kingston, published
 from clue_expert.play.simulate import envelope_variants, make_specs, run_games, summarize, wilson
 
 
@@ -80,12 +80,13 @@ def test_published_tables_load():
 
 
 def test_reproduce_kingston_runs():
-    tables = kingston(envelopes=0)
+    tables = kingston(envelopes=0, seeds=2)
     assert len(tables) == 2
     three = dict(tables[0].rows)
-    # No intelligence is deterministic list-order play: ours must equal a real game's rounds
-    assert all(isinstance(o, float) for p, o in three["kingston-no-intelligence"][:5])
-    assert three["kingston-no-intelligence"][0] == (6, 6.0)
+    # No intelligence is deterministic list-order play: ours must equal a real game's rounds, over every seed
+    assert all(isinstance(o, Estimate) and o.runs == 2 for p, o in three["kingston-no-intelligence"][:5])
+    p, o = three["kingston-no-intelligence"][0]
+    assert (p, o.mean, o.low, o.high) == (6, 6.0, 6.0, 6.0) and o.contains(6) and not o.contains(7)
 
 
 def test_play_cli(capsys):

@@ -1015,6 +1015,13 @@ def set_(k, xs):
     return frozenset(xs)
 
 
+@function("the first card of a set in list (sheet) order, as a one-card set; empty for an empty set. A "
+          "slot given it takes that card whatever the file's choice (Kingston's list-order No intelligence)")
+def first_listed(k: KnowledgeView, cards):
+    cards = sorted(cards, key=k.sheet_position)
+    return frozenset(cards[:1])
+
+
 @function("the first element of a pair/tuple")
 def first(k, xs):
     return tuple(xs)[0]

@@ -924,17 +924,22 @@ def cmd_reproduce(args) -> int:
     extra = tuple(args.strategy or ())
     for spec in extra:
         parse_seat(spec)  # fail early on unknown names
+    if args.response:
+        load_decisions("response", args.response)  # fail early on an unknown response
     interrupted = None
 
     def run(progress, executor):
         if args.paper == "kingston":
             return kingston(envelopes=args.envelopes, workers=workers, extra=extra, seed=args.seed,
+                            seeds=args.seeds, choice=args.choice, bases=tuple(args.base_deal or (1,)),
+                            response=args.response or "minimal-information",
                             knowledge=args.knowledge or "kingston", progress=progress,
                             beside=None if args.no_beside else "complete", executor=executor)
         if args.paper == "group1":
             return group1(games=args.games or 10, seed=args.seed, workers=workers, progress=progress,
                           players=tuple(args.players or ()), hands=tuple(args.hand or ()), executor=executor)
         return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
+                        response=args.response or "mitchell",
                         tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell",
                         executor=executor)
     with _executor(args, workers) as executor:
@@ -1344,13 +1349,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, action="append", metavar="C",
                    help="group1: only the cells of C cards per player (repeatable; 1, 2, 3, 5, 8 or 16)")
     p.add_argument("--envelopes", type=int, default=36,
-                   help="kingston: a seeded random sample of this many envelope variants of deal 1 for the "
-                        "'all' column (default 36; 324 = all)")
+                   help="kingston: each seed's 'all' figure is the mean over a seeded random sample of this many "
+                        "envelope variants of the base deals (default 36; 0 leaves the column out)")
+    p.add_argument("--seeds", type=int, default=20,
+                   help="kingston: seeded runs per cell; each cell is their mean and 10-90 %% range (default 20)")
+    p.add_argument("--choice", choices=["first", "random"], default="random",
+                   help="kingston: how Next- and Previous-possible choose (the seat option choice=; default random, "
+                        "as his text says; first: list order)")
+    p.add_argument("--base-deal", type=int, action="append", metavar="D",
+                   help="kingston: a deal (1-5) whose envelope variants make the 'all' column (repeatable; default 1)")
     p.add_argument("--knowledge", metavar="LEVEL",
                    help="the published players' knowledge level (default: the paper's own, kingston or mitchell)")
     p.add_argument("--no-beside", action="store_true",
                    help="kingston: leave out the rows with complete deduction")
     p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
+    p.add_argument("--response", metavar="ID|FILE",
+                   help="the published players' response rules (default: kingston minimal-information, mitchell "
+                        "hers, 'mitchell')")
     p.add_argument("--strategy", action="append", metavar="SEAT",
                    help="also measure this strategy (seat spec, repeatable): kingston gives it rows of its own; "
                         "mitchell compares it with her advanced player in tables 5.1 and 5.2")

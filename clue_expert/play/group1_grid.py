@@ -28,7 +28,7 @@ FIELD: dict[str, str] = {
     "super-crazy": f"{_BROOMHEAD}:model=group1-first-interrogation:accusation=group1-probable-clues",
     "psychotic": f"{_BROOMHEAD}:model=group1-aging:accusation=probable-clues",
     "crazy": f"{_BROOMHEAD}:accusation=when-certain",
-    "group7": "group7-scoreboard",
+    "group7": "group7-scoreboard:response=group7-history:model=pattern-analysis:accusation=probable-clues",
     "ours": "clue-expert-generalized:model=group1-first-interrogation:model=group1-aging:accusation=clue-expert-race",
     "ours-information": "clue-expert-generalized-information",
 }

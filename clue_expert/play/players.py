@@ -37,6 +37,8 @@ DEFAULT_RESPONSE = "minimal-information"
 DEFAULT_ACCUSATION = "when-certain"
 #: The board game's default move rules (a seat spec's ``move=ID``).
 DEFAULT_MOVE = "nearest-useful-room"
+#: The seat option choice=: how a tie between the strategy's best candidates is broken.
+CHOICES = ("first", "random")
 
 
 def available(kind: str) -> list[str]:
@@ -79,21 +81,25 @@ def _check_for_edition(ruleset: RuleSet, edition: Edition) -> None:
 def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                knowledge: str = DEFAULT_LEVEL) -> dict:
     """A seat's rule files from ``STRATEGY[:response=ID][:accusation=ID][:model=ID]...[:rules=FILE]...[:knowledge=LEVEL]
-    [:move=ID][:engine=NAME]`` (ids or paths; ``engine`` names the rule engine: experta or clips), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
+    [:move=ID][:engine=NAME][:choice=first|random]`` (ids or paths; ``engine`` names the rule engine: experta or clips), e.g. ``clue-expert-information-gain:model=pattern-analysis:accusation=probable-clues``
     or ``kingston-no-intelligence:knowledge=kingston``; ``rules=FILE`` adds a
     deduction or model rule file of the user's to the level's rules.  Missing parts take
     ``response``, ``accusation`` and ``knowledge``; ``move`` (the board game's
-    move rules) and ``engine`` are in the result only when given.  Unknown keys and names are errors."""
+    move rules), ``engine`` and ``choice`` (the strategy's tie-breaks, ``first`` or
+    seeded ``random``, in place of the strategy file's ``choice``) are in the
+    result only when given.  Unknown keys and names are errors."""
     strategy, *parts = str(spec).split(":")
     out: dict[str, Any] = {"strategy": strategy, "response": response, "accusation": accusation, "models": [],
            "knowledge": knowledge, "rules": []}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge", "move", "engine") \
-                or not value:
+        if not sep or key not in ("response", "accusation", "model", "rules", "knowledge", "move", "engine",
+                                  "choice") or not value:
             raise ClueError(f"cannot read {part!r} in the seat {spec!r}; write response=ID, accusation=ID, "
-                            f"model=ID, rules=FILE, knowledge=LEVEL, move=ID or engine=NAME after the strategy, "
-                            f"separated by ':'")
+                            f"model=ID, rules=FILE, knowledge=LEVEL, move=ID, engine=NAME or choice=first|random "
+                            f"after the strategy, separated by ':'")
+        if key == "choice" and value not in CHOICES:
+            raise ClueError(f"cannot read {part!r} in the seat {spec!r}: choice is 'first' or 'random'")
         if key in ("model", "rules"):
             plural = "models" if key == "model" else "rules"
             if value not in out[plural]:
@@ -123,6 +129,8 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
     kw.pop("move", None)
     if d.get("engine"):
         kw["engine"] = d["engine"]
+    if "choice" in d:
+        kw["choice"] = d["choice"]
     return RuleBasedPlayer(name, d["strategy"], d["response"], d["accusation"], models=d["models"],
                            knowledge=d["knowledge"], rules=d["rules"], move=move, **kw)
 
@@ -137,7 +145,7 @@ class RuleBasedPlayer(Player):
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
                  models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
                  rules: Sequence[str | RuleSet] = (), move: str | RuleSet | None = None,
-                 engine: str | None = None):
+                 engine: str | None = None, choice: str | None = None):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -155,6 +163,12 @@ class RuleBasedPlayer(Player):
         self.moves = move if isinstance(move, RuleSet) or move is None else load_decisions("move", move)
         #: Seeded choices.
         self.rng = random.Random(seed)
+        if choice is not None and choice not in CHOICES:
+            raise ClueError(f"{name}: choice is 'first' or 'random', not {choice!r}")
+        #: The strategy's choice, in place of its file's ``choice`` (None: the
+        #: file's): 'first' takes the first of the best candidates and the
+        #: first card of each slot, 'random' a seeded random one of each.
+        self.choice = choice
         #: The knowledge level: its deduction rules, completion step and update timing.
         self.level = get_level(knowledge)
         self.complete = complete and self.level.completion
@@ -210,10 +224,13 @@ class RuleBasedPlayer(Player):
         if not candidates:
             raise ClueError(f"{self.name}: the {ruleset.kind} rules {ruleset.id!r} proposed no {what}")
         best = [c for c in candidates if c.priority == candidates[0].priority]
-        return self.rng.choice(best) if ruleset.choice == "random" else best[0]
+        return self.rng.choice(best) if self._mode(ruleset) == "random" else best[0]
+
+    def _mode(self, ruleset: RuleSet) -> str:
+        return self.choice if self.choice is not None and ruleset is self.strategy else ruleset.choice
 
     def _pick(self, options: tuple, ruleset: RuleSet) -> tuple:
-        if ruleset.choice == "random":
+        if self._mode(ruleset) == "random":
             return tuple(self.rng.choice(opts) for opts in options)
         return tuple(opts[0] for opts in options)
 

@@ -10,18 +10,64 @@ from __future__ import annotations
 
 import functools
 import random
+import statistics
 from dataclasses import dataclass, field
 from typing import Callable
 
 import yaml
 
 from ..core.deals import Deal, get_deal
+from ..core.errors import ClueError
 from ..core.paths import published_dir
+from .players import CHOICES
 from .simulate import GameSpec, Interrupted, envelope_variants, hash_seed, make_specs, run_games, summarize
 
 KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
                        "kingston-previous-possible", "kingston-next-not-held"]
+#: The strategies whose text names a random choice (the seat option choice= applies to them).
+KINGSTON_RANDOM = ("kingston-next-possible", "kingston-previous-possible")
 MITCHELL = {"basic": "mitchell-basic", "advanced": "mitchell-advanced"}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Our figure for a cell: the mean over runs and its 10-90 % range."""
+
+    mean: float
+    """The mean over the runs (rounded to 2 decimals)."""
+    low: float
+    """The 10th percentile of the runs."""
+    high: float
+    """The 90th percentile of the runs."""
+    runs: int
+    """How many runs."""
+
+    def contains(self, value: float) -> bool:
+        """Whether a published value lies inside the 10-90 % range."""
+        return self.low - 1e-9 <= value <= self.high + 1e-9
+
+    def __str__(self) -> str:
+        if self.low == self.high:
+            return f"{self.mean:g}"
+        return f"{self.mean:g} ({self.low:g}–{self.high:g})"
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean, "p10": self.low, "p90": self.high, "runs": self.runs}
+
+
+def estimate(values: list) -> Estimate | None:
+    """The :class:`Estimate` of a list of figures (None for none): the mean
+    and the 10th and 90th percentiles (inclusive method, so a range lies
+    within the figures' own span)."""
+    xs = sorted(float(x) for x in values if x is not None)
+    if not xs:
+        return None
+    if len(xs) == 1:
+        lo = hi = xs[0]
+    else:
+        cuts = statistics.quantiles(xs, n=10, method="inclusive")
+        lo, hi = cuts[0], cuts[-1]
+    return Estimate(round(sum(xs) / len(xs), 2), round(lo, 2), round(hi, 2), len(xs))
 
 
 @dataclass
@@ -39,8 +85,18 @@ class Comparison:
 
     def to_json(self) -> dict:
         return {"title": self.title, "columns": self.columns, "notes": self.notes,
-                "rows": [{"label": label, "cells": [{"published": p, "ours": o} for p, o in cells]}
+                "rows": [{"label": label, "cells": [_cell_json(p, o) for p, o in cells]}
                          for label, cells in self.rows]}
+
+
+def _cell_json(published_value, ours) -> dict:
+    if isinstance(ours, Estimate):
+        out = {"published": published_value, "ours": ours.to_json()}
+        if isinstance(published_value, (int, float)):
+            out["inside_range"] = ours.contains(published_value)
+            out["difference"] = round(ours.mean - published_value, 2)
+        return out
+    return {"published": published_value, "ours": ours}
 
 
 class ReproductionInterrupted(Interrupted):
@@ -94,11 +150,6 @@ def published(name: str) -> dict:
         return yaml.safe_load(fh)
 
 
-def _mean(xs):
-    xs = [x for x in xs if x is not None]
-    return round(sum(xs) / len(xs), 2) if xs else None
-
-
 def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
     """The envelope variants behind the 'all' column: every one of them when
     ``envelopes`` is at least their number (324 for deal 1), else a seeded
@@ -137,68 +188,114 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
     return out
 
 
-def kingston(*, envelopes: int = 36, workers: int = 1, response: str = "minimal-information",
-             progress: Callable | None = None, extra: tuple = (), knowledge: str = "kingston",
-             beside: str | None = "complete", seed: int = 1, executor=None) -> list[Comparison]:
-    """Table 1: one game per deal (the strategies are deterministic) and the
-    mean over ``envelopes`` envelope variants of deal 1 (see
-    :func:`envelope_sample`; 324 or more = all).  Every seat plays at the
+def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", bases: tuple = (1,),
+             workers: int = 1, response: str = "minimal-information", progress: Callable | None = None,
+             extra: tuple = (), knowledge: str = "kingston", beside: str | None = "complete", seed: int = 1,
+             executor=None) -> list[Comparison]:
+    """Table 1, each cell over ``seeds`` seeded runs: a deal cell is
+    ``seeds`` games of that deal (their random choices seeded apart), the
+    'all' cell ``seeds`` means, each over a seeded sample of ``envelopes``
+    envelope variants (see :func:`envelope_sample`) of the base deals
+    ``bases`` (shared out evenly).  Every cell is an :class:`Estimate` (the
+    mean and the 10-90 % range over the runs), its published value inside
+    or outside that range.  Kingston's two possible strategies break ties
+    by ``choice`` (the seat option; ``random`` by default, as his text
+    says); the others play in list order.  Every seat plays at the
     knowledge level ``knowledge`` (Kingston's by default); with ``beside``
-    each strategy gets a second row at that level (complete deduction by
-    default).  ``extra`` strategies (seat specs) get rows of their own, with
-    no published figures; random tie-breaks are seeded per game."""
+    each strategy gets a second row at that level.  ``extra`` strategies
+    (seat specs) get rows of their own, with no published figures."""
+    if seeds < 1:
+        raise ClueError("--seeds must be at least 1")
+    if choice not in CHOICES:
+        raise ClueError(f"choice is 'first' or 'random', not {choice!r}")
+    bad = [b for b in bases if b not in range(1, 6)]
+    if bad or not bases:
+        raise ClueError(f"base deals are Kingston's deals 1-5, not {bad or 'none'}")
     pub = published("kingston")
     tables = []
     levels = [knowledge] + ([beside] if beside and beside != knowledge else [])
+    per_base = envelopes // len(bases) if envelopes > 0 else 0
     plans = []
     for n in (3, 6):
         specs: list[GameSpec] = []
         index = {}
-        sample = envelope_sample(get_deal(f"kingston-1-{n}p"), envelopes, seed)
         rows = []
         for level in levels:
             for strategy in (*KINGSTON_STRATEGIES, *extra):
                 label = strategy if level == knowledge else f"{strategy} (with {_level_words(level)})"
                 seat = strategy if ":knowledge=" in strategy else f"{strategy}:knowledge={level}"
+                if strategy in KINGSTON_RANDOM:
+                    seat += f":choice={choice}"
                 rows.append((label, strategy))
                 for d in range(1, 6):
                     deal = get_deal(f"kingston-{d}-{n}p")
-                    index[len(specs)] = (label, f"deal-{d}")
-                    specs.append(GameSpec(len(specs), deal, (seat,) * n, hash_seed(d, n), response=response))
-                for v in sample:
-                    index[len(specs)] = (label, "all")
-                    specs.append(GameSpec(len(specs), v, (seat,) * n, hash_seed(len(specs), n), response=response))
-        plans.append((n, specs, index, rows, sample))
+                    for s in range(seeds):
+                        index[len(specs)] = (label, f"deal-{d}", s)
+                        specs.append(GameSpec(len(specs), deal, (seat,) * n, hash_seed(seed * 100003 + s, d * 10 + n),
+                                              response=response))
+                if per_base:
+                    for s in range(seeds):
+                        for b in bases:
+                            for v in envelope_sample(get_deal(f"kingston-{b}-{n}p"), per_base, seed * 1009 + s):
+                                index[len(specs)] = (label, "all", s)
+                                specs.append(GameSpec(len(specs), v, (seat,) * n,
+                                                      hash_seed(seed * 100003 + s, len(specs)), response=response))
+        plans.append((n, specs, index, rows))
     runs = _Runs(workers, progress, sum(len(plan[1]) for plan in plans), executor)
-    for n, specs, index, rows, sample in plans:
+    for n, specs, index, rows in plans:
         results = runs.run(specs)
         if results is None:
             break
         cols = pub["columns"]
         n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
-        what = (f"all {n_variants} envelope variants" if len(sample) == n_variants else
-                f"a seeded random sample (seed {seed}) of {len(sample)} of the {n_variants} envelope variants")
+        bases_text = "deal " + ", ".join(str(b) for b in bases)
         table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
                            cols, notes=[
-                               f"ours: every seat runs the strategy at the knowledge level '{knowledge}'"
+                               f"ours: mean (10-90 % range) over {seeds} seeds; every seat runs the strategy at the "
+                               f"knowledge level '{knowledge}'"
                                + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
                                   if len(levels) > 1 else "")
-                               + f"; responses '{response}', one game per deal",
-                               f"'all': ours is the mean over {what} of deal 1 (Kingston's generator swaps the new "
-                               "envelope cards into the hands)" if sample else
-                               "'all': not computed (use --envelopes N)"])
+                               + f"; responses '{response}'; Next- and Previous-possible choose with "
+                               f"choice={choice}, the others in list order",
+                               (f"'all': each seed's figure is the mean over a seeded random sample of {per_base} of "
+                                f"the {n_variants} envelope variants of {bases_text} (Kingston's generator swaps "
+                                f"the new envelope cards into the hands)") if per_base else
+                               "'all': not computed (use --envelopes N)",
+                               "match: the published value inside our 10-90 % range (stated before the runs)"])
         runs.note(table, len(specs), len(results))
         for label, strategy in rows:
-            ours: dict[str, list] = {c: [] for c in cols}
+            per_seed: dict[str, dict] = {}
             for r in results:
-                s, col = index[r.index]
-                if s == label:
-                    ours[col].append(r.solution_round)
+                row, col, s = index[r.index]
+                if row == label and r.solution_round is not None:
+                    per_seed.setdefault(col, {}).setdefault(s, []).append(r.solution_round)
             published_row = pub["players"][n].get(strategy, [None] * len(cols))
-            cells = [(p, _mean(ours[c])) for p, c in zip(published_row, cols)]
+            cells = []
+            for p, c in zip(published_row, cols):
+                by_seed = per_seed.get(c, {})
+                if c == "all":
+                    values = [sum(v) / len(v) for v in by_seed.values()]
+                else:
+                    values = [x for v in by_seed.values() for x in v]
+                cells.append((p, estimate(values)))
             table.rows.append((label, cells))
+        table.notes.append(_match_count(table, knowledge_rows=[label for label, _ in rows if "(with" not in label]))
         tables.append(table)
     return runs.done(tables)
+
+
+def _match_count(table: Comparison, knowledge_rows: list) -> str:
+    """'N of M published cells inside our range' over the given rows."""
+    inside = total = 0
+    for label, cells in table.rows:
+        if label not in knowledge_rows:
+            continue
+        for p, o in cells:
+            if p is None or o is None:
+                continue
+            total += 1
+            inside += o.contains(p)
+    return f"{inside} of {total} published cells of the main rows inside our 10-90 % range"
 
 
 def _level_words(level: str) -> str:
@@ -219,29 +316,52 @@ def _same_strategy_specs(cells: list, games: int, seed: int) -> tuple[list, list
     return specs, cell_of
 
 
-def _same_strategy_means(cells: list, cell_of: list, results: list) -> list:
-    """Mean rounds to a solution of each cell (None for a cell without games)."""
+def _same_strategy_means(cells: list, cell_of: list, results: list, seed: int = 1) -> list:
+    """Each cell's :func:`mean_estimate` of rounds to a solution (None for a
+    cell without solved games)."""
     per_cell: list = [[] for _ in cells]
     for r in results:
-        per_cell[cell_of[r.index]].append(r)
-    return [summarize(rs)["mean_rounds_to_solution"] for rs in per_cell]
+        if r.solution_round is not None:
+            per_cell[cell_of[r.index]].append(r.solution_round)
+    return [mean_estimate(xs, hash_seed(seed, i)) for i, xs in enumerate(per_cell)]
+
+
+def mean_estimate(values: list, seed: int = 1, resamples: int = 1000) -> Estimate | None:
+    """The mean of the figures with the 10-90 % range of the mean itself: the
+    10th and 90th percentiles of ``resamples`` seeded bootstrap means (the
+    games resampled with replacement).  None for no figures."""
+    xs = [float(x) for x in values if x is not None]
+    if not xs:
+        return None
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(xs, k=len(xs))) / len(xs) for _ in range(resamples))
+    spread = estimate(means)
+    assert spread is not None  # means is not empty
+    return Estimate(round(sum(xs) / len(xs), 2), spread.low, spread.high, len(xs))
+
+
+def _within(published_value, ours: Estimate | None, rounds: float = 0.5) -> bool:
+    return ours is not None and (abs(published_value - ours.mean) <= rounds + 1e-9 or ours.contains(published_value))
 
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
              tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell",
-             executor=None) -> list[Comparison]:
+             response: str = "mitchell", executor=None) -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
     (ours)*.  Mitchell's players run at the knowledge level ``knowledge``
-    (hers by default: her seven deductions, taken in at her own turn);
-    ``extra`` strategies at the level their seat spec names (complete by default)."""
+    (hers by default: her seven deductions, taken in at her own turn) and
+    answer with ``response`` (hers by default: the card already shown to
+    the asker, else the first matching card in suspect, weapon, room
+    order); ``extra`` strategies at the level and with the response their
+    seat spec names (complete and minimal-information by default)."""
     pub = published("mitchell")
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
-            f"players at the knowledge level '{knowledge}', responses 'minimal-information'")
+            f"players at the knowledge level '{knowledge}' with responses '{response}'")
 
     def hers(kind: str) -> str:
-        return f"{MITCHELL[kind]}:knowledge={knowledge}"
+        return f"{MITCHELL[kind]}:knowledge={knowledge}:response={response}"
     cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
 
     def cell(deal: str, column: str, strategy: str | None = None) -> int:
@@ -268,6 +388,8 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                                 if col in advanced])
                  for d, row in data["rows"].items()]))
     specs, cell_of = _same_strategy_specs(cells, games, seed)
+    criterion = ("match: within 0.5 rounds of the published mean, or the published mean inside our 10-90 % range of "
+                 "the mean (bootstrap over the games); stated before the runs")
     tests = []  # table 5.3: (test, seats, strategies, specs)
     if "5.3" in tables:
         for test, seats in pub["table_5_3"].items():
@@ -276,12 +398,15 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
     runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
     results = (runs.run(specs) or []) if specs else []  # the first run: never None (not interrupted yet)
-    means = _same_strategy_means(cells, cell_of, results)
+    means = _same_strategy_means(cells, cell_of, results, seed)
     out = []
     for table, rows in layouts:
-        table.rows = [(label, [(p, None if means[i] is None else round(means[i], 2)) for p, i in row])
-                      for label, row in rows]
+        table.rows = [(label, [(p, means[i]) for p, i in row]) for label, row in rows]
         runs.note(table, len(specs), len(results))
+        if not table.title.split(":")[1].strip().startswith("Mitchell's advanced player (published) /"):
+            hits = sum(_within(p, o) for _, cells_ in table.rows for p, o in cells_)
+            total = sum(1 for _, cells_ in table.rows for _ in cells_)
+            table.notes += [criterion, f"{hits} of {total} cells match"]
         out.append(table)
     if tests and not runs.interrupted:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",

@@ -120,7 +120,8 @@ def seat_spec(parts: dict) -> str:
             + "".join(f":rules={r}" for r in parts.get("rules", ()))
             + ("" if parts["knowledge"] == DEFAULT_LEVEL else f":knowledge={parts['knowledge']}")
             + (f":move={parts['move']}" if parts.get("move") else "")
-            + (f":engine={parts['engine']}" if parts.get("engine") else ""))
+            + (f":engine={parts['engine']}" if parts.get("engine") else "")
+            + (f":choice={parts['choice']}" if parts.get("choice") else ""))
 
 
 def with_parts(spec: str, response: str | None = None, accusation: str | None = None,
