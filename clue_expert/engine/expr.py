@@ -67,6 +67,21 @@ RUN_STEPS = 2_000_000
 #: Wall-clock seconds per request.
 RUN_SECONDS = 10.0
 _CLOCK_EVERY = 20_000  # steps between looks at the clock
+#: Characters of a message a rule formats (a ``message:`` or a
+#: ``contradiction:`` with its placeholders filled in); past it the text is cut
+#: and ends with :data:`CUT_NOTE`.
+MAX_MESSAGE = 4_000
+#: Characters of a message template once a file's parameters are folded into it (checked when loaded).
+MAX_TEMPLATE = 20_000
+#: What ends a message cut at :data:`MAX_MESSAGE`.
+CUT_NOTE = " … [message cut at {n:,} characters: the limit on a rule's message]"
+
+
+def cap_message(text: str) -> str:
+    """A formatted message cut at :data:`MAX_MESSAGE` characters, with a note saying so."""
+    if len(text) <= MAX_MESSAGE:
+        return text
+    return text[:MAX_MESSAGE] + CUT_NOTE.format(n=MAX_MESSAGE)
 
 
 class LimitError(ExpressionError):
