@@ -399,10 +399,13 @@ def _ignore_sigint() -> None:
 
 
 def _start_worker() -> None:
-    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`), and
-    the collector's policy for games (:func:`games_collector`) for the
-    worker's life."""
+    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`),
+    SIGTERM back to its default action (the parent's handler, inherited by
+    the fork, would raise in the worker and print a traceback: a worker told
+    to stop just stops), and the collector's policy for games
+    (:func:`games_collector`) for the worker's life."""
     _ignore_sigint()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _collector_on()
 
 
