@@ -32,10 +32,14 @@ def rss_mb(pid: int) -> float | None:
 
 
 def children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """The child processes of every thread of ``pid`` (the pool starts replacement workers from a thread)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out
 
 
 def main() -> None:
