@@ -58,13 +58,23 @@ def test_a_costly_library_call_is_charged_by_its_work(tmp_path, capsys, monkeypa
 
 
 def test_the_clock_is_looked_at_on_every_costly_call(tmp_path, monkeypatch):
-    path = strategy(tmp_path, {"x": "envelope_entropy()"})
+    path = strategy(tmp_path, {"x": "best_ask_size(3, 4)"})
     k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann",
                   rulesets=[*default_rulesets(), load_ruleset(path)])
     k.observe(DealtHand("ann", HAND))
     monkeypatch.setattr(expr, "RUN_SECONDS", -1.0)  # the deadline passes before the first call
-    with pytest.raises(RuleLimitError, match=r"costly\.yaml: rule 'evil': .*at envelope_entropy\(\); the wall-clock"):
+    with pytest.raises(RuleLimitError, match=r"costly\.yaml: rule 'evil': .*at best_ask_size\(\); the wall-clock"):
         k.request("your-turn", {"turn": 1, "round": 1})
+
+
+def test_past_the_deadline_the_beliefs_answer_from_the_sheets_estimate(tmp_path, monkeypatch):
+    path = strategy(tmp_path, {"x": "most_informative(6)", "g": "information_gain(x)", "h": "envelope_entropy()"})
+    k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann",
+                  rulesets=[*default_rulesets(), load_ruleset(path)])
+    k.observe(DealtHand("ann", HAND))
+    monkeypatch.setattr(expr, "RUN_SECONDS", -1.0)  # a slow position on a loaded machine
+    assert k.request("your-turn", {"turn": 1, "round": 1})  # a suggestion, not an error
+    assert library._beliefs(k).exact is False
 
 
 def test_work_charged_outside_a_rule_is_free_and_inside_is_counted():

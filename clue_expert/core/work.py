@@ -26,6 +26,9 @@ class Meter(Protocol):
     def charge_work(self, units: int, what: str) -> None:
         """Count ``units`` of work done for ``what``; raise past a limit."""
 
+    def late(self) -> bool:
+        """Whether the request's deadline has passed."""
+
 
 #: The budget in place (the evaluator sets it around each library call).
 METER: ContextVar = ContextVar("clue_expert_work_meter", default=None)
@@ -37,6 +40,14 @@ def charge(units: int, what: str) -> None:
     meter = METER.get()
     if meter is not None:
         meter.charge_work(units, what)
+
+
+def late() -> bool:
+    """Whether the budget in place (if any) is past its deadline: work that
+    has a cheap stand-in (the exact beliefs) switches to it instead of
+    failing the request."""
+    meter = METER.get()
+    return meter is not None and meter.late()
 
 
 def current() -> Meter | None:

@@ -37,7 +37,7 @@ from typing import Callable
 
 from ..core import work
 from ..core.facts import ENVELOPE
-from .expr import LimitError
+from .expr import RUN_SECONDS, LimitError
 from .queries import KnowledgeView
 
 # ``Knowledge`` (clue_expert.engine.knowledge) is named in annotations only and
@@ -79,6 +79,8 @@ class TableTooLarge(LimitError):
 def _tally(units: int) -> None:
     """Count work of the computation under way: charged to the request's
     budget (:mod:`clue_expert.core.work`) and held to :data:`MAX_TABLE_WORK`."""
+    if work.late():  # past the request's deadline: the sheet's estimate stands in
+        raise TableTooLarge(f"the exact beliefs stopped at the request's deadline ({RUN_SECONDS:g} s)")
     _spent[0] += units
     if _spent[0] > MAX_TABLE_WORK:
         raise TableTooLarge(f"the exact beliefs need more than {MAX_TABLE_WORK:,} units of work (table entries "
@@ -1209,6 +1211,8 @@ class SuggestionEvaluator:
         if len(suggestions) > MAX_SUGGESTIONS:
             raise TableTooLarge(f"{len(suggestions):,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the "
                                 f"limit on the suggestions one ranking values)")
+        if work.late():  # past the request's deadline: the caller's stand-in answers
+            raise TableTooLarge(f"the suggestions were not valued: past the request's deadline ({RUN_SECONDS:g} s)")
         work.charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
                     "the suggestions' estimates")
         estimates = sorted((self.estimate(t) for t in suggestions),

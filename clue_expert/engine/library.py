@@ -1150,5 +1150,13 @@ def Bound(k, owner, cards, low, high):
     return bound_key(owner, cards, low, high)
 
 
+#: Costly functions with a cheap stand-in (the sheet's estimate, see
+#: _beliefs): past the request's deadline they answer from it instead of
+#: failing the request, so a slow position on a loaded machine still plays.
+SOFT = ("probability", "envelope_entropy", "envelope_top_probability", "envelope_top", "clue_top_probability",
+        "most_informative", "most_informative_of", "information_gain", "refutation_none", "most_informative_here")
+
 for _name in COSTLY:
     FUNCTIONS[_name].costly = True
+for _name in SOFT:
+    FUNCTIONS[_name].soft = True
