@@ -838,7 +838,8 @@ def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> 
     entries together, else :class:`TableTooLarge`."""
     used = sum(map(len, keep)) if keep is not None else 0
     for i in range(start, len(trans)):
-        layer = _advance(layer, *trans[i], room=MAX_TABLE - used)
+        moves, close = trans[i]
+        layer = _advance(layer, moves, close, MAX_TABLE - used)
         if keep is not None:
             keep.append(layer)
             used += len(layer)

@@ -1157,6 +1157,6 @@ SOFT = ("probability", "envelope_entropy", "envelope_top_probability", "envelope
         "most_informative", "most_informative_of", "information_gain", "refutation_none", "most_informative_here")
 
 for _name in COSTLY:
-    FUNCTIONS[_name].costly = True
+    setattr(FUNCTIONS[_name], "costly", True)
 for _name in SOFT:
-    FUNCTIONS[_name].soft = True
+    setattr(FUNCTIONS[_name], "soft", True)

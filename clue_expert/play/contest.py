@@ -787,11 +787,13 @@ class ContestAgent:
         whole = self.record()
         if len(whole.turns) <= MAX_TURNS:
             return [whole]
-        parts, start, out = [], 0, []
+        parts: list[Record] = []
+        out: list = []  # the wrong accusations so far
+        start = 0
         while start < len(whole.turns):
             room = MAX_TURNS - len(out)
             chunk = list(whole.turns[start:start + room])
-            parts.append(Record(edition=EDITION, players=self.players, me=self.me, hand=self.hand,
+            parts.append(Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
                                 hand_sizes=dict(self.hand_sizes), turns=out + chunk, source="<contest>"))
             out = out + [t for t in chunk if isinstance(t, Accusation) and not t.correct]
             start += room

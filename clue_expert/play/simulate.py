@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
@@ -474,9 +474,9 @@ def _windowed(pool, specs: Sequence[GameSpec], window: int) -> Iterator[tuple]:
         out -= 1
         if isinstance(result, _Failed):
             raise result.exc
-        spec = next(todo, None)
-        if spec is not None:
-            pool.apply_async(_play, (spec,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
+        following = next(todo, None)
+        if following is not None:
+            pool.apply_async(_play, (following,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
             out += 1
         yield result
 

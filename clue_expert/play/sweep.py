@@ -128,7 +128,7 @@ class Sweep:
                            "seating": self.seating, "response": self.response, "accusation": self.accusation,
                            "max_rounds": self.max_rounds}, sort_keys=True)
 
-    def specs(self, cell: Cell) -> list:
+    def specs(self, cell: Cell) -> GameSpecs:
         """The games of a cell: :func:`make_specs` with the cell's options."""
         return make_specs(players=cell.players, games=self.games, seed=self.seed, strategies=list(cell.seats),
                           edition=cell.edition, response=self.response, accusation=self.accusation,
