@@ -57,12 +57,13 @@ def test_a_costly_library_call_is_charged_by_its_work(tmp_path, capsys, monkeypa
     one_error(capsys, path, "the limit on library work per observation or decision")
 
 
-def test_the_clock_is_looked_at_on_every_costly_call(tmp_path, monkeypatch):
+def test_the_clock_is_looked_at_as_library_work_adds_up(tmp_path, monkeypatch):
     path = strategy(tmp_path, {"x": "best_ask_size(3, 4)"})
     k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann",
                   rulesets=[*default_rulesets(), load_ruleset(path)])
     k.observe(DealtHand("ann", HAND))
     monkeypatch.setattr(expr, "RUN_SECONDS", -1.0)  # the deadline passes before the first call
+    monkeypatch.setattr(expr, "_CLOCK_EVERY", 1)  # the clock looked at on every unit of library work
     with pytest.raises(RuleLimitError, match=r"costly\.yaml: rule 'evil': .*at best_ask_size\(\); the wall-clock"):
         k.request("your-turn", {"turn": 1, "round": 1})
 

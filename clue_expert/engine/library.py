@@ -20,6 +20,7 @@ from math import comb
 from itertools import combinations
 from typing import Callable
 
+from ..core import work
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, bound_key, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
@@ -155,6 +156,7 @@ def tight_groups(k: KnowledgeView, owner, cards):
         for c in clauses(k, o):
             if len(c) <= 4:
                 needs.append((o, c))
+    work.charge(sum(comb(len(needs), size) for size in range(1, 4)), "tight_groups()")
     found = []
     for size in range(1, 4):
         for combo in combinations(needs, size):
