@@ -119,6 +119,7 @@ def test_notebook_rules_cited_by_why(tmp_path, mine):
     session.start()
     [tree] = [i for i in session.handle("why envelope lacks candlestick") if isinstance(i, Explanation)]
     assert tree.justification.rule == "shown-card-is-not-in-envelope"
+    session.close()  # one notebook on a file at a time
     plain = NotebookSession(book)
     plain.start()
     [tree] = [i for i in plain.handle("why envelope lacks candlestick") if isinstance(i, Explanation)]

@@ -145,11 +145,20 @@ def test_nesting_through_an_alias_counts(tmp_path, capsys):
 
 
 # --------------------------------------------------------------- big things
-def test_a_ten_megabyte_json_record_is_parsed_then_refused_by_its_turn_limit(tmp_path, capsys):
+def test_a_ten_megabyte_json_record_is_refused_by_its_node_limit(tmp_path, capsys):
     data = dict(GOOD, turns=TURNS * 50_000)
     path = tmp_path / "big.json"
     path.write_text(json.dumps(data))
     assert path.stat().st_size > 10_000_000
+    with pytest.raises(yamlio.FileLoadError, match="more than 200,000 values"):
+        yamlio.load_file(path)
+    one_error(capsys, "deduce", path, expect="more than 200,000 values")
+
+
+def test_a_record_within_the_node_limit_is_parsed_then_refused_by_its_turn_limit(tmp_path, capsys):
+    data = dict(GOOD, turns=TURNS * 1_001)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(data))
     assert isinstance(yamlio.load_file(path), dict)
     one_error(capsys, "deduce", path, expect="turns, more than the limit")
 

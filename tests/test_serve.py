@@ -61,7 +61,9 @@ def test_a_whole_game_through_the_api_matches_deduce(tmp_path, capsys):
     # the file is the terminal notebook's record: the same turns, and it opens there
     saved = yaml.safe_load((tmp_path / "game.yaml").read_text())
     assert saved["turns"] == GAME["turns"] and saved["hand_sizes"] == GAME["hand_sizes"]
-    session = NotebookSession(tmp_path / "game.yaml")
+    # (a copy: while the server has the file open, a second notebook on it is refused)
+    (tmp_path / "copy.yaml").write_text((tmp_path / "game.yaml").read_text())
+    session = NotebookSession(tmp_path / "copy.yaml")
     assert session.notebook.knowledge.sheet().cells == g["cells"]
     assert "accuse" in " ".join(m.text for m in session._advice())
 
@@ -229,6 +231,7 @@ def test_serve_cli_prints_where_to_open_it(tmp_path, monkeypatch, capsys):
 def test_a_terminal_notebook_file_opens_in_the_browser(tmp_path):
     nb = Notebook.load(RECORD)
     nb.save(tmp_path / "game.yaml")
+    nb.release()  # the terminal notebook ends: the file is free for the browser
     g = _client(tmp_path / "game.yaml").get("/api/state").json()["game"]
     assert len(g["turns"]) == 16 and g["accuse"] and g["me"] == "player1"
 

@@ -32,6 +32,7 @@ import yaml
 
 from .errors import ClueError
 from .paths import boards_dir
+from . import work
 from .yamlio import FileLoadError, load_file, shorten
 
 Square = tuple  # (x, y)
@@ -326,6 +327,8 @@ def reachable(board: Board, start: Position, roll: int, occupied: Iterable[Squar
 
     def walk(pos, path: list, seen: set) -> None:
         budget[0] -= 1
+        if not budget[0] & 0x3FFF:  # every 16,384 squares: charged, and the clock looked at
+            work.charge(0x4000, "the board's move search")
         if budget[0] < 0:
             raise BoardError(f"board {board.id}: a move of {roll} from {pos} visits more than {MAX_SEARCH} squares "
                              f"(the limit of the move search); use fewer dice or narrower hallways")
@@ -367,6 +370,7 @@ def distances(board: Board, start: Position, occupied: Iterable[Square] = ()) ->
                 continue
             dist[nxt] = dist[pos] + 1
             queue.append(nxt)
+    work.charge(len(dist), "the board's distances")
     return dist
 
 

@@ -21,6 +21,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .errors import ClueError, EditionError, UnknownCardError, UnknownEditionError
 from .paths import editions_dir
+from .text import visible
 from .yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 
 #: The categories of the classic game, in sheet order (the shipped editions' and the contest's).
@@ -222,7 +223,7 @@ def _parse_edition(data: object, source: str) -> Edition:
     envelope = data.get("envelope") or {}
     if not isinstance(envelope, dict):
         raise bad("'envelope' must map a category to how many of its cards the envelope takes")
-    categories = tuple(normalize(c) for c in cats)
+    categories = tuple(visible(normalize(c)) for c in cats)
     if len(set(categories)) != len(categories) or not all(categories):
         raise bad("category names must be distinct and non-empty")
     for c in envelope:
@@ -245,7 +246,7 @@ def _parse_edition(data: object, source: str) -> Edition:
             aliases = entry.get("aliases", []) or []
             if not isinstance(aliases, list) or not all(isinstance(a, (str, int)) for a in aliases):
                 raise bad(f"card {shorten(entry['id'])}: 'aliases' must be a list of names")
-            cards.append(Card(id=normalize(entry["id"]), name=str(entry.get("name", entry["id"]))[:80],
+            cards.append(Card(id=visible(normalize(entry["id"])), name=visible(str(entry.get("name", entry["id"]))[:80]),
                               category=category, aliases=tuple(normalize(a) for a in aliases), index=len(cards)))
             if len(cards) > MAX_CARDS:
                 raise bad(f"more than {MAX_CARDS} cards")
@@ -261,8 +262,8 @@ def _parse_edition(data: object, source: str) -> Edition:
     if not isinstance(aliases, list):
         raise bad("'aliases' must be a list of names")
     try:
-        return Edition(id=normalize(data["id"]), name=str(data.get("name", data["id"]))[:120],
-                       description=str(data.get("description", ""))[:500],
+        return Edition(id=visible(normalize(data["id"])), name=visible(str(data.get("name", data["id"]))[:120]),
+                       description=visible(str(data.get("description", ""))[:500], keep_newlines=True),
                        aliases=tuple(normalize(a) for a in aliases), cards=tuple(cards),
                        categories=categories, envelope_counts=counts)
     except ClueError as exc:

@@ -48,6 +48,20 @@ MAX_DEPTH = 50
 MAX_ALIASES = 50
 #: How many values the aliases of a file may add when expanded.
 MAX_ALIAS_NODES = 10_000
+#: How many values (scalars, mappings and lists, mapping keys included, aliases
+#: expanded) a file of each kind may hold; counted on the parser's events
+#: before anything is composed.
+MAX_NODES: dict[str, int] = {
+    "record": 200_000,
+    "notebook": 200_000,
+    "rule": 100_000,
+    "edition": 20_000,
+    "deal": 20_000,
+    "level": 5_000,
+    "board": 20_000,
+}
+#: The node cap for a kind not in :data:`MAX_NODES`.
+DEFAULT_MAX_NODES = 100_000
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
@@ -102,31 +116,71 @@ def _mark(exc: BaseException) -> str:
     return f" (line {mark.line + 1})" if mark is not None else ""
 
 
-def _check_events(text: str, source: str) -> None:
-    """Depth and alias limits, read off the parser's event stream (no recursion)."""
+def nodes_for(what: str) -> int:
+    """The node cap of a kind of file."""
+    return MAX_NODES.get(what, DEFAULT_MAX_NODES)
+
+
+def _too_many(source: str, what: str, cap: int, where: str = "") -> FileLoadError:
+    return FileLoadError(source, f"the {what} file holds more than {cap:,} values{where} (the limit on values "
+                                 f"per {what} file, mapping keys and expanded aliases included)")
+
+
+def _key_seen(entry: list, ev, source: str) -> None:
+    """A value just read inside a mapping: when it is a key, refuse one the
+    mapping already has (YAML would keep the last silently)."""
+    if entry[4] is None:
+        return
+    entry[5] = not entry[5]
+    if not entry[5]:  # it was a key (the flag now waits for its value)
+        return
+    if isinstance(ev, yaml.ScalarEvent):
+        key = ev.value
+        if key == "<<" and ev.implicit[0]:
+            return  # a merge key
+        if key in entry[4]:
+            raise FileLoadError(source, f"the key {shorten(key, 60)} appears twice in one mapping{_mark_of(ev)} "
+                                        f"(a key may be given once)")
+        entry[4].add(key)
+
+
+def _check_events(text: str, source: str, what: str = "record") -> None:
+    """Depth, alias, node-count and duplicate-key limits, read off the
+    parser's event stream (no recursion, nothing composed)."""
     loader = _LOADER(text)
+    cap = nodes_for(what)
     try:
         depth = 0
         nodes = 0  # values so far, aliases expanded
         aliases = 0
         added = 0  # values the aliases added
-        stack: list[list] = []  # [anchor, nodes at start, depth, deepest inside]
+        # [anchor, nodes at start, depth, deepest inside, keys seen (a mapping) or None, the next value is a key]
+        stack: list[list] = []
         done: dict[str, tuple[int, int]] = {}  # anchor -> (values, height)
         while loader.check_event():
             ev = loader.get_event()
             if isinstance(ev, yaml.ScalarEvent):
                 nodes += 1
+                if nodes > cap:
+                    raise _too_many(source, what, cap, _mark_of(ev))
                 if ev.anchor is not None:
                     done[ev.anchor] = (1, 0)
+                if stack:
+                    _key_seen(stack[-1], ev, source)
             elif isinstance(ev, _OPEN):
                 nodes += 1
+                if nodes > cap:
+                    raise _too_many(source, what, cap, _mark_of(ev))
                 depth += 1
                 if depth > MAX_DEPTH:
                     raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep"
                                                 f"{_mark_of(ev)}; the limit is {MAX_DEPTH}")
-                stack.append([ev.anchor, nodes, depth, depth])
+                if stack:
+                    _key_seen(stack[-1], ev, source)
+                mapping = isinstance(ev, yaml.MappingStartEvent)
+                stack.append([ev.anchor, nodes, depth, depth, set() if mapping else None, False])
             elif isinstance(ev, _CLOSE):
-                anchor, start, level, deepest = stack.pop()
+                anchor, start, level, deepest = stack.pop()[:4]
                 if anchor is not None:
                     done[anchor] = (nodes - start + 1, deepest - level + 1)
                 if stack:
@@ -142,9 +196,13 @@ def _check_events(text: str, source: str) -> None:
                                                 f"it names{_mark_of(ev)}")
                 if ev.anchor not in done:
                     continue  # an undefined alias: the loader reports it
+                if stack:
+                    _key_seen(stack[-1], ev, source)
                 size, height = done[ev.anchor]
                 nodes += size
                 added += size
+                if nodes > cap:
+                    raise _too_many(source, what, cap, _mark_of(ev))
                 if added > MAX_ALIAS_NODES:
                     raise FileLoadError(source, f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} "
                                                 f"values{_mark_of(ev)}")
@@ -181,6 +239,38 @@ def _json_depth_ok(data: object) -> bool:
     return True
 
 
+def _json_pairs(source: str):
+    """An ``object_pairs_hook`` refusing a key given twice in one object."""
+    def pairs(items: list) -> dict:
+        out = dict(items)
+        if len(out) != len(items):
+            seen: set = set()
+            for key, _ in items:
+                if key in seen:
+                    raise FileLoadError(source, f"the key {shorten(key, 60)} appears twice in one mapping "
+                                                f"(a key may be given once)")
+                seen.add(key)
+        return out
+    return pairs
+
+
+def _json_nodes_over(data: object, cap: int) -> bool:
+    """Whether parsed JSON holds more than ``cap`` values (keys included; iterative, stops at the cap)."""
+    count = 0
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        count += 1
+        if isinstance(value, dict):
+            count += len(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        if count > cap:
+            return True
+    return False
+
+
 def load_text(text: str, source: str = "<text>", what: str = "record") -> object:
     """Parse YAML or JSON text under the limits; any problem is one
     :class:`FileLoadError` naming ``source``."""
@@ -191,8 +281,20 @@ def load_text(text: str, source: str = "<text>", what: str = "record") -> object
                                     f"{limit:,} bytes")
     body = text.lstrip(" \t\r\n\ufeff")
     if body[:1] in ("{", "["):
+        cap = nodes_for(what)
+        # every value but the first of a collection follows a comma, and a key
+        # its colon: an upper bound on the values, read without parsing
+        if body.count(",") + body.count(":") + body.count("[") + body.count("{") + 1 > cap:
+            try:
+                over = _json_nodes_over(json.loads(body), cap)
+            except (RecursionError, ValueError):
+                over = False  # reported below
+            if over:
+                raise _too_many(source, what, cap)
         try:
-            data = json.loads(body)
+            data = json.loads(body, object_pairs_hook=_json_pairs(source))
+        except FileLoadError:
+            raise
         except RecursionError:
             raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is "
                                         f"{MAX_DEPTH}") from None
@@ -203,7 +305,7 @@ def load_text(text: str, source: str = "<text>", what: str = "record") -> object
                 raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}")
             return data
     try:
-        _check_events(text, source)
+        _check_events(text, source, what)
         return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except FileLoadError:
         raise

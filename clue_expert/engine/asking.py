@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..core.facts import ENVELOPE
+from ..core import work
 from .beliefs import _marginals, _Problem, entropy
 from .queries import KnowledgeView
 
@@ -331,7 +332,9 @@ class InterrogationScorer:
 
     def rank(self, players) -> list:
         """Every candidate valued, best first (ties: the candidates' order)."""
-        values = [self.value(x, cs) for x, cs in self.candidates(players)]
+        candidates = self.candidates(players)
+        work.charge(len(candidates) * max(1, len(self.k.cards)), "the interrogation search")
+        values = [self.value(x, cs) for x, cs in candidates]
         return sorted(values, key=lambda v: -round(v.score, 12))
 
     def padding(self, player) -> frozenset:

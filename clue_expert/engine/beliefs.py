@@ -35,7 +35,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..core import work
 from ..core.facts import ENVELOPE
+from .expr import RUN_SECONDS, LimitError
 from .queries import KnowledgeView
 
 # ``Knowledge`` (clue_expert.engine.knowledge) is named in annotations only and
@@ -45,6 +47,65 @@ from .queries import KnowledgeView
 #: groups the envelope distribution directly instead of by pattern sums
 #: (which need 2**categories tables).
 _PATTERN_CATEGORIES = 6
+
+#: Entries (states) the exact beliefs' tables may hold in one pass: the
+#: layers a pass keeps, together, or the one layer being built.  Past it
+#: :class:`TableTooLarge` is raised before memory runs out (the library's
+#: suggestion choosers then fall back to the sheet's estimate; see
+#: docs/limits.md).  The largest measured on a shipped edition: 3.4 million
+#: in all the layers of one pass, master-detective at 6 players.
+MAX_TABLE = 2_000_000
+#: Units of work (table entries times the moves tried on each) one exact
+#: computation may do -- the beliefs, or one suggestion's pass -- before it
+#: gives up with :class:`TableTooLarge` (a few seconds of this machine's time).
+MAX_TABLE_WORK = 2_000_000
+#: Envelope contents the sheet may leave open for the exact beliefs to be
+#: tried at all (:func:`envelope_contents`, counted before any table is built).
+MAX_ENVELOPES = 100_000
+_spent = [0]  # work of the computation under way (reset by each)
+#: Cards of one suggestion whose outcomes are valued (the outcomes of n
+#: cards take 2**n patterns): past it :class:`TableTooLarge`.
+MAX_SUGGESTION_CARDS = 12
+#: Suggestions one ranking may value (every candidate is estimated): counted
+#: before any is built; past it :class:`TableTooLarge` too.
+MAX_SUGGESTIONS = 100_000
+_CHUNK = 16_384  # source states between looks at the table's size (and charges of work)
+
+
+class TableTooLarge(LimitError):
+    """The exact beliefs would need more than :data:`MAX_TABLE` table entries."""
+
+
+def _tally(units: int) -> None:
+    """Count work of the computation under way: charged to the request's
+    budget (:mod:`clue_expert.core.work`) and held to :data:`MAX_TABLE_WORK`."""
+    if work.late():  # past the request's deadline: the sheet's estimate stands in
+        raise TableTooLarge(f"the exact beliefs stopped at the request's deadline ({RUN_SECONDS:g} s)")
+    _spent[0] += units
+    if _spent[0] > MAX_TABLE_WORK:
+        raise TableTooLarge(f"the exact beliefs need more than {MAX_TABLE_WORK:,} units of work (table entries "
+                            f"times moves; the limit on one exact computation)")
+    work.charge(units, "the exact beliefs' table")
+
+
+def _table_error() -> TableTooLarge:
+    return TableTooLarge(f"the exact beliefs need a table of more than {MAX_TABLE:,} entries (the limit on "
+                         f"the exact beliefs' table size)")
+
+
+def _big(n: int) -> str:
+    """A count for a message: written out up to 10**15, else as a power of ten."""
+    return f"{n:,}" if n < 10 ** 15 else f"about 10^{len(str(n)) - 1}"
+
+
+def _chunks(layer: dict):
+    """The layer's items in chunks of :data:`_CHUNK` (one chunk for a small layer)."""
+    if len(layer) <= _CHUNK:
+        yield layer.items()
+        return
+    items = iter(layer.items())
+    for _ in range(0, len(layer), _CHUNK):
+        yield itertools.islice(items, _CHUNK)
 
 
 def _collector_paused(fn):
@@ -82,6 +143,9 @@ class Beliefs:
     """Largest number of DP states at one step (a measure of the work)."""
     forward: object = field(default=None, repr=False, compare=False)
     """The labelled forward pass the envelope came from (kept for the values of suggestions)."""
+    exact: bool = True
+    """False for the sheet's estimate (:func:`estimate`) used when the exact
+    beliefs refuse: then ``envelope`` holds only the likeliest contents."""
 
     def to_json(self) -> dict:
         return {"probabilities": self.probabilities, "envelope_entropy_bits": self.entropy_bits,
@@ -416,7 +480,7 @@ def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fiel
     return [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
 
 
-def _advance(layer: dict, moves: tuple, close) -> dict:
+def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
     """One DP step: every state of ``layer`` with the card given to each
     owner it may go to.  A move is (capacity mask, capacity unit, envelope
     "full" mask, envelope constant, bits to set, counters to add): a player
@@ -425,11 +489,24 @@ def _advance(layer: dict, moves: tuple, close) -> dict:
     (or None) settles the constraints whose last card this is: (clause bits
     that must be set, wrong accusations (shift, mask, size) that must not be
     complete, seen shows (shift, mask, base) whose weight 1 / (base + count)
-    applies, the mask that clears their fields)."""
+    applies, the mask that clears their fields).  The work is charged
+    (:mod:`clue_expert.core.work`); a new layer of more than ``room``
+    entries raises :class:`TableTooLarge`."""
     nxt: dict = {}
     get = nxt.get
+    n_moves = len(moves)
+    for chunk in _chunks(layer):
+        _tally(min(len(layer), _CHUNK) * n_moves)
+        _advance_chunk(chunk, moves, close, nxt, get)
+        if len(nxt) > room:
+            raise _table_error()
+    return nxt
+
+
+def _advance_chunk(items, moves: tuple, close, nxt: dict, get) -> None:
+    """:func:`_advance` for some of the layer's states, into ``nxt``."""
     if close is None:
-        for s0, w in layer.items():
+        for s0, w in items:
             for cm, cd, em, es, orm, add in moves:
                 if cm:
                     if not s0 & cm:
@@ -440,9 +517,9 @@ def _advance(layer: dict, moves: tuple, close) -> dict:
                         continue
                     s = ((s0 + es) | orm) + add
                 nxt[s] = get(s, 0.0) + w
-        return nxt
+        return
     need, notall, weight, keep = close
-    for s0, w in layer.items():
+    for s0, w in items:
         for cm, cd, em, es, orm, add in moves:
             if cm:
                 if not s0 & cm:
@@ -465,7 +542,6 @@ def _advance(layer: dict, moves: tuple, close) -> dict:
             else:
                 s &= keep
                 nxt[s] = get(s, 0.0) + w
-    return nxt
 
 
 class _Forward:
@@ -477,6 +553,7 @@ class _Forward:
     layers instead of starting again."""
 
     def __init__(self, pb: _Problem):
+        _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
         self.pb = pb
         self.order = pb.order()
         self.layout = lay = pb.layout()
@@ -506,6 +583,7 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
     took -- plus the live one-of clauses, wrong accusations and seen shows.
     Returns (owner -> card -> probability, the weighted number of deals
     without ``pb.base_factor``, the largest number of states at one step)."""
+    _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
     order = pb.order()
     owners = pb.owners
     cats = list(pb.categories)
@@ -579,19 +657,27 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
                 yield s0, w, o, s, f
     forward = [{start: 1.0}]
     biggest = 1
+    used = 1  # entries kept in the forward layers (the limit MAX_TABLE)
     for i in range(n):
         nxt: dict = {}
         get = nxt.get
+        _tally(len(forward[i]) * len(moves[i]))
         if closes[i] is None:  # the common step, inlined
-            for s0, w in forward[i].items():
-                for o, mask, dec, orm, add in moves[i]:
-                    if s0 & mask:
-                        s = ((s0 - dec) | orm) + add
-                        nxt[s] = get(s, 0.0) + w * 1.0
+            for chunk in _chunks(forward[i]):
+                for s0, w in chunk:
+                    for o, mask, dec, orm, add in moves[i]:
+                        if s0 & mask:
+                            s = ((s0 - dec) | orm) + add
+                            nxt[s] = get(s, 0.0) + w * 1.0
+                if used + len(nxt) > MAX_TABLE:
+                    raise _table_error()
         else:
             for s0, w, o, s, f in targets(i):
                 nxt[s] = get(s, 0.0) + w * f
+            if used + len(nxt) > MAX_TABLE:
+                raise _table_error()
         forward.append(nxt)
+        used += len(nxt)
         biggest = max(biggest, len(nxt))
     # every capacity is spent exactly when all cards are placed
     z = forward[n].get(0, 0.0)
@@ -615,13 +701,84 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
     return probs, z, biggest
 
 
+def _envelope_options(k: KnowledgeView) -> list:
+    """Per category: (its known envelope cards, the open cards that may be
+    the envelope's, how many of those it still holds), in sheet order."""
+    out = []
+    lacked = k.lacked_by(ENVELOPE)
+    held = k.held_by(ENVELOPE)
+    taken = frozenset().union(*(k.held_by(p) for p in k.players))
+    for cat in k.edition.categories:
+        cards = sorted(k.category_cards(cat), key=k.sheet_position)
+        known = [c for c in cards if c in held]
+        open_ = [c for c in cards if c not in held and c not in lacked and c not in taken]
+        out.append((known, open_, max(0, k.envelope_count(cat) - len(known))))
+    return out
+
+
+def envelope_contents(k: KnowledgeView) -> int:
+    """How many contents of the envelope the sheet leaves open: per category
+    C(its open cards, the cards it still holds), multiplied (an upper bound of
+    the envelopes the exact beliefs list)."""
+    n = 1
+    for _, open_, left in _envelope_options(k):
+        n *= math.comb(len(open_), left) if left <= len(open_) else 0
+    return n
+
+
+def estimate(k: KnowledgeView) -> Beliefs:
+    """The sheet's estimate, when the exact beliefs refuse: each category's
+    envelope cards uniform over the open cards (independently per
+    category); a card not the envelope's split evenly among the players not
+    known to lack it; ``envelope`` holds only the likeliest contents (the
+    known cards and the first open ones in sheet order).  Cheap: one look at
+    every cell."""
+    options = _envelope_options(k)
+    p_env: dict = {}
+    bits = 0.0
+    top_p = 1.0
+    top: list = []
+    for known, open_, left in options:
+        ways = math.comb(len(open_), left) if left <= len(open_) else 0
+        bits += math.log2(ways) if ways > 0 else 0.0
+        top_p *= 1.0 / ways if ways > 0 else 0.0
+        top.extend(known + open_[:left])
+        for c in open_:
+            p_env[c] = left / len(open_)
+        for c in known:
+            p_env[c] = 1.0
+    probs: dict = {o: {} for o in k.owners}
+    for c in k.cards:
+        held = k.holders(c)
+        if held:
+            for o in k.owners:
+                probs[o][c] = 1.0 if o in held else 0.0
+            continue
+        pe = p_env.get(c, 0.0)
+        probs[ENVELOPE][c] = pe
+        lack = k.lackers(c)
+        open_players = [p for p in k.players if p not in lack]
+        for p in k.players:
+            probs[p][c] = (1.0 - pe) / len(open_players) if p in open_players else 0.0
+    top_t = tuple(sorted(top, key=k.sheet_position))
+    return Beliefs(probabilities=probs, envelope={top_t: top_p} if top_p > 0 else {}, entropy_bits=bits,
+                   deals=0.0, states=0, exact=False)
+
+
 @_collector_paused
 def compute(k: KnowledgeView) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
     every cell's probability from the unlabelled forward-backward pass
     (:func:`_marginals`), the envelope's joint distribution from the final
     states of the labelled forward pass (:class:`_Forward`), whose layers
-    are kept for the values of suggestions."""
+    are kept for the values of suggestions.  Raises :class:`TableTooLarge`
+    at once when the sheet leaves more than :data:`MAX_TABLE` envelope
+    contents open (:func:`envelope_contents`), and as soon as a table
+    outgrows :data:`MAX_TABLE`."""
+    n = envelope_contents(k)
+    if n > MAX_ENVELOPES:
+        raise TableTooLarge(f"the sheet leaves {_big(n)} envelope contents open, more than {MAX_ENVELOPES:,} (the "
+                            f"limit on the envelopes the exact beliefs list)")
     pb = _Problem(k)
     probs, z, biggest = _marginals(pb)
     fw = _Forward(pb)
@@ -676,11 +833,16 @@ class SuggestionValue:
 
 def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> dict:
     """Forward DP with the transitions ``trans`` (:meth:`_Layout.transitions`)
-    from position ``start``; ``keep`` gets every later layer."""
+    from position ``start``; ``keep`` gets every later layer.  The layers
+    kept (those already in ``keep`` included) hold at most :data:`MAX_TABLE`
+    entries together, else :class:`TableTooLarge`."""
+    used = sum(map(len, keep)) if keep is not None else 0
     for i in range(start, len(trans)):
-        layer = _advance(layer, *trans[i])
+        moves, close = trans[i]
+        layer = _advance(layer, moves, close, MAX_TABLE - used)
         if keep is not None:
             keep.append(layer)
+            used += len(layer)
     return layer
 
 
@@ -789,10 +951,17 @@ class SuggestionEvaluator:
                 else:
                     cs.append(c)
             per_cat.append(cs + list(reps.values()))
+        n = math.prod(map(len, per_cat))
+        if n > MAX_SUGGESTIONS:
+            raise TableTooLarge(f"{n:,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the limit on the "
+                                f"suggestions one ranking values)")
         return list(itertools.product(*per_cat))
 
     def _in_order(self, suggestion) -> tuple:
         """The suggestion's cards in category order, whatever order they came in."""
+        if len(suggestion) > MAX_SUGGESTION_CARDS:
+            raise TableTooLarge(f"a suggestion of {len(suggestion)} cards, more than {MAX_SUGGESTION_CARDS} (the "
+                                f"limit on the cards of a suggestion valued exactly)")
         cat = self.problem.category
         index = self._cat_index
         suggestion = tuple(sorted(suggestion, key=lambda c: index[cat[c]]))
@@ -815,6 +984,7 @@ class SuggestionEvaluator:
             return min((position[c] for c in free), default=len(order))
         base, position, layers = max(self._passes, key=reach)  # the first of the furthest
         start = reach((base, position, layers))
+        _spent[0] = 0
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
@@ -1039,11 +1209,21 @@ class SuggestionEvaluator:
         suggestions = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
         if not suggestions:
             return []
+        if len(suggestions) > MAX_SUGGESTIONS:
+            raise TableTooLarge(f"{len(suggestions):,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the "
+                                f"limit on the suggestions one ranking values)")
+        if work.late():  # past the request's deadline: the caller's stand-in answers
+            raise TableTooLarge(f"the suggestions were not valued: past the request's deadline ({RUN_SECONDS:g} s)")
+        work.charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
+                    "the suggestions' estimates")
         estimates = sorted((self.estimate(t) for t in suggestions),
                            key=lambda v: -round(v.gain_bits, 12))
         short = estimates[:max(1, shortlist)]
-        self._prepare([v.cards for v in short])
-        exact = [self.evaluate(v.cards) for v in short]
+        try:
+            self._prepare([v.cards for v in short])
+            exact = [self.evaluate(v.cards) for v in short]
+        except TableTooLarge:  # a pass too big to run: the shortlist keeps its estimates
+            return short
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
 
     def _prepare(self, suggestions: list) -> None:
@@ -1079,5 +1259,6 @@ class SuggestionEvaluator:
                     started[i] = True
         order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
         layers = layers0[:start + 1]
+        _spent[0] = 0
         _run(self._layout.transitions(order), layers[start], start, layers)
         self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))

@@ -37,6 +37,7 @@ import operator
 import time
 from typing import Any, Callable, Iterable, Mapping
 
+from ..core import work
 from ..core.errors import ExpressionError
 
 # --- load-time limits ---------------------------------------------------------
@@ -66,7 +67,27 @@ RULE_STEPS = 200_000
 RUN_STEPS = 2_000_000
 #: Wall-clock seconds per request.
 RUN_SECONDS = 10.0
+#: Units of work the library calls of one request may do in all (the exact
+#: beliefs: table entries times the moves tried on each; the interrogation
+#: search: asks valued times players; the board: squares visited, squares
+#: times sweeps of value iteration), charged through :mod:`clue_expert.core.work`.
+RUN_WORK = 200_000_000
 _CLOCK_EVERY = 20_000  # steps between looks at the clock
+#: Characters of a message a rule formats (a ``message:`` or a
+#: ``contradiction:`` with its placeholders filled in); past it the text is cut
+#: and ends with :data:`CUT_NOTE`.
+MAX_MESSAGE = 4_000
+#: Characters of a message template once a file's parameters are folded into it (checked when loaded).
+MAX_TEMPLATE = 20_000
+#: What ends a message cut at :data:`MAX_MESSAGE`.
+CUT_NOTE = " … [message cut at {n:,} characters: the limit on a rule's message]"
+
+
+def cap_message(text: str) -> str:
+    """A formatted message cut at :data:`MAX_MESSAGE` characters, with a note saying so."""
+    if len(text) <= MAX_MESSAGE:
+        return text
+    return text[:MAX_MESSAGE] + CUT_NOTE.format(n=MAX_MESSAGE)
 
 
 class LimitError(ExpressionError):
@@ -79,7 +100,7 @@ class Budget:
     per-request limit and a wall-clock deadline.  ``start_run`` begins a
     request, ``start_rule`` a rule firing; evaluation ``charge``s steps."""
 
-    __slots__ = ("steps", "rule_left", "limit", "deadline")
+    __slots__ = ("steps", "rule_left", "limit", "deadline", "work", "work_check")
 
     def __init__(self):
         self.start_run()
@@ -87,6 +108,8 @@ class Budget:
     def start_run(self) -> None:
         """A new request: the counters start afresh."""
         self.steps = 0
+        self.work = 0
+        self.work_check = _CLOCK_EVERY  # units of library work before the clock is looked at
         self.rule_left = RULE_STEPS
         self.deadline = time.monotonic() + RUN_SECONDS
         self.limit = min(RUN_STEPS, _CLOCK_EVERY)
@@ -101,6 +124,28 @@ class Budget:
         self.steps += n
         if self.rule_left < 0 or self.steps > self.limit:
             self._over()
+
+    def charge_work(self, units: int, what: str) -> None:
+        """Count ``units`` of a library call's work (``what`` names it): raise
+        :class:`LimitError` past :data:`RUN_WORK`, or past the deadline --
+        the clock is looked at every 20,000 units of library work, as the
+        evaluation steps are every 20,000 steps (a call that does costly work
+        charges many units), so a request of light calls is not failed by
+        time spent outside the rules (the completion step on a loaded machine)."""
+        self.work += units
+        if self.work > RUN_WORK:
+            raise LimitError(f"request's library calls did more than {RUN_WORK:,} units of work (at {what}; "
+                             f"the limit on library work per observation or decision)")
+        if self.work < self.work_check:
+            return
+        self.work_check = self.work + _CLOCK_EVERY
+        if time.monotonic() > self.deadline:
+            raise LimitError(f"request ran longer than {RUN_SECONDS:g} s (at {what}; the wall-clock limit per "
+                             f"observation or decision)")
+
+    def late(self) -> bool:
+        """Whether the request's deadline has passed."""
+        return time.monotonic() > self.deadline
 
     def _over(self) -> None:
         if self.rule_left < 0:
@@ -567,6 +612,24 @@ class _Compiler:
         # A result that is a tuple may embed the arguments (fact references):
         # weighed like a literal, so nesting cannot grow a value without bound.
         var = [a.id if isinstance(a, ast.Name) and a.id in self.variables else None for a in node.args]
+        if getattr(fn, "costly", False):
+            # a call that may set off costly work: the work is charged to this
+            # request's budget (clue_expert.core.work), which looks at the clock
+            meter = work.METER
+            what = f"{name}()"
+            soft = getattr(fn, "soft", False)
+
+            def metered_call(env):
+                b = _budget(env)
+                if not soft:  # counted (the clock is looked at as the work adds up); a soft one,
+                    b.charge_work(1, what)  # past the deadline, answers from its cheap stand-in instead
+                token = meter.set(b)
+                try:
+                    r = fn(env["__lib__"], *[a(env) for a in args])
+                finally:
+                    meter.reset(token)
+                return _check_small(r, env) if type(r) is tuple else r
+            return metered_call
         if len(args) == 1 and var[0] is not None:  # f(name): the name read without a closure
             n0 = var[0]
 

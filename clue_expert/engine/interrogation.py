@@ -30,11 +30,18 @@ from fractions import Fraction
 from math import comb
 from typing import Callable
 
+from ..core import work
+from .expr import LimitError
+
 #: ``alpha(p, q, k)``: the chance that a question about ``k`` cards shows nothing.
 Alpha = Callable[[int, int, int], Fraction]
 
 #: The size of the published table: p and q both run 1 .. SIZE.
 SIZE = 10
+#: The largest p or q of a cell: the tables are solved in exact fractions, in
+#: time growing as (p q)**2 (40 x 40: about a second here); past it a
+#: :class:`~clue_expert.engine.expr.LimitError` names the limit.
+MAX_CELL = 40
 
 
 def alpha(p: int, q: int, k: int) -> Fraction:
@@ -111,6 +118,7 @@ def solve(max_p: int = SIZE, max_q: int = SIZE, alpha_fn: Alpha = alpha) -> dict
 
 @functools.lru_cache(maxsize=8)
 def _table(max_p: int, max_q: int) -> dict:
+    work.charge(max_p * max_q * (max_p + max_q), "group 1's interrogation table")
     return solve(max_p, max_q)
 
 
@@ -122,6 +130,9 @@ def cell(p: int, q: int) -> Cell | None:
         raise ValueError(f"p and q count uncertain cards and cannot be negative (p={p}, q={q})")
     if p == 0 or q == 0:
         return None
+    if p > MAX_CELL or q > MAX_CELL:
+        raise LimitError(f"group 1's table is solved up to {MAX_CELL} uncertain cards a side, not p={p}, q={q} "
+                         f"(the limit of the interrogation table)")
     block = lambda n: max(SIZE, -(-n // SIZE) * SIZE)  # noqa: E731 - round up to a multiple of ten
     return _table(block(p), block(q))[(p, q)]
 

@@ -31,7 +31,7 @@ import jsonschema
 
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
-from .expr import Expression, LimitError, clip, compile_expression
+from .expr import MAX_MESSAGE, MAX_TEMPLATE, Expression, LimitError, cap_message, clip, compile_expression
 from .ir import Pattern
 from .patterns import compile_match
 
@@ -353,16 +353,26 @@ def rule_plan(rule: CompiledRule) -> RulePlan:
 
 def format_template(template: str, env: dict) -> str:
     """Fill ``{name}`` placeholders from a rule's bindings; card sets are
-    listed in sheet order."""
-    return template.format_map(_Formatter(env))
+    listed in sheet order.  The result is at most ``expr.MAX_MESSAGE``
+    characters, cut with a note saying so (a placeholder's text is not even
+    built once the message is that long)."""
+    return cap_message(template.format_map(_Formatter(env)))
 
 
 class _Formatter(dict):
     def __init__(self, env):
         super().__init__()
         self.env = env
+        self.left = MAX_MESSAGE + 1  # characters the placeholders may still add
 
     def __missing__(self, key):
+        if self.left <= 0:
+            return ""  # the message is cut anyway: no more text is built
+        text = self._text(key)[:self.left]
+        self.left -= len(text)
+        return text
+
+    def _text(self, key):
         value = self.env.get(key, "{" + key + "}")
         if isinstance(value, (set, frozenset, list, tuple)):
             if value and all(isinstance(v, str) for v in value):
@@ -427,9 +437,11 @@ def _check_message(template: str, names: set[str], path: str, rule: str) -> None
                                             f"(bound: {', '.join(sorted(names))})")
 
 
-def _fold_params(template: str, params: Mapping[str, Any]) -> str:
+def _fold_params(template: str, params: Mapping[str, Any], path: str = "", rule: str | None = None) -> str:
     """A message template with the ``{placeholders}`` that name parameters
-    replaced by their values (braces in a value escaped)."""
+    replaced by their values (braces in a value escaped); a result longer than
+    ``expr.MAX_TEMPLATE`` characters is a :class:`RuleLimitError`, raised
+    before it is built."""
     if not params or "{" not in template:
         return template
     try:
@@ -437,14 +449,23 @@ def _fold_params(template: str, params: Mapping[str, Any]) -> str:
     except ValueError:
         return template  # reported by _check_message
     out = []
+    size = 0
+    texts: dict[str, str] = {}  # each parameter's text, built once
     for literal, fname, spec, conv in parts:
+        folded = fname is not None and fname in params and not spec and not conv
+        if folded and fname not in texts:
+            value = params[fname]
+            text = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            texts[fname] = text.replace("{", "{{").replace("}", "}}")
+        size += len(literal) + (len(texts[fname]) if folded else 0)
+        if size > MAX_TEMPLATE:
+            raise RuleLimitError(path, rule, f"the message is over {MAX_TEMPLATE:,} characters once the file's "
+                                             f"parameters are filled in (the limit on a message template)")
         out.append(literal.replace("{", "{{").replace("}", "}}"))
         if fname is None:
             continue
-        if fname in params and not spec and not conv:
-            value = params[fname]
-            text = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
-            out.append(text.replace("{", "{{").replace("}", "}}"))
+        if folded:
+            out.append(texts[fname])
         else:
             out.append("{" + fname + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
     return "".join(out)
@@ -494,7 +515,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         except ExpressionError as exc:
             raise RuleFileError(path, rid, f"{what}: {exc}") from None
 
-    rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params), group=raw.get("group", "propagate"), on=on,
+    rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params, path, rid), group=raw.get("group", "propagate"), on=on,
                         ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
                         priority=int(raw.get("priority", 0)), patterns=patterns, set_vars=set_vars)
     for name, src in (raw.get("let") or {}).items():
@@ -536,7 +557,7 @@ def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
                 comp: Callable[[Any, str], Expression], path: str, rid: str) -> Conclusion:
     """One ``then:`` item compiled (``comp`` compiles an expression, naming the item in errors)."""
     if kind == "contradiction":
-        value = _fold_params(value, params)
+        value = _fold_params(value, params, path, rid)
         _check_message(value, names, path, rid)
         return Conclusion(kind, (), value)
     if kind == "suggest":
@@ -775,10 +796,11 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
             rules = list(base.rules)
         position = {r.id: i for i, r in enumerate(rules)}
         seen: set[str] = set()
-        for item in raw.get("rules") or ():
+        for item in raw.get("rules") or ():  # every id checked before any rule is compiled
             if item["id"] in seen:
                 raise RuleFileError(path, item["id"], "duplicate rule id in this file")
             seen.add(item["id"])
+        for item in raw.get("rules") or ():
             rule = _compile_rule(item, raw["id"], path, kind, functions, params)
             if rule.id in position:
                 rules[position[rule.id]] = rule  # overrides the base's rule of that id

@@ -36,6 +36,8 @@ DEFAULT_LEVEL = "complete"
 #: When a seat takes in observations.
 UPDATES = ("every-event", "own-turn")
 MAX_LEVEL_BYTES = MAX_BYTES["level"]
+#: Rule files one level may name in ``deduction:`` (checked, with duplicates, before any is compiled).
+MAX_LEVEL_FILES = 64
 
 
 class LevelError(ClueError):
@@ -100,6 +102,14 @@ def _parse(data: object, path: str) -> Level:
     deduction = data["deduction"]
     if not isinstance(deduction, list) or not all(isinstance(d, str) for d in deduction):
         raise LevelError(f"{path}: 'deduction' must be a list of rule file names")
+    if len(deduction) > MAX_LEVEL_FILES:
+        raise LevelError(f"{path}: 'deduction' names {len(deduction):,} rule files, more than the limit of "
+                         f"{MAX_LEVEL_FILES} per level")
+    seen: set[str] = set()
+    for name in deduction:
+        if name in seen:
+            raise LevelError(f"{path}: 'deduction' names the rule file {shorten(name)} twice")
+        seen.add(name)
     if not isinstance(data["completion"], bool):
         raise LevelError(f"{path}: 'completion' must be true or false")
     if not isinstance(data.get("metadata") or {}, dict):

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+import math
 from math import comb
 from itertools import combinations
 from typing import Callable
 
+from ..core import work
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, bound_key, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
-from .beliefs import SuggestionEvaluator, compute
+from .beliefs import MAX_SUGGESTIONS, SuggestionEvaluator, TableTooLarge, compute, estimate
 from . import asking, interrogation, planning  # the generalized game's players; the board's planner
 from ..core.board import distances
 from .queries import KnowledgeView
@@ -154,6 +156,7 @@ def tight_groups(k: KnowledgeView, owner, cards):
         for c in clauses(k, o):
             if len(c) <= 4:
                 needs.append((o, c))
+    work.charge(sum(comb(len(needs), size) for size in range(1, 4)), "tight_groups()")
     found = []
     for size in range(1, 4):
         for combo in combinations(needs, size):
@@ -275,7 +278,31 @@ def most_lacked(k: KnowledgeView, cards):
 
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: KnowledgeView):
-    return k.memo_state("beliefs", lambda: compute(k))
+    """The exact beliefs, once while the knowledge stands still; when they
+    refuse (:class:`~clue_expert.engine.beliefs.TableTooLarge`: their table
+    would pass ``beliefs.MAX_TABLE``) the sheet's estimate
+    (:func:`~clue_expert.engine.beliefs.estimate`, ``exact`` False) stands in."""
+    def build():
+        try:
+            return compute(k)
+        except TableTooLarge:
+            return estimate(k)
+    return k.memo_state("beliefs", build)
+
+
+def _sheet_choice(k: KnowledgeView, sets=None):
+    """The fallback of the suggestion choosers when the exact beliefs refuse
+    (their table would pass ``beliefs.MAX_TABLE``): in each category (or each
+    set given), the card with the most owners not known to lack it (ties:
+    sheet order) -- the sheet's least settled card.  None if a set is empty."""
+    pools = sets if sets is not None else [k.category_cards(c) for c in k.edition.categories]
+    out = []
+    for pool in pools:
+        cards = sorted(pool, key=k.sheet_position)
+        if not cards:
+            return None
+        out.append(max(cards, key=lambda c: len(k.owner_set - k.lackers(c))))
+    return tuple(out)
 
 
 @function("exact probability that the owner holds the card (uniform deals, uniform choice of shown card)")
@@ -348,7 +375,7 @@ def _clue_state(k: KnowledgeView):
         view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells))
         try:
             b = compute(view)
-        except (ValueError, ZeroDivisionError, ContradictionError):
+        except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
             return None
         if not b.envelope or not b.deals > 0:
             return None
@@ -433,7 +460,7 @@ def _weighted_state(k: KnowledgeView):
         view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
         try:
             b = compute(view)
-        except (ValueError, ZeroDivisionError, ContradictionError):
+        except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
             return None
         if not b.envelope or not b.deals > 0:
             return None
@@ -462,6 +489,11 @@ def clue_top_probability(k: KnowledgeView, _unused=None):
 
 
 def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
+    """The suggestion evaluator of the beliefs named; raises
+    :class:`~clue_expert.engine.beliefs.TableTooLarge` (cheaply) when the
+    exact beliefs refused."""
+    if not _beliefs(k).exact:
+        raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
     if source in ("clues", "weighted"):
         state = _clue_state(k) if source == "clues" else _weighted_state(k)
         if state is not None:
@@ -477,7 +509,10 @@ def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
           "'shannon' (entropy), 'hartley' (log2 of the envelopes still possible), 'min' (-log2 of the "
           "likeliest envelope's probability) or 'deal' (information about the whole deal)")
 def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
-    return _evaluator(k, measure).rank(int(shortlist))[0].cards
+    try:
+        return _evaluator(k, measure).rank(int(shortlist))[0].cards
+    except TableTooLarge:  # too big to value exactly: the sheet's least settled cards
+        return _sheet_choice(k)
 
 
 @function("like most_informative, but only among the suggestions made of one card from each of the card "
@@ -490,22 +525,35 @@ def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", 
     if len(sets) != len(k.edition.categories):
         raise ValueError(f"most_informative_of takes one card set per category ({len(k.edition.categories)}: "
                          f"{', '.join(k.edition.categories)}), got {len(sets)}")
-    choices = (sorted(xs, key=k.sheet_position) for xs in sets)
+    choices = [sorted(xs, key=k.sheet_position) for xs in sets]
+    if math.prod(map(len, choices)) > MAX_SUGGESTIONS:  # counted before any is built
+        return _sheet_choice(k, choices)
     suggestions = list(itertools.product(*choices))
-    ranked = _evaluator(k, measure, beliefs).rank(int(shortlist), among=suggestions)
+    try:
+        ranked = _evaluator(k, measure, beliefs).rank(int(shortlist), among=suggestions)
+    except TableTooLarge:  # too big to value exactly: the sheet's least settled cards
+        return _sheet_choice(k, choices)
     return ranked[0].cards if ranked else None
 
 
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
           "suggestion (measure 'shannon' or 'hartley'); beliefs 'clues' as in most_informative_of")
 def information_gain(k: KnowledgeView, suggestion, measure="shannon", beliefs="sheet"):
-    return _evaluator(k, measure, beliefs).evaluate(tuple(suggestion)).gain_bits
+    try:
+        return _evaluator(k, measure, beliefs).evaluate(tuple(suggestion)).gain_bits
+    except TableTooLarge:  # not valued when the exact beliefs refuse
+        return 0.0
 
 
 @function("exact probability that nobody can refute the suggestion if the seat makes it; beliefs 'clues' "
           "as in most_informative_of")
 def refutation_none(k: KnowledgeView, suggestion, beliefs="sheet"):
-    return _evaluator(k, "shannon", beliefs).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
+    try:
+        return _evaluator(k, "shannon", beliefs).evaluate(tuple(suggestion)).outcomes.get(None, 0.0)
+    except TableTooLarge:  # the sheet's estimate: each card the envelope's or the seat's, independently
+        probs = _beliefs(k).probabilities
+        return math.prod(probs[ENVELOPE].get(c, 0.0) + (probs[k.me].get(c, 0.0) if k.me else 0.0)
+                         for c in suggestion)
 
 
 # --- the board game -------------------------------------------------------------
@@ -610,7 +658,13 @@ def planned_move(k: KnowledgeView, discount=planning.DEFAULT_DISCOUNT, shortlist
           "pawn stands in (most_informative_of with the room fixed)")
 def most_informative_here(k: KnowledgeView, shortlist=4):
     room = room_here(k)
-    return None if room is None else _best_in_room(k, room, int(shortlist))
+    if room is None:
+        return None
+    try:
+        return _best_in_room(k, room, int(shortlist))
+    except TableTooLarge:  # too big to value exactly: the sheet's least settled cards, in this room
+        cat = k.category_of(room)
+        return _sheet_choice(k, [[room] if c == cat else k.category_cards(c) for c in k.edition.categories])
 
 
 # --- opponent models (probable clues; never part of the sheet) ------------------
@@ -983,6 +1037,18 @@ def likeliest_envelope(k: KnowledgeView, _unused=None):
     return cards, p
 
 
+#: Library functions that may set off costly work (the exact beliefs, the
+#: interrogation search, the board's searches, search over clauses): the
+#: evaluator charges their work to the request's budget and looks at the
+#: clock on every call (see clue_expert.core.work and docs/limits.md).
+COSTLY = ("disjoint_clauses", "tight_groups", "probability", "envelope_entropy", "envelope_top_probability",
+          "envelope_top", "clue_top_probability", "most_informative", "most_informative_of", "information_gain",
+          "refutation_none", "reachable_rooms", "legal_moves", "nearest_move", "room_score", "best_room",
+          "planned_move", "most_informative_here", "probable_envelope", "known_to", "shadow_envelopes",
+          "accuse_chance", "opponents_solved", "race_risk", "best_ask_size", "expected_interrogations",
+          "aging_hand", "best_interrogation", "likeliest_envelope", "pattern_hand")
+
+
 # --- helpers -----------------------------------------------------------------
 @function("a number rounded to n decimals (for messages)")
 def round_(k, x, n=2):
@@ -1091,3 +1157,15 @@ def bounds_with(k: KnowledgeView, owner, card):
 @function("reference to the fact 'owner holds at least low and at most high of cards'")
 def Bound(k, owner, cards, low, high):
     return bound_key(owner, cards, low, high)
+
+
+#: Costly functions with a cheap stand-in (the sheet's estimate, see
+#: _beliefs): past the request's deadline they answer from it instead of
+#: failing the request, so a slow position on a loaded machine still plays.
+SOFT = ("probability", "envelope_entropy", "envelope_top_probability", "envelope_top", "clue_top_probability",
+        "most_informative", "most_informative_of", "information_gain", "refutation_none", "most_informative_here")
+
+for _name in COSTLY:
+    setattr(FUNCTIONS[_name], "costly", True)
+for _name in SOFT:
+    setattr(FUNCTIONS[_name], "soft", True)

@@ -16,12 +16,18 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from ..core import work
 from ..core.board import Board, MoveOptions, Position, distances
+from .expr import LimitError
 
 #: The discount per step of the shipped planner (Siebel states none; see docs/board.md).
 DEFAULT_DISCOUNT = 0.9
 #: Sweeps of :func:`value_iteration` at most (a sweep settles every square one step further out).
 MAX_SWEEPS = 10_000
+#: Square updates (sweeps times squares) one :func:`value_iteration` may do:
+#: past it a :class:`~clue_expert.engine.expr.LimitError` (a rule's limit error
+#: naming its file and rule).  The classic board settles in about 30 sweeps of 180 squares.
+MAX_SWEEP_WORK = 5_000_000
 
 
 def value_iteration(board: Board, room_values: Mapping[str, float], gamma: float = DEFAULT_DISCOUNT,
@@ -35,7 +41,13 @@ def value_iteration(board: Board, room_values: Mapping[str, float], gamma: float
     squares = [sq for sq in sorted(board.hallway, key=lambda s: (s[1], s[0])) if sq not in blocked]
     value: dict = {r: float(room_values.get(r, 0.0)) for r in board.rooms}
     value.update({sq: 0.0 for sq in squares})
+    done = 0
     for _ in range(MAX_SWEEPS):
+        done += len(squares)
+        if done > MAX_SWEEP_WORK:
+            raise LimitError(f"value iteration on board {board.id} needs more than {MAX_SWEEP_WORK:,} square "
+                             f"updates (sweeps times squares; the limit of the board planner)")
+        work.charge(len(squares), "value iteration")
         changed = False
         for sq in squares:
             best = max((value[n] for n in board.neighbours(sq) if n in value), default=0.0) * gamma

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.errors import RuleFileError
 from ..core.paths import data_dir
+from ..core.text import visible
 from ..core.yamlio import FileLoadError, load_file
 from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
                        RuleSet, all_rules, compile_ruleset, format_template,
@@ -62,10 +63,32 @@ def find_rule_file(ref: str, from_path: str | Path, kind: str) -> Path:
                         + (f"; did you mean {', '.join(near)}?" if near else ""))
 
 
+def visible_texts(raw: Any) -> Any:
+    """A parsed rule file with the control, format and separator characters
+    of its texts -- title, description, rule messages and contradictions --
+    escaped (:func:`clue_expert.core.text.visible`): what a terminal shows
+    of them is plain text.  Anything else is left for the schema to judge."""
+    if not isinstance(raw, dict):
+        return raw
+    for key in ("title", "description"):
+        if isinstance(raw.get(key), str):
+            raw[key] = visible(raw[key], keep_newlines=key == "description")
+    for rule in raw.get("rules") or () if isinstance(raw.get("rules"), list) else ():
+        if not isinstance(rule, dict):
+            continue
+        for key in ("message", "title", "description"):
+            if isinstance(rule.get(key), str):
+                rule[key] = visible(rule[key])
+        for item in rule.get("then") or () if isinstance(rule.get("then"), list) else ():
+            if isinstance(item, dict) and isinstance(item.get("contradiction"), str):
+                item["contradiction"] = visible(item["contradiction"])
+    return raw
+
+
 def _load_reference(ref: str, from_path: str, kind: str) -> tuple[Any, str]:
     path = find_rule_file(ref, from_path, kind)
     try:
-        return load_file(path, "rule"), str(path)
+        return visible_texts(load_file(path, "rule")), str(path)
     except FileLoadError as exc:
         raise RuleFileError(str(path), None, exc.problem) from None
 
@@ -75,7 +98,7 @@ def load_ruleset(path: str | Path) -> RuleSet:
     :class:`RuleFileError` naming the file, the rule and the problem."""
     path = str(path)
     try:
-        raw = load_file(path, "rule")
+        raw = visible_texts(load_file(path, "rule"))
     except FileLoadError as exc:
         raise RuleFileError(path, None, exc.problem) from None
     try:

@@ -9,7 +9,9 @@ import io
 import json
 import os
 import random
+import functools
 import re
+import signal
 import socket
 import sys
 from dataclasses import replace
@@ -802,6 +804,36 @@ def _executor(args, workers: int):
     return DaskExecutor(args.cluster, workers)
 
 
+def _terminable(cmd):
+    """SIGTERM handled as Ctrl-C by a long command (simulate, sweep,
+    reproduce): the work finished is kept and summarised as on Ctrl-C, the
+    workers are ended (quietly: they take SIGTERM's default action), and the
+    exit code is 143 (128 + SIGTERM) instead of 130."""
+    @functools.wraps(cmd)
+    def run(args) -> int:
+        got = []
+
+        def on_term(signum, frame):
+            got.append(signum)
+            raise KeyboardInterrupt
+        try:
+            old = signal.signal(signal.SIGTERM, on_term)
+        except ValueError:  # not the main thread: left as it is
+            return cmd(args)
+        try:
+            code = cmd(args)
+        except KeyboardInterrupt:
+            if not got:
+                raise
+            print("terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+        finally:
+            signal.signal(signal.SIGTERM, old)
+        return EXIT_TERMINATED if got and code == EXIT_INTERRUPTED else code
+    return run
+
+
+@_terminable
 def cmd_simulate(args) -> int:
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
@@ -864,6 +896,7 @@ def _games_interrupted(interrupted) -> int:
     return EXIT_INTERRUPTED
 
 
+@_terminable
 def cmd_sweep(args) -> int:
     sweep = load_sweep(args.file)
     out = Path(args.out or f"{Path(args.file).stem}-results")
@@ -911,6 +944,7 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+@_terminable
 def cmd_reproduce(args) -> int:
     if args.paper == "group1-dp":  # computed exactly, no games: no progress bar, no interruption
         if args.json:
@@ -1510,6 +1544,7 @@ EXIT_NOT_SETTLED = 3
 EXIT_CONNECTION = 5
 EXIT_INTERNAL = 70  # EX_SOFTWARE
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM: simulate, sweep and reproduce stopped by SIGTERM, finished work kept
 # The exit codes of every command: docs/exit-codes.md.
 
 CONNECTION_ERRORS = (ConnectionError, socket.gaierror, socket.herror, socket.timeout)

@@ -23,6 +23,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+try:  # POSIX: a notebook's file is locked for the session (fcntl.flock on a lock file beside it)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: only the check that the file did not change
+    fcntl = None  # type: ignore[assignment]
+
 import yaml
 
 from ..core.cards import Edition, get_edition
@@ -310,8 +315,78 @@ class SaveError(ClueError):
         super().__init__(f"cannot save {self.path}: {reason}")
 
 
+class NotebookBusy(ClueError):
+    """Another notebook has the file open."""
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of a notebook's file (beside it, hidden)."""
+    return Path(path).parent / f".{Path(path).name}.lock"
+
+
+class FileLock:
+    """A lock on a notebook's file for as long as one notebook has it open:
+    an exclusive ``flock`` on ``.FILE.lock`` beside it, held by an open file
+    descriptor (the system releases it when the process ends, however it
+    ends).  A second notebook on the same file -- in another process or in
+    this one -- gets :class:`NotebookBusy` naming the process that holds it."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.fd: int | None = None
+        if fcntl is None:  # pragma: no cover
+            return
+        self.lock = lock_path(self.path)
+        for _ in range(3):  # the file may be replaced between open and flock by a releasing notebook
+            try:
+                fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:
+                return  # a folder we cannot write in: the save will say so; the change check still guards
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.read(fd, 32).decode("ascii", "replace").strip()
+                os.close(fd)
+                who = f" (process {holder})" if holder.isdigit() else ""
+                raise NotebookBusy(f"{self.path} is open in another notebook{who}: close it there first, or "
+                                   f"open a copy of the file") from None
+            if _stamp(self.lock) is not None and os.fstat(fd).st_ino == os.stat(self.lock).st_ino:
+                break
+            os.close(fd)  # locked a lock file already removed: try the new one
+        else:  # pragma: no cover
+            return
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        self.fd = fd
+
+    def release(self) -> None:
+        """Let another notebook open the file (the lock file is removed)."""
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                os.unlink(self.lock)  # while still held: a notebook that opened it re-checks its inode
+            except OSError:
+                pass
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def __del__(self):
+        self.release()
+
+
+def _stamp(path: Path) -> tuple | None:
+    """What tells whether a file changed: (inode, size, modification time), None if it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class Notebook:
-    """A game at a real table, from one seat."""
+    """A game at a real table, from one seat.  While it has a file, the file
+    is locked (:class:`FileLock`: a second notebook on it is refused), and a
+    save never replaces a file that changed since this notebook read or
+    wrote it."""
 
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
@@ -340,6 +415,9 @@ class Notebook:
         self.turns: list = list(turns or [])
         #: Where the game is saved after every entry (None: not saved).
         self.path = Path(path) if path else None
+        self._lock = FileLock(self.path) if self.path is not None else None
+        #: The file as this notebook last read or wrote it (see :func:`_stamp`).
+        self._stamp = _stamp(self.path) if self.path is not None else None
         self.strategy = None
         if strategy:
             self.strategy = load_decisions("strategy", strategy)
@@ -436,12 +514,29 @@ class Notebook:
             return None
         if target.is_dir():
             raise SaveError(target, IsADirectoryError(21, "it is a folder"))
+        lock = self._lock
+        if target != self.path:
+            lock = FileLock(target)  # another notebook's file is refused (NotebookBusy)
+            seen = _stamp(target)  # saving over another file is asked for by name
+        else:
+            seen = self._stamp
+        if _stamp(target) != seen:
+            raise SaveError(target, OSError(0, "the file changed since this notebook read it (another notebook "
+                                               "or an editor wrote it); it was not overwritten"))
         try:
             atomic_write(target, yaml.safe_dump(self.data(), sort_keys=False, default_flow_style=None))
         except OSError as exc:
             raise SaveError(target, exc) from None
-        self.path, self.unsaved = target, None
+        if lock is not self._lock and self._lock is not None:
+            self._lock.release()
+        self._lock = lock
+        self.path, self.unsaved, self._stamp = target, None, _stamp(target)
         return target
+
+    def release(self) -> None:
+        """Let another notebook open this one's file (the end of a session)."""
+        if self._lock is not None:
+            self._lock.release()
 
     def autosave(self) -> str | None:
         """Save, remembering in :attr:`unsaved` (and returning) why it failed."""
@@ -806,7 +901,9 @@ class NotebookSession:
         nb = self.notebook
         if nb is None:
             return [Message("bye")]
-        if nb.path is not None and nb.autosave() is None:
+        saved = nb.path is not None and nb.autosave() is None
+        nb.release()
+        if saved:
             return [Message(f"the game is saved in {nb.path}")]
         if nb.path is None:
             return [Message("bye")]

@@ -20,6 +20,8 @@ started by ``dask-worker``; docs/cluster.md).
 from __future__ import annotations
 
 import contextlib
+import gc
+import itertools
 import logging
 import os
 import signal
@@ -28,7 +30,7 @@ from typing import Any, Iterator, Sequence
 
 from .. import __version__
 from ..core.errors import ClueError
-from .simulate import GameSpec, _play
+from .simulate import _PLAYERS, GAMES_AHEAD, GAMES_PER_WORKER, GameSpec, _play
 
 #: How to install what ``--cluster`` needs.
 INSTALL_HINT = 'pip install "clue-expert[cluster]"'
@@ -80,9 +82,19 @@ def _quiet_logs() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
+_games_here = [0]  # games this worker process has played
+
+
 def _play_on_worker(spec: GameSpec) -> tuple:
-    """A task: one game on a worker, its (summary, record)."""
+    """A task: one game on a worker, its (summary, record).  Every
+    ``GAMES_PER_WORKER`` games the worker drops its cached players (their
+    engines and SAT solvers) and collects: Dask keeps its worker processes,
+    so this stands in for the local pool's ``maxtasksperchild``."""
     with _GAME_LOCK:
+        _games_here[0] += 1
+        if _games_here[0] % GAMES_PER_WORKER == 0:
+            _PLAYERS.clear()
+            gc.collect()
         return _play(spec)
 
 
@@ -186,11 +198,24 @@ class DaskExecutor:
         if not specs:
             return
         distributed = _distributed()
-        futures = self._client.map(_play_on_worker, list(specs), pure=False)
+        # at most GAMES_AHEAD games per worker thread handed out ahead of
+        # those finished: the specs are read as the games are played
+        todo = iter(specs)
+        window = max(1, self.worker_count()) * GAMES_AHEAD
+        live = {self._client.submit(_play_on_worker, spec, pure=False) for spec in itertools.islice(todo, window)}
+        running = distributed.as_completed(list(live))
         try:
-            for future in distributed.as_completed(futures):
-                yield future.result()
+            for future in running:
+                live.discard(future)
+                result = future.result()
+                future.release()
+                spec = next(todo, None)
+                if spec is not None:
+                    new = self._client.submit(_play_on_worker, spec, pure=False)
+                    live.add(new)
+                    running.add(new)
+                yield result
         finally:
-            pending = [f for f in futures if not f.done()]
+            pending = [f for f in live if not f.done()]
             if pending:
                 self._client.cancel(pending)

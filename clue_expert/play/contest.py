@@ -29,7 +29,7 @@ from typing import Callable, Sequence, TextIO
 from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES, dealt_hand_sizes, get_edition
 from ..core.errors import ClueError, RuleFileError
 from ..core.observations import Accusation, Event, Suggestion
-from ..core.records import Record, dump_record, parse_record
+from ..core.records import MAX_TURNS, Record, dump_record, parse_record
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions, parse_seat
 from .seats import DEFAULT_GAME, load_seats, seat_choice, seat_spec, seats_path, with_parts
 
@@ -99,7 +99,7 @@ _LONGEST_VERB = max(len(v) for v in VERBS)
 _LETTER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT = frozenset(b"0123456789")
 #: Where bytes that are no well-formed message end: a newline, or a space before a verb.
-_END = re.compile(rb"[\r\n\x00]|[ \t](?=" + b"|".join(_VERB_BYTES) + rb")", re.IGNORECASE)
+_END = re.compile(rb"[\r\n\x00]|[ \t]?(?=" + b"|".join(_VERB_BYTES) + rb")", re.IGNORECASE)
 COMPLETE, EXTENDABLE, INCOMPLETE = "complete", "extendable", "incomplete"
 
 
@@ -199,7 +199,8 @@ class MessageFramer:
         if big:
             verb = _verb_at(window, 0)
             self._dropping = {"text": window[:60].decode("ascii", errors="replace"), "oversized": True,
-                              "size": 0, "verb": verb.decode() if verb else ""}
+                              "size": 1, "verb": verb.decode() if verb else ""}
+            del self.buf[:1]  # its first byte: the verb it starts with does not end it
             return self.next(idle)
         return None, (self.quiet if status == EXTENDABLE else self.stall) - idle
 
@@ -209,9 +210,9 @@ class MessageFramer:
         before a verb) has gone by."""
         buf = bytes(self.buf)
         end = _END.search(buf)
-        if end is not None:
-            del self.buf[:end.start() + 1]
-            dropping["size"] += end.start() + 1
+        if end is not None:  # through the newline or the space; a verb stuck to the junk is kept
+            del self.buf[:end.end()]
+            dropping["size"] += end.end()
             return True
         cut = max(0, len(buf) - _LONGEST_VERB - 1)  # a space and a verb may be arriving
         del self.buf[:cut]
@@ -303,12 +304,11 @@ class MessageFramer:
         count = 0
         while count < rule:
             j, count = card(j), count + 1
-        while count < len(EDITION.cards):
+        while True:  # every card code that follows is this message's (too many: one oversized frame)
             status, end, took = self._optional_card(buf, j, uncertain=True)
             if not took:
                 return status, end
             j, count = end, count + 1
-        return COMPLETE, j
 
     @staticmethod
     def _optional_card(buf: bytes, j: int, uncertain: bool):
@@ -480,11 +480,7 @@ class ContestAgent:
         """The reply to an oversized message: logged, answered once, safely."""
         self.log(f"!! refused a message of {frame.size} bytes or more (the limit is {self.max_message}): "
                  f"{frame.text!r}...")
-        try:
-            reply = self._safe_reply(frame.verb, [])
-        except Exception as exc:
-            self.log(f"!! error answering the refused message: {type(exc).__name__}: {exc}")
-            reply = "ok"
+        reply = self._safe_reply(frame.verb, [])
         self.log(f"-> {reply!r}")
         return reply
 
@@ -509,7 +505,28 @@ class ContestAgent:
         raise ProtocolError(f"unknown message {verb!r}")
 
     def _safe_reply(self, verb: str, args: list) -> str:
-        """A legal answer that needs neither the rules nor a valid message."""
+        """A legal answer that needs neither the rules nor a valid message;
+        should even that fail, the fixed reply of :meth:`_fixed_reply`."""
+        try:
+            return self._safe_reply_of(verb, args)
+        except Exception as exc:
+            self.log(f"!! the safe reply failed ({type(exc).__name__}: {exc}); the fixed reply instead")
+            return self._fixed_reply(verb)
+
+    def _fixed_reply(self, verb: str) -> str:
+        """A reply of the right kind for every message, built from nothing
+        that can fail: the first card of each category, the first card of our hand."""
+        if verb == "done":
+            return "dead"
+        if verb == "suggest":
+            return "suggest " + codes(tuple(EDITION.category_cards(c)[0] for c in CATEGORIES))
+        if verb == "disprove" and self.hand:
+            return "show " + CODE[self.hand[0]]
+        if verb == "accuse":
+            return "-"
+        return "ok"
+
+    def _safe_reply_of(self, verb: str, args: list) -> str:
         if verb == "done":
             self._finish_game()
             return "dead"
@@ -587,7 +604,9 @@ class ContestAgent:
         for triple in itertools.product(*(EDITION.category_cards(c) for c in CATEGORIES)):
             if triple not in self.made:
                 return triple
-        raise ProtocolError("every suggestion has been made")  # 324 suggestions: cannot happen in a game
+        # every one of the 324 suggestions has been made: a repeat is still a legal suggestion
+        self.log("   every suggestion has been made; repeating the first")
+        return tuple(EDITION.category_cards(c)[0] for c in CATEGORIES)
 
     def _cheap_suggestion(self) -> tuple:
         """A legal suggestion that takes no rule run: the first unused triple
@@ -751,11 +770,34 @@ class ContestAgent:
         if self.records is not None:
             try:
                 self.records.mkdir(parents=True, exist_ok=True)
-                path = self.records / f"{self.identifier}-game-{self.games:04d}.yaml"
-                dump_record(self.record(), path)
-                self.log(f"   game record written to {path}")
+                parts = self.record_parts()
+                for i, part in enumerate(parts, 1):
+                    suffix = f"-part{i}" if len(parts) > 1 else ""
+                    path = self.records / f"{self.identifier}-game-{self.games:04d}{suffix}.yaml"
+                    dump_record(part, path)
+                    self.log(f"   game record written to {path}")
             except Exception as exc:
                 self.log(f"!! cannot write the game record: {type(exc).__name__}: {exc}")
+
+    def record_parts(self) -> list[Record]:
+        """The current game as records ``deduce`` reads: one, or -- past
+        ``records.MAX_TURNS`` turns -- consecutive parts of at most that many
+        turns, each starting with the wrong accusations made before it (so a
+        player out stays out)."""
+        whole = self.record()
+        if len(whole.turns) <= MAX_TURNS:
+            return [whole]
+        parts: list[Record] = []
+        out: list = []  # the wrong accusations so far
+        start = 0
+        while start < len(whole.turns):
+            room = MAX_TURNS - len(out)
+            chunk = list(whole.turns[start:start + room])
+            parts.append(Record(edition=EDITION, players=self.players, me=self._seat_name(), hand=self.hand,
+                                hand_sizes=dict(self.hand_sizes), turns=out + chunk, source="<contest>"))
+            out = out + [t for t in chunk if isinstance(t, Accusation) and not t.correct]
+            start += room
+        return parts
 
     # ----------------------------------------------------------- transport
     def run(self, port: int, host: str = "127.0.0.1", connect_timeout: float = 10.0) -> int:

@@ -14,10 +14,13 @@ import math
 import multiprocessing
 import os
 import random
+import queue
 import signal
+from collections import OrderedDict
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from ..core.cards import Edition, get_edition
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, dump_record
@@ -131,11 +134,12 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
                all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
                accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
                records: str | None = None, game: str = "speed-clue", seating: str = "rotate",
-               board: str | None = None) -> list[GameSpec]:
+               board: str | None = None) -> "GameSpecs":
     """The games of a simulation.  ``seating``: ``rotate`` (seat ``i`` of game
     ``g`` gets strategy ``(i + g) mod k``) or ``shuffle`` (the same players
     per game, in a seeded random seat order: no strategy always sits just
-    after the same other one, which a fixed cycle does)."""
+    after the same other one, which a fixed cycle does).  The specs are
+    built one at a time as they are read (:class:`GameSpecs`)."""
     if seating not in ("rotate", "shuffle"):
         raise ClueError(f"seating must be rotate or shuffle, not {seating!r}")
     if not strategies:
@@ -156,18 +160,26 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         board_pawns(b, base if base is not None else random_deal(get_edition(edition), tuple(
             f"player{i + 1}" for i in range(n)), random.Random(0)))  # the edition must name the board
         game = "board"
-    deals: list[Deal]
     if all_envelopes:
         if base is None:
             raise ClueError("--all-envelopes needs --deal")
         variants = envelope_variants(base)
-        deals = [variants[g % len(variants)] for g in range(games or len(variants))]
+        count = games or len(variants)
+
+        def deal_of(g: int) -> Deal:
+            return variants[g % len(variants)]
     elif base is not None:
-        deals = [base] * games
+        count = games
+
+        def deal_of(g: int) -> Deal:
+            return base
     else:
         ed = get_edition(edition)
         names = tuple(f"player{i + 1}" for i in range(n))
-        deals = [random_deal(ed, names, random.Random(f"{seed}:deal:{g}")) for g in range(games)]
+        count = games
+
+        def deal_of(g: int) -> Deal:
+            return random_deal(ed, names, random.Random(f"{seed}:deal:{g}"))
     k = len(strategies)
 
     def lineup(g: int) -> tuple:
@@ -175,9 +187,45 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         if seating == "shuffle":
             random.Random(f"{seed}:seating:{g}").shuffle(seats)
         return tuple(seats)
-    return [GameSpec(index=g, deal=d, strategies=lineup(g),
-                     seed=hash_seed(seed, g), response=response, accusation=accusation,
-                     max_rounds=max_rounds, records=records, game=game, board=board) for g, d in enumerate(deals)]
+
+    def spec_of(g: int) -> GameSpec:
+        return GameSpec(index=g, deal=deal_of(g), strategies=lineup(g), seed=hash_seed(seed, g), response=response,
+                        accusation=accusation, max_rounds=max_rounds, records=records, game=game, board=board)
+    return GameSpecs(count, spec_of)
+
+
+class GameSpecs(SequenceABC):
+    """The games of a simulation, each built when it is read (``simulate
+    --games 5000000`` holds one spec at a time, not five million): a
+    sequence of :class:`GameSpec` -- ``len``, indexing, iteration, equality
+    with another sequence of the same specs."""
+
+    def __init__(self, count: int, make: Callable[[int], GameSpec]):
+        self._count = count
+        self._make = make
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, g):
+        if isinstance(g, slice):
+            return [self[i] for i in range(*g.indices(self._count))]
+        if g < 0:
+            g += self._count
+        if not 0 <= g < self._count:
+            raise IndexError(f"game {g} of {self._count}")
+        return self._make(g)
+
+    def __iter__(self) -> Iterator[GameSpec]:
+        for g in range(self._count):
+            yield self._make(g)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SequenceABC) or len(other) != len(self):
+            return NotImplemented
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def hash_seed(seed: int, game: int) -> int:
@@ -185,7 +233,17 @@ def hash_seed(seed: int, game: int) -> int:
     return random.Random(f"{seed}:{game}").getrandbits(48)
 
 
-_PLAYERS: dict = {}
+#: Players a process keeps for reuse between games (the least recently used
+#: is dropped, with its engine and SAT solver, past this many): a sweep of
+#: thousands of cells of different lineups no longer grows a worker.
+MAX_CACHED_PLAYERS = 40
+#: Games a pool worker plays before it is replaced by a fresh process
+#: (``maxtasksperchild``): whatever a game leaves behind is returned to the system.
+GAMES_PER_WORKER = 200
+#: Games handed to the workers ahead of those finished, per worker: the
+#: specs are read as the games are played, never all at once.
+GAMES_AHEAD = 4
+_PLAYERS: OrderedDict = OrderedDict()
 
 PARTIAL_PREFIX = ".partial-"
 """Names of records being written (renamed to ``game-NNNNN.yaml`` when whole)."""
@@ -290,6 +348,10 @@ def _play_game(spec: GameSpec) -> tuple:
         if player is None:
             player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation,
                                                  **({"move": DEFAULT_MOVE} if spec.board is not None else {}))
+            while len(_PLAYERS) > MAX_CACHED_PLAYERS:
+                _PLAYERS.popitem(last=False)
+        else:
+            _PLAYERS.move_to_end(key)
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
     if spec.board is not None:
@@ -337,10 +399,13 @@ def _ignore_sigint() -> None:
 
 
 def _start_worker() -> None:
-    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`), and
-    the collector's policy for games (:func:`games_collector`) for the
-    worker's life."""
+    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`),
+    SIGTERM back to its default action (the parent's handler, inherited by
+    the fork, would raise in the worker and print a traceback: a worker told
+    to stop just stops), and the collector's policy for games
+    (:func:`games_collector`) for the worker's life."""
     _ignore_sigint()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _collector_on()
 
 
@@ -368,17 +433,52 @@ class LocalExecutor:
                     yield _play(spec)
             return
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        pool = ctx.Pool(self.workers, initializer=_start_worker)
+        pool = ctx.Pool(self.workers, initializer=_start_worker, maxtasksperchild=GAMES_PER_WORKER)
         try:
             # one game per task: a game takes far longer than sending it, and an
-            # interruption loses no finished game waiting in a chunk
-            yield from pool.imap_unordered(_play, specs, chunksize=1)
+            # interruption loses no finished game waiting in a chunk; at most
+            # GAMES_AHEAD per worker are handed out ahead, so the specs are
+            # read as the games are played
+            yield from _windowed(pool, specs, self.workers * GAMES_AHEAD)
             pool.close()
         except BaseException:
             pool.terminate()
             raise
         finally:
             pool.join()
+
+
+class _Failed:
+    """A game that raised in a worker."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def _windowed(pool, specs: Sequence[GameSpec], window: int) -> Iterator[tuple]:
+    """``pool.imap_unordered(_play, specs)`` with at most ``window`` games
+    handed out and not yet finished (imap's feeder would read every spec at once)."""
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    todo = iter(specs)
+    out = 0
+    for spec in itertools.islice(todo, window):
+        pool.apply_async(_play, (spec,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
+        out += 1
+    while out:
+        while True:
+            try:
+                result = done.get(timeout=0.2)  # a timeout: Ctrl-C and SIGTERM are seen at once
+                break
+            except queue.Empty:
+                continue
+        out -= 1
+        if isinstance(result, _Failed):
+            raise result.exc
+        following = next(todo, None)
+        if following is not None:
+            pool.apply_async(_play, (following,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
+            out += 1
+        yield result
 
 
 def run_games(specs: Sequence[GameSpec], workers: int = 1,

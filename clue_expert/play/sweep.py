@@ -16,6 +16,7 @@ strategy), and also ``results.parquet`` when pyarrow is installed.
 """
 from __future__ import annotations
 
+import bisect
 import csv
 import difflib
 import io
@@ -33,7 +34,7 @@ from ..core.cards import get_edition
 from ..core.errors import ClueError
 from ..core.yamlio import FileLoadError, load_file, shorten
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, load_decisions, parse_seat
-from .simulate import GameSpec, GameSummary, Interrupted, check_players, make_specs, run_games, summarize
+from .simulate import GameSpec, GameSpecs, GameSummary, Interrupted, check_players, make_specs, run_games, summarize
 
 #: Most cells a sweep may have, and most games in all.
 MAX_CELLS = 10_000
@@ -127,7 +128,7 @@ class Sweep:
                            "seating": self.seating, "response": self.response, "accusation": self.accusation,
                            "max_rounds": self.max_rounds}, sort_keys=True)
 
-    def specs(self, cell: Cell) -> list:
+    def specs(self, cell: Cell) -> GameSpecs:
         """The games of a cell: :func:`make_specs` with the cell's options."""
         return make_specs(players=cell.players, games=self.games, seed=self.seed, strategies=list(cell.seats),
                           edition=cell.edition, response=self.response, accusation=self.accusation,
@@ -416,19 +417,25 @@ def run_sweep(sweep: Sweep, folder: str | Path, *, workers: int = 1, executor=No
     skipped = len(sweep.cells) - len(todo)
     if on_start:
         on_start([(i, len(specs)) for i, specs in todo])
-    specs: list[GameSpec] = []
-    owner: list[tuple[int, int]] = []  # every game of the run, renumbered; (cell, index in the cell) of each
-    for i, cell_specs in todo:
-        for s in cell_specs:
-            owner.append((i, s.index))
-            specs.append(replace(s, index=len(specs)))
+    # every game of the run, renumbered, built as it is read (9 million games are not built up front)
+    starts = list(itertools.accumulate((len(cell_specs) for _, cell_specs in todo), initial=0))
+
+    def owner_of(g: int) -> tuple[int, int]:
+        """(cell index, index in the cell) of game ``g`` of the run."""
+        t = bisect.bisect_right(starts, g) - 1
+        return todo[t][0], g - starts[t]
+
+    def spec_of(g: int) -> GameSpec:
+        t = bisect.bisect_right(starts, g) - 1
+        return replace(todo[t][1][g - starts[t]], index=g)
+    specs = GameSpecs(starts[-1], spec_of)
     pending: dict[int, list] = {i: [] for i, _ in todo}
     wanted = {i: len(cell_specs) for i, cell_specs in todo}
     played = 0
 
     def game_done(summary: GameSummary) -> None:
         nonlocal played
-        i, index = owner[summary.index]
+        i, index = owner_of(summary.index)
         pending[i].append(replace(summary, index=index))
         if on_game:
             on_game(i, summary)
