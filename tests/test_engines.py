@@ -9,13 +9,13 @@ import pytest
 
 from clue_expert.core.errors import UnknownEngineError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine.engines import (ENGINES, EngineFact, check_engine_name, choose_engine, make_engine,
-                                       set_command_engine, set_engine)
+from clue_expert.engine.engines import (DEFAULT_ENGINE, ENGINES, EngineFact, check_engine_name, choose_engine,
+                                       make_engine, set_engine)
 from clue_expert.engine.ir import Lit, Op, Pattern, Var, evaluate
 from clue_expert.engine import ir
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.engine.levels import LevelError, load_level
-from clue_expert.people.cli import FAST_ENGINE_COMMANDS, main
+from clue_expert.people.cli import main
 from clue_expert.play.players import parse_seat, seat_player
 from clue_expert.engine.rules import compile_ruleset
 from clue_expert.engine.library import FUNCTIONS
@@ -107,14 +107,11 @@ def test_engine_is_chosen_on_the_command_line_in_a_seat_spec_and_in_a_level(tmp_
 
 def test_which_engine_a_seat_runs_first_match_wins():
     try:
-        assert choose_engine() == "experta"
-        set_command_engine(FAST_ENGINE_COMMANDS["simulate"])  # simulate, sweep, reproduce: the fastest
-        assert choose_engine() == "clips"
-        assert choose_engine(level="experta") == "experta"  # a level's engine: beats the command's default
+        assert DEFAULT_ENGINE == "clips" and choose_engine() == "clips"
+        assert choose_engine(level="experta") == "experta"  # a level's engine: beats the default
         set_engine("experta")  # --engine beats the level
         assert choose_engine(level="clips") == "experta"
         assert choose_engine(seat="clips", level="experta") == "clips"  # a seat spec's engine= beats all
     finally:
         set_engine(None)
-        set_command_engine(None)
-    assert choose_engine() == "experta"
+    assert choose_engine() == "clips"

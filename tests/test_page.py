@@ -114,7 +114,7 @@ def test_lesson_page_in_a_browser(browser, tmp_path):
     proof = d.find_element(By.ID, "proof")
     assert "Why envelope holds hall?" in proof.text
     lines = proof.find_elements(By.CSS_SELECTOR, "li")
-    assert lines[0].get_attribute("data-label") == "1" and len(lines) == 27
+    assert lines[0].get_attribute("data-label") == "1" and len(lines) == 28
     assert "card-nobody-holds-is-in-envelope: 3, 15, 26" in lines[-1].text
     # an earlier step: the same cell is not known yet
     d.find_element(By.ID, "first").click()
@@ -346,7 +346,7 @@ def test_slide_mode_fits_the_screen(browser, tmp_path, width, height):
         d.find_element(By.CSS_SELECTOR, 'button[data-owner="envelope"][data-card="hall"]').click()
         g = _geometry(d)
         assert g["proof"]["bottom"] <= height and g["proof"]["top"] >= g["panel"]["top"], g["proof"]
-        assert g["proofScroll"][0] > g["proofScroll"][1], "27 lines do not fit: the proof scrolls"
+        assert g["proofScroll"][0] > g["proofScroll"][1], "28 lines do not fit: the proof scrolls"
         assert not d.find_element(By.ID, "deductions").is_displayed()
         close = d.find_element(By.ID, "close-proof")
         assert close.is_displayed() and close.rect["y"] + close.rect["height"] <= height

@@ -140,8 +140,8 @@ def test_cells_give_proofs_or_what_would_settle_them(tmp_path):
         c.post("/api/turns", json=turn)
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
     items = r["proof"]["items"]
-    assert r["fact"] == "envelope holds hall" and r["turn"] == 16 and len(items) == 27
-    assert items[-1]["cites"] == ["3", "15", "26"] and items[-1]["rule"] == "card-nobody-holds-is-in-envelope"
+    assert r["fact"] == "envelope holds hall" and r["turn"] == 16 and len(items) == 28
+    assert items[-1]["cites"] == ["5", "16", "27"] and items[-1]["rule"] == "card-nobody-holds-is-in-envelope"
     c.post("/api/undo")
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
     assert r["status"] == "unknown" and "proof" not in r

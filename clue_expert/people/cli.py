@@ -27,7 +27,7 @@ from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
-from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_command_engine, set_engine
+from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
 from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
 from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
@@ -1187,10 +1187,6 @@ def cmd_serve(args) -> int:
     return 0
 
 
-#: The commands that play many games: they run the fastest engine unless told otherwise
-#: (docs/architecture.md, "The rule engines"; docs/performance.md).
-FAST_ENGINE_COMMANDS = {"simulate": "clips", "sweep": "clips", "reproduce": "clips"}
-
 #: The commands that run rules, and so take ``--engine``.
 ENGINE_COMMANDS = ("deduce", "why", "rules", "play", "simulate", "reproduce", "sweep", "contest-agent", "replay",
                    "puzzle", "notebook", "serve")
@@ -1532,7 +1528,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.choices[name].add_argument(
             "--engine", metavar="NAME",
             help=f"the rule engine every seat runs on: {', '.join(ENGINE_NAMES)} (default: the knowledge level's, "
-                 f"else {FAST_ENGINE_COMMANDS.get(name, DEFAULT_ENGINE)}; a seat spec's engine=NAME wins); "
+                 f"else {DEFAULT_ENGINE}; a seat spec's engine=NAME wins); "
                  f"docs/architecture.md")
     return parser
 
@@ -1557,7 +1553,6 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
         try:
             set_engine(getattr(args, "engine", None))  # an unknown name: one error naming the nearest
-            set_command_engine(FAST_ENGINE_COMMANDS.get(args.command))
             return args.func(args)
         except ContradictionError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -1581,7 +1576,6 @@ def main(argv=None) -> int:
             return EXIT_INTERNAL
         finally:  # the command's engine choice ends with it (main may run again in this process)
             set_engine(None)
-            set_command_engine(None)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

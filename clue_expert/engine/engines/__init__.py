@@ -5,13 +5,14 @@ from .base import (ENGINE_NAMES, ENGINES, Activation, EngineFact, EngineFiring, 
                    Watcher, check_engine_name, make_engine, register_engine)
 from . import clips, experta  # noqa: F401,E402  (registers the adapters)
 
-#: The engine every command uses unless told otherwise (see :func:`choose_engine`).
-DEFAULT_ENGINE = "experta"
+#: The engine every command and the Python API use unless told otherwise (see
+#: :func:`choose_engine`): CLIPS, the faster of the two (benchmarks/games.py:
+#: about 7x experta's games per second) and deterministic in its agenda order;
+#: experta is one ``--engine experta`` away and passes the same tests.
+DEFAULT_ENGINE = "clips"
 
 #: The engine chosen for this process (``--engine``), or None.
 _CHOSEN: list = [None]
-#: The engine of this process's command when nothing else names one (see :func:`set_command_engine`), or None.
-_COMMAND: list = [None]
 
 
 def set_engine(name: str | None) -> None:
@@ -20,19 +21,11 @@ def set_engine(name: str | None) -> None:
     _CHOSEN[0] = check_engine_name(name) if name is not None else None
 
 
-def set_command_engine(name: str | None) -> None:
-    """The engine of the running command when neither a seat spec, ``--engine``
-    nor the level names one (``simulate``, ``sweep`` and ``reproduce``: the
-    fastest, clips); None: :data:`DEFAULT_ENGINE`."""
-    _COMMAND[0] = check_engine_name(name) if name is not None else None
-
-
 def choose_engine(seat: str | None = None, level: str | None = None) -> str:
     """The engine a seat runs: its seat spec's ``engine=``, else the one the
     command chose (``--engine``), else its knowledge level's ``engine:``,
-    else the command's own default (:func:`set_command_engine`), else
-    :data:`DEFAULT_ENGINE`."""
-    for name in (seat, _CHOSEN[0], level, _COMMAND[0]):
+    else :data:`DEFAULT_ENGINE`."""
+    for name in (seat, _CHOSEN[0], level):
         if name is not None:
             return check_engine_name(name)
     return DEFAULT_ENGINE
