@@ -236,10 +236,13 @@ def test_the_shipped_copies_are_gone():
     fallback = 'category_cards(category) - held(ME) - seen() or'
     holders = [p for p in RULES.rglob("*.yaml") if not p.name.endswith(".test.yaml") and fallback in p.read_text()]
     assert holders == [RULES / "shared" / "no-intelligence.yaml"]
-    for name in ("kingston-no-intelligence", "kingston-next-not-held", "kingston-next-possible",
-                 "kingston-previous-possible", "clue-expert-information-gain", "clue-expert-open-information-gain"):
+    for name in ("kingston-no-intelligence", "kingston-next-not-held", "clue-expert-information-gain",
+                 "clue-expert-open-information-gain"):
         rs = load_ruleset(RULES / "strategies" / f"{name}.yaml")
         assert rs.rules[-1].id == "ask-first-unseen-cards-in-list-order", name
+    for name in ("kingston-next-possible", "kingston-previous-possible"):  # one card a slot (first_listed)
+        rs = load_ruleset(RULES / "strategies" / f"{name}.yaml")
+        assert rs.rules[-1].id == "kingston-asks-first-unseen-cards-in-list-order", name
     nxt, prev = (load_ruleset(RULES / "strategies" / f"kingston-{d}-possible.yaml") for d in ("next", "previous"))
     assert nxt.parameters == {"direction": "next"} and prev.parameters == {"direction": "previous"}
     for rs in (nxt, prev):
