@@ -200,9 +200,9 @@ def test_a_broken_file_in_the_editions_folder_does_not_break_editions(tmp_path, 
 def test_simulate_and_play_on_an_edition_file(edition, capsys):
     path = str(Path(__file__).resolve().parent / "data" / "editions" / edition)
     # the default seat at 4 players may guess (clue-expert-calibrated-race); accusing at certainty is never wrong
-    assert main(["simulate", "--edition", path, "--players", "4", "--games", "10", "--json", "--workers", "1",
+    assert main(["simulate", "--edition", path, "--players", "4", "--games", "4", "--json", "--workers", "1",
                  "--accusation", "when-certain"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["games"] == 10 and summary["wrong_accusations"] == 0
+    assert summary["games"] == 4 and summary["wrong_accusations"] == 0
     assert main(["play", "--edition", path, "--players", "5", "--seed", "3", "--show", "quiet", "--no-color"]) == 0
     assert "wins" in capsys.readouterr().out

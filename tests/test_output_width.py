@@ -323,7 +323,7 @@ def test_progress_lines_every_step_when_the_interval_is_zero(capsys, monkeypatch
 
 
 @pytest.mark.parametrize("argv, label", [
-    (["reproduce", "kingston", "--envelopes", "0", "--no-beside", "--workers", "1", "--json"], "reproduce kingston"),
+    (["reproduce", "kingston", "--envelopes", "0", "--seeds", "2", "--no-beside", "--workers", "1", "--json"], "reproduce kingston"),
     (["puzzle", "--seed", "3", "--json"], "puzzle (medium)"),
 ])
 def test_long_commands_say_how_far_they_are(capsys, argv, label):
