@@ -10,6 +10,7 @@ import pytest
 from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.levels import get_level
 from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed
 from clue_expert.testing.randomgame import random_record, random_turns, seat_view
 from clue_expert.core.observations import DealtHand
@@ -23,8 +24,8 @@ def sheet_facts(k: Knowledge) -> dict:
             if (s := k.status(o, c)) != "unknown"}
 
 
-def check_every_step(record: Record, oracle) -> int:
-    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes)
+def check_every_step(record: Record, oracle, engine: str | None = None) -> int:
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine=engine)
     k.observe(DealtHand(k.me, tuple(record.hand)))
     checked = 0
     for n in range(0, len(record.turns) + 1):
@@ -42,11 +43,34 @@ def check_every_step(record: Record, oracle) -> int:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_complete_against_cnf_oracle_every_turn(players):
+@pytest.mark.parametrize("engine,records", [("clips", 5), ("experta", 2)])
+def test_complete_against_cnf_oracle_every_turn(players, engine, records):
+    """On both rule engines (experta is the slower: fewer records)."""
     rng = random.Random(1000 + players)
-    for _ in range(5):
+    for _ in range(records):
         record = random_record(rng, players, n_turns=24)
-        check_every_step(record, cnf_entailed)
+        check_every_step(record, cnf_entailed, engine)
+
+
+@pytest.mark.parametrize("level", ["complete", "kingston", "mitchell"])
+def test_both_engines_give_the_same_sheet_after_every_observation(level):
+    """The rules alone (no SAT step at kingston and mitchell; with it at complete) reach the same
+    sheet on CLIPS and on experta after every observation, and the same facts are derived."""
+    rng = random.Random(77)
+    for players in (3, 5):
+        record = random_record(rng, players, n_turns=14)
+        seats = [Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine=e,
+                           **({} if level == "complete" else {"rulesets": get_level(level).rulesets(),
+                                                              "complete": False}))
+                 for e in ("clips", "experta")]
+        for k in seats:
+            k.observe(DealtHand(k.me, tuple(record.hand)))
+        assert sheet_facts(seats[0]) == sheet_facts(seats[1])
+        for n, t in enumerate(record.turns, start=1):
+            for k in seats:
+                k.observe(t, n)
+            assert sheet_facts(seats[0]) == sheet_facts(seats[1]), f"{level}, {players} players, turn {n}"
+            assert set(seats[0].justifications) == set(seats[1].justifications), f"{level}, turn {n}"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
