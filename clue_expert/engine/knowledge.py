@@ -633,7 +633,7 @@ class Knowledge:
                                                    "cards": tuple(obs.cards)}, turn)
         else:  # Given
             for key in obs.keys:
-                self._declare_known(key, Justification(GIVEN, "given", (), self._next_step(), turn))
+                self._declare_known(key, Justification(GIVEN, "given", (), self._new_step(), turn))
         self.last_turn = turn
         self._run(turn)
 
@@ -661,7 +661,7 @@ class Knowledge:
         values = dict(values)
         key = key_of(kind, values)
         self.values[key] = values
-        self.justifications[key] = Justification("request", describe(key, self.values), (), self._next_step(),
+        self.justifications[key] = Justification("request", describe(key, self.values), (), self._new_step(),
                                                  values.get("turn"))
         fact = _engine_fact(kind, values)
         self._engine.declare(fact)
@@ -750,7 +750,7 @@ class Knowledge:
                 opts = tuple((t,) for t in cards)
             if not all(opts):
                 continue
-            step = self._next_step()
+            step = self._new_step()
             message = LazyMessage(rule, dict(env))  # the bindings of this firing
             cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
             self._candidates.append(cand)
@@ -814,7 +814,7 @@ class Knowledge:
         return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
 
     # ------------------------------------------------------------ declaring
-    def _next_step(self) -> int:
+    def _new_step(self) -> int:
         self._step += 1
         return self._step
 
@@ -823,7 +823,7 @@ class Knowledge:
         if key in self.justifications:
             return
         self.values[key] = values
-        just = Justification(OBSERVATION, describe(key, self.values), (), self._next_step(), turn)
+        just = Justification(OBSERVATION, describe(key, self.values), (), self._new_step(), turn)
         self.justifications[key] = just
         if kind == "hand-size":
             self._hand_size[values["owner"]] = values["size"]
@@ -1150,7 +1150,7 @@ class Knowledge:
             return
         message = LazyMessage(rule, dict(env))  # the bindings of this firing
         if rule.auto_premises and contradiction is None:  # premises put in order when first read
-            step = self._next_step()
+            step = self._new_step()
             just = _ReadJustification(rule.id, message, step, self._turn,
                                       (self._orders, env.get("__matched__") or (env["this"],), self._read_tokens()))
             made = tuple(k for k in new if self._declare_known(k, just))
@@ -1169,7 +1169,7 @@ class Knowledge:
             raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
                                      facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
                                             for p in premises], cause=(rule.id, tuple(premises), contradiction))
-        step = self._next_step()
+        step = self._new_step()
         just = Justification(rule.id, message, tuple(premises), step, self._turn, read_from)
         made = tuple(k for k in new if self._declare_known(k, just))
         if made:
@@ -1253,7 +1253,7 @@ class Knowledge:
         if not new:
             return
         premises = self._premises(rule, env, probable_ok=True)
-        step = self._next_step()
+        step = self._new_step()
         message = LazyMessage(rule, dict(env))  # the bindings of this firing
         just = Justification(rule.id, message, tuple(premises), step, self._turn)
         for key in new:
@@ -1321,7 +1321,7 @@ class Knowledge:
             # fact is first explained (see justification()), which keeps the
             # deletion-based minimisation off the hot path.
             premises = tuple(self._sat_lit[x] for x in core)
-            step = self._next_step()
+            step = self._new_step()
             just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
             self._unminimized[key] = (lit, tuple(core))
             if self._declare_known(key, just):
