@@ -440,7 +440,7 @@ class WatchTrace:
 
     def __init__(self) -> None:
         self._ids: dict[EngineFact, int] = {}
-        self._next_id = 1
+        self._new_id = 1
         self._facts: dict[int, EngineFact] = {}
 
     def number(self, fact: EngineFact) -> str:
@@ -457,9 +457,9 @@ class WatchTrace:
         arrow = "==>" if sign == "+" else "<=="
         if what == "fact":
             if sign == "+":
-                self._ids[item] = self._next_id
-                self._facts[self._next_id] = item
-                self._next_id += 1
+                self._ids[item] = self._new_id
+                self._facts[self._new_id] = item
+                self._new_id += 1
             t = Text(f"{arrow} {self.number(item)} ", style="dim")
             t.append(fact_text(item), style="green" if sign == "+" else "red")
             return t
