@@ -28,6 +28,7 @@ from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PR
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .engines import EngineFact, EngineFiring, RuleEngine, Watcher, choose_engine, make_engine
 from .premises import PremiseLogic
+from .language import RulePlan, rule_plan
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
@@ -51,13 +52,14 @@ class LazyMessage:
 
     __slots__ = ("rule", "env", "_text")
 
-    def __init__(self, rule, env: dict):
+    def __init__(self, rule: CompiledRule, env: dict[str, Any]):
         self.rule = rule
-        self.env = env
-        self._text = None
+        self.env: dict[str, Any] | None = env
+        self._text: str | None = None
 
     def __str__(self) -> str:
         if self._text is None:
+            assert self.env is not None  # dropped only once the text is made
             self._text = self.rule.format_message(self.env)
             self.env = None
         return self._text
@@ -386,6 +388,8 @@ class Knowledge:
         #: The rules the engine runs, in load order.
         self.rules: tuple[CompiledRule, ...] = tuple(rules)
         self._rules_by_id = {r.id: r for r in rules}
+        #: rule id -> how it runs (its compiled closures; see language.rule_plan).
+        self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
         self._cards = edition.card_ids
         self._all_cards = frozenset(self._cards)
         self._owner_set = frozenset(self.owners)
@@ -394,11 +398,14 @@ class Knowledge:
         #: The rules' work budget: each run of the engine (one observation, one
         #: request, one case-analysis fact) starts it afresh, each rule firing too.
         self._budget = Budget()
-        self._base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
+        #: Sheet order: cards, then owners (sort key of names in explanations and rule output).
+        self._order: dict[str, int] = {c: i for i, c in enumerate((*self._cards, *self.owners))}
+        #: The bindings every rule firing starts from (read by rule expressions, so any value).
+        self._base_env: dict[str, Any] = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
                           "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
-                          "__order__": {c: i for i, c in enumerate((*self._cards, *self.owners))},
+                          "__order__": self._order,
                           "__budget__": self._budget}
-        premise_order = _PremiseOrder(self._base_env["__order__"])
+        premise_order = _PremiseOrder(self._order)
         #: Sort keys of premises (see _premises_read), kept from game to game.
         self._orders = (premise_order, _ReadOrder(premise_order))
         self._observations: list[tuple] = []
@@ -434,10 +441,10 @@ class Knowledge:
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
-        self._held = {o: set() for o in self.owners}
-        self._lacked = {o: set() for o in self.owners}
-        self._holders = {c: set() for c in self._cards}
-        self._lackers = {c: set() for c in self._cards}
+        self._held: dict[str, set[str]] = {o: set() for o in self.owners}
+        self._lacked: dict[str, set[str]] = {o: set() for o in self.owners}
+        self._holders: dict[str, set[str]] = {c: set() for c in self._cards}
+        self._lackers: dict[str, set[str]] = {c: set() for c in self._cards}
         self._clauses: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
         self._not_all: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
         #: owner -> his bounds (keys) not superseded by a reduction of them.
@@ -717,6 +724,8 @@ class Knowledge:
             return
         for c in rule.then:
             values = [a(env) for a in c.args]
+            # one tuple of options per slot of the decision (a move's squares, a suggestion's categories...)
+            opts: tuple[tuple[Any, ...], ...]
             if c.kind == "move":
                 opts = (self._move_options(rule, values[0]),)
             elif c.kind == "show":
@@ -741,13 +750,13 @@ class Knowledge:
                 out = self.out_players()
                 opts = (tuple(p for p in self.players if p in set(whom) - out), (asked,) if asked else ())
             else:  # accuse
-                cards = values if len(values) > 1 else list(values[0] or ())
-                self._known_cards(rule, c.kind, cards)
+                named = values if len(values) > 1 else list(values[0] or ())
+                self._known_cards(rule, c.kind, named)
                 try:
-                    cards = self.edition.check_accusation(cards)
+                    accused = self.edition.check_accusation(named)
                 except (ClueError, KeyError, TypeError):
                     continue
-                opts = tuple((t,) for t in cards)
+                opts = tuple((t,) for t in accused)
             if not all(opts):
                 continue
             step = self._new_step()
@@ -810,7 +819,7 @@ class Knowledge:
         return out
 
     def _ordered(self, cards) -> tuple:
-        order = self._base_env["__order__"]
+        order = self._order
         return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
 
     # ------------------------------------------------------------ declaring
@@ -884,18 +893,18 @@ class Knowledge:
             key = bound_key(*key[1:])  # sorted cards, clipped counts (a key given by hand may be neither)
             if key in self.justifications or self._bound_useless(key):
                 return False
-            cards, low, high = key[2], key[3], key[4]
-            store = self._bounds[owner]
+            bound_cards, low, high = key[2], key[3], key[4]
+            bounds = self._bounds[owner]
             reduced = bound_key(owner, *self._reduced(key))
-            for other in [b for b in store
-                          if set(b[2]) > set(cards) and bound_key(owner, *self._reduced(b)) == reduced]:
-                del store[other]  # superseded by its reduction
-            store[key] = None
+            for wider in [b for b in bounds
+                          if set(b[2]) > set(bound_cards) and bound_key(owner, *self._reduced(b)) == reduced]:
+                del bounds[wider]  # superseded by its reduction
+            bounds[key] = None
             if self._sat:
-                sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in cards], low, high)
+                sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in bound_cards], low, high)
                 self._sat_lit[sel] = key
                 self._clause_selectors.append(sel)
-            values = {"owner": owner, "cards": cards, "low": low, "high": high}
+            values = {"owner": owner, "cards": bound_cards, "low": low, "high": high}
         else:
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
@@ -976,7 +985,7 @@ class Knowledge:
         env["this"] = key_of(fact.kind, env)
         # A rule whose guard (the part of its if: on the trigger's fields) is
         # false stops there; the guard reads no sheet, so it is checked first.
-        guard = rule.plan.guard
+        guard = self._plans[rule.id].guard
         if guard is not None:
             try:
                 if not guard(env):
@@ -1036,7 +1045,7 @@ class Knowledge:
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
-        plan = rule.plan
+        plan = self._plans[rule.id]
         pre, condition, lets, loops, each, where = plan.pre, plan.condition, plan.lets, plan.loops, plan.each, \
             plan.where
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
@@ -1071,7 +1080,7 @@ class Knowledge:
             self._reads = None
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
-        plan = rule.plan
+        plan = self._plans[rule.id]
         loops, each, where = plan.loops, plan.each, plan.where
         name, fn = loops[i]
         values = fn(env)
@@ -1095,7 +1104,7 @@ class Knowledge:
                 del reads[mark:]
 
     def _fire(self, rule: CompiledRule, env: dict) -> None:
-        cell = rule.plan.cell
+        cell = self._plans[rule.id].cell
         if cell is not None:  # one held / lacked conclusion (most deduction rules)
             kind, owner_fn, card_fn = cell.kind, cell.owner, cell.card
             owner = owner_fn(env)
@@ -1113,10 +1122,10 @@ class Knowledge:
             tokens = tuple(reads) if reads else ()
             if ("seen",) in tokens:
                 tokens = self._read_tokens()
-            just = _ReadJustification(rule.id, message, step, self._turn,
-                                      (self._orders, env.get("__matched__") or (env["this"],), tokens))
-            if self._declare_known(key, just):
-                self._log(_ReadFiring(step, rule.id, message, (key,), just, self._turn))
+            read_just = _ReadJustification(rule.id, message, step, self._turn,
+                                           (self._orders, env.get("__matched__") or (env["this"],), tokens))
+            if self._declare_known(key, read_just):
+                self._log(_ReadFiring(step, rule.id, message, (key,), read_just, self._turn))
             return
         if rule.then and rule.then[0].kind in DECISION_KINDS:
             self._decide(rule, env)
@@ -1151,11 +1160,12 @@ class Knowledge:
         message = LazyMessage(rule, dict(env))  # the bindings of this firing
         if rule.auto_premises and contradiction is None:  # premises put in order when first read
             step = self._new_step()
-            just = _ReadJustification(rule.id, message, step, self._turn,
-                                      (self._orders, env.get("__matched__") or (env["this"],), self._read_tokens()))
-            made = tuple(k for k in new if self._declare_known(k, just))
+            read_just = _ReadJustification(rule.id, message, step, self._turn,
+                                           (self._orders, env.get("__matched__") or (env["this"],),
+                                            self._read_tokens()))
+            made = tuple(k for k in new if self._declare_known(k, read_just))
             if made:
-                self._log(_ReadFiring(step, rule.id, message, made, just, self._turn))
+                self._log(_ReadFiring(step, rule.id, message, made, read_just, self._turn))
             return
         if rule.auto_premises:
             premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
@@ -1293,8 +1303,8 @@ class Knowledge:
 
     def _case_analysis(self, turn: int | None) -> None:
         sat = self._sat
-        if len(self._sat_lit) == self._sat_done:
-            return  # nothing new since the last one: everything entailed is known
+        if sat is None or len(self._sat_lit) == self._sat_done:
+            return  # no SAT model (not complete), or nothing new since the last one: everything entailed is known
         assumptions = self._assumptions()
         unknown_vars = []
         for o, cells in sat.owner_cells():
@@ -1376,7 +1386,7 @@ class Knowledge:
                               j.step, j.turn, None)
             self.justifications[key] = j
         pending = self._unminimized.pop(key, None) if j is not None else None
-        if pending is not None:
+        if pending is not None and self._sat is not None:  # pending only with a SAT model
             lit, core = pending
             core = self._sat.minimize(core, lit)
             premises = tuple(self._sat_lit[x] for x in core)
@@ -1490,7 +1500,7 @@ class Knowledge:
 
     def sheet_position(self, name: str) -> int:
         """A name's place in sheet order (cards first, then owners); unknown names last."""
-        return self._base_env["__order__"].get(name, 10 ** 6)
+        return self._order.get(name, 10 ** 6)
 
     def suggestions_seen(self) -> list[tuple[int, Suggestion]]:
         """(turn, suggestion) for every suggestion observed, in order."""
