@@ -638,10 +638,10 @@ class _Compiler:
                 return _check_small(r, env) if type(r) is tuple else r
             return call1v
         if len(args) == 2 and var[0] is not None and var[1] is not None:
-            n0, n1 = var
+            m0, m1 = var[0], var[1]
 
             def call2v(env):
-                r = fn(env["__lib__"], env[n0], env[n1])
+                r = fn(env["__lib__"], env[m0], env[m1])
                 return _check_small(r, env) if type(r) is tuple else r
             return call2v
         if len(args) == 1:

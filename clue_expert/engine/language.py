@@ -452,20 +452,21 @@ def _fold_params(template: str, params: Mapping[str, Any], path: str = "", rule:
     size = 0
     texts: dict[str, str] = {}  # each parameter's text, built once
     for literal, fname, spec, conv in parts:
-        folded = fname is not None and fname in params and not spec and not conv
-        if folded and fname not in texts:
-            value = params[fname]
+        # the parameter this placeholder names, when it is folded in (a bare {name}; None otherwise)
+        folded = fname if fname is not None and fname in params and not spec and not conv else None
+        if folded is not None and folded not in texts:
+            value = params[folded]
             text = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
-            texts[fname] = text.replace("{", "{{").replace("}", "}}")
-        size += len(literal) + (len(texts[fname]) if folded else 0)
+            texts[folded] = text.replace("{", "{{").replace("}", "}}")
+        size += len(literal) + (len(texts[folded]) if folded is not None else 0)
         if size > MAX_TEMPLATE:
             raise RuleLimitError(path, rule, f"the message is over {MAX_TEMPLATE:,} characters once the file's "
                                              f"parameters are filled in (the limit on a message template)")
         out.append(literal.replace("{", "{{").replace("}", "}}"))
         if fname is None:
             continue
-        if folded:
-            out.append(texts[fname])
+        if folded is not None:
+            out.append(texts[folded])
         else:
             out.append("{" + fname + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
     return "".join(out)
@@ -495,11 +496,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         if request is not None and when != {request}:
             raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}")
         on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
-        # names bound by every trigger kind
-        fields = None
-        for kind in on:
-            kf = set(KINDS[kind])
-            fields = kf if fields is None else fields & kf
+        # names bound by every trigger kind (the schema makes ``when`` name at least one)
+        fields = set.intersection(*(set(KINDS[kind]) for kind in on))
     names = set(fields) | set(CONSTANTS)
     _check_bindings(raw, set(fields), path, rid, params)
     clash = sorted(set(params) & set(fields))
@@ -898,8 +896,8 @@ def edition_problems(ruleset: RuleSet, edition: Any,
             else:
                 for e in c.args:
                     checker.check(e, None, problems)
-        for p in dict.fromkeys(problems):
-            out.append((rule.id, p))
+        for problem in dict.fromkeys(problems):
+            out.append((rule.id, problem))
     return out
 
 
