@@ -358,6 +358,23 @@ class _Supposed:
         return s
 
 
+def _supposed_beliefs(k: KnowledgeView, held_cells: set, lacked_cells: set, soft: list | tuple = ()):
+    """(view, beliefs) of the knowledge with these cells supposed held / lacked (a cell both ways
+    counts as held) and the ``soft`` weights, or None when nothing is supposed or no consistent deal
+    is left."""
+    lacked_cells = lacked_cells - held_cells
+    if not held_cells and not lacked_cells and not soft:
+        return None
+    view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
+    try:
+        b = compute(view)
+    except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
+        return None
+    if not b.envelope or not b.deals > 0:
+        return None
+    return view, b
+
+
 def _clue_state(k: KnowledgeView):
     """(view, beliefs) with the unrefuted probable clues taken as facts, or
     None when there are none or they leave no consistent deal together."""
@@ -369,17 +386,7 @@ def _clue_state(k: KnowledgeView):
         for kind, owner, card in k.probable_clues():
             if owner not in caught:
                 (held_cells if kind == "probably-held" else lacked_cells).add((owner, card))
-        lacked_cells -= held_cells
-        if not held_cells and not lacked_cells:
-            return None
-        view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells))
-        try:
-            b = compute(view)
-        except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
-            return None
-        if not b.envelope or not b.deals > 0:
-            return None
-        return view, b
+        return _supposed_beliefs(k, held_cells, lacked_cells)
     return k.memo_state("clue-beliefs", build)
 
 
@@ -454,17 +461,7 @@ def _weighted_state(k: KnowledgeView):
             elif kind == "probably-lacked":
                 soft.append((owner, card, 1.0 - t))
             # a probably-held clue trusted less than half is dropped (a weight can only lower a cell)
-        lacked_cells -= held_cells
-        if not held_cells and not lacked_cells and not soft:
-            return None
-        view = _Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
-        try:
-            b = compute(view)
-        except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
-            return None
-        if not b.envelope or not b.deals > 0:
-            return None
-        return view, b
+        return _supposed_beliefs(k, held_cells, lacked_cells, soft)
     return k.memo_state("weighted-beliefs", build)
 
 
