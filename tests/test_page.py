@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,16 +18,6 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 LESSON = EXAMPLES / "kingston-1-player1.yaml"
 
 
-def _binary(*names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")
-DRIVER = _binary("chromedriver")
 
 
 def test_page_is_one_offline_file(tmp_path):
@@ -49,27 +38,12 @@ def test_page_is_one_offline_file(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None or DRIVER is None:
-        pytest.skip("headless Chromium and chromedriver are not installed (.ci/run installs Debian's chromium "
-                    "and chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1280,720", "--hide-scrollbars"):
-        options.add_argument(flag)
-    profile = Path(__import__("tempfile").mkdtemp(prefix="clue-expert-chromium-"))
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+def browser(chromium):
+    driver = chromium(1280, 720)
     # the page's viewport itself at 1280 x 720 (a headless window's size counts its frame)
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    return driver
 
 
 def _viewport(driver):

@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -31,37 +30,11 @@ GAME = yaml.safe_load(RECORD.read_text())
 VIEWPORTS = {"phone": (390, 844, True), "laptop": (1366, 768, False)}
 
 
-def _binary(*names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")
-DRIVER = _binary("chromedriver")
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None or DRIVER is None:
-        pytest.skip("headless Chromium and chromedriver are not installed (.ci/run installs Debian's chromium "
-                    "and chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1366,900", "--hide-scrollbars"):
-        options.add_argument(flag)
-    profile = Path(tempfile.mkdtemp(prefix="clue-expert-chromium-"))
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+def browser(chromium):
+    return chromium(1366, 900)
 
 
 @pytest.fixture

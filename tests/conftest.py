@@ -1,0 +1,52 @@
+"""Shared test fixtures: the system's headless Chromium for the browser tests."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+
+def _binary(*names: str) -> str | None:
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")
+DRIVER = _binary("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Callable[[int, int], object]]:
+    """A factory ``chromium(width, height)`` of selenium drivers on the system's headless Chromium
+    (Debian's chromium and chromium-driver; never a downloaded browser), each with its own empty
+    profile, all quit at the end of the module; skips, saying why, when either is missing."""
+    if CHROMIUM is None or DRIVER is None:
+        pytest.skip("headless Chromium and chromedriver are not installed (.ci/run installs Debian's chromium "
+                    "and chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    from selenium.webdriver.chrome.service import Service
+    started: list = []
+
+    def start(width: int, height: int) -> object:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--disable-dev-shm-usage", f"--window-size={width},{height}", "--hide-scrollbars"):
+            options.add_argument(flag)
+        profile = Path(tempfile.mkdtemp(prefix="clue-expert-chromium-"))
+        options.add_argument(f"--user-data-dir={profile}")
+        driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+        started.append((driver, profile))
+        return driver
+
+    yield start
+    for driver, profile in started:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
