@@ -57,6 +57,13 @@ def deals(draw, edition: Edition, players=(3, 6)) -> Deal:
     return Deal(id="drawn", edition=edition, players=names, envelope=edition.sort_cards(envelope), hands=hands)
 
 
+def _next_in(players: tuple, out: set, seat: int) -> tuple[str, int]:
+    """The next player still in the game from ``seat`` on, and the seat after his."""
+    while players[seat % len(players)] in out:
+        seat += 1
+    return players[seat % len(players)], seat + 1
+
+
 @st.composite
 def turns(draw, deal: Deal, max_turns: int = 30, accusations: bool = True) -> list:
     """Speed Clue turns on ``deal``, in seat order: each a drawn suggestion
@@ -69,10 +76,7 @@ def turns(draw, deal: Deal, max_turns: int = 30, accusations: bool = True) -> li
     played: list[Turn] = []
     seat = 0
     for _ in range(draw(st.integers(0, max_turns))):
-        while players[seat % len(players)] in out:
-            seat += 1
-        by = players[seat % len(players)]
-        seat += 1
+        by, seat = _next_in(players, out, seat)
         if accusations and len(out) < len(players) - 2 and draw(st.integers(0, 19)) == 0:
             accused = ed.sort_cards(c for cat in ed.categories
                                     for c in draw(st.permutations(ed.category_cards(cat)))[:ed.envelope_counts[cat]])
@@ -107,10 +111,7 @@ def generalized_turns(draw, deal: Deal, max_turns: int = 30) -> list:
     played: list[Turn] = []
     seat = 0
     for _ in range(draw(st.integers(0, max_turns))):
-        while players[seat % len(players)] in out:
-            seat += 1
-        by = players[seat % len(players)]
-        seat += 1
+        by, seat = _next_in(players, out, seat)
         if len(players) - len(out) > 2 and draw(st.integers(0, 19)) == 0:
             guess = ed.sort_cards(c for cat in ed.categories
                                   for c in draw(st.permutations(ed.category_cards(cat)))[:ed.envelope_counts[cat]])
