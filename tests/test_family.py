@@ -196,7 +196,7 @@ def test_a_broken_file_in_the_editions_folder_does_not_break_editions(tmp_path, 
         cards_module._shipped.cache_clear()
 
 
-@pytest.mark.parametrize("edition", ["four-categories.yaml", "two-suspects.yaml"])
+@pytest.mark.parametrize("edition", [pytest.param("four-categories.yaml", marks=pytest.mark.slow), "two-suspects.yaml"])
 def test_simulate_and_play_on_an_edition_file(edition, capsys):
     path = str(Path(__file__).resolve().parent / "data" / "editions" / edition)
     # the default seat at 4 players may guess (clue-expert-calibrated-race); accusing at certainty is never wrong

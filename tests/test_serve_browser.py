@@ -141,7 +141,8 @@ def _fits(d):
     return d.execute_script("return [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+# the phone viewport in the default run, the laptop one in the slow tier (.ci/run runs both)
+@pytest.mark.parametrize("viewport", [v if v == "phone" else pytest.param(v, marks=pytest.mark.slow) for v in VIEWPORTS])
 def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

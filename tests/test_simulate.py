@@ -79,6 +79,7 @@ def test_published_tables_load():
     assert m["table_5_2"]["rows"][7][0] == 8.762 and len(m["table_5_3"]) == 14
 
 
+@pytest.mark.slow
 def test_reproduce_kingston_runs():
     tables = kingston(envelopes=0, seeds=2)
     assert len(tables) == 2
