@@ -176,12 +176,7 @@ class TableAssistant:
                 raise TableError(f"{shown_by} cannot show a card for {by}'s own suggestion")
             passed = order[:order.index(shown_by)] if body.get("passed") is None else list(body["passed"])
         turn: dict = {"by": by, "suggest": cards, "passed": passed, "shown_by": shown_by}
-        if body.get("card"):
-            card = ed.resolve(body["card"])
-            if card not in cards:
-                raise TableError(f"{ed.display(card)} was not suggested")
-            turn["card"] = card
-        return turn
+        return _with_shown_card(turn, ed, body, cards, "suggested")
 
     def _generalized_turn(self, by: str, body: dict) -> dict:
         """The generalized game: an ask of one player about any cards, or a guess."""
@@ -212,12 +207,7 @@ class TableAssistant:
         if shown_by != asks:
             raise TableError(f"only {asks}, who was asked, can show a card")
         turn["shown_by"] = asks
-        if body.get("card"):
-            card = ed.resolve(body["card"])
-            if card not in cards:
-                raise TableError(f"{card} was not asked about")
-            turn["card"] = card
-        return turn
+        return _with_shown_card(turn, ed, body, cards, "asked about")
 
     def _change(self, turns: list) -> dict:
         """Adopt ``turns`` (remembering the old ones for undo; a new change
@@ -381,3 +371,14 @@ class TableAssistant:
                     "reason": cand.message,
                     "note": f"you hold {english_list(nb.edition.display(c) for c in mine)} of these" if mine else ""}
         return self._advice[strategy]
+
+
+def _with_shown_card(turn: dict, ed, body: dict, cards: list, how: str) -> dict:
+    """The turn with the card shown (``body['card']``, when the seat saw it), which must be one
+    of the ``cards`` the turn named; ``how`` they were named in the error."""
+    if body.get("card"):
+        card = ed.resolve(body["card"])
+        if card not in cards:
+            raise TableError(f"{ed.display(card)} was not {how}")
+        turn["card"] = card
+    return turn
