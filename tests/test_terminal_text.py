@@ -1,13 +1,13 @@
 """Issue 25: control characters in an edition's names and a rule file's
 titles and messages reach the terminal escaped; player names that look alike
-(Unicode skeletons: a Cyrillic homoglyph) are refused, naming the name they
+(Unicode's confusables: a Cyrillic homoglyph) are refused, naming the name they
 collide with."""
 from __future__ import annotations
 
 import yaml
 
 from clue_expert.core.facts import player_name_problem
-from clue_expert.core.text import skeleton, visible
+from clue_expert.core.text import looks_alike, visible
 from clue_expert.people.cli import main
 
 ESC = "\x1b[2J\x1b[31m"  # clear the screen, then red
@@ -24,7 +24,10 @@ def test_look_alike_player_names_are_refused_naming_the_other():
     assert problem is not None and "'Bob'" in problem and "look alike" in problem
     assert player_name_problem(["ann", "\u0430nn"]) is not None  # a Cyrillic a
     assert player_name_problem(["player1", "player2", "player10"]) is None
-    assert skeleton("Ålice") == skeleton("alice")
+    assert looks_alike("Ålice", "alice") and looks_alike("mark", "rnark") and looks_alike("Joe", "J0e")
+    assert not looks_alike("Ann", "Anne") and not looks_alike("player1", "player10")
+    assert player_name_problem(["Carl", "Cаrl"]) is not None  # a Cyrillic a, mid-word
+    assert player_name_problem(["mark", "rnark"]) is not None
 
 
 def test_a_record_with_a_homoglyph_player_is_one_error(tmp_path, capsys):

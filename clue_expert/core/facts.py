@@ -13,7 +13,7 @@ import re
 from typing import Iterable
 
 from .errors import QueryError, UnknownPlayerError
-from .text import skeleton, visible
+from .text import looks_alike, visible
 from .yamlio import shorten
 
 #: The owner name of the case file.
@@ -31,10 +31,9 @@ def player_name_problem(players: Iterable[str]) -> str | None:
     printable characters, no leading, trailing or double spaces —, none is ``envelope`` or
     ``nobody`` in any case, and the names are distinct after case folding
     (``Bob`` and ``bob`` are refused) and in what they look like
-    (:func:`clue_expert.core.text.skeleton`: ``Bob`` and ``Bоb`` with a
+    (:func:`clue_expert.core.text.looks_alike`: ``Bob`` and ``Bоb`` with a
     Cyrillic ``о`` are refused, naming the name it collides with)."""
     seen: dict[str, str] = {}
-    looks: dict[str, str] = {}  # skeleton -> the name it came from
     for name in players:
         name = str(name)
         if not name or len(name) > MAX_NAME_LENGTH:
@@ -49,12 +48,11 @@ def player_name_problem(players: Iterable[str]) -> str | None:
             if seen[folded] == name:
                 return f"player names must be distinct: {name!r} is repeated"
             return f"player names must differ in more than case: {seen[folded]!r} and {name!r}"
+        for other in seen.values():
+            if looks_alike(name, other):
+                return (f"player names must not look alike: {name!r} looks like {other!r} "
+                        f"({visible(ascii(name)[1:-1])} and {visible(ascii(other)[1:-1])})")
         seen[folded] = name
-        look = skeleton(name)
-        if look in looks:
-            return (f"player names must not look alike: {name!r} looks like {looks[look]!r} "
-                    f"({visible(ascii(name)[1:-1])} and {visible(ascii(looks[look])[1:-1])})")
-        looks[look] = name
     return None
 
 #: Fact kind (as written in rule files) -> its fields.  The engine gives each

@@ -7,15 +7,14 @@ overrides, zero-width characters) and line or paragraph separators -- as
 are passed through it when they are read, so whatever prints them prints
 plain text.
 
-:func:`skeleton` is what a name looks like (after Unicode's confusable
-detection, UTS #39, for the letters people type): NFKC, case folded,
-combining marks dropped, Cyrillic and Greek look-alikes of Latin letters,
-``0`` and ``1``, and ``rn`` mapped to what they resemble.  Two player names
-with the same skeleton are refused (``facts.player_name_problem``).
+:func:`looks_alike` says whether two names look alike, by Unicode's
+confusable detection (UTS #39's data, through the ``confusables``
+package): two player names that look alike are refused
+(``facts.player_name_problem``).
 """
 from __future__ import annotations
 
-import unicodedata
+import confusables  # type: ignore[import-untyped]
 
 _SHOWN = frozenset("\n")  # kept as they are: none but a line break, which one-line texts never hold
 
@@ -41,24 +40,9 @@ def visible(text: str, keep_newlines: bool = False) -> str:
     return "".join(out)
 
 
-#: Look-alikes of Latin letters (lower case, after case folding): Cyrillic, Greek, and a few others.
-_CONFUSABLE = str.maketrans({
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j", "к": "k", "ӏ": "l",
-    "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r", "ѕ": "s", "т": "t", "у": "y", "ԝ": "w",
-    "х": "x", "ԁ": "d", "ց": "g", "ɡ": "g", "ь": "b", "п": "n", "ү": "y",
-    # Greek
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
-    "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ϲ": "c", "ϳ": "j",
-    # others people meet
-    "ı": "i", "ȷ": "j", "ℓ": "l", "0": "o", "1": "l", "|": "l", "ǀ": "l",
-})
-
-
-def skeleton(name: str) -> str:
-    """What ``name`` looks like: equal skeletons are names a reader may take for one another."""
-    text = unicodedata.normalize("NFKD", str(name).casefold())
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = text.translate(_CONFUSABLE)
-    text = unicodedata.normalize("NFKC", text).translate(_CONFUSABLE)
-    return text.replace("rn", "m")
+def looks_alike(a: str, b: str) -> bool:
+    """True when a reader may take ``a`` for ``b``: Unicode's confusable
+    detection (UTS #39's confusables data, through the ``confusables``
+    package) after case folding -- ``Bob`` and ``Bоb`` with a Cyrillic
+    ``о``, ``mark`` and ``rnark``, ``Joe`` and ``J0e``."""
+    return bool(confusables.is_confusable(str(a).casefold(), str(b).casefold()))
