@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import re
+import weakref
 from typing import Any, Iterator, Sequence
 
 import clips
@@ -83,8 +84,14 @@ class ClipsEngine(RuleEngine):
             router.deactivate()
         for text in templates():
             env.build(text)
-        env.define_function(self._fired, CALLBACK)
-        env.define_function(self._counted, COUNT_CALLBACK)
+        # clipspy keeps an environment's Python functions in a module-level
+        # table until the Environment object is deleted; a bound method there
+        # would keep this adapter, and so the Environment, alive for ever
+        # (every shadow knowledge of an opponent leaked its whole CLIPS
+        # environment).  The table holds functions that reach the adapter
+        # through a weak reference only.
+        env.define_function(_weak(self, "_fired"), CALLBACK)
+        env.define_function(_weak(self, "_counted"), COUNT_CALLBACK)
         tallies = tallies_read(rules)
         for number, tally in enumerate(tallies):
             env.build(tally_rule(tally, number))
@@ -286,6 +293,17 @@ class ClipsEngine(RuleEngine):
         if self._env is None:
             return []
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
+
+
+def _weak(engine: "ClipsEngine", method: str) -> Any:
+    """``engine.method`` called through a weak reference to ``engine`` (a no-op once it is gone)."""
+    ref = weakref.ref(engine)
+
+    def call(*args: Any) -> None:
+        target = ref()
+        if target is not None:
+            getattr(target, method)(*args)
+    return call
 
 
 __all__ = ["ClipsEngine"]
