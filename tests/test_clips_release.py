@@ -25,3 +25,26 @@ def test_fresh_knowledge_releases_its_clips_environment():
         assert shadow.status("b", "plum") == "unknown"
         del shadow
     assert _alive() == base
+
+
+def test_a_used_knowledge_is_freed_without_the_cycle_collector():
+    """No reference cycle through the knowledge (its rules' bindings, its
+    messages): dropped, it and its CLIPS environment go at once, even with
+    the collector off (games run with young collections only, so a cycle
+    lived for minutes)."""
+    import weakref
+
+    from clue_expert import Suggestion
+
+    k = Knowledge(get_edition("cluedo"), ["a", "b", "c"], "a", {"a": 6, "b": 6, "c": 6}, engine="clips")
+    gc.collect()
+    gc.disable()
+    try:
+        shadow = k.fresh("b", complete=False)
+        shadow.observe(Suggestion(by="a", cards=("plum", "rope", "hall"), passed=("b",), shown_by="c"), 1)
+        assert shadow.status("b", "plum") == "lacked" and shadow.explain(("lacked", "b", "plum"))
+        ref = weakref.ref(shadow)
+        del shadow
+        assert ref() is None
+    finally:
+        gc.enable()

@@ -12,6 +12,7 @@ before that observation.
 """
 from __future__ import annotations
 
+import weakref
 import contextlib
 import functools
 import random
@@ -50,16 +51,24 @@ class LazyMessage:
     facts are never explained, and formatting every message cost about a third
     of a simulated game."""
 
-    __slots__ = ("rule", "env", "_text")
+    __slots__ = ("rule", "env", "_lib", "_text")
 
     def __init__(self, rule: CompiledRule, env: dict[str, Any]):
         self.rule = rule
+        # The knowledge itself (``__lib__``) is held weakly: a strong
+        # reference would make knowledge -> justification -> message ->
+        # knowledge a cycle, freed only by a full collection (a shadow
+        # knowledge, and its engine, outlived its use by minutes).
+        lib = env.pop("__lib__", None)
+        self._lib = weakref.ref(lib) if lib is not None else None
         self.env: dict[str, Any] | None = env
         self._text: str | None = None
 
     def __str__(self) -> str:
         if self._text is None:
             assert self.env is not None  # dropped only once the text is made
+            if self._lib is not None:
+                self.env["__lib__"] = self._lib()
             self._text = self.rule.format_message(self.env)
             self.env = None
         return self._text
@@ -402,7 +411,7 @@ class Knowledge:
         self._order: dict[str, int] = {c: i for i, c in enumerate((*self._cards, *self.owners))}
         #: The bindings every rule firing starts from (read by rule expressions, so any value).
         self._base_env: dict[str, Any] = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
+                          "CARDS": self._all_cards, "ME": me, "CATEGORIES": edition.categories,
                           "__order__": self._order,
                           "__budget__": self._budget}
         premise_order = _PremiseOrder(self._order)
@@ -978,6 +987,7 @@ class Knowledge:
             return
         fact = firing.facts[0]
         env = dict(self._base_env)
+        env["__lib__"] = self  # added per firing: in _base_env it would make the knowledge a cycle
         for f, v in fact.values:
             if f in ("cards", "matching"):
                 v = frozenset(v)
@@ -999,6 +1009,7 @@ class Knowledge:
         variables, the facts matched (``this`` is the first one's key; all of
         them are premises) and run the rest of the rule."""
         env = dict(self._base_env)
+        env["__lib__"] = self  # added per firing: in _base_env it would make the knowledge a cycle
         for name, value in firing.activation.bindings:
             if name in rule.set_vars:
                 env[name] = frozenset(value)
@@ -1664,19 +1675,21 @@ class Knowledge:
     def explain(self, key: Key) -> Explanation:
         """The justification tree of a fact down to the observations; a fact
         met twice is expanded once."""
-        seen: set = set()
+        return self._explanation(key, set())
 
-        def build(k: Key) -> Explanation:
-            j = self.justification(k)
-            node = Explanation(k, describe(k, self.values), j)
-            if k in seen:
-                node.repeated = True
-                return node
-            seen.add(k)
-            if j is not None:
-                node.children = [build(p) for p in j.premises]
+    def _explanation(self, key: Key, seen: set) -> Explanation:
+        """The tree of :meth:`explain` below ``key`` (a method, not a nested
+        function calling itself: that would make a reference cycle holding
+        the knowledge)."""
+        j = self.justification(key)
+        node = Explanation(key, describe(key, self.values), j)
+        if key in seen:
+            node.repeated = True
             return node
-        return build(key)
+        seen.add(key)
+        if j is not None:
+            node.children = [self._explanation(p, seen) for p in j.premises]
+        return node
 
     def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
