@@ -10,8 +10,9 @@ matched (the activation's basis, which become the premises of what the
 firing concludes).  For a rule whose right-hand side is not native (it
 calls a library function, or decides), the seat computes the right-hand
 side in Python while the firing is reported, and declares the conclusions
-before the engine goes on; a native rule asserts its facts inside the
-engine, and its firing is reported all the same.
+before the engine goes on; a native rule (the seat names them when it loads
+the rules) asserts its facts inside the engine, and its firing is reported
+all the same, with the facts it asserted (:attr:`EngineFiring.native`).
 
 Nothing outside the adapter modules imports experta or clips
 (``tests/test_layers.py``).
@@ -85,9 +86,10 @@ class EngineFiring:
     """What fired."""
     step: int
     """Its number since the last reset (1, 2, ...)."""
-    native: tuple[EngineFact, ...] = ()
+    native: tuple[EngineFact, ...] | None = None
     """The facts a native right-hand side asserted inside the engine (empty
-    for a rule whose right-hand side the seat computes)."""
+    when the engine held them all already); None for a rule whose
+    right-hand side the seat computes."""
 
     @property
     def rule(self) -> str:
@@ -120,8 +122,11 @@ class RuleEngine(ABC):
         self.watch: Watcher | None = None
 
     @abstractmethod
-    def load(self, rules: Sequence[Any]) -> None:
+    def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
         """Compile ``rules`` (:class:`~clue_expert.engine.language.CompiledRule` s) onto the engine (replacing any loaded before).
+        ``native``: rule id -> the :class:`~clue_expert.engine.ir.Assertion` s
+        of a rule whose right-hand side the engine may run itself (an engine
+        that cannot reports those firings like any other).
         Raises :class:`~clue_expert.core.errors.RuleFileError` naming the file,
         the rule and the construct for anything the engine cannot compile."""
 
