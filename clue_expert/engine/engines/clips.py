@@ -47,6 +47,9 @@ from .clp import (LOG_GLOBAL, LOG_NAME, STEPWISE_NAME, _Compiled, bindings_of, c
 #: with a :class:`RuleLimitError` naming the rule that fired most.
 MAX_FIRINGS = 200_000
 
+#: How many facts' CLIPS texts an engine keeps (the set-up and opening facts, the cells of a few games).
+TEXTS = 20_000
+
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
 
@@ -69,8 +72,11 @@ class ClipsEngine(RuleEngine):
         self._by_index: dict[int, EngineFact] = {}
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
-        #: Per defrule number: (its compiled form, basis size, facts it asserts).
-        self._plans: list[tuple[_Compiled, int, int]] = []
+        #: Per defrule number: (its compiled form, basis size, facts it asserts,
+        #: whether its patterns bind variables).
+        self._plans: list[tuple[_Compiled, int, int, bool]] = []
+        #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
+        self._texts: dict[EngineFact, bytes] = {}
         #: Per count number: the size of its log entry after the number.
         self._tally_sizes: list[int] = []
         #: The CLIPS environment (C pointer), the log's and the stepwise flag's defglobals, two value cells.
@@ -129,7 +135,7 @@ class ClipsEngine(RuleEngine):
         self._cells = (_ffi.new("CLIPSValue *"), _ffi.new("CLIPSValue *"))
         self._rules = compiled
         self._numbered = numbered
-        self._plans = [(c, len(c.patterns), len(c.asserts)) for c in numbered]
+        self._plans = [(c, len(c.patterns), len(c.asserts), any(p.fields for p in c.patterns)) for c in numbered]
         self._tallies = tallies
         self._tally_sizes = [2 + len(t.items) for t in tallies]
         self.reset()
@@ -153,7 +159,12 @@ class ClipsEngine(RuleEngine):
         if fact in self._index:
             return False
         before = self._agenda_keys() if self.watch is not None else None
-        made = _lib.AssertString(self._cenv, fact_text(fact).encode())
+        text = self._texts.get(fact)
+        if text is None:
+            text = fact_text(fact).encode()
+            if len(self._texts) < TEXTS:
+                self._texts[fact] = text
+        made = _lib.AssertString(self._cenv, text)
         if made == _ffi.NULL:
             raise ValueError(f"CLIPS refused the fact {fact_text(fact)}")
         index = _lib.FactIndex(made)
@@ -264,11 +275,11 @@ class ClipsEngine(RuleEngine):
                     self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
                 i += 1 + n
                 continue
-            compiled, nb, na = plans[number]
+            compiled, nb, na, binds = plans[number]
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
             if before is None:
-                firing = self._firing(compiled, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
+                firing = self._firing(compiled, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None, binds)
                 i += 1 + nb + na
                 yield firing
                 continue
@@ -288,7 +299,7 @@ class ClipsEngine(RuleEngine):
         while i < end:
             number = log[i]
             yield number
-            i += 1 + (self._tally_sizes[-1 - number] if number < 0 else sum(self._plans[number][1:]))
+            i += 1 + (self._tally_sizes[-1 - number] if number < 0 else sum(self._plans[number][1:3]))
 
     def _runaway(self, fires: list[int], log: list[int]) -> None:
         for number in self._entries(log):
@@ -310,12 +321,14 @@ class ClipsEngine(RuleEngine):
                 made.append(fact)
         return tuple(made)
 
-    def _firing(self, compiled: _Compiled, basis: list[int], asserted: list[int] | None) -> EngineFiring:
+    def _firing(self, compiled: _Compiled, basis: list[int], asserted: list[int] | None,
+                binds: bool = True) -> EngineFiring:
         """The firing of ``compiled`` on the facts of ``basis``; ``asserted``: the
-        indices of the facts a native right-hand side asserted (None: not native)."""
+        indices of the facts a native right-hand side asserted (None: not native);
+        ``binds``: whether its patterns bind variables."""
         by_index = self._by_index
         facts = tuple([by_index[i] for i in basis])
-        bindings = bindings_of(compiled.patterns, facts)
+        bindings = bindings_of(compiled.patterns, facts) if binds else ()
         native: tuple[EngineFact, ...] | None = None
         if asserted is not None:
             values = dict(bindings)
