@@ -10,7 +10,7 @@ import pytest
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError
 from clue_expert.engine.engines import EngineFact, make_engine
-from clue_expert.engine.engines import clips as clips_adapter
+from clue_expert.engine.engines import clips as clips_adapter, clp
 from clue_expert.engine.engines.clips import ClipsEngine
 from clue_expert.engine.engines.clp import atom, compile_rule, export_facts, export_program, fact_text
 from clue_expert.engine.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Var
@@ -280,3 +280,40 @@ def test_a_rule_clips_refuses_is_named_with_clips_words(monkeypatch):
         replace(c, head=c.head.replace("(owner ?p)", "(ownr ?p)")) for c in compile_rule(rule, native, order=order)])
     with pytest.raises(RuleFileError, match=r"test.yaml: rule 'held-excludes-others': CLIPS refused the rule: .*ownr"):
         engine(EXCLUDES)
+
+
+class _CountingLib:
+    """clipspy's CFFI library with its ``Run`` calls counted."""
+
+    def __init__(self, lib):
+        self.lib, self.runs = lib, 0
+
+    def __getattr__(self, name):
+        return getattr(self.lib, name)
+
+    def Run(self, env, limit):  # noqa: N802 - CLIPS's name
+        self.runs += 1
+        return self.lib.Run(env, limit)
+
+
+def test_native_firings_run_back_to_back_and_a_long_log_is_read_in_chunks(monkeypatch):
+    counting = _CountingLib(clips_adapter._lib)
+    monkeypatch.setattr(clips_adapter, "_lib", counting)
+    owners = [f"p{i}" for i in range(8)]
+    cards = [f"c{i}" for i in range(6)]
+
+    def fire(e):
+        for o in owners:
+            e.declare(size(o, 3))
+        for c in cards:
+            e.declare(held("p0", c))
+        counting.runs = 0
+        return list(e.run())
+    firings = fire(engine(EXCLUDES))
+    assert len(firings) == 7 * 6 and counting.runs == 2  # one run fires them all; the next finds none
+    assert {f.native[0] for f in firings} == {lacked(o, c) for o in owners[1:] for c in cards}
+    assert [f.step for f in firings] == list(range(1, 43))
+    monkeypatch.setattr(clp, "LOG_CHUNK", 20)  # an entry is 4 values: CLIPS halts after every 6th firing
+    chunked = fire(engine(EXCLUDES))
+    assert [(f.rule, f.facts, f.native) for f in chunked] == [(f.rule, f.facts, f.native) for f in firings]
+    assert counting.runs == 42 // 6 + 1
