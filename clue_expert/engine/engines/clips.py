@@ -209,7 +209,9 @@ class ClipsEngine(RuleEngine):
         if fact is None:  # pragma: no cover - the seat declares every count
             return
         del self._index[fact]
-        made = EngineFact(fact.kind, tuple((f, v + 1 if f == "n" else v) for f, v in fact.values))
+        values = fact.values
+        made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + 1),) if values[-1][0] == "n" else
+                          tuple((f, v + 1 if f == "n" else v) for f, v in values))
         self._by_index[new] = made
         self._index[made] = new
         if self.watch is not None:
