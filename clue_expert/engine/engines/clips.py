@@ -37,7 +37,7 @@ import clips
 from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
 from ...core.errors import RuleFileError, RuleLimitError
-from ..ir import evaluate
+from ..ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text, native_of, tallies_read,
                   tally_rule, templates)
@@ -73,8 +73,8 @@ class ClipsEngine(RuleEngine):
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
-        #: whether its patterns bind variables).
-        self._plans: list[tuple[_Compiled, int, int, bool]] = []
+        #: its binder, its natives; see :func:`_plan`).
+        self._plans: list[tuple] = []
         #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
         self._texts: dict[EngineFact, bytes] = {}
         #: Per count number: the size of its log entry after the number.
@@ -135,7 +135,7 @@ class ClipsEngine(RuleEngine):
         self._cells = (_ffi.new("CLIPSValue *"), _ffi.new("CLIPSValue *"))
         self._rules = compiled
         self._numbered = numbered
-        self._plans = [(c, len(c.patterns), len(c.asserts), any(p.fields for p in c.patterns)) for c in numbered]
+        self._plans = [_plan(c) for c in numbered]
         self._tallies = tallies
         self._tally_sizes = [2 + len(t.items) for t in tallies]
         self.reset()
@@ -277,16 +277,17 @@ class ClipsEngine(RuleEngine):
                     self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
                 i += 1 + n
                 continue
-            compiled, nb, na, binds = plans[number]
+            plan = plans[number]
+            compiled, nb, na = plan[0], plan[1], plan[2]
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
             if before is None:
-                firing = self._firing(compiled, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None, binds)
+                firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
                 i += 1 + nb + na
                 yield firing
                 continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
-            firing = self._firing(compiled, basis, None)
+            firing = self._firing(plan, basis, None)
             if na:
                 firing = replace(firing, native=self._to_assert(compiled, firing))
             self._agenda_events(before, (compiled.name, tuple(basis)))
@@ -323,28 +324,30 @@ class ClipsEngine(RuleEngine):
                 made.append(fact)
         return tuple(made)
 
-    def _firing(self, compiled: _Compiled, basis: list[int], asserted: list[int] | None,
-                binds: bool = True) -> EngineFiring:
-        """The firing of ``compiled`` on the facts of ``basis``; ``asserted``: the
-        indices of the facts a native right-hand side asserted (None: not native);
-        ``binds``: whether its patterns bind variables."""
+    def _firing(self, plan: tuple, basis: list[int], asserted: list[int] | None) -> EngineFiring:
+        """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
+        of ``basis``; ``asserted``: the indices of the facts a native right-hand
+        side asserted (None: not native)."""
+        compiled, _, _, binder, natives = plan
         by_index = self._by_index
         facts = tuple([by_index[i] for i in basis])
-        bindings = bindings_of(compiled.patterns, facts) if binds else ()
+        bindings = tuple([(var, facts[i].get(field)) for i, field, var in binder]) if binder else ()
         native: tuple[EngineFact, ...] | None = None
         if asserted is not None:
             values = dict(bindings)
             made = []
-            for assertion, index in zip(compiled.native, asserted):
+            for (kind, slots), index in zip(natives, asserted):
                 if index in by_index:
                     continue  # a fact CLIPS held already
-                fact = EngineFact(assertion.kind, tuple((f, evaluate(t, values)) for f, t in assertion.values))
+                fact = EngineFact(kind, tuple([(f, values[v] if v is not None else evaluate(t, values))
+                                               for f, v, t in slots]))
                 by_index[index] = fact
                 self._index[fact] = index
                 made.append(fact)
             native = tuple(made)
         self._step += 1
         return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bindings), self._step, native)
+
 
     # -------------------------------------------------------------- agenda
     def _agenda_raw(self) -> list[tuple[str, int, tuple]]:
@@ -381,6 +384,23 @@ class ClipsEngine(RuleEngine):
         if self._env is None:
             return []
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
+
+
+def _plan(compiled: _Compiled) -> tuple:
+    """What the adapter needs to read a defrule's log entries: (the compiled
+    form, its basis size, how many facts it asserts, its binder -- (pattern
+    index, field, variable) for each variable where a positive pattern first
+    binds it, as :func:`.clp.bindings_of` reads them -- and its natives --
+    (kind, ((field, variable or None, term), ...)) per asserted fact)."""
+    binder, seen = [], set()
+    for i, p in enumerate(compiled.patterns):
+        for name, how, value in p.fields:
+            if how == "var" and value not in seen:
+                seen.add(value)
+                binder.append((i, name, value))
+    natives = tuple((a.kind, tuple((f, t.name if isinstance(t, Var) else None, t) for f, t in a.values))
+                    for a in compiled.native)
+    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives
 
 
 __all__ = ["ClipsEngine"]
