@@ -330,7 +330,7 @@ class ClipsEngine(RuleEngine):
         side asserted (None: not native)."""
         compiled, _, _, binder, natives = plan
         by_index = self._by_index
-        facts = tuple([by_index[i] for i in basis])
+        facts = tuple(map(by_index.__getitem__, basis))
         bindings = tuple([(var, facts[i].get(field)) for i, field, var in binder]) if binder else ()
         native: tuple[EngineFact, ...] | None = None
         if asserted is not None:
