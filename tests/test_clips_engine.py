@@ -10,7 +10,7 @@ import pytest
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError
 from clue_expert.engine.engines import EngineFact, make_engine
-from clue_expert.engine.engines import clips as clips_adapter
+from clue_expert.engine.engines import clips as clips_adapter, clp
 from clue_expert.engine.engines.clips import ClipsEngine
 from clue_expert.engine.engines.clp import atom, compile_rule, export_facts, export_program, fact_text
 from clue_expert.engine.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Var
@@ -131,9 +131,10 @@ def test_watch_reports_facts_activations_and_firings_in_order():
     e.declare(held("ann", "rope"))
     e.declare(lacked("bob", "knife"))
     list(e.run())
+    # CLIPS's order: the firing, then what its right-hand side asserts
     assert events == [("fact", "+", size("bob", 3)), ("fact", "+", held("ann", "rope")),
                       ("activation", "+", "held-excludes-others"), ("fact", "+", lacked("bob", "knife")),
-                      ("fact", "+", lacked("bob", "rope")), ("fire", "", "held-excludes-others")]
+                      ("fire", "", "held-excludes-others"), ("fact", "+", lacked("bob", "rope"))]
 
 
 def test_a_retraction_removes_the_activation():
@@ -188,11 +189,16 @@ def test_export_refuses_a_rule_that_needs_python():
         export_program([Rule("python", (Pattern("held", ()),))])
     text = export_program([EXCLUDES])
     assert "(defrule held-excludes-others" in text and "clue-fire" not in text and "(halt)" not in text
-    (compiled,) = compile_rule(EXCLUDES)
-    assert compiled.reporting(7).endswith("(clue-fire 7 (fact-index ?f0) (fact-index ?f1) (fact-index "
-                                          "(assert (lacked (owner ?q) (card ?c))))))")
-    (python,) = compile_rule(Rule("python", (Pattern("held", ()),)))
-    assert python.reporting(3).endswith("(clue-fire 3 (fact-index ?f0))\n  (halt))")
+    assert "clue-log" not in text
+    (compiled,) = compile_rule(EXCLUDES)  # a native rule asserts, logs its firing and goes on (stepwise: halts)
+    assert compiled.reporting(7).endswith(
+        "=>\n  (if (= ?*clue-stepwise* 0)\n"
+        "  then (bind ?*clue-log* (create$ ?*clue-log* 7 (fact-index ?f0) (fact-index ?f1) "
+        "(fact-index (assert (lacked (owner ?q) (card ?c))))))\n"
+        "       (if (> (length$ ?*clue-log*) 4000) then (halt))\n"
+        "  else (bind ?*clue-log* (create$ ?*clue-log* 7 (fact-index ?f0) (fact-index ?f1)))\n       (halt)))")
+    (python,) = compile_rule(Rule("python", (Pattern("held", ()),)))  # the seat's: the run stops for it
+    assert python.reporting(3).endswith("(bind ?*clue-log* (create$ ?*clue-log* 3 (fact-index ?f0)))\n  (halt))")
     assert export_facts([held("ann", "rope")]) == "(held (owner ann) (card rope))\n"
 
 
@@ -270,7 +276,44 @@ def test_a_runaway_native_rule_is_stopped_naming_it(monkeypatch):
 
 def test_a_rule_clips_refuses_is_named_with_clips_words(monkeypatch):
     """A defrule CLIPS itself refuses (here: a pattern on an unknown slot slipped past the compiler)."""
-    monkeypatch.setitem(clips_adapter.__dict__, "compile_rule", lambda rule, order=0: [
-        replace(c, head=c.head.replace("(owner ?p)", "(ownr ?p)")) for c in compile_rule(rule, order=order)])
+    monkeypatch.setitem(clips_adapter.__dict__, "compile_rule", lambda rule, native=None, order=0: [
+        replace(c, head=c.head.replace("(owner ?p)", "(ownr ?p)")) for c in compile_rule(rule, native, order=order)])
     with pytest.raises(RuleFileError, match=r"test.yaml: rule 'held-excludes-others': CLIPS refused the rule: .*ownr"):
         engine(EXCLUDES)
+
+
+class _CountingLib:
+    """clipspy's CFFI library with its ``Run`` calls counted."""
+
+    def __init__(self, lib):
+        self.lib, self.runs = lib, 0
+
+    def __getattr__(self, name):
+        return getattr(self.lib, name)
+
+    def Run(self, env, limit):  # noqa: N802 - CLIPS's name
+        self.runs += 1
+        return self.lib.Run(env, limit)
+
+
+def test_native_firings_run_back_to_back_and_a_long_log_is_read_in_chunks(monkeypatch):
+    counting = _CountingLib(clips_adapter._lib)
+    monkeypatch.setattr(clips_adapter, "_lib", counting)
+    owners = [f"p{i}" for i in range(8)]
+    cards = [f"c{i}" for i in range(6)]
+
+    def fire(e):
+        for o in owners:
+            e.declare(size(o, 3))
+        for c in cards:
+            e.declare(held("p0", c))
+        counting.runs = 0
+        return list(e.run())
+    firings = fire(engine(EXCLUDES))
+    assert len(firings) == 7 * 6 and counting.runs == 2  # one run fires them all; the next finds none
+    assert {f.native[0] for f in firings} == {lacked(o, c) for o in owners[1:] for c in cards}
+    assert [f.step for f in firings] == list(range(1, 43))
+    monkeypatch.setattr(clp, "LOG_CHUNK", 20)  # an entry is 4 values: CLIPS halts after every 6th firing
+    chunked = fire(engine(EXCLUDES))
+    assert [(f.rule, f.facts, f.native) for f in chunked] == [(f.rule, f.facts, f.native) for f in firings]
+    assert counting.runs == 42 // 6 + 1

@@ -28,6 +28,7 @@ from ..core.facts import (DECISION_KINDS, ENVELOPE, KINDS, OBSERVATION_KINDS, PR
                     bound_key, cards_key, describe, held_key, key_of, lacked_key, player_name_problem)
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .engines import EngineFact, EngineFiring, RuleEngine, Watcher, choose_engine, make_engine
+from .engines.clp import exportable
 from .premises import PremiseLogic
 from .language import RulePlan, rule_plan
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets, format_template
@@ -391,7 +392,10 @@ class Knowledge:
         #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
         self.engine = choose_engine(engine)
         self._engine = make_engine(self.engine)
-        self._engine.load(rules)
+        # a rule that only concludes held / lacked facts from its variables runs inside the
+        # engine (no Python per firing): its premises are the facts it matched, as in _match_fire
+        self._engine.load(rules, {r.id: made for r in rules if r.auto_premises and (made := exportable(r))
+                                  and all(getattr(a, "kind", None) in (HELD, LACKED) for a in made)})
         # what the engine does, from the first fact on (deduce --watch / --agenda)
         self._engine.watch = watch
         #: The rules the engine runs, in load order.
@@ -980,7 +984,10 @@ class Knowledge:
     def _on_firing(self, firing: EngineFiring) -> None:
         """One activation fired: run its rule's right-hand side (a ``when:``
         rule in the bindings of the fact it matched, a ``match:`` rule in its
-        variables')."""
+        variables'); a native one ran inside the engine."""
+        if firing.native is not None:
+            self._on_native_firing(firing)
+            return
         rule = self._rules_by_id[firing.rule]
         if rule.patterns:
             self._match_fire(rule, firing)
@@ -1003,6 +1010,42 @@ class Knowledge:
             except Exception:  # the rule itself will say what is wrong
                 pass
         self._run_rule(rule, env)
+
+    def _on_native_firing(self, firing: EngineFiring) -> None:
+        """A native rule fired inside the engine (held / lacked facts from its
+        variables; see __init__): the limits, then what :meth:`_match_fire` and
+        :meth:`_fire` record for it, from the facts it matched and asserted."""
+        rule = self._rules_by_id[firing.rule]
+        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        if made > MAX_JOIN_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                     f"run (the limit on matches per rule and observation)")
+        self._budget.charge(1)
+        self._budget.start_rule()
+        if not firing.native:  # the engine held every fact it asserted: known already
+            return
+        new = []
+        for fact in firing.native:
+            owner, card = fact.get("owner"), fact.get("card")
+            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
+                    or card not in self._all_cards:
+                self._check_conclusion(rule, fact.kind, owner, card)
+            new.append((fact.kind, owner, card))
+        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+            keys = self._premise_keys(keys)
+        env = dict(self._base_env)
+        for name, value in firing.activation.bindings:
+            env[name] = frozenset(value) if name in rule.set_vars else \
+                (tuple(value) if isinstance(value, (list, tuple)) else value)
+        env["this"] = keys[0]
+        env["__matched__"] = keys
+        message = LazyMessage(rule, env)  # the bindings of this firing
+        step = self._new_step()
+        just = _ReadJustification(rule.id, message, step, self._turn, (self._orders, keys, ()))
+        made_keys = tuple(k for k in new if self._declare_known(k, just))
+        if made_keys:
+            self._log(_ReadFiring(step, rule.id, message, made_keys, just, self._turn))
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its

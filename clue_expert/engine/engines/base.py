@@ -10,8 +10,9 @@ matched (the activation's basis, which become the premises of what the
 firing concludes).  For a rule whose right-hand side is not native (it
 calls a library function, or decides), the seat computes the right-hand
 side in Python while the firing is reported, and declares the conclusions
-before the engine goes on; a native rule asserts its facts inside the
-engine, and its firing is reported all the same.
+before the engine goes on; a native rule (the seat names them when it loads
+the rules) asserts its facts inside the engine, and its firing is reported
+all the same, with the facts it asserted (:attr:`EngineFiring.native`).
 
 Nothing outside the adapter modules imports experta or clips
 (``tests/test_layers.py``).
@@ -29,7 +30,7 @@ from ...core.errors import UnknownEngineError
 ENGINE_NAMES: tuple[str, ...] = ("experta", "clips")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EngineFact:
     """An engine-neutral fact: its kind and its field values, in the order
     of the kind's fields (:data:`clue_expert.core.facts.KINDS`).  A multislot
@@ -39,6 +40,14 @@ class EngineFact:
     """The fact kind."""
     values: tuple[tuple[str, Any], ...]
     """``(field, value)`` pairs."""
+
+    def __init__(self, kind: str, values: tuple[tuple[str, Any], ...]) -> None:
+        # frozen, and made a few thousand times a game: the fields are set
+        # straight in the instance's dict (a frozen dataclass's own __init__
+        # calls object.__setattr__ for each, three times slower)
+        d = self.__dict__
+        d["kind"] = kind
+        d["values"] = values
 
     @classmethod
     def of(cls, kind: str, values: Mapping[str, Any]) -> "EngineFact":
@@ -58,7 +67,7 @@ class EngineFact:
         return dict(self.values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Activation:
     """A rule instance on the agenda: the rule, its salience, the facts that
     matched its positive patterns (in pattern order) and its variables' values."""
@@ -72,12 +81,20 @@ class Activation:
     bindings: tuple[tuple[str, Any], ...] = ()
     """``(variable, value)`` pairs."""
 
+    def __init__(self, rule: str, salience: int, facts: tuple[EngineFact, ...],
+                 bindings: tuple[tuple[str, Any], ...] = ()) -> None:
+        d = self.__dict__  # frozen: see EngineFact.__init__
+        d["rule"] = rule
+        d["salience"] = salience
+        d["facts"] = facts
+        d["bindings"] = bindings
+
     def binding(self) -> dict[str, Any]:
         """Variable -> value."""
         return dict(self.bindings)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EngineFiring:
     """An activation that fired: the ``step``-th firing since the last reset."""
 
@@ -85,9 +102,16 @@ class EngineFiring:
     """What fired."""
     step: int
     """Its number since the last reset (1, 2, ...)."""
-    native: tuple[EngineFact, ...] = ()
+    native: tuple[EngineFact, ...] | None = None
     """The facts a native right-hand side asserted inside the engine (empty
-    for a rule whose right-hand side the seat computes)."""
+    when the engine held them all already); None for a rule whose
+    right-hand side the seat computes."""
+
+    def __init__(self, activation: Activation, step: int, native: tuple[EngineFact, ...] | None = None) -> None:
+        d = self.__dict__  # frozen: see EngineFact.__init__
+        d["activation"] = activation
+        d["step"] = step
+        d["native"] = native
 
     @property
     def rule(self) -> str:
@@ -120,8 +144,11 @@ class RuleEngine(ABC):
         self.watch: Watcher | None = None
 
     @abstractmethod
-    def load(self, rules: Sequence[Any]) -> None:
+    def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
         """Compile ``rules`` (:class:`~clue_expert.engine.language.CompiledRule` s) onto the engine (replacing any loaded before).
+        ``native``: rule id -> the :class:`~clue_expert.engine.ir.Assertion` s
+        of a rule whose right-hand side the engine may run itself (an engine
+        that cannot reports those firings like any other).
         Raises :class:`~clue_expert.core.errors.RuleFileError` naming the file,
         the rule and the construct for anything the engine cannot compile."""
 

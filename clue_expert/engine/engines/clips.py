@@ -2,13 +2,16 @@
 
 CLIPS 6.4 through clipspy (a maintained binding with wheels on PyPI).  The
 rules are compiled to deftemplates and defrules by :mod:`.clp` (see there how
-each IR node reads in CLIPS); every defrule's right-hand side first calls
-``clue-fire``, a Python function registered here, with its basis's fact
-indices (and, for a native rule, the indices of the facts it asserted).
+each IR node reads in CLIPS); every defrule's right-hand side appends its
+number and its basis's fact indices (and, for a native rule, the indices of
+the facts it asserted) to a global multifield, the firing log, which this
+adapter takes once per run -- no call into Python per firing.
 
-:meth:`ClipsEngine.run` fires one activation at a time (``(run 1)``) and yields
-the firing, so what the seat declares for a rule whose right-hand side is
-Python is matched before the next activation is chosen.
+:meth:`ClipsEngine.run` lets CLIPS run native firings back to back (their
+right-hand sides assert inside CLIPS); a firing whose right-hand side the seat
+computes halts the run, so what the seat declares is matched before the next
+activation is chosen.  With a :attr:`~.base.RuleEngine.watch`, it fires one
+activation at a time (``(run 1)``) and reports the agenda's changes.
 
 Memory stays flat over a long run (``python benchmarks/clips_memory.py``):
 clipspy 1.0.6's ``Fact`` wrapper retains its fact and never releases it (its
@@ -19,27 +22,33 @@ agenda is read from each activation's printed form (``30 rule: f-1,*,f-4``).
 
 Speed: clipspy's error router, a Python callback CLIPS asks about every read
 and write, is switched off once the rules are built (a run takes half the
-time without it).
+time without it).  The calls made per firing and per fact -- ``Run``, reading
+and emptying the log, ``AssertString`` -- go straight to clipspy's CFFI
+binding (``clips._clips``): clipspy's wrappers convert every value through
+Python (``python_value``), and an ``eval`` parses its text each time.
 """
 from __future__ import annotations
 
-import collections
 import re
-import weakref
-from typing import Any, Iterator, Sequence
+from dataclasses import replace
+from typing import Any, Iterator, Mapping, Sequence
 
 import clips
+from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
 from ...core.errors import RuleFileError, RuleLimitError
-from ..ir import evaluate
+from ..ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
-from .clp import (CALLBACK, COUNT_CALLBACK, _Compiled, bindings_of, compile_rule, fact_text, tallies_read, tally_rule,
-                  templates)
+from .clp import (LOG_GLOBAL, LOG_NAME, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text, native_of, tallies_read,
+                  tally_rule, templates)
 
 #: The most firings one run of the rules may make (a native rule runs inside
 #: CLIPS, out of reach of the seat's work budget): beyond it the run stops
 #: with a :class:`RuleLimitError` naming the rule that fired most.
 MAX_FIRINGS = 200_000
+
+#: How many facts' CLIPS texts an engine keeps (the set-up and opening facts, the cells of a few games).
+TEXTS = 20_000
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
@@ -63,15 +72,30 @@ class ClipsEngine(RuleEngine):
         self._by_index: dict[int, EngineFact] = {}
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
-        #: What the firings of the current (run) reported: (defrule number, fact indices) each.
-        self._pending: list[tuple] = []
+        #: Per defrule number: (its compiled form, basis size, facts it asserts,
+        #: its binder, its natives; see :func:`_plan`).
+        self._plans: list[tuple] = []
+        #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
+        self._texts: dict[EngineFact, bytes] = {}
+        #: Per count number: the size of its log entry after the number.
+        self._tally_sizes: list[int] = []
+        #: The CLIPS environment (C pointer), the log's and the stepwise flag's defglobals, two value cells.
+        self._cenv: Any = None
+        self._log: Any = None
+        self._stepwise_flag: Any = None
+        self._cells: Any = None
+        #: Whether the stepwise flag is 1 now.
+        self._stepwise = False
         self._step = 0
 
     # ------------------------------------------------------------- set up
-    def load(self, rules: Sequence[Any]) -> None:
+    def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
+        """See :meth:`.base.RuleEngine.load`: a rule in ``native`` (or with its
+        own ``native``) asserts its facts inside CLIPS and does not halt the run."""
+        native = native or {}
         compiled: dict[str, _Compiled] = {}
         for order, rule in enumerate(rules):
-            for c in compile_rule(rule, order=order):
+            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order):
                 compiled[c.name] = c
         env = clips.Environment()
         # clipspy's error router is asked about every read and write CLIPS
@@ -84,14 +108,11 @@ class ClipsEngine(RuleEngine):
             router.deactivate()
         for text in templates():
             env.build(text)
-        # clipspy keeps an environment's Python functions in a module-level
-        # table until the Environment object is deleted; a bound method there
-        # would keep this adapter, and so the Environment, alive for ever
-        # (every shadow knowledge of an opponent leaked its whole CLIPS
-        # environment).  The table holds functions that reach the adapter
-        # through a weak reference only.
-        env.define_function(_weak(self, "_fired"), CALLBACK)
-        env.define_function(_weak(self, "_counted"), COUNT_CALLBACK)
+        # No Python function is registered with the environment: clipspy keeps
+        # those in a module-level table until the Environment object is deleted,
+        # and a bound method there kept the adapter, and so its whole CLIPS
+        # environment, alive for ever.  The firings come back through the log.
+        env.build(LOG_GLOBAL)
         tallies = tallies_read(rules)
         for number, tally in enumerate(tallies):
             env.build(tally_rule(tally, number))
@@ -108,9 +129,15 @@ class ClipsEngine(RuleEngine):
                     raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
                 raise  # pragma: no cover - refused only once
         self._env = env
+        self._cenv = env._env
+        self._log = _lib.FindDefglobal(self._cenv, LOG_NAME.encode())
+        self._stepwise_flag = _lib.FindDefglobal(self._cenv, STEPWISE_NAME.encode())
+        self._cells = (_ffi.new("CLIPSValue *"), _ffi.new("CLIPSValue *"))
         self._rules = compiled
         self._numbered = numbered
+        self._plans = [_plan(c) for c in numbered]
         self._tallies = tallies
+        self._tally_sizes = [2 + len(t.items) for t in tallies]
         self.reset()
 
     def reset(self) -> None:
@@ -118,8 +145,8 @@ class ClipsEngine(RuleEngine):
         env.reset()
         self._by_index = {}
         self._index = {}
-        self._pending = []
         self._step = 0
+        self._stepwise = False
 
     def _require(self) -> clips.Environment:
         if self._env is None:
@@ -128,11 +155,19 @@ class ClipsEngine(RuleEngine):
 
     # -------------------------------------------------------------- facts
     def declare(self, fact: EngineFact) -> bool:
-        env = self._require()
+        self._require()
         if fact in self._index:
             return False
         before = self._agenda_keys() if self.watch is not None else None
-        index = env.eval(f"(fact-index (assert {fact_text(fact)}))")
+        text = self._texts.get(fact)
+        if text is None:
+            text = fact_text(fact).encode()
+            if len(self._texts) < TEXTS:
+                self._texts[fact] = text
+        made = _lib.AssertString(self._cenv, text)
+        if made == _ffi.NULL:
+            raise ValueError(f"CLIPS refused the fact {fact_text(fact)}")
+        index = _lib.FactIndex(made)
         if index in self._by_index:  # an equal fact under another Python value (a list order)
             return False
         self._by_index[index] = fact
@@ -165,98 +200,154 @@ class ClipsEngine(RuleEngine):
     def settle(self, facts: Sequence[EngineFact]) -> None:
         for fact in facts:
             self.declare(fact)
-        for activation in list(self._require().activations()):
-            activation.delete()
+        _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
 
     # -------------------------------------------------------------- firing
-    def _fired(self, number: int, *indices: int) -> None:
-        """A right-hand side's report: its defrule's number, its basis's fact
-        indices, then the indices of the facts it asserted.  Never raises (an
-        error inside CLIPS would only be printed): the work is done in :meth:`run`."""
-        self._pending.append((number, indices))
-
-    def _counted(self, number: int, *indices: int) -> None:
-        """A count's rule raised its count fact by one: the count, the old
-        fact's index, the new one's, then the basis's."""
-        self._pending.append((-1 - number, indices))
-
     def _count(self, old: int, new: int) -> None:
+        """A count's rule raised its count fact (index ``old``) by one (now ``new``)."""
         fact = self._by_index.pop(old, None)
         if fact is None:  # pragma: no cover - the seat declares every count
             return
         del self._index[fact]
-        made = EngineFact(fact.kind, tuple((f, v + 1 if f == "n" else v) for f, v in fact.values))
+        values = fact.values
+        made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + 1),) if values[-1][0] == "n" else
+                          tuple((f, v + 1 if f == "n" else v) for f, v in values))
         self._by_index[new] = made
         self._index[made] = new
-        self._emit("fact", "-", fact)
-        self._emit("fact", "+", made)
+        if self.watch is not None:
+            self._emit("fact", "-", fact)
+            self._emit("fact", "+", made)
 
     def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
         """Fire activations, yielding each firing.  CLIPS runs native
         firings back to back and stops after a firing whose right-hand side
-        the seat computes (its ``(halt)``); with a :attr:`watch`, one firing
-        at a time, so the agenda's changes are reported between firings."""
-        env = self._require()
+        the seat computes (its ``(halt)``); the firings are then read off the
+        log, in order.  With a :attr:`watch`, one firing at a time, so the
+        agenda's changes are reported between firings."""
+        self._require()
+        cenv, run = self._cenv, _lib.Run
         left = limit
         stepwise = self.watch is not None
+        if stepwise != self._stepwise:
+            flag = self._cells[1]
+            flag.integerValue = _lib.CreateInteger(cenv, int(stepwise))
+            _lib.DefglobalSetValue(self._stepwise_flag, flag)
+            self._stepwise = stepwise
         budget = MAX_FIRINGS
-        counts: collections.Counter = collections.Counter()
+        fires = [0] * len(self._plans)
         while left is None or left > 0:
             before = self._agenda_keys() if stepwise else None
-            self._pending = []
-            fired = env.run(1 if stepwise else min(budget + 1, left if left is not None else budget + 1))
-            if fired == 0:
+            fired = run(cenv, 1 if stepwise else min(budget + 1, left if left is not None else budget + 1))
+            if fired <= 0:
                 break
             if left is not None:
                 left -= fired
             budget -= fired
+            log = self._take_log()
             if budget < 0:
-                self._runaway(counts, self._pending)
-            pending, self._pending = self._pending, []
-            for number, indices in pending:
-                if number < 0:
-                    self._count(indices[0], indices[1])
-                    if before is not None:
-                        self._agenda_events(before, (f"count-{self._tallies[-1 - number].kind}", indices[2:]))
-                    continue
-                compiled = self._numbered[number]
-                counts[number] += 1
-                firing = self._firing(compiled, indices)
-                if before is not None:
-                    self._agenda_events(before, (compiled.name, indices[:len(compiled.patterns)]))
-                    self._emit("fire", "", firing)
-                yield firing
+                self._runaway(fires, log)
+            yield from self._read_log(log, fires, before)
 
-    def _runaway(self, counts: collections.Counter, pending: list) -> None:
-        for number, _ in pending:
+    def _take_log(self) -> list[int]:
+        """The firing log (:data:`.clp.LOG`), emptied: read straight from its
+        multifield, every value an integer (a defrule number or a fact index)."""
+        value, empty = self._cells
+        _lib.DefglobalGetValue(self._log, value)
+        multifield = value.multifieldValue
+        n = multifield.length
+        if not n:
+            return []
+        log = [v.contents for v in _ffi.unpack(_ffi.cast("CLIPSInteger **", multifield.contents), n)]
+        empty.multifieldValue = _lib.EmptyMultifield(self._cenv)
+        _lib.DefglobalSetValue(self._log, empty)
+        return log
+
+    def _read_log(self, log: list[int], fires: list[int], before: dict | None) -> Iterator[EngineFiring]:
+        """The firings a run logged, in order, counts kept up to date on the
+        way; with ``before`` (the agenda before a one-firing run), the watch events."""
+        i, end = 0, len(log)
+        plans = self._plans
+        while i < end:
+            number = log[i]
+            if number < 0:
+                n = self._tally_sizes[-1 - number]
+                self._count(log[i + 1], log[i + 2])
+                if before is not None:
+                    kind = self._tallies[-1 - number].kind
+                    self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
+                i += 1 + n
+                continue
+            plan = plans[number]
+            compiled, nb, na = plan[0], plan[1], plan[2]
+            fires[number] += 1
+            basis = log[i + 1:i + 1 + nb]
+            if before is None:
+                firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
+                i += 1 + nb + na
+                yield firing
+                continue
+            i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
+            firing = self._firing(plan, basis, None)
+            if na:
+                firing = replace(firing, native=self._to_assert(compiled, firing))
+            self._agenda_events(before, (compiled.name, tuple(basis)))
+            self._emit("fire", "", firing)
+            yield firing
+            for fact in firing.native or ():  # what the caller did not declare (with its watch events)
+                self.declare(fact)
+
+    def _entries(self, log: list[int]) -> Iterator[int]:
+        """The defrule numbers of the log's firings (a count's: negative)."""
+        i, end = 0, len(log)
+        while i < end:
+            number = log[i]
+            yield number
+            i += 1 + (self._tally_sizes[-1 - number] if number < 0 else sum(self._plans[number][1:3]))
+
+    def _runaway(self, fires: list[int], log: list[int]) -> None:
+        for number in self._entries(log):
             if number >= 0:
-                counts[number] += 1
-        number, times = counts.most_common(1)[0] if counts else (pending[-1][0], 1)
-        rule = self._numbered[number].rule if number >= 0 else None
-        self._pending = []
+                fires[number] += 1
+        times = max(fires, default=0)
+        rule = self._numbered[fires.index(times)].rule if times else None
         raise RuleLimitError(getattr(rule, "path", "clue_expert/engine/ir.py"), getattr(rule, "id", None),
                              f"the rules fired over {MAX_FIRINGS:,} times in one run (the limit on firings per run); "
                              f"this rule fired {times:,} of them")
 
-    def _firing(self, compiled: _Compiled, indices: tuple) -> EngineFiring:
-        n = len(compiled.patterns)
+    def _to_assert(self, compiled: _Compiled, firing: EngineFiring) -> tuple[EngineFact, ...]:
+        """The facts a native right-hand side asserts that CLIPS does not hold yet."""
+        values = dict(firing.activation.bindings)
+        made: list[EngineFact] = []
+        for assertion in compiled.native:
+            fact = EngineFact(assertion.kind, tuple((f, evaluate(t, values)) for f, t in assertion.values))
+            if fact not in self._index and fact not in made:
+                made.append(fact)
+        return tuple(made)
+
+    def _firing(self, plan: tuple, basis: list[int], asserted: list[int] | None) -> EngineFiring:
+        """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
+        of ``basis``; ``asserted``: the indices of the facts a native right-hand
+        side asserted (None: not native)."""
+        compiled, _, _, binder, natives = plan
         by_index = self._by_index
-        facts = tuple(by_index[i] for i in indices[:n])
-        bindings = bindings_of(compiled.patterns, facts)
-        native: list[EngineFact] = []
-        if len(indices) > n:
+        facts = tuple(map(by_index.__getitem__, basis))
+        bindings = tuple([(var, facts[i].get(field)) for i, field, var in binder]) if binder else ()
+        native: tuple[EngineFact, ...] | None = None
+        if asserted is not None:
             values = dict(bindings)
-            for assertion, index in zip(compiled.native, indices[n:]):
-                if not isinstance(index, int) or index in by_index:
+            made = []
+            for (kind, slots), index in zip(natives, asserted):
+                if index in by_index:
                     continue  # a fact CLIPS held already
-                fact = EngineFact(assertion.kind, tuple((f, evaluate(t, values)) for f, t in assertion.values))
+                fact = EngineFact(kind, tuple([(f, values[v] if v is not None else evaluate(t, values))
+                                               for f, v, t in slots]))
                 by_index[index] = fact
                 self._index[fact] = index
-                native.append(fact)
-                self._emit("fact", "+", fact)
+                made.append(fact)
+            native = tuple(made)
         self._step += 1
-        return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bindings), self._step,
-                            tuple(native))
+        return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bindings), self._step, native)
+
 
     # -------------------------------------------------------------- agenda
     def _agenda_raw(self) -> list[tuple[str, int, tuple]]:
@@ -295,15 +386,21 @@ class ClipsEngine(RuleEngine):
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
 
 
-def _weak(engine: "ClipsEngine", method: str) -> Any:
-    """``engine.method`` called through a weak reference to ``engine`` (a no-op once it is gone)."""
-    ref = weakref.ref(engine)
-
-    def call(*args: Any) -> None:
-        target = ref()
-        if target is not None:
-            getattr(target, method)(*args)
-    return call
+def _plan(compiled: _Compiled) -> tuple:
+    """What the adapter needs to read a defrule's log entries: (the compiled
+    form, its basis size, how many facts it asserts, its binder -- (pattern
+    index, field, variable) for each variable where a positive pattern first
+    binds it, as :func:`.clp.bindings_of` reads them -- and its natives --
+    (kind, ((field, variable or None, term), ...)) per asserted fact)."""
+    binder, seen = [], set()
+    for i, p in enumerate(compiled.patterns):
+        for name, how, value in p.fields:
+            if how == "var" and value not in seen:
+                seen.add(value)
+                binder.append((i, name, value))
+    natives = tuple((a.kind, tuple((f, t.name if isinstance(t, Var) else None, t) for f, t in a.values))
+                    for a in compiled.native)
+    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives
 
 
 __all__ = ["ClipsEngine"]

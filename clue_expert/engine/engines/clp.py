@@ -17,12 +17,14 @@ and the seating), every compiled rule a ``defrule``:
 - ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
   kind, named ``ID--KIND``);
 - the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
-- the right-hand side first calls ``(clue-fire RULE (fact-index ?f0) ...)``,
-  a Python function the adapter registers, which records the firing with the
-  facts it matched (the activation's basis); a native right-hand side
-  (:class:`~clue_expert.engine.ir.Assertion` s, the rule's ``native``) then
-  asserts its facts inside CLIPS and reports their indices.  The exported
-  program (:func:`export_program`) leaves the call out.
+- the right-hand side records the firing in the firing log, a global
+  multifield (:data:`LOG`): the defrule's number, the indices of the facts it
+  matched (the activation's basis) and, for a native right-hand side
+  (:class:`~clue_expert.engine.ir.Assertion` s, the rule's ``native``), the
+  indices of the facts it asserts inside CLIPS, then goes on; a right-hand side
+  the seat computes then halts the run (``(halt)``).  The adapter reads the log
+  once per run, with no call into Python per firing.  The
+  exported program (:func:`export_program`) leaves the log out.
 """
 from __future__ import annotations
 
@@ -43,10 +45,23 @@ CLIPS_VERSION = "6.4"
 #: Fields that hold a list of values: a CLIPS ``multislot``.
 MULTISLOTS = frozenset({"cards", "matching", "players"})
 
-#: The Python function every rule's right-hand side calls first.
-CALLBACK = "clue-fire"
-#: The Python function a count's rule calls with the count fact's old and new index.
-COUNT_CALLBACK = "clue-count"
+#: The firing log: every defrule's right-hand side appends its number, its
+#: basis's fact indices and the indices of the facts it asserted; a count's
+#: rule appends ``-1 - its number``, the count fact's old and new index and
+#: its basis's.  The adapter reads and empties it after each run.
+LOG_NAME = "clue-log"
+#: The log as a CLIPS variable.
+LOG = f"?*{LOG_NAME}*"
+#: 1 while the adapter runs one firing at a time (``--watch``): a native
+#: right-hand side then only logs its firing and halts, and the adapter
+#: asserts its facts after reporting the firing, in the order the watch shows.
+STEPWISE_NAME = "clue-stepwise"
+#: The log's and the stepwise flag's definition (empty and 0 after each ``(reset)``).
+LOG_GLOBAL = f"(defglobal {LOG} = (create$) ?*{STEPWISE_NAME}* = 0)"
+#: Values in the log past which a native right-hand side halts the run, so
+#: that the adapter empties it (appending copies the log: a long run of
+#: native firings would be quadratic).
+LOG_CHUNK = 4000
 #: The salience of the rules that keep the counts (CLIPS's highest): a count
 #: is up to date before any rule reads it.
 TALLY_SALIENCE = 10000
@@ -137,14 +152,19 @@ class _Compiled:
         return self.head + "\n  ".join(self.asserts) + ")" if self.asserts else ""
 
     def reporting(self, number: int) -> str:
-        """The defrule whose right-hand side reports each firing: ``(clue-fire
-        NUMBER basis... asserted...)``, the facts a native one asserts
-        given by their indices; a rule whose right-hand side the seat
-        computes then halts the run (``(halt)``), so the seat's conclusions
-        are matched before the next activation is chosen."""
+        """The defrule whose right-hand side logs each firing (:data:`LOG`):
+        ``NUMBER basis... asserted...``, the facts a native one asserts given
+        by their indices, and goes on (halting when the log is long; when
+        stepwise, see :data:`STEPWISE_NAME`, it asserts nothing and halts); a
+        rule whose right-hand side the seat computes then halts the run
+        (``(halt)``), so the seat's conclusions are matched before the next
+        activation is chosen."""
+        entry = f"(bind {LOG} (create$ {LOG} {number} {' '.join(self.basis)}"
+        if not self.asserts:
+            return self.head + entry + "))\n  (halt))"
         asserted = " ".join(f"(fact-index {a})" for a in self.asserts)
-        call = f"({CALLBACK} {number} {' '.join(self.basis)}{' ' if asserted else ''}{asserted})"
-        return self.head + call + ("" if self.asserts else "\n  (halt)") + ")"
+        return (f"{self.head}(if (= ?*{STEPWISE_NAME}* 0)\n  then {entry} {asserted}))\n"
+                f"       (if (> (length$ {LOG}) {LOG_CHUNK}) then (halt))\n  else {entry}))\n       (halt)))")
 
 
 class _RuleCompiler:
@@ -374,8 +394,8 @@ def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
 def tally_rule(tally: Tally, number: int | None = None) -> str:
     """The defrule that keeps a count: for each combination of facts its
     patterns match (once: refraction), the count fact of its group goes up by
-    one (``modify``).  With ``number``, the count's change is reported to the
-    adapter (``clue-count``) with the old and new fact index, then the basis."""
+    one (``modify``).  With ``number``, the count's change is logged
+    (:data:`LOG`): ``-1 - number``, the old and new fact index, then the basis."""
     comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
     bound = number is not None  # the basis is reported too
     lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
@@ -384,7 +404,7 @@ def tally_rule(tally: Tally, number: int | None = None) -> str:
     modify = "(modify ?t (n (+ ?t:n 1)))"
     if number is not None:
         basis = " ".join(f"(fact-index ?f{i})" for i in range(len(tally.items)))
-        modify = f"({COUNT_CALLBACK} {number} (fact-index ?t) (fact-index {modify}) {basis})"
+        modify = f"(bind {LOG} (create$ {LOG} {-1 - number} (fact-index ?t) (fact-index {modify}) {basis}))"
     return (f"(defrule count-{tally.kind}\n  (declare (salience {TALLY_SALIENCE}))\n  {lhs}\n  =>\n"
             f"  (do-for-fact ((?t {tally.kind})) {query}\n    {modify}))")
 
@@ -468,6 +488,6 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["CALLBACK", "CLIPS_VERSION", "COUNT_CALLBACK", "MULTISLOTS", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
+__all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "STEPWISE_NAME", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import inspect
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 for _name in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Hashable", "Callable"):
     if not hasattr(collections, _name):
@@ -191,7 +191,8 @@ class ExpertaEngine(RuleEngine):
         #: (the Rete activity a test counts).
         self.activations_made: collections.Counter = collections.Counter()
 
-    def load(self, rules: Sequence[Any]) -> None:
+    def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
+        """See :meth:`.base.RuleEngine.load`; the seat computes every right-hand side (``native`` is not used)."""
         key = tuple(rules)  # (compiled rules compare by identity)
         built = _BUILT.get(key)
         if built is None:

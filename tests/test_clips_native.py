@@ -1,0 +1,82 @@
+"""Native right-hand sides in a seat's knowledge on CLIPS: a rule that only
+concludes held / lacked facts from its variables runs inside CLIPS (its
+firings are read off the firing log after the run), with the same facts,
+justifications, contradictions and limits as on experta, where the seat
+computes every right-hand side."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clue_expert.core.errors import ContradictionError, RuleLimitError
+from clue_expert.core.observations import DealtHand, Given
+from clue_expert.engine import knowledge as knowledge_module
+from clue_expert.engine.engines import clips as clips_adapter
+from clue_expert.engine.knowledge import Knowledge
+from clue_expert.testing.randomgame import random_record
+
+
+def _observed(record, engine: str, **kw) -> Knowledge:
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine=engine, **kw)
+    k.observe(DealtHand(k.me, tuple(record.hand)))
+    for n, turn in enumerate(record.turns, start=1):
+        k.observe(turn, n)
+    return k
+
+
+def _account(k: Knowledge) -> list:
+    """Every fact with its rule, premises and message, in derivation order."""
+    return [(key, j.rule, tuple(j.premises), str(j.message)) for key, j in k.justifications.items()]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_native_firings_give_the_facts_and_justifications_experta_gives(monkeypatch, seed):
+    record = random_record(random.Random(seed), n_players=4, n_turns=14)
+    native, python, runs, takes = [], [], [], []
+    seat = knowledge_module.Knowledge._on_firing
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+        (python if firing.native is None else native).append(firing.rule), seat(self, firing)))
+    run = knowledge_module.Knowledge._run_engine
+    monkeypatch.setattr(knowledge_module.Knowledge, "_run_engine", lambda self: runs.append(1) or run(self))
+    take = clips_adapter.ClipsEngine._take_log
+    monkeypatch.setattr(clips_adapter.ClipsEngine, "_take_log", lambda self: takes.append(1) or take(self))
+    on_clips = _observed(record, "clips", complete=False)
+    assert {"record-pass-as-lacked", "holder-excludes-other-owners"} <= set(native)
+    assert not set(native) & set(python) and len(native) > 50
+    # CLIPS stopped the run only for a right-hand side the seat computes, never for a native one
+    assert len(takes) <= len(python) + len(runs)
+    monkeypatch.undo()
+    on_experta = _observed(record, "experta", complete=False)
+    assert _account(on_clips) == _account(on_experta)
+    assert on_clips.sheet() == on_experta.sheet()
+
+
+def _clash(engine: str) -> tuple:
+    """Give two players the same open card: a native rule (holder-excludes-other-owners)
+    concludes from one's card that the other lacks it."""
+    record = random_record(random.Random(5), n_players=3, n_turns=4)
+    k = _observed(record, engine, complete=False)
+    before = (k.sheet(), _account(k))
+    one, two = (p for p in k.players if p != k.me)
+    card = next(c for c in k.cards if k.status(one, c) == k.status(two, c) == "unknown")
+    with pytest.raises(ContradictionError) as caught:
+        k.observe(Given((("held", one, card), ("held", two, card))), 4)
+    assert (k.sheet(), _account(k)) == before  # the knowledge as it was
+    return str(caught.value), caught.value.facts, caught.value.cause
+
+
+def test_a_contradiction_a_native_rule_finds_is_the_one_experta_finds():
+    on_clips = _clash("clips")
+    assert "cannot both hold and lack" in on_clips[0] and on_clips[2][0] == "holder-excludes-other-owners"
+    assert on_clips == _clash("experta")
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_the_join_limit_names_a_native_rule(monkeypatch, engine):
+    monkeypatch.setattr(knowledge_module, "MAX_JOIN_MATCHES", 3)
+    record = random_record(random.Random(2), n_players=3, n_turns=2)
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine=engine, complete=False)
+    with pytest.raises(RuleLimitError, match=r"rules/deduction/observations.yaml: rule 'record-own-hand': match: its "
+                                             r"join made over 3 matches in one run"):
+        k.observe(DealtHand(k.me, tuple(record.hand)))
