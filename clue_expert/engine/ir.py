@@ -74,9 +74,27 @@ def _member(x: Any, xs: Any) -> bool:
     return x in xs
 
 
+def _without(xs: Any, x: Any) -> Any:
+    """A multislot less one value: a set less the element (a frozenset stays
+    one), a list or tuple without its occurrences (CLIPS ``delete-member$``)."""
+    if isinstance(xs, (set, frozenset)):
+        return frozenset(xs) - {x}
+    return tuple(v for v in xs if v != x)
+
+
+def _subset(xs: Any, ys: Any) -> bool:
+    """Every value of the first multislot is in the second (CLIPS ``subsetp``)."""
+    return set(xs) <= set(ys)
+
+
 #: Operator -> (arity, Python meaning, CLIPS function).  The whole expression
-#: form of a test: nothing else compiles.  ``in``/``not-in`` test membership
-#: in a multislot (a fact's ``cards``); ``len`` is a multislot's length.
+#: form of a test (and of a pure rule's conclusion fields): nothing else
+#: compiles.  ``in``/``not-in`` test membership in a multislot (a fact's
+#: ``cards``); ``len`` is a multislot's length; ``subset`` tests that one
+#: multislot's values are all in another (written ``subset(a, b)``);
+#: ``without`` is a multislot less one value (written ``cards - {card}``:
+#: how a clause or a bound is narrowed by one card).  Each is bounded: linear
+#: in the multislots' lengths.
 OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "==": (2, lambda a, b: a == b, "eq"),
     "!=": (2, lambda a, b: a != b, "neq"),
@@ -89,6 +107,8 @@ OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "in": (2, _member, "member$"),
     "not-in": (2, lambda x, xs: x not in xs, "not (member$"),
     "len": (1, len, "length$"),
+    "subset": (2, _subset, "subsetp"),
+    "without": (2, _without, "delete-member$"),
     "and": (2, lambda a, b: bool(a) and bool(b), "and"),
     "or": (2, lambda a, b: bool(a) or bool(b), "or"),
     "not": (1, lambda a: not a, "not"),

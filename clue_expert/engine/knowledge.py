@@ -881,7 +881,8 @@ class Knowledge:
             store = self._clauses if kind == "one-of" else self._not_all
             if kind == "one-of":
                 for other in [c for c in store[owner] if cards < c]:
-                    del store[owner][other]  # superseded by the narrower clause
+                    # superseded by the narrower clause: gone from the store and the engine
+                    self._engine.retract(_engine_fact(kind, self.values[store[owner].pop(other)]))
             store[owner][cards] = key
             if self._sat:
                 sign = 1 if kind == "one-of" else -1

@@ -23,7 +23,7 @@ import ast
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from ..core.errors import RuleFileError, RuleLimitError
 from ..core.facts import KINDS
@@ -37,8 +37,8 @@ SET_FIELDS = ("cards", "matching")
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.In: "in", ast.NotIn: "not-in", ast.Is: "==", ast.IsNot: "!="}
 _ARITH = {ast.Add: "+", ast.Sub: "-"}
-_TEST_FORMS = ("comparisons (== != < <= > >=), + and -, x in CARDS / x not in CARDS, len(CARDS), and/or/not, "
-               "over variables bound before it, literals and ENVELOPE")
+_TEST_FORMS = ("comparisons (== != < <= > >=), + and -, x in CARDS / x not in CARDS, len(CARDS), "
+               "subset(CARDS, CARDS), CARDS - {x}, and/or/not, over variables bound before it, literals and ENVELOPE")
 
 
 @dataclass
@@ -175,6 +175,9 @@ class _Term:
             if len(parts) != len(node.ops):
                 raise self.bad(node)
             return _chain("and", parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Set) \
+                and len(node.right.elts) == 1:  # a multislot less one value: cards - {card}
+            return Op("without", (self.convert(node.left, d), self.convert(node.right.elts[0], d)))
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
             return Op(_ARITH[type(node.op)], (self.convert(node.left, d), self.convert(node.right, d)))
         if isinstance(node, ast.BoolOp):
@@ -187,6 +190,9 @@ class _Term:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
                 and len(node.args) == 1 and not node.keywords:
             return Op("len", (self.convert(node.args[0], d),))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "subset" \
+                and len(node.args) == 2 and not node.keywords:
+            return Op("subset", (self.convert(node.args[0], d), self.convert(node.args[1], d)))
         raise self.bad(node)
 
     def name(self, name: str) -> Any:
@@ -201,6 +207,29 @@ class _Term:
     def bad(self, node: ast.AST) -> RuleFileError:
         text = ast.unparse(node) if hasattr(ast, "unparse") else type(node).__name__
         return self.c.error(self.where, f"{clip(text, 80)} is not allowed in a test; write {_TEST_FORMS}")
+
+
+def compile_term(source: Any, scope: Sequence[str], path: str = "", rid: str = "") -> Any:
+    """The IR term of an expression written in a rule's conclusion (a
+    ``then:`` field of a pure rule): a variable, a literal, ``ENVELOPE`` or
+    the operators of a test (:data:`~clue_expert.engine.ir.OPERATORS`:
+    ``low - 1``, ``cards - {card}``) over the variables in ``scope``; None
+    when it is anything else (a library call, a comprehension ...)."""
+    if isinstance(source, bool) or source is None:
+        return Lit(source)
+    if isinstance(source, (int, float)):
+        return Lit(source)
+    if not isinstance(source, str):
+        return None
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    c = _Compiler(path, rid, (), (), 0)
+    try:
+        return _Term(c, "then", list(scope)).convert(tree, 0)
+    except (RuleFileError, RuleLimitError):
+        return None
 
 
 def _chain(op: str, parts: list) -> Any:

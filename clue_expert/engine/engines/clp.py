@@ -35,6 +35,7 @@ from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
 from ..ir import TALLIES, Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
+from ..patterns import compile_term
 from .base import EngineFact
 
 #: The version of CLIPS inside clipspy (1.0.6 bundles 6.4).
@@ -198,6 +199,10 @@ class _RuleCompiler:
                 return f"(not (member$ {' '.join(args)}))"
             if t.op == "len":
                 return f"(length$ {args[0]})"
+            if t.op == "subset":
+                return f"(subsetp {' '.join(args)})"
+            if t.op == "without":
+                return f"(delete-member$ {' '.join(args)})"
             if t.op in ("<", "<=", ">", ">=", "+", "-", "and", "or", "not"):
                 return f"({t.op} {' '.join(args)})"
             raise self.refuse(f"the operator {t.op!r}")
@@ -274,19 +279,34 @@ def exportable(rule: Any) -> tuple:
             out.append(halt)
             continue
         fields = KINDS.get(c.kind)
-        if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
+        if fields is None or c.kind not in PURE_CONCLUSIONS or len(c.args) != len(fields):
             return ()
         values: list[tuple[str, Any]] = []
         for name, expr in zip(fields, c.args):
-            text = getattr(expr, "source", "").strip()
-            if text == "ENVELOPE":
-                values.append((name, Lit("envelope")))
-            elif _NAME.fullmatch(text) and text in variables:
-                values.append((name, Var(text)))
-            else:
+            term = conclusion_term(expr, variables)
+            if term is None:
                 return ()
+            values.append((name, term))
         out.append(Assertion(c.kind, tuple(values)))
     return tuple(out)
+
+
+#: The conclusions a rule may assert in plain CLIPS (and natively): the sheet's facts.
+PURE_CONCLUSIONS = ("held", "lacked", "one-of", "not-all", "bound")
+
+
+def conclusion_term(expr: Any, variables: Iterable[str]) -> Any:
+    """The IR term of one field of a conclusion (a compiled expression):
+    a variable the patterns bind, ``ENVELOPE``, a literal, or the operators
+    of :data:`~clue_expert.engine.ir.OPERATORS` over them (``low - 1``,
+    ``cards - {card}``); None for anything else (a library call)."""
+    source = getattr(expr, "source", expr)
+    text = source.strip() if isinstance(source, str) else source
+    if text == "ENVELOPE":
+        return Lit("envelope")
+    if isinstance(text, str) and _NAME.fullmatch(text):
+        return Var(text) if text in set(variables) else None
+    return compile_term(text, tuple(variables))
 
 
 @dataclass(frozen=True)

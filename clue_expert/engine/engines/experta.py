@@ -17,8 +17,11 @@ Every compiled rule becomes one experta rule:
 - ``match:`` items: a :class:`~clue_expert.engine.ir.Pattern` is a ``Fact``
   pattern with ``W`` variables (bound as ``_m<i>``), ``not:`` is ``NOT``, a
   :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
-  the variables it reads by name, :class:`~clue_expert.engine.ir.NotAll` is
-  ``NOT(AND(...))`` and :class:`~clue_expert.engine.ir.Exists` is ``EXISTS``.
+  the variables it reads by name, and :class:`~clue_expert.engine.ir.Exists`
+  is ``EXISTS``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
+  ``NOT``; one of several items is refused when the rules are loaded:
+  experta's matcher rewrites ``NOT(AND(a, b))`` by De Morgan's law into
+  ``OR(NOT(a), NOT(b))``, which is not the negation of the join.
 
 The experta rule's action does nothing: :meth:`ExpertaEngine.run` takes the
 next activation off experta's agenda itself (what ``KnowledgeEngine.run``
@@ -106,6 +109,13 @@ def _node(node: Any, i: int, rule: Any) -> Any:
         return NOT(_pattern(node)) if node.negated else getattr(AS, f"_m{i}") << _pattern(node)
     if isinstance(node, Test):
         return _test(node)
+    if isinstance(node, NotAll) and (len(node.items) > 1 or not isinstance(node.items[0], Pattern)):
+        # experta's matcher puts every rule in disjunctive normal form, rewriting NOT(AND(a, b)) by
+        # De Morgan's law into OR(NOT(a), NOT(b)): not the negation of the join, and a TEST inside fails
+        raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile not: over several items "
+                                                "(a negated conjunction): experta rewrites NOT(AND(...)) into "
+                                                "OR(NOT(...), ...), which is not its negation; negate one pattern, "
+                                                "or run it on --engine clips")
     if isinstance(node, (NotAll, Exists)):
         inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
         body = inner[0] if len(inner) == 1 else AND(*inner)
