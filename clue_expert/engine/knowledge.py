@@ -899,7 +899,8 @@ class Knowledge:
             reduced = bound_key(owner, *self._reduced(key))
             for wider in [b for b in bounds
                           if set(b[2]) > set(bound_cards) and bound_key(owner, *self._reduced(b)) == reduced]:
-                del bounds[wider]  # superseded by its reduction
+                del bounds[wider]  # superseded by its reduction: gone from the store and the engine
+                self._engine.retract(_engine_fact("bound", self.values[wider]))
             bounds[key] = None
             if self._sat:
                 sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in bound_cards], low, high)
