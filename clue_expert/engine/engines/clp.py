@@ -453,6 +453,8 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     parts.append("")
     for tally in tallies_read(rules):
         parts += [tally_rule(tally), ""]
+    if "one-of" in derived_kinds(rules):
+        parts += [SUPERSEDE_ONE_OF, ""]
     for order, rule in enumerate(rules):
         native = exportable(rule)
         if not native:
@@ -464,22 +466,43 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     return "\n".join(parts)
 
 
-def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[tuple] = ()) -> list[EngineFact]:
+#: In a plain CLIPS program whose rules narrow one-of clauses: a narrower
+#: clause of an owner supersedes the wider ones that contain it, as in the
+#: seat's store (which retracts them from its engine), so a clause narrows
+#: along one chain; at the counts' salience, before any rule reads them.
+SUPERSEDE_ONE_OF = f"""(defrule supersede-one-of
+  (declare (salience {TALLY_SALIENCE}))
+  ?w <- (one-of (owner ?o) (cards $?wide))
+  (one-of (owner ?o) (cards $?narrow))
+  (test (and (< (length$ $?narrow) (length$ $?wide)) (subsetp $?narrow $?wide)))
+  =>
+  (retract ?w))"""
+
+
+def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[Any] = ()) -> list[EngineFact]:
     """What a knowledge base exported from ``rules`` starts from, out of the
     facts an engine holds: every fact of a kind the rules do not assert (the
-    observations, the set-up), the facts among ``given`` (keys given by
-    hand), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
+    observations, the set-up), the facts ``given`` by hand (their keys, or
+    the facts themselves: a given clause or bound that a narrower one has
+    since superseded in the engine is put back, for the program to narrow
+    again), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
     the seat declares it when the game starts (the rules count anew)."""
     rules = list(rules)
     derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)
     counts = set(TALLIES)
-    given = set(given)
+    given = list(given)
+    restore = [g for g in given if isinstance(g, EngineFact)]
+    given = {fact_key(g) if isinstance(g, EngineFact) else g for g in given}
     out = []
     for f in facts:
+        if f.kind not in KINDS:  # an adapter's own bookkeeping (experta's witness facts)
+            continue
         if f.kind in counts:
             out.append(EngineFact(f.kind, tuple((k, 0 if k == "n" else v) for k, v in f.values)))
         elif f.kind not in derived or fact_key(f) in given:
             out.append(f)
+    held = {fact_key(f) for f in out}
+    out.extend(f for f in restore if fact_key(f) not in held)
     return out
 
 
