@@ -113,6 +113,10 @@ def test_a_cards_variable_is_a_set_and_literals_constrain(tmp_path):
      "match #2 (not): not: needs at least one pattern"),
     ("    match: [{held: {owner: o, card: c}}, {exists: [{lacked: {owner: q, crd: c}}]}]\n",
      "match #2 (exists) #1 (lacked): a lacked fact has no field 'crd'"),
+    ("    match: [{held: {owner: o, card: c}}, {either: [{held: {owner: o}}, {lacked: {owner: o}}]}]\n",
+     "match #2 (either): either: must be the first item of match:"),
+    ("    match: [{either: [{held: {owner: o, card: c}}, {lacked: {owner: o}}]}]\n",
+     "match #1 (either) #2 (lacked): binds o, but the first alternative binds o, c; every alternative binds the same"),
 ])
 def test_pattern_mistakes(tmp_path, body, problem):
     path = rule_file(tmp_path, "  - id: r\n    message: m\n" + body + "    then:\n      - lacked: [ENVELOPE, 'rope']\n"
@@ -145,3 +149,25 @@ def test_a_pattern_literal_card_is_checked_against_the_edition(tmp_path, capsys)
     assert main(["rules", str(path)]) == 2
     err = capsys.readouterr().err
     assert "'kitchn' is not a card" in err and "did you mean kitchen?" in err
+
+
+EITHER = """\
+  - id: a-card-is-settled
+    message: "{owner}'s {card} is settled"
+    match:
+      - either: [{held: {owner: owner, card: card}}, {lacked: {owner: owner, card: card}}]
+      - test: "owner == 'bob'"
+    then:
+      - one-of: [ENVELOPE, "CARDS - {card}"]
+"""
+
+
+@pytest.mark.parametrize("engine", ["experta", "clips"])
+def test_either_matches_a_fact_of_any_of_its_patterns(tmp_path, engine):
+    rs = load_ruleset(rule_file(tmp_path, EITHER))
+    k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], rulesets=[rs], complete=False, engine=engine)
+    k.assume([("held", "bob", "rope")])
+    k.assume([("lacked", "bob", "hall"), ("lacked", "cat", "hall")])
+    assert [(f.rule, f.premises) for f in k.firings] == [("a-card-is-settled", (("held", "bob", "rope"),)),
+                                                         ("a-card-is-settled", (("lacked", "bob", "hall"),))]
+    assert rs.rules[0].on == ("held", "lacked")

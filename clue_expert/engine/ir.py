@@ -155,6 +155,19 @@ class Exists:
 
 
 @dataclass(frozen=True)
+class Either:
+    """One fact of any of several patterns (CLIPS's ``(or ...)``, experta's
+    ``OR``): the rule matches a fact of the first pattern, or of the second
+    ... -- ``when: [K1, K2]`` in patterns.  Allowed as a rule's first item
+    only; every alternative binds the same variables, so the items after it
+    read them whichever matched.  On CLIPS it is one defrule per alternative
+    (``ID--KIND``), as CLIPS itself splits an ``or``."""
+
+    items: tuple
+    """Its alternatives (positive :class:`Pattern` s)."""
+
+
+@dataclass(frozen=True)
 class Tally:
     """A fact kept up to date by the engine: for every binding of ``group``
     that the ``items`` match, one ``kind`` fact with those fields and ``n``,
@@ -208,7 +221,7 @@ TALLIES: dict[str, Tally] = {
 }
 
 #: The node types a rule's left-hand side is made of.
-NODE_TYPES = (Pattern, Test, NotAll, Exists)
+NODE_TYPES = (Pattern, Test, NotAll, Exists, Either)
 
 
 def _variables(term: Term):
@@ -243,10 +256,12 @@ def node_name(node: Any) -> str:
         return "not (a conjunction)"
     if isinstance(node, Exists):
         return "exists"
+    if isinstance(node, Either):
+        return "either"
     if isinstance(node, Tally):
         return f"tally {node.kind}"
     return type(node).__name__
 
 
-__all__ = ["Assertion", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
+__all__ = ["Assertion", "Either", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
            "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]

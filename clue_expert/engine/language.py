@@ -32,8 +32,8 @@ import jsonschema
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import MAX_MESSAGE, MAX_TEMPLATE, Expression, LimitError, cap_message, clip, compile_expression
-from .ir import Pattern
-from .patterns import compile_match
+from .ir import Either, Pattern
+from .patterns import compile_match, compile_term
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -100,10 +100,10 @@ _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties":
 _ONE_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "propertyNames": {"enum": [*_PATTERN_KINDS, "test"]},
                 "additionalProperties": {"oneOf": [_PATTERN_FIELDS, {"type": "string", "maxLength": 500}]}}
-#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{not: PATTERN}``,
+#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{either: [PATTERN, ...]}``, ``{not: PATTERN}``,
 #: ``{not: [ITEM, ...]}`` (a conjunction) or ``{exists: PATTERN or [ITEM, ...]}``.
 _PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
-            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "test"]},
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "either", "test"]},
             "additionalProperties": {"anyOf": [
                 _PATTERN_FIELDS,
                 {"type": "string", "maxLength": 500},
@@ -486,7 +486,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
             raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
                                            f"deduction and model rules")
         patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
-        on = tuple(dict.fromkeys(p.kind for p in patterns if isinstance(p, Pattern) and not p.negated))
+        on = tuple(dict.fromkeys(p.kind for node in patterns
+                                 for p in (node.items if isinstance(node, Either) else (node,))
+                                 if isinstance(p, Pattern) and not p.negated))
         fields = set(variables)
     else:
         when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -658,6 +660,54 @@ def _short(err: jsonschema.ValidationError) -> str:
     else:
         text = f"{got} is not valid here ({v})"
     return text if len(text) <= 2 * MAX_QUOTE else text[:2 * MAX_QUOTE] + "…"
+
+
+def pure_problems(rule: CompiledRule) -> list[str]:
+    """Why ``rule`` is not pure patterns, one reason each (empty when it is):
+    a pure rule is triggered by ``match:`` patterns (not ``when:``), binds
+    and checks nothing in Python (no ``let``, ``if``, ``for``, ``each``,
+    ``where`` or ``because``), and concludes facts whose every field is a
+    variable its patterns bind, a literal, ``ENVELOPE`` or the operators of
+    :data:`~clue_expert.engine.ir.OPERATORS` over them -- no library
+    function.  Such a rule compiles natively onto every engine and exports
+    to plain CLIPS (every shipped deduction rule is pure:
+    tests/test_pure_rules.py)."""
+    out: list[str] = []
+    if not rule.patterns:
+        out.append(f"it is triggered by when: {', '.join(rule.on)}, not by match: patterns")
+    for part, label in (("lets", "let"), ("loops", "for"), ("each", "each")):
+        for name, expr in getattr(rule, part):
+            out.append(f"{label} {name}: {_calls_text(expr)}")
+    for expr, label in ((rule.condition, "if"), (rule.where, "where")):
+        if expr is not None:
+            out.append(f"{label}: {_calls_text(expr)}")
+    if rule.because:
+        out.append("because: states its premises in Python")
+    variables = {v for node in rule.patterns for p in (node.items if isinstance(node, Either) else (node,))
+                 if isinstance(p, Pattern) and not p.negated for _, how, v in p.fields if how == "var"}
+    from_patterns = tuple(sorted(variables))
+    for c in (rule.then if rule.patterns else ()):
+        for expr in c.args:
+            source = getattr(expr, "source", expr)
+            if isinstance(source, str) and source.strip() in variables | {"ENVELOPE"}:
+                continue
+            if compile_term(source, from_patterns) is None:
+                out.append(f"then {c.kind}: {_calls_text(expr)}")
+    return out
+
+
+def _calls_text(expr: Any) -> str:
+    """An expression, and the library functions it calls, for :func:`pure_problems`."""
+    source = getattr(expr, "source", expr)
+    calls: list[str] = []
+    try:
+        for node in ast.walk(ast.parse(str(source).strip(), mode="eval")):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in calls:
+                calls.append(node.func.id)
+    except SyntaxError:  # pragma: no cover - compiled already
+        pass
+    what = f"calls {', '.join(calls)}" if calls else "is computed in Python"
+    return f"{clip(str(source), 80)} {what}"
 
 
 def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:

@@ -11,7 +11,9 @@ Items, in order (docs/rule-language.md, "Patterns: match:"):
 - ``{not: {KIND: {...}}}``: no such fact; ``{not: [ITEM, ...]}``: no facts
   match all of the items together (a negated conjunction);
 - ``{exists: {KIND: {...}}}`` or ``{exists: [ITEM, ...]}``: some facts match
-  (one activation however many).
+  (one activation however many);
+- ``{either: [PATTERN, ...]}``, the first item only: a fact of any of the
+  patterns, each binding the same variables (``when: [K1, K2]`` in patterns).
 
 Variables first met inside ``not``/``exists`` are local to it.  Every
 mistake is a :class:`~clue_expert.core.errors.RuleFileError` naming the
@@ -28,7 +30,7 @@ from typing import Any, Sequence
 from ..core.errors import RuleFileError, RuleLimitError
 from ..core.facts import KINDS
 from .expr import clip
-from .ir import MAX_TEST_DEPTH, Exists, Lit, NotAll, Op, Pattern, Test, Var
+from .ir import MAX_TEST_DEPTH, Either, Exists, Lit, NotAll, Op, Pattern, Test, Var
 
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 #: Fields whose variables hold sets of cards (read as frozensets, like a trigger's ``cards``).
@@ -72,6 +74,8 @@ class _Compiler:
             return self.test(f"match #{n} (test)", body, self.variables)
         if key in ("not", "exists"):
             return self.group(n, key, body)
+        if key == "either":
+            return self.either(n, body)
         return self.pattern(f"match #{n} ({key})", key, body, self.variables, top=True)
 
     def group(self, n: int, key: str, body: Any) -> Any:
@@ -98,6 +102,34 @@ class _Compiler:
         if not any(isinstance(i, Pattern) for i in items):
             raise self.error(where, f"{key}: needs at least one pattern")
         return NotAll(tuple(items)) if key == "not" else Exists(tuple(items))
+
+    def either(self, n: int, body: Any) -> Either:
+        """``either: [PATTERN, ...]``: the first item only; each alternative binds the same variables."""
+        where = f"match #{n} (either)"
+        if n != 1:
+            raise self.error(where, "either: must be the first item of match:")
+        if not isinstance(body, list) or len(body) < 2:
+            raise self.error(where, "either: takes a list of two or more patterns {KIND: {FIELD: VALUE}}")
+        alternatives: list[Pattern] = []
+        bound: list[str] = []
+        for m, sub in enumerate(body, start=1):
+            (kind, fields), = sub.items()
+            if kind == "test" or not isinstance(fields, dict):
+                raise self.error(f"{where} #{m}", "either: takes patterns {KIND: {FIELD: VALUE}} only")
+            scope: list[str] = []
+            p = self.pattern(f"{where} #{m} ({kind})", kind, fields, scope, top=False)
+            if m > 1 and set(scope) != set(bound):
+                raise self.error(f"{where} #{m} ({kind})", f"binds {', '.join(scope) or 'no variable'}, but the first "
+                                                           f"alternative binds {', '.join(bound) or 'none'}; every "
+                                                           f"alternative binds the same variables")
+            bound = bound or scope
+            for f, how, v in p.fields:
+                if how == "var" and f in SET_FIELDS:
+                    self.set_vars.add(v)
+            alternatives.append(p)
+        self.variables.extend(v for v in bound if v not in self.variables)
+        self.positive += 1
+        return Either(tuple(alternatives))
 
     def pattern(self, where: str, kind: str, body: Any, scope: list, top: bool) -> Pattern:
         if not isinstance(body, dict):

@@ -15,7 +15,8 @@ and the seating), every compiled rule a ``defrule``:
   ``length$`` ...); :class:`~clue_expert.engine.ir.NotAll` is ``(not (and
   ...))`` and :class:`~clue_expert.engine.ir.Exists` is ``(exists ...)``;
 - ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
-  kind, named ``ID--KIND``);
+  kind, named ``ID--KIND``); an :class:`~clue_expert.engine.ir.Either` (``either:``)
+  likewise, one defrule per alternative;
 - the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
 - the right-hand side first calls ``(clue-fire RULE (fact-index ?f0) ...)``,
   a Python function the adapter registers, which records the firing with the
@@ -33,7 +34,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
-from ..ir import TALLIES, Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
 from ..patterns import compile_term
 from .base import EngineFact
@@ -338,6 +339,8 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
     for node in nodes:
         if isinstance(node, Pattern) and not node.negated:
             yield node
+        elif isinstance(node, Either):
+            yield from node.items
 
 
 def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list[_Compiled]:
@@ -347,7 +350,12 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run."""
     salience = salience_of(rule.group, order)
-    if rule.patterns:
+    if rule.patterns and isinstance(rule.patterns[0], Either):  # one defrule per alternative, as CLIPS splits an or
+        alternatives = rule.patterns[0].items
+        kinds = [p.kind for p in alternatives]
+        names = kinds if len(set(kinds)) == len(kinds) else [str(n) for n in range(1, len(kinds) + 1)]
+        variants = [(f"{rule.id}--{name}", (p, *rule.patterns[1:])) for name, p in zip(names, alternatives)]
+    elif rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
     else:
         kinds = tuple(rule.on)

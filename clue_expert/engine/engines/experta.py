@@ -17,8 +17,8 @@ Every compiled rule becomes one experta rule:
 - ``match:`` items: a :class:`~clue_expert.engine.ir.Pattern` is a ``Fact``
   pattern with ``W`` variables (bound as ``_m<i>``), ``not:`` is ``NOT``, a
   :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
-  the variables it reads by name, and :class:`~clue_expert.engine.ir.Exists`
-  is ``EXISTS``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
+  the variables it reads by name, :class:`~clue_expert.engine.ir.Exists`
+  is ``EXISTS`` and :class:`~clue_expert.engine.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
   ``NOT``; one of several items is refused when the rules are loaded:
   experta's matcher rewrites ``NOT(AND(a, b))`` by De Morgan's law into
   ``OR(NOT(a), NOT(b))``, which is not the negation of the join.
@@ -45,7 +45,7 @@ from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
 from ...core.errors import RuleFileError  # noqa: E402
-from ..ir import TALLIES, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
+from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine  # noqa: E402
 
@@ -105,6 +105,8 @@ def _conditions(rule: Any) -> list:
 
 
 def _node(node: Any, i: int, rule: Any) -> Any:
+    if isinstance(node, Either):  # experta's OR, each alternative bound as the node's fact
+        return OR(*(getattr(AS, f"_m{i}") << _pattern(p) for p in node.items))
     if isinstance(node, Pattern):
         return NOT(_pattern(node)) if node.negated else getattr(AS, f"_m{i}") << _pattern(node)
     if isinstance(node, Test):
@@ -140,8 +142,9 @@ def _outer(rule: Any, i: int) -> tuple[str, ...]:
     """The variables the items before the ``i``-th bind that the negation's items read."""
     bound: list[str] = []
     for node in rule.patterns[:i]:
-        if isinstance(node, Pattern) and not node.negated:
-            bound.extend(v for _, how, v in node.fields if how == "var" and v not in bound)
+        for p in node.items[:1] if isinstance(node, Either) else (node,):  # (alternatives bind alike)
+            if isinstance(p, Pattern) and not p.negated:
+                bound.extend(v for _, how, v in p.fields if how == "var" and v not in bound)
     node = rule.patterns[i]
     read = {v for item in node.items for v in (item.variables if isinstance(item, Test) else
                                                  [v for _, how, v in item.fields if how == "var"])}
@@ -172,7 +175,7 @@ def _kinds_read(nodes: Sequence[Any]):
     for node in nodes:
         if isinstance(node, Pattern):
             yield node.kind
-        elif isinstance(node, (NotAll, Exists)):
+        elif isinstance(node, (NotAll, Exists, Either)):
             yield from _kinds_read(node.items)
 
 
