@@ -42,7 +42,7 @@ READ = """(deffunction sheet-cells ()
 #: Every shipped deduction rule file, no SAT step.
 LEVEL = Path(__file__).resolve().parent / "data" / "levels" / "rules-only.yaml"
 #: Rules of the clause and bound files that the random games below must see fire.
-MUST_FIRE = {"narrow-one-of-by-lacked-card", "one-of-down-to-last-card", "reduce-bound-by-held-card",
+MUST_FIRE = {"narrow-one-of", "one-of-down-to-last-card", "reduce-bound-by-held-card",
              "reduce-bound-by-lacked-card", "bound-holds-every-card", "bound-holds-no-card"}
 
 
@@ -57,7 +57,7 @@ def kb(level, tmp_path_factory) -> Path:
     assert main(["rules", "--export", "clips", str(path), "--knowledge", str(level)]) == 0
     text = path.read_text(encoding="utf-8")
     assert "(defrule record-own-hand" in text and "(defrule count-lacker-count" in text and "(clue-fire" not in text
-    for rule in ("narrow-one-of-by-lacked-card", "owners-needing-same-cards-hold-them", "reduce-bound-by-held-card",
+    for rule in ("narrow-one-of", "owners-needing-same-cards-hold-them", "reduce-bound-by-held-card",
                  "bound-leaves-cards-outside", "supersede-one-of"):
         assert f"(defrule {rule}" in text
     return path
