@@ -352,8 +352,8 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list
     salience = salience_of(rule.group, order)
     if rule.patterns and isinstance(rule.patterns[0], Either):  # one defrule per alternative, as CLIPS splits an or
         alternatives = rule.patterns[0].items
-        kinds = [p.kind for p in alternatives]
-        names = kinds if len(set(kinds)) == len(kinds) else [str(n) for n in range(1, len(kinds) + 1)]
+        alt_kinds = [p.kind for p in alternatives]
+        names = alt_kinds if len(set(alt_kinds)) == len(alt_kinds) else [str(n) for n in range(1, len(alt_kinds) + 1)]
         variants = [(f"{rule.id}--{name}", (p, *rule.patterns[1:])) for name, p in zip(names, alternatives)]
     elif rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
