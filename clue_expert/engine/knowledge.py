@@ -971,30 +971,22 @@ class Knowledge:
 
     # ------------------------------------------------------------ dispatch
     def _on_firing(self, firing: EngineFiring) -> None:
-        """One activation fired: run its rule's right-hand side (a ``when:``
-        rule in the bindings of the fact it matched, a ``match:`` rule in its
-        variables')."""
+        """One activation fired: run its rule's right-hand side in the
+        variables its patterns bound (``when: KIND`` is the one pattern it
+        stands for: language.when_patterns).  A ``when:`` rule whose guard
+        (the part of its ``if:`` on the trigger's fields; it reads no sheet)
+        is false stops there."""
         rule = self._rules_by_id[firing.rule]
-        if rule.patterns:
-            self._match_fire(rule, firing)
-            return
-        fact = firing.facts[0]
-        env = dict(self._base_env)
-        for f, v in fact.values:
-            if f in ("cards", "matching"):
-                v = frozenset(v)
-            env[f] = v
-        env["this"] = key_of(fact.kind, env)
-        # A rule whose guard (the part of its if: on the trigger's fields) is
-        # false stops there; the guard reads no sheet, so it is checked first.
         guard = self._plans[rule.id].guard
         if guard is not None:
+            env = dict(self._base_env)
+            env.update((k, frozenset(v) if k in rule.set_vars else v) for k, v in firing.activation.bindings)
             try:
                 if not guard(env):
                     return
             except Exception:  # the rule itself will say what is wrong
                 pass
-        self._run_rule(rule, env)
+        self._match_fire(rule, firing)
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its

@@ -366,7 +366,7 @@ def cmd_rules(args) -> int:
     if args.json:
         out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
                 "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata,
-                "from": Path(r.path).name, "match": bool(r.patterns)}
+                "from": Path(r.path).name, "match": not r.shorthand}
                for rs in rulesets for r in rs.rules]
         print(json.dumps(out))
     else:
