@@ -12,7 +12,9 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import ContradictionError, RuleFileError, RuleLimitError
 from clue_expert.core.observations import Suggestion
+from clue_expert.engine.ir import Either, Pattern
 from clue_expert.engine.knowledge import Knowledge, replay_record
+from clue_expert.engine.language import when_patterns
 from clue_expert.engine.rules import all_rules, default_rulesets, load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
@@ -171,3 +173,30 @@ def test_either_matches_a_fact_of_any_of_its_patterns(tmp_path, engine):
     assert [(f.rule, f.premises) for f in k.firings] == [("a-card-is-settled", (("held", "bob", "rope"),)),
                                                          ("a-card-is-settled", (("lacked", "bob", "hall"),))]
     assert rs.rules[0].on == ("held", "lacked")
+
+
+def test_when_is_shorthand_for_a_one_pattern_match(tmp_path):
+    """``when: KIND`` compiles to the one pattern it stands for (every field a variable), ``when: [K1, K2]``
+    to either: over the fields both kinds have; the rule fires as before."""
+    assert when_patterns(("held",)) == ((Pattern("held", (("owner", "var", "owner"), ("card", "var", "card"))),),
+                                        frozenset())
+    (either,), set_vars = when_patterns(("passed", "showed"))
+    assert isinstance(either, Either) and set_vars == {"cards"}
+    assert [p.kind for p in either.items] == ["passed", "showed"]
+    assert all([f for f, _, _ in p.fields] == ["turn", "player", "by", "cards"] for p in either.items)
+    rs = load_ruleset(rule_file(tmp_path, """\
+  - id: shown-cards-are-clauses
+    message: "{player} answered {by} about {cards}"
+    when: [passed, showed]
+    if: "by == 'ann'"
+    then:
+      - not-all: [ENVELOPE, cards]
+"""))
+    rule = rs.rules[0]
+    assert rule.shorthand and rule.patterns == (either,) and rule.guard is not None
+    for engine in ("experta", "clips"):
+        k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], "ann", rulesets=[rs], complete=False,
+                      engine=engine)
+        k.observe(Suggestion("bob", ("white", "dagger", "hall"), ("cat",), "ann"), 1)  # by bob: the guard stops it
+        k.observe(Suggestion("ann", ("white", "rope", "hall"), ("bob",), "cat", "rope"), 2)
+        assert [f.conclusions for f in k.firings] == [(("not-all", "envelope", ("hall", "rope", "white")),)]
