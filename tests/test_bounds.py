@@ -252,7 +252,7 @@ def test_a_deduction_rule_may_conclude_a_bound_and_cite_it():
     assert FUNCTIONS["Bound"](k, "cat", frozenset({"c6", "c4", "c5"}), 1, 3) == key
     k.observe(Suggestion("ann", ("c4",), ("cat",), None, None, None, "cat"), 2)  # cat lacks c4
     reduced = ("bound", "cat", ("c5", "c6"), 1, 2)
-    assert k.justification(reduced).rule == "reduce-bound-by-sheet"
+    assert k.justification(reduced).rule == "reduce-bound-by-lacked-card"
     assert FUNCTIONS["bounds"](k, "cat") == ((frozenset({"c5", "c6"}), 1, 2),)  # the stated one is superseded
     k.assume([_fact("bob holds at most 1 of c1, c2, c3")])
     k.observe(Suggestion("ann", ("c1",), (), "bob", "c1", "c1", "bob"), 3)  # bob shows ann c1 ...

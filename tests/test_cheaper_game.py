@@ -11,6 +11,7 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
 from clue_expert.engine import knowledge as K
+from clue_expert.engine.levels import get_level
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.engine.rules import parse_ruleset
 from clue_expert.play import simulate
@@ -44,16 +45,18 @@ HAND = ("scarlet", "mustard", "knife", "rope", "kitchen", "hall")
 
 
 def test_a_rule_ruled_out_by_its_guard_does_not_run(monkeypatch):
-    k = Knowledge(get_edition("classic"), ["ann", "bob", "cat"], "ann")
+    # (every shipped deduction rule is patterns now; Kingston's level keeps when: rules with guards)
+    k = Knowledge(get_edition("classic"), ["ann", "bob", "cat"], "ann", rulesets=get_level("kingston").rulesets(),
+                  complete=False)
     ran = []
     run = K.Knowledge._run_rule
     monkeypatch.setattr(K.Knowledge, "_run_rule",
                         lambda self, rule, env: (ran.append((rule.id, env.get("owner"))), run(self, rule, env)))
     k.observe(DealtHand("ann", HAND))
-    player_rule = {o for r, o in ran if r == "one-of-down-to-last-card"}  # (is_player(owner))
+    player_rule = {o for r, o in ran if r == "kingston-possible-set-down-to-last-card"}  # (is_player(owner))
     assert player_rule == {"ann", "bob", "cat"}  # the envelope's lacked facts stop at the guard
     # a match: rule runs only on what its patterns matched (the engine's join), never to find nothing
-    assert not any(r == "last-possible-card-of-category-in-envelope" for r, _ in ran)
+    assert not any(r == "kingston-possible-cards" for r, _ in ran)
 
 
 def test_premises_put_in_order_later_are_those_at_the_firing(monkeypatch):

@@ -12,7 +12,9 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import ContradictionError, RuleFileError, RuleLimitError
 from clue_expert.core.observations import Suggestion
+from clue_expert.engine.ir import Either, Pattern
 from clue_expert.engine.knowledge import Knowledge, replay_record
+from clue_expert.engine.language import when_patterns
 from clue_expert.engine.rules import all_rules, default_rulesets, load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
@@ -113,6 +115,10 @@ def test_a_cards_variable_is_a_set_and_literals_constrain(tmp_path):
      "match #2 (not): not: needs at least one pattern"),
     ("    match: [{held: {owner: o, card: c}}, {exists: [{lacked: {owner: q, crd: c}}]}]\n",
      "match #2 (exists) #1 (lacked): a lacked fact has no field 'crd'"),
+    ("    match: [{held: {owner: o, card: c}}, {either: [{held: {owner: o}}, {lacked: {owner: o}}]}]\n",
+     "match #2 (either): either: must be the first item of match:"),
+    ("    match: [{either: [{held: {owner: o, card: c}}, {lacked: {owner: o}}]}]\n",
+     "match #1 (either) #2 (lacked): binds o, but the first alternative binds o, c; every alternative binds the same"),
 ])
 def test_pattern_mistakes(tmp_path, body, problem):
     path = rule_file(tmp_path, "  - id: r\n    message: m\n" + body + "    then:\n      - lacked: [ENVELOPE, 'rope']\n"
@@ -145,3 +151,52 @@ def test_a_pattern_literal_card_is_checked_against_the_edition(tmp_path, capsys)
     assert main(["rules", str(path)]) == 2
     err = capsys.readouterr().err
     assert "'kitchn' is not a card" in err and "did you mean kitchen?" in err
+
+
+EITHER = """\
+  - id: a-card-is-settled
+    message: "{owner}'s {card} is settled"
+    match:
+      - either: [{held: {owner: owner, card: card}}, {lacked: {owner: owner, card: card}}]
+      - test: "owner == 'bob'"
+    then:
+      - one-of: [ENVELOPE, "CARDS - {card}"]
+"""
+
+
+@pytest.mark.parametrize("engine", ["experta", "clips"])
+def test_either_matches_a_fact_of_any_of_its_patterns(tmp_path, engine):
+    rs = load_ruleset(rule_file(tmp_path, EITHER))
+    k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], rulesets=[rs], complete=False, engine=engine)
+    k.assume([("held", "bob", "rope")])
+    k.assume([("lacked", "bob", "hall"), ("lacked", "cat", "hall")])
+    assert [(f.rule, f.premises) for f in k.firings] == [("a-card-is-settled", (("held", "bob", "rope"),)),
+                                                         ("a-card-is-settled", (("lacked", "bob", "hall"),))]
+    assert rs.rules[0].on == ("held", "lacked")
+
+
+def test_when_is_shorthand_for_a_one_pattern_match(tmp_path):
+    """``when: KIND`` compiles to the one pattern it stands for (every field a variable), ``when: [K1, K2]``
+    to either: over the fields both kinds have; the rule fires as before."""
+    assert when_patterns(("held",)) == ((Pattern("held", (("owner", "var", "owner"), ("card", "var", "card"))),),
+                                        frozenset())
+    (either,), set_vars = when_patterns(("passed", "showed"))
+    assert isinstance(either, Either) and set_vars == {"cards"}
+    assert [p.kind for p in either.items] == ["passed", "showed"]
+    assert all([f for f, _, _ in p.fields] == ["turn", "player", "by", "cards"] for p in either.items)
+    rs = load_ruleset(rule_file(tmp_path, """\
+  - id: shown-cards-are-clauses
+    message: "{player} answered {by} about {cards}"
+    when: [passed, showed]
+    if: "by == 'ann'"
+    then:
+      - not-all: [ENVELOPE, cards]
+"""))
+    rule = rs.rules[0]
+    assert rule.shorthand and rule.patterns == (either,) and rule.guard is not None
+    for engine in ("experta", "clips"):
+        k = Knowledge(get_edition("cluedo"), ["ann", "bob", "cat"], "ann", rulesets=[rs], complete=False,
+                      engine=engine)
+        k.observe(Suggestion("bob", ("white", "dagger", "hall"), ("cat",), "ann"), 1)  # by bob: the guard stops it
+        k.observe(Suggestion("ann", ("white", "rope", "hall"), ("bob",), "cat", "rope"), 2)
+        assert [f.conclusions for f in k.firings] == [(("not-all", "envelope", ("hall", "rope", "white")),)]

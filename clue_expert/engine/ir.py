@@ -74,9 +74,27 @@ def _member(x: Any, xs: Any) -> bool:
     return x in xs
 
 
+def _without(xs: Any, x: Any) -> Any:
+    """A multislot less one value: a set less the element (a frozenset stays
+    one), a list or tuple without its occurrences (CLIPS ``delete-member$``)."""
+    if isinstance(xs, (set, frozenset)):
+        return frozenset(xs) - {x}
+    return tuple(v for v in xs if v != x)
+
+
+def _subset(xs: Any, ys: Any) -> bool:
+    """Every value of the first multislot is in the second (CLIPS ``subsetp``)."""
+    return set(xs) <= set(ys)
+
+
 #: Operator -> (arity, Python meaning, CLIPS function).  The whole expression
-#: form of a test: nothing else compiles.  ``in``/``not-in`` test membership
-#: in a multislot (a fact's ``cards``); ``len`` is a multislot's length.
+#: form of a test (and of a pure rule's conclusion fields): nothing else
+#: compiles.  ``in``/``not-in`` test membership in a multislot (a fact's
+#: ``cards``); ``len`` is a multislot's length; ``subset`` tests that one
+#: multislot's values are all in another (written ``subset(a, b)``);
+#: ``without`` is a multislot less one value (written ``cards - {card}``:
+#: how a clause or a bound is narrowed by one card).  Each is bounded: linear
+#: in the multislots' lengths.
 OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "==": (2, lambda a, b: a == b, "eq"),
     "!=": (2, lambda a, b: a != b, "neq"),
@@ -89,6 +107,8 @@ OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "in": (2, _member, "member$"),
     "not-in": (2, lambda x, xs: x not in xs, "not (member$"),
     "len": (1, len, "length$"),
+    "subset": (2, _subset, "subsetp"),
+    "without": (2, _without, "delete-member$"),
     "and": (2, lambda a, b: bool(a) and bool(b), "and"),
     "or": (2, lambda a, b: bool(a) or bool(b), "or"),
     "not": (1, lambda a: not a, "not"),
@@ -132,6 +152,19 @@ class Exists:
 
     items: tuple
     """Its patterns and tests (:class:`Pattern` not negated, :class:`Test`)."""
+
+
+@dataclass(frozen=True)
+class Either:
+    """One fact of any of several patterns (CLIPS's ``(or ...)``, experta's
+    ``OR``): the rule matches a fact of the first pattern, or of the second
+    ... -- ``when: [K1, K2]`` in patterns.  Allowed as a rule's first item
+    only; every alternative binds the same variables, so the items after it
+    read them whichever matched.  On CLIPS it is one defrule per alternative
+    (``ID--KIND``), as CLIPS itself splits an ``or``."""
+
+    items: tuple
+    """Its alternatives (positive :class:`Pattern` s)."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +221,7 @@ TALLIES: dict[str, Tally] = {
 }
 
 #: The node types a rule's left-hand side is made of.
-NODE_TYPES = (Pattern, Test, NotAll, Exists)
+NODE_TYPES = (Pattern, Test, NotAll, Exists, Either)
 
 
 def _variables(term: Term):
@@ -223,10 +256,12 @@ def node_name(node: Any) -> str:
         return "not (a conjunction)"
     if isinstance(node, Exists):
         return "exists"
+    if isinstance(node, Either):
+        return "either"
     if isinstance(node, Tally):
         return f"tally {node.kind}"
     return type(node).__name__
 
 
-__all__ = ["Assertion", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
+__all__ = ["Assertion", "Either", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
            "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]

@@ -894,7 +894,8 @@ class Knowledge:
             store = self._clauses if kind == "one-of" else self._not_all
             if kind == "one-of":
                 for other in [c for c in store[owner] if cards < c]:
-                    del store[owner][other]  # superseded by the narrower clause
+                    # superseded by the narrower clause: gone from the store and the engine
+                    self._engine.retract(_engine_fact(kind, self.values[store[owner].pop(other)]))
             store[owner][cards] = key
             if self._sat:
                 sign = 1 if kind == "one-of" else -1
@@ -911,7 +912,8 @@ class Knowledge:
             reduced = bound_key(owner, *self._reduced(key))
             for wider in [b for b in bounds
                           if set(b[2]) > set(bound_cards) and bound_key(owner, *self._reduced(b)) == reduced]:
-                del bounds[wider]  # superseded by its reduction
+                del bounds[wider]  # superseded by its reduction: gone from the store and the engine
+                self._engine.retract(_engine_fact("bound", self.values[wider]))
             bounds[key] = None
             if self._sat:
                 sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in bound_cards], low, high)
@@ -982,34 +984,26 @@ class Knowledge:
 
     # ------------------------------------------------------------ dispatch
     def _on_firing(self, firing: EngineFiring) -> None:
-        """One activation fired: run its rule's right-hand side (a ``when:``
-        rule in the bindings of the fact it matched, a ``match:`` rule in its
-        variables'); a native one ran inside the engine."""
+        """One activation fired: run its rule's right-hand side in the
+        variables its patterns bound (``when: KIND`` is the one pattern it
+        stands for: language.when_patterns); a native one ran inside the
+        engine.  A ``when:`` rule whose guard (the part of its ``if:`` on the
+        trigger's fields; it reads no sheet) is false stops there."""
         if firing.native is not None:
             self._on_native_firing(firing)
             return
         rule = self._rules_by_id[firing.rule]
-        if rule.patterns:
-            self._match_fire(rule, firing)
-            return
-        fact = firing.facts[0]
-        env = dict(self._base_env)
-        env["__lib__"] = self  # added per firing: in _base_env it would make the knowledge a cycle
-        for f, v in fact.values:
-            if f in ("cards", "matching"):
-                v = frozenset(v)
-            env[f] = v
-        env["this"] = key_of(fact.kind, env)
-        # A rule whose guard (the part of its if: on the trigger's fields) is
-        # false stops there; the guard reads no sheet, so it is checked first.
         guard = self._plans[rule.id].guard
         if guard is not None:
+            env = dict(self._base_env)
+            env["__lib__"] = self
+            env.update((k, frozenset(v) if k in rule.set_vars else v) for k, v in firing.activation.bindings)
             try:
                 if not guard(env):
                     return
             except Exception:  # the rule itself will say what is wrong
                 pass
-        self._run_rule(rule, env)
+        self._match_fire(rule, firing)
 
     def _on_native_firing(self, firing: EngineFiring) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
@@ -1035,6 +1029,7 @@ class Knowledge:
         if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
             keys = self._premise_keys(keys)
         env = dict(self._base_env)
+        env["__lib__"] = self
         for name, value in firing.activation.bindings:
             env[name] = frozenset(value) if name in rule.set_vars else \
                 (tuple(value) if isinstance(value, (list, tuple)) else value)

@@ -10,8 +10,9 @@ functions; :mod:`clue_expert.engine.rules` binds the shipped one).  Nothing
 in a rule file is ever executed as code.
 
 Every YAML rule becomes one rule of the engine (see
-:mod:`clue_expert.engine.engines`): ``when: KIND`` is a one-pattern rule
-matching facts of that kind, ``match:`` the patterns as written.  Its
+:mod:`clue_expert.engine.engines`): ``when: KIND`` is shorthand for the
+one-pattern ``match:`` of that kind, every field a variable
+(:func:`when_patterns`), ``match:`` the patterns as written.  Its
 salience is its group's, from the named salience levels of :data:`SALIENCE`,
 the single register of priorities: cheap intake first, then propagation,
 counting and search.
@@ -32,8 +33,8 @@ import jsonschema
 from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import MAX_MESSAGE, MAX_TEMPLATE, Expression, LimitError, cap_message, clip, compile_expression
-from .ir import Pattern
-from .patterns import compile_match
+from .ir import Either, Pattern
+from .patterns import SET_FIELDS, compile_match, compile_term
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -100,10 +101,10 @@ _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties":
 _ONE_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "propertyNames": {"enum": [*_PATTERN_KINDS, "test"]},
                 "additionalProperties": {"oneOf": [_PATTERN_FIELDS, {"type": "string", "maxLength": 500}]}}
-#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{not: PATTERN}``,
+#: One ``match:`` item: ``{KIND: {FIELD: VALUE, ...}}``, ``{test: EXPR}``, ``{either: [PATTERN, ...]}``, ``{not: PATTERN}``,
 #: ``{not: [ITEM, ...]}`` (a conjunction) or ``{exists: PATTERN or [ITEM, ...]}``.
 _PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
-            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "test"]},
+            "propertyNames": {"enum": [*_PATTERN_KINDS, "not", "exists", "either", "test"]},
             "additionalProperties": {"anyOf": [
                 _PATTERN_FIELDS,
                 {"type": "string", "maxLength": 500},
@@ -236,7 +237,10 @@ class CompiledRule:
     """True for a deduction rule without ``because:``: its premises are the fact it matched and the
     facts its queries read while it decided (minimised when explained)."""
     patterns: tuple = ()
-    """Its ``match:`` fact patterns (empty for a rule triggered by ``when:``)."""
+    """Its left-hand side: its ``match:`` fact patterns, or for ``when: KIND``
+    the one pattern it stands for (see :func:`when_patterns`)."""
+    shorthand: bool = False
+    """True for a rule written with ``when:`` (its patterns are :func:`when_patterns`)."""
     set_vars: frozenset = frozenset()
     """Pattern variables bound to a ``cards`` field (read as frozensets, like a trigger's ``cards``)."""
     guard: Expression | None = None
@@ -486,7 +490,9 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
             raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
                                            f"deduction and model rules")
         patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
-        on = tuple(dict.fromkeys(p.kind for p in patterns if isinstance(p, Pattern) and not p.negated))
+        on = tuple(dict.fromkeys(p.kind for node in patterns
+                                 for p in (node.items if isinstance(node, Either) else (node,))
+                                 if isinstance(p, Pattern) and not p.negated))
         fields = set(variables)
     else:
         when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -498,6 +504,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         on = (raw["when"],) if isinstance(raw["when"], str) else tuple(raw["when"])
         # names bound by every trigger kind (the schema makes ``when`` name at least one)
         fields = set.intersection(*(set(KINDS[kind]) for kind in on))
+        patterns, set_vars = when_patterns(on)
     names = set(fields) | set(CONSTANTS)
     _check_bindings(raw, set(fields), path, rid, params)
     clash = sorted(set(params) & set(fields))
@@ -515,13 +522,14 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
 
     rule = CompiledRule(id=rid, message=_fold_params(raw["message"], params, path, rid), group=raw.get("group", "propagate"), on=on,
                         ruleset=ruleset, path=path, metadata=dict(raw.get("metadata") or {}),
-                        priority=int(raw.get("priority", 0)), patterns=patterns, set_vars=set_vars)
+                        priority=int(raw.get("priority", 0)), patterns=patterns, set_vars=set_vars,
+                        shorthand="when" in raw)
     for name, src in (raw.get("let") or {}).items():
         rule.lets.append((name, comp(src, f"let {name}")))
         names.add(name)
     if "if" in raw:
         rule.condition = comp(raw["if"], "if")
-        if not patterns:
+        if "when" in raw:
             guard = _guard(rule.condition.source, set(fields) | set(CONSTANTS) | set(params), functions)
             rule.guard = comp(guard, "if") if guard is not None else None
         let_names = [name for name, _ in rule.lets]
@@ -545,7 +553,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
     rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
-    every_field = {"this"}.union(*(KINDS[kind] for kind in on)) if not patterns else set()
+    every_field = {"this"}.union(*(KINDS[kind] for kind in on)) if "when" in raw else set()
     rule.rebinds = any(name in every_field for part in ("let", "for", "each") for name in raw.get(part) or {})
     rule.plan = rule_plan(rule)
     return rule
@@ -658,6 +666,68 @@ def _short(err: jsonschema.ValidationError) -> str:
     else:
         text = f"{got} is not valid here ({v})"
     return text if len(text) <= 2 * MAX_QUOTE else text[:2 * MAX_QUOTE] + "…"
+
+
+def when_patterns(kinds: Sequence[str]) -> tuple[tuple, frozenset]:
+    """The one-pattern ``match:`` that ``when: KIND`` stands for: a fact of
+    that kind, each of its fields bound to a variable of the field's name
+    (``when: held`` is ``match: [{held: {owner: owner, card: card}}]``);
+    ``when: [K1, K2]`` is ``either:`` of such patterns over the fields every
+    kind has (the names such a rule may read).  With the variables that hold
+    card sets (read as frozensets)."""
+    common = [f for f in KINDS[kinds[0]] if all(f in KINDS[k] for k in kinds)]
+    alternatives = [Pattern(kind, tuple((f, "var", f) for f in (KINDS[kind] if len(kinds) == 1 else common)))
+                    for kind in kinds]
+    set_vars = frozenset(f for p in alternatives for f, _, _ in p.fields if f in SET_FIELDS)
+    return ((alternatives[0],) if len(kinds) == 1 else (Either(tuple(alternatives)),)), set_vars
+
+
+def pure_problems(rule: CompiledRule) -> list[str]:
+    """Why ``rule`` is not pure patterns, one reason each (empty when it is):
+    a pure rule is triggered by ``match:`` patterns (not ``when:``), binds
+    and checks nothing in Python (no ``let``, ``if``, ``for``, ``each``,
+    ``where`` or ``because``), and concludes facts whose every field is a
+    variable its patterns bind, a literal, ``ENVELOPE`` or the operators of
+    :data:`~clue_expert.engine.ir.OPERATORS` over them -- no library
+    function.  Such a rule compiles natively onto every engine and exports
+    to plain CLIPS (every shipped deduction rule is pure:
+    tests/test_pure_rules.py)."""
+    out: list[str] = []
+    if rule.shorthand:
+        out.append(f"it is triggered by when: {', '.join(rule.on)}, not by match: patterns")
+    for part, label in (("lets", "let"), ("loops", "for"), ("each", "each")):
+        for name, expr in getattr(rule, part):
+            out.append(f"{label} {name}: {_calls_text(expr)}")
+    for expr, label in ((rule.condition, "if"), (rule.where, "where")):
+        if expr is not None:
+            out.append(f"{label}: {_calls_text(expr)}")
+    if rule.because:
+        out.append("because: states its premises in Python")
+    variables = {v for node in rule.patterns for p in (node.items if isinstance(node, Either) else (node,))
+                 if isinstance(p, Pattern) and not p.negated for _, how, v in p.fields if how == "var"}
+    from_patterns = tuple(sorted(variables))
+    for c in (rule.then if not rule.shorthand else ()):
+        for expr in c.args:
+            source = getattr(expr, "source", expr)
+            if isinstance(source, str) and source.strip() in variables | {"ENVELOPE"}:
+                continue
+            if compile_term(source, from_patterns) is None:
+                out.append(f"then {c.kind}: {_calls_text(expr)}")
+    return out
+
+
+def _calls_text(expr: Any) -> str:
+    """An expression, and the library functions it calls, for :func:`pure_problems`."""
+    source = getattr(expr, "source", expr)
+    calls: list[str] = []
+    try:
+        for node in ast.walk(ast.parse(str(source).strip(), mode="eval")):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in calls:
+                calls.append(node.func.id)
+    except SyntaxError:  # pragma: no cover - compiled already
+        pass
+    what = f"calls {', '.join(calls)}" if calls else "is computed in Python"
+    return f"{clip(str(source), 80)} {what}"
 
 
 def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:

@@ -11,7 +11,9 @@ Items, in order (docs/rule-language.md, "Patterns: match:"):
 - ``{not: {KIND: {...}}}``: no such fact; ``{not: [ITEM, ...]}``: no facts
   match all of the items together (a negated conjunction);
 - ``{exists: {KIND: {...}}}`` or ``{exists: [ITEM, ...]}``: some facts match
-  (one activation however many).
+  (one activation however many);
+- ``{either: [PATTERN, ...]}``, the first item only: a fact of any of the
+  patterns, each binding the same variables (``when: [K1, K2]`` in patterns).
 
 Variables first met inside ``not``/``exists`` are local to it.  Every
 mistake is a :class:`~clue_expert.core.errors.RuleFileError` naming the
@@ -23,12 +25,12 @@ import ast
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from ..core.errors import RuleFileError, RuleLimitError
 from ..core.facts import KINDS
 from .expr import clip
-from .ir import MAX_TEST_DEPTH, Exists, Lit, NotAll, Op, Pattern, Test, Var
+from .ir import MAX_TEST_DEPTH, Either, Exists, Lit, NotAll, Op, Pattern, Test, Var
 
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 #: Fields whose variables hold sets of cards (read as frozensets, like a trigger's ``cards``).
@@ -37,8 +39,8 @@ SET_FIELDS = ("cards", "matching")
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.In: "in", ast.NotIn: "not-in", ast.Is: "==", ast.IsNot: "!="}
 _ARITH = {ast.Add: "+", ast.Sub: "-"}
-_TEST_FORMS = ("comparisons (== != < <= > >=), + and -, x in CARDS / x not in CARDS, len(CARDS), and/or/not, "
-               "over variables bound before it, literals and ENVELOPE")
+_TEST_FORMS = ("comparisons (== != < <= > >=), + and -, x in CARDS / x not in CARDS, len(CARDS), "
+               "subset(CARDS, CARDS), CARDS - {x}, and/or/not, over variables bound before it, literals and ENVELOPE")
 
 
 @dataclass
@@ -72,6 +74,8 @@ class _Compiler:
             return self.test(f"match #{n} (test)", body, self.variables)
         if key in ("not", "exists"):
             return self.group(n, key, body)
+        if key == "either":
+            return self.either(n, body)
         return self.pattern(f"match #{n} ({key})", key, body, self.variables, top=True)
 
     def group(self, n: int, key: str, body: Any) -> Any:
@@ -98,6 +102,34 @@ class _Compiler:
         if not any(isinstance(i, Pattern) for i in items):
             raise self.error(where, f"{key}: needs at least one pattern")
         return NotAll(tuple(items)) if key == "not" else Exists(tuple(items))
+
+    def either(self, n: int, body: Any) -> Either:
+        """``either: [PATTERN, ...]``: the first item only; each alternative binds the same variables."""
+        where = f"match #{n} (either)"
+        if n != 1:
+            raise self.error(where, "either: must be the first item of match:")
+        if not isinstance(body, list) or len(body) < 2:
+            raise self.error(where, "either: takes a list of two or more patterns {KIND: {FIELD: VALUE}}")
+        alternatives: list[Pattern] = []
+        bound: list[str] = []
+        for m, sub in enumerate(body, start=1):
+            (kind, fields), = sub.items()
+            if kind == "test" or not isinstance(fields, dict):
+                raise self.error(f"{where} #{m}", "either: takes patterns {KIND: {FIELD: VALUE}} only")
+            scope: list[str] = []
+            p = self.pattern(f"{where} #{m} ({kind})", kind, fields, scope, top=False)
+            if m > 1 and set(scope) != set(bound):
+                raise self.error(f"{where} #{m} ({kind})", f"binds {', '.join(scope) or 'no variable'}, but the first "
+                                                           f"alternative binds {', '.join(bound) or 'none'}; every "
+                                                           f"alternative binds the same variables")
+            bound = bound or scope
+            for f, how, v in p.fields:
+                if how == "var" and f in SET_FIELDS:
+                    self.set_vars.add(v)
+            alternatives.append(p)
+        self.variables.extend(v for v in bound if v not in self.variables)
+        self.positive += 1
+        return Either(tuple(alternatives))
 
     def pattern(self, where: str, kind: str, body: Any, scope: list, top: bool) -> Pattern:
         if not isinstance(body, dict):
@@ -175,6 +207,9 @@ class _Term:
             if len(parts) != len(node.ops):
                 raise self.bad(node)
             return _chain("and", parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Set) \
+                and len(node.right.elts) == 1:  # a multislot less one value: cards - {card}
+            return Op("without", (self.convert(node.left, d), self.convert(node.right.elts[0], d)))
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
             return Op(_ARITH[type(node.op)], (self.convert(node.left, d), self.convert(node.right, d)))
         if isinstance(node, ast.BoolOp):
@@ -187,6 +222,9 @@ class _Term:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
                 and len(node.args) == 1 and not node.keywords:
             return Op("len", (self.convert(node.args[0], d),))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "subset" \
+                and len(node.args) == 2 and not node.keywords:
+            return Op("subset", (self.convert(node.args[0], d), self.convert(node.args[1], d)))
         raise self.bad(node)
 
     def name(self, name: str) -> Any:
@@ -201,6 +239,29 @@ class _Term:
     def bad(self, node: ast.AST) -> RuleFileError:
         text = ast.unparse(node) if hasattr(ast, "unparse") else type(node).__name__
         return self.c.error(self.where, f"{clip(text, 80)} is not allowed in a test; write {_TEST_FORMS}")
+
+
+def compile_term(source: Any, scope: Sequence[str], path: str = "", rid: str = "") -> Any:
+    """The IR term of an expression written in a rule's conclusion (a
+    ``then:`` field of a pure rule): a variable, a literal, ``ENVELOPE`` or
+    the operators of a test (:data:`~clue_expert.engine.ir.OPERATORS`:
+    ``low - 1``, ``cards - {card}``) over the variables in ``scope``; None
+    when it is anything else (a library call, a comprehension ...)."""
+    if isinstance(source, bool) or source is None:
+        return Lit(source)
+    if isinstance(source, (int, float)):
+        return Lit(source)
+    if not isinstance(source, str):
+        return None
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    c = _Compiler(path, rid, (), (), 0)
+    try:
+        return _Term(c, "then", list(scope)).convert(tree, 0)
+    except (RuleFileError, RuleLimitError):
+        return None
 
 
 def _chain(op: str, parts: list) -> Any:

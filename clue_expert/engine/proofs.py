@@ -174,7 +174,7 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
 
 
 #: Rules that narrow a clause one card at a time: a chain of them is written as one line.
-NARROWING = frozenset({"narrow-one-of-by-lacked-card", "narrow-new-one-of"})
+NARROWING = frozenset({"narrow-one-of", "narrow-not-all"})
 #: The rule that reads a show the seat did not see as a clause: when only a
 #: narrowing uses that clause, the narrowed clause is written at once, citing the turn.
 SHOWN_CLAUSE = "record-unseen-show-as-one-of"

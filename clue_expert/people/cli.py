@@ -22,12 +22,13 @@ from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError, RuleFileError
-from ..core.facts import DECISION_KINDS, describe, parse_fact
+from ..core.facts import DECISION_KINDS, KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
+from ..engine.engines.base import EngineFact
 from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
 from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
@@ -190,7 +191,8 @@ def _write_facts(k: Knowledge, path: str, record_path, console) -> None:
     """``deduce --export-facts``: the facts the seat gave its engine that no
     deduction rule concludes (observations, the set-up, facts given), in
     CLIPS's ``load-facts`` format."""
-    given = (key for key, j in k.justifications.items() if j.rule == GIVEN)
+    given = [EngineFact(key[0], tuple((f, k.values[key][f]) for f in KINDS[key[0]]))
+             for key, j in k.justifications.items() if j.rule == GIVEN]
     facts = input_facts(k.rule_engine.facts(), k.rules, given)
     Path(path).write_text(f";;; {record_path}: the seat's facts; (load-facts \"{Path(path).name}\") after "
                           f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts),
@@ -364,7 +366,7 @@ def cmd_rules(args) -> int:
     if args.json:
         out = [{"id": r.id, "ruleset": rs.id, "kind": rs.kind, "file": Path(rs.path).name, "group": r.group,
                 "priority": r.priority, "when": list(r.on), "message": r.message, "metadata": r.metadata,
-                "from": Path(r.path).name, "match": bool(r.patterns)}
+                "from": Path(r.path).name, "match": not r.shorthand}
                for rs in rulesets for r in rs.rules]
         print(json.dumps(out))
     else:

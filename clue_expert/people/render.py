@@ -402,7 +402,7 @@ class RulesView:
             for r in rs.rules:
                 where = (f"{rs.id} · {r.group}" if rs.kind == "deduction"
                          else f"{rs.id} · priority {r.priority}") + \
-                    f" · {'match' if r.patterns else 'when'} {', '.join(r.on)}"
+                    f" · {'when' if r.shorthand else 'match'} {', '.join(r.on)}"
                 if r.path != rs.path:  # brought in by extends or include
                     where += f" · from {Path(r.path).name}"
                 cell = Text(r.id, style="magenta")

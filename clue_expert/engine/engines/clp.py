@@ -15,7 +15,8 @@ and the seating), every compiled rule a ``defrule``:
   ``length$`` ...); :class:`~clue_expert.engine.ir.NotAll` is ``(not (and
   ...))`` and :class:`~clue_expert.engine.ir.Exists` is ``(exists ...)``;
 - ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
-  kind, named ``ID--KIND``);
+  kind, named ``ID--KIND``); an :class:`~clue_expert.engine.ir.Either` (``either:``)
+  likewise, one defrule per alternative;
 - the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
 - the right-hand side records the firing in the firing log, a global
   multifield (:data:`LOG`): the defrule's number, the indices of the facts it
@@ -35,8 +36,9 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
-from ..ir import TALLIES, Assertion, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
+from ..patterns import compile_term
 from .base import EngineFact
 
 #: The version of CLIPS inside clipspy (1.0.6 bundles 6.4).
@@ -218,6 +220,10 @@ class _RuleCompiler:
                 return f"(not (member$ {' '.join(args)}))"
             if t.op == "len":
                 return f"(length$ {args[0]})"
+            if t.op == "subset":
+                return f"(subsetp {' '.join(args)})"
+            if t.op == "without":
+                return f"(delete-member$ {' '.join(args)})"
             if t.op in ("<", "<=", ">", ">=", "+", "-", "and", "or", "not"):
                 return f"({t.op} {' '.join(args)})"
             raise self.refuse(f"the operator {t.op!r}")
@@ -294,19 +300,34 @@ def exportable(rule: Any) -> tuple:
             out.append(halt)
             continue
         fields = KINDS.get(c.kind)
-        if fields is None or c.kind not in ("held", "lacked", "one-of", "not-all") or len(c.args) != len(fields):
+        if fields is None or c.kind not in PURE_CONCLUSIONS or len(c.args) != len(fields):
             return ()
         values: list[tuple[str, Any]] = []
         for name, expr in zip(fields, c.args):
-            text = getattr(expr, "source", "").strip()
-            if text == "ENVELOPE":
-                values.append((name, Lit("envelope")))
-            elif _NAME.fullmatch(text) and text in variables:
-                values.append((name, Var(text)))
-            else:
+            term = conclusion_term(expr, variables)
+            if term is None:
                 return ()
+            values.append((name, term))
         out.append(Assertion(c.kind, tuple(values)))
     return tuple(out)
+
+
+#: The conclusions a rule may assert in plain CLIPS (and natively): the sheet's facts.
+PURE_CONCLUSIONS = ("held", "lacked", "one-of", "not-all", "bound")
+
+
+def conclusion_term(expr: Any, variables: Iterable[str]) -> Any:
+    """The IR term of one field of a conclusion (a compiled expression):
+    a variable the patterns bind, ``ENVELOPE``, a literal, or the operators
+    of :data:`~clue_expert.engine.ir.OPERATORS` over them (``low - 1``,
+    ``cards - {card}``); None for anything else (a library call)."""
+    source = getattr(expr, "source", expr)
+    text = source.strip() if isinstance(source, str) else source
+    if text == "ENVELOPE":
+        return Lit("envelope")
+    if isinstance(text, str) and _NAME.fullmatch(text):
+        return Var(text) if text in set(variables) else None
+    return compile_term(text, tuple(variables))
 
 
 @dataclass(frozen=True)
@@ -338,6 +359,8 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
     for node in nodes:
         if isinstance(node, Pattern) and not node.negated:
             yield node
+        elif isinstance(node, Either):
+            yield from node.items
 
 
 def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list[_Compiled]:
@@ -347,7 +370,12 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run."""
     salience = salience_of(rule.group, order)
-    if rule.patterns:
+    if rule.patterns and isinstance(rule.patterns[0], Either):  # one defrule per alternative, as CLIPS splits an or
+        alternatives = rule.patterns[0].items
+        alt_kinds = [p.kind for p in alternatives]
+        names = alt_kinds if len(set(alt_kinds)) == len(alt_kinds) else [str(n) for n in range(1, len(alt_kinds) + 1)]
+        variants = [(f"{rule.id}--{name}", (p, *rule.patterns[1:])) for name, p in zip(names, alternatives)]
+    elif rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
     else:
         kinds = tuple(rule.on)
@@ -453,6 +481,8 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     parts.append("")
     for tally in tallies_read(rules):
         parts += [tally_rule(tally), ""]
+    if "one-of" in derived_kinds(rules):
+        parts += [SUPERSEDE_ONE_OF, ""]
     for order, rule in enumerate(rules):
         native = exportable(rule)
         if not native:
@@ -464,22 +494,43 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     return "\n".join(parts)
 
 
-def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[tuple] = ()) -> list[EngineFact]:
+#: In a plain CLIPS program whose rules narrow one-of clauses: a narrower
+#: clause of an owner supersedes the wider ones that contain it, as in the
+#: seat's store (which retracts them from its engine), so a clause narrows
+#: along one chain; at the counts' salience, before any rule reads them.
+SUPERSEDE_ONE_OF = f"""(defrule supersede-one-of
+  (declare (salience {TALLY_SALIENCE}))
+  ?w <- (one-of (owner ?o) (cards $?wide))
+  (one-of (owner ?o) (cards $?narrow))
+  (test (and (< (length$ $?narrow) (length$ $?wide)) (subsetp $?narrow $?wide)))
+  =>
+  (retract ?w))"""
+
+
+def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterable[Any] = ()) -> list[EngineFact]:
     """What a knowledge base exported from ``rules`` starts from, out of the
     facts an engine holds: every fact of a kind the rules do not assert (the
-    observations, the set-up), the facts among ``given`` (keys given by
-    hand), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
+    observations, the set-up), the facts ``given`` by hand (their keys, or
+    the facts themselves: a given clause or bound that a narrower one has
+    since superseded in the engine is put back, for the program to narrow
+    again), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
     the seat declares it when the game starts (the rules count anew)."""
     rules = list(rules)
     derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)
     counts = set(TALLIES)
-    given = set(given)
+    given = list(given)
+    restore = [g for g in given if isinstance(g, EngineFact)]
+    given = {fact_key(g) if isinstance(g, EngineFact) else g for g in given}
     out = []
     for f in facts:
+        if f.kind not in KINDS:  # an adapter's own bookkeeping (experta's witness facts)
+            continue
         if f.kind in counts:
             out.append(EngineFact(f.kind, tuple((k, 0 if k == "n" else v) for k, v in f.values)))
         elif f.kind not in derived or fact_key(f) in given:
             out.append(f)
+    held = {fact_key(f) for f in out}
+    out.extend(f for f in restore if fact_key(f) not in held)
     return out
 
 

@@ -17,8 +17,11 @@ Every compiled rule becomes one experta rule:
 - ``match:`` items: a :class:`~clue_expert.engine.ir.Pattern` is a ``Fact``
   pattern with ``W`` variables (bound as ``_m<i>``), ``not:`` is ``NOT``, a
   :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
-  the variables it reads by name, :class:`~clue_expert.engine.ir.NotAll` is
-  ``NOT(AND(...))`` and :class:`~clue_expert.engine.ir.Exists` is ``EXISTS``.
+  the variables it reads by name, :class:`~clue_expert.engine.ir.Exists`
+  is ``EXISTS`` and :class:`~clue_expert.engine.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
+  ``NOT``; one of several items is refused when the rules are loaded:
+  experta's matcher rewrites ``NOT(AND(a, b))`` by De Morgan's law into
+  ``OR(NOT(a), NOT(b))``, which is not the negation of the join.
 
 The experta rule's action does nothing: :meth:`ExpertaEngine.run` takes the
 next activation off experta's agenda itself (what ``KnowledgeEngine.run``
@@ -42,7 +45,7 @@ from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
 from ...core.errors import RuleFileError  # noqa: E402
-from ..ir import TALLIES, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
+from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine  # noqa: E402
 
@@ -102,10 +105,19 @@ def _conditions(rule: Any) -> list:
 
 
 def _node(node: Any, i: int, rule: Any) -> Any:
+    if isinstance(node, Either):  # experta's OR, each alternative bound as the node's fact
+        return OR(*(getattr(AS, f"_m{i}") << _pattern(p) for p in node.items))
     if isinstance(node, Pattern):
         return NOT(_pattern(node)) if node.negated else getattr(AS, f"_m{i}") << _pattern(node)
     if isinstance(node, Test):
         return _test(node)
+    if isinstance(node, NotAll) and _conjunction(node):
+        # compiled around (see _witness): NOT of the witness fact of the rule's variables
+        kind, outer = _witness_kind(rule, i), _outer(rule, i)
+        return NOT(fact_class(kind)(**{v: W(v) for v in outer}))
+    if isinstance(node, Exists) and any(isinstance(n, Test) for n in node.items):
+        raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile a test inside exists: "
+                                                "experta's matcher wires only patterns there")
     if isinstance(node, (NotAll, Exists)):
         inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
         body = inner[0] if len(inner) == 1 else AND(*inner)
@@ -113,11 +125,57 @@ def _node(node: Any, i: int, rule: Any) -> Any:
     raise RuleFileError(rule.path, rule.id, f"the experta engine cannot compile {node_name(node)}")
 
 
+def _conjunction(node: NotAll) -> bool:
+    """Whether a negation is of several items (or of a test): experta's
+    matcher puts every rule in disjunctive normal form, rewriting
+    ``NOT(AND(a, b))`` by De Morgan's law into ``OR(NOT(a), NOT(b))``, which
+    is not the negation of the join (and fails on a ``TEST`` inside), so such
+    a negation is compiled around it (:func:`_witness`)."""
+    return len(node.items) > 1 or not isinstance(node.items[0], Pattern)
+
+
+def _witness_kind(rule: Any, i: int) -> str:
+    return f"not-witness-{rule.id}-{i}"
+
+
+def _outer(rule: Any, i: int) -> tuple[str, ...]:
+    """The variables the items before the ``i``-th bind that the negation's items read."""
+    bound: list[str] = []
+    for node in rule.patterns[:i]:
+        for p in node.items[:1] if isinstance(node, Either) else (node,):  # (alternatives bind alike)
+            if isinstance(p, Pattern) and not p.negated:
+                bound.extend(v for _, how, v in p.fields if how == "var" and v not in bound)
+    node = rule.patterns[i]
+    read = {v for item in node.items for v in (item.variables if isinstance(item, Test) else
+                                                 [v for _, how, v in item.fields if how == "var"])}
+    return tuple(v for v in bound if v in read)
+
+
+def _witness(rule: Any, i: int) -> list:
+    """The conditions of the witness rule of the rule's ``i``-th node, a
+    negated conjunction: the rule's items before it, then the negation's own
+    items as positive conditions.  Each activation is answered by the
+    adapter with a witness fact of the variables the negation reads
+    (:func:`_outer`), and the rule itself has ``NOT`` of that fact in its
+    place -- CLIPS's own way with ``(not (and ...))``, made explicit.  The
+    witness rules fire above every rule (as the counts do), so a rule's
+    activation is gone before it could fire when a witness exists.  The
+    facts the shipped negations look at (held, lacked) are never retracted,
+    so a witness stays true; one over a fact that is retracted later stays
+    too and only holds the rule back (never a wrong conclusion)."""
+    conditions = [_node(n, j, rule) for j, n in enumerate(rule.patterns[:i])
+                  if not (isinstance(n, NotAll) and _conjunction(n))]
+    base = len(rule.patterns)
+    for j, item in enumerate(rule.patterns[i].items):
+        conditions.append(_test(item) if isinstance(item, Test) else getattr(AS, f"_m{base + j}") << _pattern(item))
+    return conditions
+
+
 def _kinds_read(nodes: Sequence[Any]):
     for node in nodes:
         if isinstance(node, Pattern):
             yield node.kind
-        elif isinstance(node, (NotAll, Exists)):
+        elif isinstance(node, (NotAll, Exists, Either)):
             yield from _kinds_read(node.items)
 
 
@@ -132,9 +190,10 @@ MAX_BUILT = 32
 _BUILT: dict[tuple, tuple] = {}
 
 
-def _build(rules: Sequence[Any]) -> tuple[type, dict, dict]:
+def _build(rules: Sequence[Any]) -> tuple[type, dict, tuple]:
     """The experta engine class of ``rules``, with its rule names -> (rule
-    id, salience) and its tally rules' names -> tally."""
+    id, salience), and its tally rules' names -> tally and its witness
+    rules' names -> (witness kind, variables) (see :func:`_witness`)."""
     attrs: dict[str, Any] = {}
     names: dict[str, tuple[str, int]] = {}
     tallies: dict[str, Tally] = {}
@@ -145,6 +204,14 @@ def _build(rules: Sequence[Any]) -> tuple[type, dict, dict]:
         attrs[name] = Rule(*conditions, salience=TALLY_SALIENCE)(_action(name))
         names[name] = (tally.kind, TALLY_SALIENCE)
         tallies[name] = tally
+    witnesses: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for n, rule in enumerate(rules):
+        for i, node in enumerate(rule.patterns):
+            if isinstance(node, NotAll) and _conjunction(node):
+                name = f"w{n}_{i}_{rule.id.replace('-', '_')}"
+                attrs[name] = Rule(*_witness(rule, i), salience=TALLY_SALIENCE)(_action(name))
+                names[name] = (rule.id, TALLY_SALIENCE)
+                witnesses[name] = (_witness_kind(rule, i), _outer(rule, i))
     for n, rule in enumerate(rules):
         name = f"r{n}_{rule.id.replace('-', '_')}"
         # the group's salience, then file order among the rules of a group (experta's
@@ -152,7 +219,7 @@ def _build(rules: Sequence[Any]) -> tuple[type, dict, dict]:
         salience = SALIENCE[rule.group] * RULE_SLOTS + RULE_SLOTS - 1 - min(n, RULE_SLOTS - 1)
         attrs[name] = Rule(*_conditions(rule), salience=salience)(_action(name))
         names[name] = (rule.id, salience)
-    return type("ClueRules", (KnowledgeEngine,), attrs), names, tallies
+    return type("ClueRules", (KnowledgeEngine,), attrs), names, (tallies, witnesses)
 
 
 def _action(name: str):
@@ -178,6 +245,8 @@ class ExpertaEngine(RuleEngine):
         self._names: dict[str, tuple[str, int]] = {}
         #: experta rule name -> the tally it keeps.
         self._tallies: dict[str, Tally] = {}
+        #: experta rule name -> (witness kind, variables) of a negated conjunction (see _witness).
+        self._witnesses: dict[str, tuple[str, tuple[str, ...]]] = {}
         #: (tally kind, group values) -> its count fact now.
         self._counts: dict[tuple, EngineFact] = {}
         #: experta fact id -> the fact as declared.
@@ -199,7 +268,7 @@ class ExpertaEngine(RuleEngine):
             built = _BUILT[key] = _build(rules)
             while len(_BUILT) > MAX_BUILT:
                 del _BUILT[next(iter(_BUILT))]
-        cls, self._names, self._tallies = built
+        cls, self._names, (self._tallies, self._witnesses) = built
         self._ke = cls()  # (experta builds the engine's Rete network here)
         self.reset()
 
@@ -280,6 +349,11 @@ class ExpertaEngine(RuleEngine):
                 tally = self._tallies.get(act.rule.__name__)
                 if tally is not None:
                     self._count(tally, act.context)
+                    continue
+                witness = self._witnesses.get(act.rule.__name__)
+                if witness is not None:  # a negated conjunction now has a witness
+                    kind, variables = witness
+                    self.declare(EngineFact(kind, tuple((v, act.context[v]) for v in variables)))
                     continue
                 self._step += 1
                 firing = EngineFiring(self._activation(act), self._step)
