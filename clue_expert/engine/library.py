@@ -767,8 +767,7 @@ def _shadow(k: KnowledgeView, player: str):
 def known_to(k: KnowledgeView, player):
     if k.me is None or player == k.me:
         return frozenset()
-    shadow = k.memo(("shadow", player), lambda: _shadow(k, player))
-    return frozenset(c for c in k.held_by(k.me) if shadow.status(k.me, c) == "held")
+    return _shadow_summary(k, player)[0]
 
 
 # --- the race (Speed Clue) ------------------------------------------------------
@@ -779,8 +778,17 @@ def known_to(k: KnowledgeView, player):
 # the cards others showed him, his next suggestion).
 
 
-def _shadow_of(k: KnowledgeView, player: str):
-    return k.memo(("shadow", player), lambda: _shadow(k, player))
+def _shadow_summary(k: KnowledgeView, player: str) -> tuple[frozenset, int]:
+    """What the rules read of a player's shadow: the seat's cards it holds
+    as known, and how many envelopes it leaves.  Memoised as these two
+    values, not as the shadow: a shadow is a whole knowledge with its own
+    engine (one per opponent and seat, rebuilt at each new fact), and kept
+    alive they made a 10-player game on a 90-card edition pass 1 GB."""
+    def build() -> tuple[frozenset, int]:
+        shadow = _shadow(k, player)
+        seen = frozenset(c for c in k.held_by(k.me) if shadow.status(k.me, c) == "held") if k.me else frozenset()
+        return seen, _count_envelopes(shadow)
+    return k.memo(("shadow", player), build)
 
 
 @function("how many envelope contents the player's shadow (the seat's model of what he knows, as in "
@@ -788,7 +796,7 @@ def _shadow_of(k: KnowledgeView, player: str):
 def shadow_envelopes(k: KnowledgeView, player):
     if player == k.me:
         return _count_envelopes(k)
-    return k.memo(("shadow-envelopes", player), lambda: _count_envelopes(_shadow_of(k, player)))
+    return _shadow_summary(k, player)[1]
 
 
 def _count_envelopes(view: KnowledgeView) -> int:
