@@ -2,12 +2,17 @@
 
     python benchmarks/worker_memory.py [--games 600] [--players 4] [--workers 2]
         [--strategy clue-expert-information-gain --strategy mitchell-basic ...] [--edition cluedo]
+        [--cluster local]
 
 Runs ``clue-expert simulate`` in a child process and samples, every 0.2 s,
 the resident size (VmRSS in /proc) of the simulate process and of each of
 its pool workers; prints the peak of each, how many worker processes played
 (the pool replaces a worker after ``simulate.GAMES_PER_WORKER`` games) and
-the bound docs/performance.md states.  Linux only (/proc).
+the bound docs/performance.md states.  With ``--cluster local`` the games
+run on a Dask ``LocalCluster`` of ``--workers`` processes (the nanny and
+worker processes are the simulate process's descendants; each is sampled;
+a cluster worker drops its cached players every
+``simulate.GAMES_PER_WORKER`` games).  Linux only (/proc).
 """
 from __future__ import annotations
 
@@ -31,6 +36,16 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (a Dask cluster's nannies start the workers)."""
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
 def children(pid: int) -> list[int]:
     """The child processes of every thread of ``pid`` (the pool starts replacement workers from a thread)."""
     out = []
@@ -50,6 +65,7 @@ def main() -> None:
     ap.add_argument("--edition", default="cluedo")
     ap.add_argument("--strategy", action="append")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--cluster", help="run on a Dask cluster (local: a LocalCluster of --workers processes)")
     args = ap.parse_args()
     strategies = args.strategy or ["clue-expert-information-gain", "mitchell-basic", "kingston-deduction"]
     cmd = [sys.executable, "-m", "clue_expert", "simulate", "--games", str(args.games), "--players",
@@ -57,6 +73,8 @@ def main() -> None:
            "--json"]
     for s in strategies:
         cmd += ["--strategy", s]
+    if args.cluster:
+        cmd += ["--cluster", args.cluster]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
@@ -66,7 +84,7 @@ def main() -> None:
         size = rss_mb(proc.pid)
         if size:
             parent_peak = max(parent_peak, size)
-        for child in children(proc.pid):
+        for child in descendants(proc.pid):
             size = rss_mb(child)
             if size:
                 worker_peak[child] = max(worker_peak.get(child, 0.0), size)
@@ -76,7 +94,8 @@ def main() -> None:
     if proc.returncode != 0:
         print(err, file=sys.stderr)
         raise SystemExit(proc.returncode)
-    print(f"{args.games} games, {args.players} players, {args.workers} workers, {args.edition}, "
+    where = f"Dask cluster {args.cluster}" if args.cluster else "process pool"
+    print(f"{args.games} games, {args.players} players, {args.workers} workers ({where}), {args.edition}, "
           f"strategies {', '.join(strategies)}: {wall:.0f} s")
     print(f"  simulate process peak: {parent_peak:.0f} MB")
     peaks = sorted(worker_peak.values())

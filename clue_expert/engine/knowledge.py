@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from .backbone import SatModel, Unsatisfiable
+from .backbone import MAX_COMPLETION_CELLS, SatModel, Unsatisfiable
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, RuleFileError, RuleLimitError, UnknownPlayerError
@@ -373,6 +373,15 @@ class Knowledge:
         sizes[ENVELOPE] = edition.envelope_size
         #: owner -> number of cards held.
         self.hand_sizes: dict[str, int] = sizes
+        cells = len(edition.cards) * len(self.owners)
+        #: Why the completion step does not run although asked for (None when it runs as asked).
+        self.completion_note: str | None = None
+        if complete and cells > MAX_COMPLETION_CELLS:
+            complete = False
+            self.completion_note = (
+                f"the completion step (SAT case analysis) is off for this game: {len(edition.cards)} cards x "
+                f"{len(self.owners)} owners = {cells:,} cells, over its limit of {MAX_COMPLETION_CELLS:,} "
+                f"(docs/limits.md); the sheet holds what the rules find, every fact of it true")
         #: Whether the SAT completeness step runs.
         self.complete = complete
         #: Called with each :class:`Firing` as it happens (``--watch``).

@@ -111,6 +111,8 @@ def cmd_deduce(args) -> int:
     for path, record in loaded:
         level = get_level(args.knowledge)
         k, error = _deduce_replay(args, record, level, console)
+        if k.completion_note:
+            print(f"note: {path}: {k.completion_note}", file=sys.stderr)
         if args.export_facts:
             _write_facts(k, args.export_facts, path, console)
         beliefs = None
