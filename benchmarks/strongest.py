@@ -3,7 +3,7 @@
 
     python benchmarks/strongest.py [--players 3 4 5 6] [--games 210] [--workers 2] [--seed 23]
                                    [--candidate SPEC ...] [--clue-precision]
-                                   [--field our|outside|mixed] [--table NAME ...]
+                                   [--field our|outside|mixed|all] [--table NAME ...]
 
 At each table size: random cluedo deals, the default seat for that size (or
 each ``--candidate``) seated with one seat of every family -- Kingston's
@@ -32,7 +32,9 @@ take as facts.
   of that family; then ``--games`` games against the mix, each of the other
   seats drawn at random from the families;
 * ``mixed``: ``--games`` games against a mix drawn from the outside
-  families and our own :data:`FIELD` together.
+  families and our own :data:`FIELD` together;
+* ``all``: the tables of ``outside``, then the one of ``mixed``: every
+  figure the issue's "done when" asks for, in one run.
 
 The seats are seated in a seeded random order, the deals and draws seeded
 from ``--seed`` and the game number, so every candidate meets the same
@@ -227,13 +229,13 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
     cands = candidates or [default_seat(players)]
     ours = [s for s in FIELD if seat_spec(parse_seat(s)) not in {seat_spec(parse_seat(c)) for c in cands}]
     tables = []
-    if field == "outside":
+    if field in ("outside", "all"):
         tables += [(name, lambda rng, s=spec: [s] * (players - 1)) for name, spec in OUTSIDE.items()]
         pool = list(OUTSIDE.values())
         tables.append(("outside mix", lambda rng: [rng.choice(pool) for _ in range(players - 1)]))
-    else:
-        pool = list(OUTSIDE.values()) + ours
-        tables.append(("mixed field (outside + ours)", lambda rng: [rng.choice(pool) for _ in range(players - 1)]))
+    if field in ("mixed", "all"):
+        mixed = list(OUTSIDE.values()) + ours
+        tables.append(("mixed field (outside + ours)", lambda rng: [rng.choice(mixed) for _ in range(players - 1)]))
     if only:
         unknown = [t for t in only if t not in [label for label, _ in tables]]
         if unknown:
@@ -268,7 +270,8 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
             b = won[best] / seats[best]
             blo, bhi = wilson(won[best], seats[best])
             verdict = ("first, intervals apart" if lo > bhi else "first" if wins / games > b
-                       else "tied" if wins / games == b else "behind, intervals apart" if hi < blo else "behind")
+                       else "tied" if wins / games == b else "behind, intervals apart" if hi < blo
+                       else "behind, intervals overlap")
             print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {b:.1%} | "
                   f"{blo:.1%}–{bhi:.1%} | {verdict} |")
         rate = f"{wrong / acc:.1%}" if acc else "n/a"
@@ -287,11 +290,12 @@ def main() -> None:
                     help="seat spec(s) to put first instead of the shipped default (repeatable)")
     ap.add_argument("--clue-precision", action="store_true",
                     help="count the opponent models' probable clues and how many were true, instead of the table")
-    ap.add_argument("--field", choices=["our", "outside", "mixed"], default="our",
+    ap.add_argument("--field", choices=["our", "outside", "mixed", "all"], default="our",
                     help="our: the shipped field (the table above); outside: each outside family and their mix; "
-                         "mixed: the outside families and ours together")
+                         "mixed: the outside families and ours together; all: the outside tables, then the mixed one")
     ap.add_argument("--table", action="append", default=[], metavar="NAME",
-                    help="with --field outside: play only this table (a family's name or 'outside mix'; repeatable)")
+                    help="with --field outside|all: play only this table (a family's name, 'outside mix' or "
+                         "'mixed field (outside + ours)'; repeatable)")
     a = ap.parse_args()
     for n in a.players:
         if a.field != "our" and not a.clue_precision:

@@ -1,0 +1,159 @@
+"""Are the accusation's stated chances right?  (issue 26)
+
+    python benchmarks/calibration.py [--players 6] [--games 60] [--workers 2] [--seed 301]
+                                     [--field mixed|outside] [--candidate SPEC]
+
+Plays the candidate (the size's default seat unless ``--candidate``) against
+the field of ``benchmarks/strongest.py --field mixed`` (or the outside mix),
+the same seeded deals, opponents and seat order as there, and at every
+accusation offer to the candidate records what the accusation rules read:
+
+* the likeliest envelope and its probability by the sheet's exact beliefs,
+  by the beliefs that take the probable clues as facts (``'clues'``) and by
+  the weighted beliefs (``'weighted'``);
+* the race risk, ``race_risk(0.5)``: the model's chance that an opponent
+  names the envelope before the seat's next turn;
+* whether the seat accused, and with what.
+
+After each game it checks them against the deal: whether each likeliest
+envelope was the envelope, and whether an opponent did win before the
+seat's next turn (the game ended with another winner and the seat had no
+later offer).  Prints, bucketed by stated probability, how many offers fell
+in the bucket, the mean stated figure and how often it came true, for every
+source; then the same for the accusations the seat made.  A calibrated
+figure comes true about as often as it says.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from strongest import FIELD, OUTSIDE, _SEATS, _jobs  # noqa: E402
+
+from clue_expert.core.cards import get_edition  # noqa: E402
+from clue_expert.core.deals import random_deal  # noqa: E402
+from clue_expert.engine.library import FUNCTIONS  # noqa: E402
+from clue_expert.play.game import play_game  # noqa: E402
+from clue_expert.play.players import parse_seat, seat_player  # noqa: E402
+from clue_expert.play.seats import default_seat, seat_spec  # noqa: E402
+from clue_expert.play.simulate import hash_seed, wilson  # noqa: E402
+
+SOURCES = ("sheet", "clues", "weighted")
+BUCKETS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0 - 1e-9, 1.0)
+
+
+def play_one(job: tuple) -> list:
+    """One game; returns a row per accusation offer to the candidate."""
+    index, seed, players, seats, cand = job
+    names = tuple(f"player{i + 1}" for i in range(players))
+    deal = random_deal(get_edition("cluedo"), names, random.Random(f"{seed}:deal:{index}"))
+    gseed = hash_seed(seed, index)
+    seated = {}
+    for i, (p, spec) in enumerate(zip(names, seats)):
+        player = _SEATS.get((p, spec))
+        if player is None:
+            player = _SEATS[(p, spec)] = seat_player(p, spec)
+        player.rng.seed(gseed * 10 + i)
+        seated[p] = player
+    me = names[cand]
+    player = seated[me]
+    rows: list = []
+    accuse = player.accuse
+
+    def recording(turn, _accuse=accuse):
+        out = _accuse(turn)  # catches up on the events first
+        k = player.knowledge
+        row = {"turn": turn, "accused": None if out is None else tuple(out),
+               "risk": FUNCTIONS["race_risk"](k, 0.5), "solved": k.solved()}
+        for s in SOURCES:
+            row[s] = (FUNCTIONS["envelope_top_probability"](k, s), tuple(FUNCTIONS["envelope_top"](k, s)))
+        rows.append(row)
+        return out
+    player.accuse = recording
+    try:
+        result = play_game(deal, seated)
+    finally:
+        player.__dict__.pop("accuse", None)
+    env = set(deal.envelope)
+    for i, row in enumerate(rows):
+        last = i == len(rows) - 1
+        row["lost_before_next"] = last and result.winner is not None and result.winner != me
+        for s in SOURCES:
+            row[s + "_right"] = set(row[s][1]) == env
+        row["accused_right"] = row["accused"] is not None and set(row["accused"]) == env
+    return rows
+
+
+def _run(jobs: list, workers: int) -> list:
+    if workers <= 1:
+        return [play_one(j) for j in jobs]
+    import multiprocessing
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(play_one, jobs, chunksize=1)
+
+
+def _bucket(p: float) -> int:
+    for i in range(len(BUCKETS) - 1):
+        if p < BUCKETS[i + 1]:
+            return i
+    return len(BUCKETS) - 2
+
+
+def _label(i: int) -> str:
+    lo, hi = BUCKETS[i], BUCKETS[i + 1]
+    return "1 (certain)" if lo >= 1.0 - 1e-9 else f"{lo:.2f}–{min(hi, 1.0):.2f}"
+
+
+def report(title: str, pairs: list) -> None:
+    """``pairs``: (stated probability, came true) -> a bucketed table."""
+    print(f"\n{title}")
+    print("| stated | offers | mean stated | came true | 95 % interval |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    groups: dict = {}
+    for p, ok in pairs:
+        groups.setdefault(_bucket(p), []).append((p, ok))
+    for i in sorted(groups):
+        xs = groups[i]
+        n, t = len(xs), sum(ok for _, ok in xs)
+        lo, hi = wilson(t, n)
+        print(f"| {_label(i)} | {n} | {sum(p for p, _ in xs) / n:.3f} | {t / n:.1%} | {lo:.1%}–{hi:.1%} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--players", type=int, default=6)
+    ap.add_argument("--games", type=int, default=60)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=301)
+    ap.add_argument("--field", choices=["mixed", "outside"], default="mixed")
+    ap.add_argument("--candidate", default=None, metavar="SPEC")
+    a = ap.parse_args()
+    cand = a.candidate or default_seat(a.players)
+    ours = [s for s in FIELD if seat_spec(parse_seat(s)) != seat_spec(parse_seat(cand))]
+    pool = list(OUTSIDE.values()) + (ours if a.field == "mixed" else [])
+    t = time.perf_counter()
+    games = _run(_jobs(a.players, a.games, a.seed, cand, lambda rng: [rng.choice(pool) for _ in range(a.players - 1)]),
+                 a.workers)
+    rows = [r for g in games for r in g]
+    print(f"{a.players} players, {a.games} games, seed {a.seed}, field {a.field}: `{cand}` "
+          f"({len(rows)} accusation offers; {time.perf_counter() - t:.0f} s on {a.workers} worker(s))")
+    for s in SOURCES:
+        report(f"likeliest envelope by the {s} beliefs, at every offer: is it the envelope?",
+               [(r[s][0], r[s + "_right"]) for r in rows if not r["solved"]])
+    report("race_risk(0.5) at every offer before certainty: did an opponent win before the seat's next turn?",
+           [(r["risk"], r["lost_before_next"]) for r in rows if not r["solved"]])
+    made = [r for r in rows if r["accused"] is not None]
+    wrong = sum(not r["accused_right"] for r in made)
+    print(f"\naccusations {len(made)}, at certainty {sum(r['solved'] for r in made)}, wrong {wrong}")
+    for s in SOURCES:
+        report(f"the guesses (accusations before certainty) by the {s} beliefs' stated probability: right?",
+               [(r[s][0], r["accused_right"]) for r in made if not r["solved"]])
+
+
+if __name__ == "__main__":
+    main()
