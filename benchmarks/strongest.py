@@ -39,8 +39,10 @@ take as facts.
 The seats are seated in a seeded random order, the deals and draws seeded
 from ``--seed`` and the game number, so every candidate meets the same
 deals and opponents.  Per size and candidate it prints, per table, the
-candidate's win rate and each opposing family's win rate per seat with
-their 95 % Wilson intervals, whether the candidate is first, then the
+candidate's win rate and the best opposing seat spec's win rate per seat
+(with its seat-games: in a mix that is the best of many specs seated a few
+times each, a noisy maximum) with their 95 % Wilson intervals, whether the
+candidate is first ("behind, intervals overlap" is a statistical tie), then the
 candidate's accusations (at certainty and guesses), how many were wrong,
 and the longest single call to the seat (a suggestion, an accusation
 offer, a card to show or an event to take in: its deduction and beliefs),
@@ -245,9 +247,9 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
     for cand in cands:
         t = time.perf_counter()
         print(f"\n{players} players, seed {seed}, {games} games per table: `{cand}`")
-        print("| table | candidate's win rate | 95 % interval | best other seat | its win rate per seat | "
+        print("| table | candidate's win rate | 95 % interval | best other seat | its seat-games | its win rate per seat | "
               "95 % interval | first? |")
-        print("| --- | ---: | --- | --- | ---: | --- | --- |")
+        print("| --- | ---: | --- | --- | ---: | ---: | --- | --- |")
         acc = guess = wrong = 0
         longest = (0.0, 0.0)
         for label, draw in tables:
@@ -272,7 +274,7 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
             verdict = ("first, intervals apart" if lo > bhi else "first" if wins / games > b
                        else "tied" if wins / games == b else "behind, intervals apart" if hi < blo
                        else "behind, intervals overlap")
-            print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {b:.1%} | "
+            print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {seats[best]} | {b:.1%} | "
                   f"{blo:.1%}–{bhi:.1%} | {verdict} |")
         rate = f"{wrong / acc:.1%}" if acc else "n/a"
         print(f"accusations {acc} ({guess} before certainty), wrong {wrong} ({rate}); longest call {longest[0]:.2f} s "

@@ -16,11 +16,11 @@ from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
-PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-calibrated-race"
+PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-even-race"
                    ":model=first-round-asks")
-PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-clue-race"
+PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-race-60"
                  ":model=first-round-asks:model=second-round-asks")
-WEIGHTED_GAIN = ("clue-expert-weighted-information-gain:response=seen-model:accusation=clue-expert-calibrated-race"
+WEIGHTED_GAIN = ("clue-expert-weighted-information-gain:response=seen-model:accusation=clue-expert-even-race"
                  ":model=first-round-asks:model=second-round-asks")
 
 
@@ -74,13 +74,13 @@ def test_the_seat_follows_the_table_size_between_games():
         assert server.ask("reset 6 0 " + codes(hand[:3])) == "ok"
         assert agent.player.strategy.id == "clue-expert-probable-information-gain"
         assert agent.player.response.id == "seen-model"
-        assert agent.player.accusation.id == "clue-expert-clue-race"
+        assert agent.player.accusation.id == "clue-expert-race-60"  # issue 26's second pass
         assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
         assert [m.id for m in agent.player.models] == ["first-round-asks"]  # the 5-player seat: no second-round model
         assert server.ask("reset 4 1 " + codes(hand[:5])) == "ok"
         assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
         assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's 4-player seat
-        assert agent.player.accusation.id == "clue-expert-calibrated-race"
+        assert agent.player.accusation.id == "clue-expert-even-race"
         assert server.ask("reset 3 1 " + codes(hand)) == "ok"
         assert agent.player.strategy.id == "clue-expert-focused"
         reply = server.ask("suggest")

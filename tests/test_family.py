@@ -199,7 +199,7 @@ def test_a_broken_file_in_the_editions_folder_does_not_break_editions(tmp_path, 
 @pytest.mark.parametrize("edition", [pytest.param("four-categories.yaml", marks=pytest.mark.slow), "two-suspects.yaml"])
 def test_simulate_and_play_on_an_edition_file(edition, capsys):
     path = str(Path(__file__).resolve().parent / "data" / "editions" / edition)
-    # the default seat at 4 players may guess (clue-expert-calibrated-race); accusing at certainty is never wrong
+    # the default seat at 4 players may guess (clue-expert-even-race); accusing at certainty is never wrong
     assert main(["simulate", "--edition", path, "--players", "4", "--games", "4", "--json", "--workers", "1",
                  "--accusation", "when-certain"]) == 0
     summary = json.loads(capsys.readouterr().out)
