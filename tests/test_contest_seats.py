@@ -40,14 +40,14 @@ def play(server, n, game):
 def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
-    assert default_seat(3) == FOCUSED
+    assert default_seat(3) == WEIGHTED_GAIN  # issue 26's second pass: the 4-player seat at 3 players too
     assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, PROBABLE_GAIN_5, PROBABLE_GAIN)
-    assert default_seat(2) == FOCUSED and default_seat(9) == PROBABLE_GAIN  # the nearest size
+    assert default_seat(2) == WEIGHTED_GAIN and default_seat(9) == PROBABLE_GAIN  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
 
 
-@pytest.mark.parametrize("n, seat, strategy", [(3, FOCUSED, "clue-expert-focused"),
+@pytest.mark.parametrize("n, seat, strategy", [(3, WEIGHTED_GAIN, "clue-expert-weighted-information-gain"),
                                                (6, PROBABLE_GAIN, "clue-expert-probable-information-gain")])
 def test_default_seat_per_size_and_replies_within_budget(n, seat, strategy):
     server, agent, thread, log = start_agent()
@@ -70,7 +70,7 @@ def test_the_seat_follows_the_table_size_between_games():
     try:
         hand = ["green", "knife", "ballroom", "study", "plum", "rope"]
         assert server.ask("reset 3 0 " + codes(hand)) == "ok"
-        assert agent.player.strategy.id == "clue-expert-focused"
+        assert agent.player.strategy.id == "clue-expert-weighted-information-gain"
         assert server.ask("reset 6 0 " + codes(hand[:3])) == "ok"
         assert agent.player.strategy.id == "clue-expert-probable-information-gain"
         assert agent.player.response.id == "seen-model"
@@ -81,8 +81,8 @@ def test_the_seat_follows_the_table_size_between_games():
         assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
         assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's 4-player seat
         assert agent.player.accusation.id == "clue-expert-even-race"
-        assert server.ask("reset 3 1 " + codes(hand)) == "ok"
-        assert agent.player.strategy.id == "clue-expert-focused"
+        assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
+        assert agent.player.strategy.id == "clue-expert-probable-information-gain"
         reply = server.ask("suggest")
         assert reply.startswith("suggest ") and len(reply) == 16
         server.ask("done")
