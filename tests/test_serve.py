@@ -141,7 +141,7 @@ def test_cells_give_proofs_or_what_would_settle_them(tmp_path):
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
     items = r["proof"]["items"]
     assert r["fact"] == "envelope holds hall" and r["turn"] == 16 and len(items) == 28
-    assert items[-1]["cites"] == ["5", "16", "27"] and items[-1]["rule"] == "card-nobody-holds-is-in-envelope"
+    assert items[-1]["cites"] == ["5", "14", "27"] and items[-1]["rule"] == "card-nobody-holds-is-in-envelope"
     c.post("/api/undo")
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
     assert r["status"] == "unknown" and "proof" not in r

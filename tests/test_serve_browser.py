@@ -233,7 +233,7 @@ def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     assert d.find_element(By.ID, "proof-title").text == "Why envelope holds hall?"
     lines = d.find_elements(By.CSS_SELECTOR, "#proof li")
     assert len(lines) == 28 and lines[0].get_attribute("data-label") == "1"
-    assert "card-nobody-holds-is-in-envelope: 5, 16, 27" in lines[-1].text
+    assert "card-nobody-holds-is-in-envelope: 5, 14, 27" in lines[-1].text
     d.execute_script("document.getElementById('panel').scrollIntoView({block: 'start'})")
     _screenshot(d, tmp_path, f"notebook-proof-{viewport}.png")
     # ---- a contradiction: refused, naming the turns, the entry kept
