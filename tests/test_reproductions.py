@@ -150,3 +150,22 @@ def test_optional_no_holder_rule_has_passing_scenarios_and_is_not_in_the_level()
     for sc in scenarios:
         run_scenario(sc, get_level("kingston").rulesets() + (rs,))
     assert rs.id not in {r.id for r in get_level("kingston").rulesets()}
+
+
+def test_kingston_asked_again_model_fires_true_clues_in_his_deal_1(tmp_path, capsys):
+    """Kingston's 'human' inference (asked A,B,C then D,B,C: shown A), an
+    opponent model, fires in a played No-intelligence game of his deal 1 (3
+    players, player1's view) and every clue it gives is true of the deal."""
+    record = tmp_path / "k1.json"
+    assert main(["play", "--deal", "kingston-1-3p", "--strategy", "kingston-no-intelligence:knowledge=kingston",
+                 "--record", str(record), "--show", "quiet", "--no-sheets", "--no-color"]) == 0
+    capsys.readouterr()
+    model = Path(__file__).resolve().parent.parent / "rules" / "models" / "kingston-asked-again.yaml"
+    assert main(["deduce", str(record), "--knowledge", "kingston", "--model", str(model), "--json"]) == 0
+    clues = [c["clue"] for c in json.loads(capsys.readouterr().out)["probable"]]
+    assert clues == ["player3 probably holds dagger", "player2 probably holds mrs-peacock",
+                     "player3 probably holds mrs-white", "player2 probably holds revolver"]
+    deal = get_deal("kingston-1-3p")
+    for clue in clues:
+        owner, _, _, card = clue.split()
+        assert card in deal.hands[owner]

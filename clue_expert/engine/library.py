@@ -252,9 +252,10 @@ def known_owned(k: KnowledgeView, _unused=None):
     return frozenset().union(*(k.held_by(p) for p in k.players))
 
 
-@function("Kingston's 'possible' list: cards in the owner's live one-of clauses not known held or lacked")
+@function("Kingston's 'possible' list: cards of every possible set recorded for the owner (those he is known to "
+          "satisfy included) not known held or lacked by him")
 def possible_cards(k: KnowledgeView, owner):
-    return frozenset().union(*clauses(k, owner)) - k.lacked_by(owner) - k.held_by(owner)
+    return frozenset().union(*k.recorded_one_of_clauses(owner)) - k.lacked_by(owner) - k.held_by(owner)
 
 
 @function("the cards of the set that belong to the category")

@@ -88,6 +88,9 @@ class KnowledgeView(Protocol):
     def one_of_clauses(self, owner: str) -> list[frozenset]:
         """Live (narrowed, unsatisfied) one-of clauses of the owner."""
 
+    def recorded_one_of_clauses(self, owner: str) -> list[frozenset]:
+        """Every one-of clause recorded for the owner, satisfied ones included."""
+
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses."""
 
