@@ -43,13 +43,27 @@ def test_native_firings_give_the_facts_and_justifications_experta_gives(monkeypa
     monkeypatch.setattr(clips_adapter.ClipsEngine, "_take_log", lambda self: takes.append(1) or take(self))
     on_clips = _observed(record, "clips", complete=False)
     assert {"record-pass-as-lacked", "holder-excludes-other-owners"} <= set(native)
-    assert not set(native) & set(python) and len(native) > 50
+    assert not set(native) & set(python) and len(native) > 30
     # CLIPS stopped the run only for a right-hand side the seat computes, never for a native one
     assert len(takes) <= len(python) + len(runs)
     monkeypatch.undo()
     on_experta = _observed(record, "experta", complete=False)
     assert _account(on_clips) == _account(on_experta)
     assert on_clips.sheet() == on_experta.sheet()
+
+
+def test_a_native_rule_never_fires_to_assert_a_fact_clips_holds(monkeypatch):
+    """A native rule that asserts one cell has ``(not CELL)`` as its last
+    pattern: a firing that would conclude nothing never reaches the agenda."""
+    record = random_record(random.Random(3), n_players=4, n_turns=14)
+    native = []
+    seat = knowledge_module.Knowledge._on_firing
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+        firing.native is None or native.append(firing.native), seat(self, firing)))
+    k = _observed(record, "clips", complete=False)
+    assert len(native) > 30 and all(native)
+    text = k.rule_engine._rules["record-pass-as-lacked"].head
+    assert text.rstrip().endswith("=>") and "(not (lacked (owner ?player) (card ?card)))" in text
 
 
 def _clash(engine: str) -> tuple:

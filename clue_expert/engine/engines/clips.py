@@ -95,7 +95,8 @@ class ClipsEngine(RuleEngine):
         native = native or {}
         compiled: dict[str, _Compiled] = {}
         for order, rule in enumerate(rules):
-            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order):
+            # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
+            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True):
                 compiled[c.name] = c
         env = clips.Environment()
         # clipspy's error router is asked about every read and write CLIPS

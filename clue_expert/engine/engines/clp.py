@@ -363,10 +363,14 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
             yield from node.items
 
 
-def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list[_Compiled]:
+def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False) -> list[_Compiled]:
     """The defrules of one compiled rule, the ``order``-th loaded (one per
     trigger kind for ``when:`` with several kinds), its right-hand side
-    ``native`` (default: the rule's own, :func:`native_of`).  Raises
+    ``native`` (default: the rule's own, :func:`native_of`).  With
+    ``new_only``, a native right-hand side that asserts one fact from its
+    variables gets a last pattern ``(not FACT)``: it is not activated, or its
+    activation leaves the agenda, once the engine holds the fact (such a
+    firing would conclude nothing; :func:`_new_only`).  Raises
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run."""
     salience = salience_of(rule.group, order)
@@ -391,10 +395,28 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0) -> list
             if isinstance(node, Pattern) and not node.negated:
                 positive.append(node)
                 basis.append(f"(fact-index ?f{i})")
+        if new_only and (absent := _new_only(native)) is not None:
+            lhs.append(f"(not {comp.pattern(absent)})")
         asserts = tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
         out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts))
     return out
+
+
+def _new_only(native: tuple) -> Pattern | None:
+    """The pattern of the one fact a native right-hand side asserts, when
+    its values are variables and literals (None otherwise)."""
+    if len(native) != 1 or not isinstance(native[0], Assertion):
+        return None
+    fields = []
+    for name, term in native[0].values:
+        if isinstance(term, Var):
+            fields.append((name, "var", term.name))
+        elif isinstance(term, Lit) and not isinstance(term.value, (tuple, list, set, frozenset)):
+            fields.append((name, "lit", term.value))
+        else:
+            return None
+    return Pattern(native[0].kind, tuple(fields), negated=True)
 
 
 @dataclass(frozen=True)
