@@ -62,6 +62,23 @@ def test_a_native_rule_never_fires_to_assert_a_fact_clips_holds(monkeypatch):
         firing.native is None or native.append(firing.native), seat(self, firing)))
     k = _observed(record, "clips", complete=False)
     assert len(native) > 30 and all(native)
+
+
+def test_a_clause_the_owner_satisfies_is_not_narrowed(monkeypatch):
+    """narrow-one-of's last pattern (no held card of the clause): once the
+    owner holds one of a clause's cards, its lacked cards no longer fire it."""
+    fired = []
+    seat = knowledge_module.Knowledge._on_firing
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+        fired.append(firing.rule), seat(self, firing)))
+    record = random_record(random.Random(3), n_players=4, n_turns=2)
+    k = Knowledge(record.edition, record.players, None, record.hand_sizes, complete=False)
+    bob = k.players[1]
+    plum, rope, hall = k.cards[:3]
+    k.observe(Given((("one-of", bob, (plum, rope, hall)), ("held", bob, hall))), 1)
+    fired.clear()
+    k.observe(Given((("lacked", bob, plum),)), 2)
+    assert "narrow-one-of" not in fired, fired
     text = k.rule_engine._rules["record-pass-as-lacked"].head
     assert text.rstrip().endswith("=>") and "(not (lacked (owner ?player) (card ?card)))" in text
 
