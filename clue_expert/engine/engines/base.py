@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from ...core.errors import UnknownEngineError
+from ...core.facts import key_of
 
 #: The engines a user may name (``--engine``, ``engine=`` in a seat spec, ``engine:`` in a level file).
 ENGINE_NAMES: tuple[str, ...] = ("experta", "clips")
@@ -65,6 +66,15 @@ class EngineFact:
     def as_dict(self) -> dict[str, Any]:
         """Field -> value."""
         return dict(self.values)
+
+    def key(self) -> tuple:
+        """The fact's key (:func:`clue_expert.core.facts.key_of`), worked out
+        once per fact: the seat reads the keys of every firing's facts."""
+        d = self.__dict__
+        key = d.get("_key")
+        if key is None:
+            key = d["_key"] = key_of(self.kind, dict(self.values))
+        return key
 
 
 @dataclass(frozen=True, init=False)

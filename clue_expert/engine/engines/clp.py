@@ -107,10 +107,23 @@ def atom(value: Any) -> str:
     return _string(text)
 
 
+#: (field, value) -> its slot's CLIPS text, for the single values facts repeat
+#: (names, cards, small numbers); at most ATOMS of them.
+_SLOTS: dict[tuple, str] = {}
+ATOMS = 50_000
+
+
 def fact_text(fact: EngineFact) -> str:
     """A fact as CLIPS writes it: ``(held (owner bob) (card rope))``."""
-    slots = " ".join(_slot(name, atom(value)) for name, value in fact.values)
-    return f"({fact.kind}{' ' if slots else ''}{slots})"
+    slots = []
+    for item in fact.values:
+        text = _SLOTS.get(item) if type(item[1]) is str or type(item[1]) is int else None
+        if text is None:
+            text = _slot(item[0], atom(item[1]))
+            if (type(item[1]) is str or type(item[1]) is int) and len(_SLOTS) < ATOMS:
+                _SLOTS[item] = text
+        slots.append(text)
+    return f"({fact.kind}{' ' if slots else ''}{' '.join(slots)})"
 
 
 def _string(text: str) -> str:
