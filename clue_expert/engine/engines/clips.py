@@ -179,12 +179,13 @@ class ClipsEngine(RuleEngine):
         return True
 
     def retract(self, fact: EngineFact) -> bool:
-        env = self._require()
+        self._require()
         index = self._index.pop(fact, None)
         if index is None:
             return False
         before = self._agenda_keys() if self.watch is not None else None
-        env.eval(f"(retract {index})")
+        # straight through the CFFI binding: clipspy's eval wraps its call and its result in Python
+        _lib.Eval(self._cenv, b"(retract %d)" % index, self._cells[0])
         del self._by_index[index]
         if self.watch is not None:
             self._emit("fact", "-", fact)
