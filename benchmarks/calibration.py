@@ -42,6 +42,7 @@ from clue_expert.play.game import play_game  # noqa: E402
 from clue_expert.play.players import parse_seat, seat_player  # noqa: E402
 from clue_expert.play.seats import default_seat, seat_spec  # noqa: E402
 from clue_expert.play.simulate import hash_seed, wilson  # noqa: E402
+from pool import run_jobs  # noqa: E402
 
 SOURCES = ("sheet", "clues", "weighted")
 BUCKETS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0 - 1e-9, 1.0)
@@ -90,11 +91,7 @@ def play_one(job: tuple) -> list:
 
 
 def _run(jobs: list, workers: int) -> list:
-    if workers <= 1:
-        return [play_one(j) for j in jobs]
-    import multiprocessing
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.map(play_one, jobs, chunksize=1)
+    return run_jobs(play_one, jobs, workers)
 
 
 def _bucket(p: float) -> int:

@@ -65,6 +65,7 @@ from clue_expert.play.seats import default_seat, seat_spec
 from clue_expert.core.deals import random_deal
 from clue_expert.core.cards import get_edition
 from clue_expert.play.simulate import hash_seed, make_specs, run_games, summarize, wilson
+from pool import run_jobs
 
 FIELD = [
     "kingston-next-not-held",
@@ -217,11 +218,7 @@ def _jobs(players: int, games: int, seed: int, cand: str, draw) -> list:
 
 
 def _run(jobs: list, workers: int) -> list:
-    if workers <= 1:
-        return [play_one(j) for j in jobs]
-    import multiprocessing
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.map(play_one, jobs, chunksize=1)
+    return run_jobs(play_one, jobs, workers)
 
 
 def field_tables(players: int, games: int, workers: int, seed: int, candidates: list[str], field: str,
