@@ -1,0 +1,200 @@
+"""The completion step: the SAT case analysis that makes deduction complete.
+
+After the rules reach their fixed point, :meth:`CompletionStep._case_analysis`
+asks the SAT backbone (:class:`~clue_expert.engine.backbone.SatModel`) for
+every held / lacked cell entailed by the known facts that the rules did not
+reach, and asserts each as a fact justified by a (later minimised) core of
+known facts, running the rules again after each.  The same model answers
+``consistent``, ``completion_check``, ``settling_cells`` and ``entailment``.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .backbone import Unsatisfiable
+from ..core.errors import ClueError, ContradictionError
+from ..core.facts import Key, describe, held_key, lacked_key
+from .interpret import RuleInterpreter
+from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
+
+
+class CompletionStep(RuleInterpreter):
+    """The SAT completion step and the questions its model answers (see the module docstring)."""
+
+    complete: bool
+    _sat_done: int
+
+    # ------------------------------------------------------- case analysis
+    def _assumptions(self) -> list[int]:
+        return list(self._sat_lit)
+
+    def _case_analysis(self, turn: int | None) -> None:
+        sat = self._sat
+        if sat is None or len(self._sat_lit) == self._sat_done:
+            return  # no SAT model (not complete), or nothing new since the last one: everything entailed is known
+        assumptions = self._assumptions()
+        unknown_vars = []
+        for o, cells in sat.owner_cells():
+            held, lacked = self._held[o], self._lacked[o]
+            unknown_vars += [v for c, v in cells if c not in held and c not in lacked]
+        try:
+            found = sat.backbone(assumptions, unknown_vars)
+        except Unsatisfiable as exc:
+            core = sat.minimize(exc.core)
+            keys = [self._sat_lit[x] for x in core if x in self._sat_lit]
+            raise ContradictionError(
+                "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
+                turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
+        for lit, core in found:
+            owner, card = sat.cell(abs(lit))
+            key = held_key(owner, card) if lit > 0 else lacked_key(owner, card)
+            if key in self.justifications:
+                continue  # a rule got there first while earlier ones were added
+            current = set(self._assumptions())
+            core = [x for x in core if x in current]
+            if not sat.entails(core, lit):  # pragma: no cover - cores are complete
+                core = list(current)
+            # The core is sufficient now; it is shrunk to a minimal one when the
+            # fact is first explained (see justification()), which keeps the
+            # deletion-based minimisation off the hot path.
+            premises = tuple(self._sat_lit[x] for x in core)
+            step = self._new_step()
+            just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
+            self._unminimized[key] = (lit, tuple(core))
+            if self._declare_known(key, just):
+                self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
+                self._run_engine()
+        # what the rules added since follows from the same facts: complete
+        self._sat_done = len(self._sat_lit)
+
+    def completion_check(self, key: Key) -> dict:
+        """Whether the completion step can settle a held/lacked fact: for
+        each of the fact and its opposite, an example owner of the card in a
+        deal consistent with everything known (None when no such deal).
+        Needs the completion step (``complete=True``)."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        sat = self._sat
+        assumptions = self._assumptions()
+        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        out = {}
+        for want, label in ((lit, "with"), (-lit, "without")):
+            owner = None
+            model = sat.example(assumptions + [want])
+            if model is not None:
+                owner = next(o for o in self.owners if sat.var(o, key[2]) in model)
+            out[label] = owner
+        return out
+
+    def consistent(self) -> bool:
+        """Whether some deal satisfies everything known (needs the completion step)."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        return self._sat.consistent(self._assumptions())
+
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
+        """Single cells that would settle an open held/lacked fact: each
+        (owner, card, holds, result) such that learning "owner holds card"
+        (``holds``) or "owner lacks card" is consistent with what is known
+        and entails ``result`` (the fact or its opposite).  Owners in
+        ``skip`` are left out.  Needs the completion step."""
+        if self._sat is None:
+            raise ClueError("this knowledge runs without the completion step")
+        sat = self._sat
+        assumptions = self._assumptions()
+        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        opposite = (LACKED if key[0] == HELD else HELD, key[1], key[2])
+        out = []
+        for o in self.owners:
+            if o in skip:
+                continue
+            for c in self._cards:
+                if self.status(o, c) != UNKNOWN:
+                    continue
+                for holds in (True, False):
+                    obs = sat.var(o, c) * (1 if holds else -1)
+                    if not sat.consistent(assumptions + [obs]):
+                        continue
+                    if sat.entails(assumptions + [obs], lit):
+                        out.append((o, c, holds, key))
+                    elif sat.entails(assumptions + [obs], -lit):
+                        out.append((o, c, holds, opposite))
+        return out
+
+    def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+        """Whether a held / lacked / one-of / not-all fact follows from what
+        is known, decided by entailment: ``(True, tree)`` when it does,
+        ``(False, tree)`` when its negation does (every card of it is known
+        the other way), ``(None, None)`` when neither.  The tree explains the
+        answer: the fact's own justification when it is known; for a one-of,
+        a card of it known held (a not-all: one known lacked) or a narrower
+        clause known; otherwise the completion step's case analysis — no deal
+        consistent with a minimal set of known facts makes it false.  Without
+        the completion step only what the rules concluded counts."""
+        kind, owner = key[0], key[1]
+        if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in self._owner_set:
+            raise ClueError(f"cannot decide {describe(key)} by entailment")
+        cards = (key[2],) if kind in (HELD, LACKED) else tuple(key[2])
+        if not cards or any(c not in self._all_cards for c in cards):
+            raise ClueError(f"cannot decide {describe(key)}: it names no card or an unknown one")
+        sign = 1 if kind in (HELD, "one-of") else -1
+        same, other = (held_key, lacked_key) if sign > 0 else (lacked_key, held_key)
+        turn = self.last_turn
+
+        def node(k: Key, text: str, rule: str, message: str, premises: tuple, children: list) -> Explanation:
+            return Explanation(k, text, Justification(rule, message, premises, 0, turn), children)
+
+        def refuted(extra: list) -> tuple | None:
+            """A minimal set of known facts refuting ``extra``, or None when some deal satisfies it."""
+            sat = self._sat
+            if sat is None:
+                return None
+            current = self._assumptions()
+            if sat.consistent(current + extra):
+                return None
+            allowed = set(current)
+            core = [x for x in (sat.solver.get_core() or current) if x in allowed]
+            i = 0
+            while i < len(core):
+                trial = core[:i] + core[i + 1:]
+                if sat.consistent(trial + extra):
+                    i += 1
+                else:
+                    core = trial
+            return tuple(self._sat_lit[x] for x in core)
+
+        if key in self.justifications:
+            return True, self.explain(key)
+        for c in cards:  # a card of it known the fact's way
+            if self.status(owner, c) == (HELD if sign > 0 else LACKED):
+                cell = same(owner, c)
+                return True, node(key, describe(key), "entailment", f"{describe(cell)}, one of them", (cell,),
+                                  [self.explain(cell)])
+        clauses = self._clauses if kind == "one-of" else self._not_all if kind == "not-all" else {}
+        for clause, clause_key in clauses.get(owner, {}).items():
+            if clause <= set(cards) and clause_key in self.justifications:
+                return True, node(key, describe(key), "entailment",
+                                  f"{describe(clause_key)}, and these cards include those", (clause_key,),
+                                  [self.explain(clause_key)])
+        premises = refuted([-sign * self._sat.var(owner, c) for c in cards]) if self._sat else None
+        if premises is not None:
+            return True, node(key, describe(key), CASE_ANALYSIS, self._case_message(key, len(premises)), premises,
+                              [self.explain(p) for p in premises])
+        # the negation: every card of it known (or entailed) the other way
+        children = []
+        for c in cards:
+            cell = other(owner, c)
+            if cell in self.justifications:
+                children.append(self.explain(cell))
+                continue
+            found = refuted([sign * self._sat.var(owner, c)]) if self._sat else None
+            if found is None:
+                return None, None
+            children.append(node(cell, describe(cell), CASE_ANALYSIS, self._case_message(cell, len(found)), found,
+                                 [self.explain(p) for p in found]))
+        if kind in (HELD, LACKED):
+            return False, children[0]
+        text = (f"{owner} holds none of {', '.join(cards)}" if kind == "one-of"
+                else f"{owner} holds all of {', '.join(cards)}")
+        return False, node(key, text, "entailment", "every card of it is known the other way",
+                           tuple(ch.key for ch in children), children)

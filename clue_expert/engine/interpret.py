@@ -1,0 +1,328 @@
+"""The rule interpreter: what a seat does with each firing its engine reports.
+
+The engine (an adapter of :mod:`clue_expert.engine.engines`) matches the
+rules' left-hand sides and reports each firing with the facts it matched;
+:class:`RuleInterpreter` runs the fired rule's right-hand side in those
+bindings (``_on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
+``_fire``): its lets, loops and tests over the knowledge's queries, then its
+conclusions -- sheet facts recorded with their justification
+(:meth:`~clue_expert.engine.store.FactStore._declare_known`), a
+contradiction, a decision (:mod:`.decisions`) or a probable clue (model rules,
+kept apart from the sheet).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
+from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, Key, bound_key,
+                          cards_key, describe, key_of)
+from .decisions import Deciding
+from .engines import EngineFiring
+from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
+from .justify import HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _ReadFiring, _ReadJustification
+from .language import RulePlan
+from .rules import CompiledRule, RuleSet, format_template
+
+#: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
+#: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
+MAX_JOIN_MATCHES = 20_000
+
+
+class RuleInterpreter(Deciding):
+    """Runs the right-hand sides of the rules the engine fires (see the module docstring)."""
+
+    check_premises: bool
+    _rules_by_id: dict[str, CompiledRule]
+    _plans: dict[str, RulePlan]
+    _base_env: dict[str, Any]
+    _budget: Budget
+    _join_matches: dict[str, int]
+    _rulesets: tuple[RuleSet, ...]
+
+    # ------------------------------------------------------------ dispatch
+    def _run_engine(self) -> None:
+        """Run the rules to quiescence on a fresh work budget."""
+        self._budget.start_run()
+        self._join_matches: dict[str, int] = {}
+        for firing in self._engine.run():
+            self._on_firing(firing)
+
+    def _on_firing(self, firing: EngineFiring) -> None:
+        """One activation fired: run its rule's right-hand side (a ``when:``
+        rule in the bindings of the fact it matched, a ``match:`` rule in its
+        variables')."""
+        rule = self._rules_by_id[firing.rule]
+        if rule.patterns:
+            self._match_fire(rule, firing)
+            return
+        fact = firing.facts[0]
+        env = dict(self._base_env)
+        for f, v in fact.values:
+            if f in ("cards", "matching"):
+                v = frozenset(v)
+            env[f] = v
+        env["this"] = key_of(fact.kind, env)
+        # A rule whose guard (the part of its if: on the trigger's fields) is
+        # false stops there; the guard reads no sheet, so it is checked first.
+        guard = self._plans[rule.id].guard
+        if guard is not None:
+            try:
+                if not guard(env):
+                    return
+            except Exception:  # the rule itself will say what is wrong
+                pass
+        self._run_rule(rule, env)
+
+    def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
+        """A rule's ``match:`` patterns matched (the engine's join): bind its
+        variables, the facts matched (``this`` is the first one's key; all of
+        them are premises) and run the rest of the rule."""
+        env = dict(self._base_env)
+        for name, value in firing.activation.bindings:
+            if name in rule.set_vars:
+                env[name] = frozenset(value)
+            else:
+                env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
+        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        if made > MAX_JOIN_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                     f"run (the limit on matches per rule and observation)")
+        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+            keys = self._premise_keys(keys)
+        env["this"] = keys[0]
+        env["__matched__"] = keys
+        self._budget.charge(1)  # one step per match: a request's budget bounds how many
+        self._run_rule(rule, env)
+
+    def _premise_keys(self, keys: Sequence[Key]) -> tuple:
+        """The premises of facts a rule matched: set-up facts (which hold in
+        every game) dropped, a count replaced by the facts it counted."""
+        out: list[Key] = []
+        for key in keys:
+            kind = key[0]
+            if kind in SETUP_KINDS:
+                continue
+            if kind in TALLY_KINDS:
+                out.extend(self._counted(kind, key[1]))
+            else:
+                out.append(key)
+        return tuple(dict.fromkeys(out)) or tuple(keys[:1])
+
+    def _run_rule(self, rule: CompiledRule, env: dict) -> None:
+        """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
+        plan = self._plans[rule.id]
+        pre, condition, lets, loops, each, where = plan.pre, plan.condition, plan.lets, plan.loops, plan.each, \
+            plan.where
+        self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        if rule.auto_premises:
+            self._reads = []  # what its queries read become its premises (_read_premises)
+        try:
+            for name, fn in pre:  # the lets the if: reads
+                env[name] = fn(env)
+            if condition is not None and not condition(env):
+                return
+            for name, fn in lets:
+                env[name] = fn(env)
+            if loops:
+                self._loop(rule, env, 0)
+            else:
+                for name, fn in each:
+                    env[name] = fn(env)
+                if where is None or where(env):
+                    self._fire(rule, env)
+        except (ContradictionError, RuleFileError):
+            raise
+        except LimitError as exc:
+            raise RuleLimitError(rule.path, rule.id, str(exc)) from None
+        except (RecursionError, MemoryError) as exc:
+            raise RuleLimitError(rule.path, rule.id, f"ran out of {'stack' if isinstance(exc, RecursionError) else 'memory'}"
+                                                     f" while running") from None
+        except Exception as exc:  # a rule that misuses a function
+            text = str(exc)
+            text = text if len(text) <= 200 else text[:200] + "…"
+            raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {text}") from exc
+        finally:
+            self._reads = None
+
+    def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
+        plan = self._plans[rule.id]
+        loops, each, where = plan.loops, plan.each, plan.where
+        name, fn = loops[i]
+        values = fn(env)
+        values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
+        if len(values) > MAX_LENGTH:
+            raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
+        self._budget.charge(len(values) + 1)
+        reads = self._reads
+        last = i + 1 == len(loops)
+        for value in values:  # each combination rebinds the loop's names in the same environment
+            env[name] = value
+            mark = len(reads) if reads is not None else 0
+            if last:
+                for each_name, each_fn in each:
+                    env[each_name] = each_fn(env)
+                if where is None or where(env):
+                    self._fire(rule, env)
+            else:
+                self._loop(rule, env, i + 1)
+            if reads is not None:  # what one combination read is not the next one's premise
+                del reads[mark:]
+
+    def _fire(self, rule: CompiledRule, env: dict) -> None:
+        """One combination of a rule's bindings passed its tests: record what it concludes."""
+        cell = self._plans[rule.id].cell
+        if cell is not None:  # one held / lacked conclusion (most deduction rules)
+            kind, owner_fn, card_fn = cell.kind, cell.owner, cell.card
+            owner = owner_fn(env)
+            card = card_fn(env)
+            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
+                    or card not in self._all_cards:
+                self._check_conclusion(rule, kind, owner, card)
+            key = (kind, owner, card)
+            if key in self.justifications:
+                return
+            message = LazyMessage(rule, dict(env))  # the bindings of this firing
+            self._step += 1
+            step = self._step
+            reads = self._reads
+            tokens = tuple(reads) if reads else ()
+            if ("seen",) in tokens:
+                tokens = self._read_tokens()
+            read_just = _ReadJustification(rule.id, message, step, self._turn,
+                                           ReadRecord(self._orders, env.get("__matched__") or (env["this"],), tokens))
+            if self._declare_known(key, read_just):
+                self._log(_ReadFiring(step, rule.id, message, (key,), read_just, self._turn))
+            return
+        if rule.then and rule.then[0].kind in DECISION_KINDS:
+            self._decide(rule, env)
+            return
+        if rule.then and rule.then[0].kind in PROBABLE_KINDS:
+            self._suppose(rule, env)
+            return
+        self._conclude(rule, env)
+
+    def _new_conclusions(self, rule: CompiledRule, env: dict) -> tuple[list[Key], str | None]:
+        """The facts a firing concludes that are not known yet, in its ``then:``
+        order, and the message of the contradiction it concludes (None: none)."""
+        new: list[Key] = []
+        contradiction = None
+        for c in rule.then:
+            if c.kind == "contradiction":
+                contradiction = format_template(c.message, env)
+                continue
+            owner = c.args[0](env)
+            arg = c.args[1](env)
+            if c.kind in ("held", "lacked"):
+                if type(owner) is not str or owner not in self._owner_set or type(arg) is not str \
+                        or arg not in self._all_cards:
+                    self._check_conclusion(rule, c.kind, owner, arg)
+                key = (c.kind, owner, arg)
+            elif c.kind == "bound":
+                arg = (arg, c.args[2](env), c.args[3](env))
+                self._check_conclusion(rule, c.kind, owner, arg)
+                key = bound_key(owner, *arg)
+            else:
+                self._check_conclusion(rule, c.kind, owner, arg)
+                key = cards_key(c.kind, owner, arg)
+            if self._is_new(key) and key not in new:
+                new.append(key)
+        return new, contradiction
+
+    def _conclude(self, rule: CompiledRule, env: dict) -> None:
+        """A deduction rule's conclusions (any but one cell's): the new facts
+        recorded with their justification, or its contradiction raised."""
+        new, contradiction = self._new_conclusions(rule, env)
+        if not new and contradiction is None:
+            return
+        message = LazyMessage(rule, dict(env))  # the bindings of this firing
+        if rule.auto_premises and contradiction is None:  # premises put in order when first read
+            step = self._new_step()
+            read_just = _ReadJustification(rule.id, message, step, self._turn,
+                                           ReadRecord(self._orders, env.get("__matched__") or (env["this"],),
+                                            self._read_tokens()))
+            made = tuple(k for k in new if self._declare_known(k, read_just))
+            if made:
+                self._log(_ReadFiring(step, rule.id, message, made, read_just, self._turn))
+            return
+        if rule.auto_premises:
+            premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
+        else:
+            premises, read_from = self._premises(rule, env), None
+            if self.check_premises:
+                self._check_stated(rule, premises, [None] if contradiction is not None else new)
+        if contradiction is not None:
+            if read_from is not None:  # the facts that contradict each other, not all it read
+                premises = premises[:read_from] + self._minimal(premises[:read_from], premises[read_from:], None)
+            raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
+                                     facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
+                                            for p in premises], cause=(rule.id, tuple(premises), contradiction))
+        step = self._new_step()
+        just = Justification(rule.id, message, tuple(premises), step, self._turn, read_from)
+        made = tuple(k for k in new if self._declare_known(k, just))
+        if made:
+            self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+
+    def _check_conclusion(self, rule: CompiledRule, kind: str, owner, arg) -> None:
+        """A conclusion's owner and card(s) must be the game's (not a KeyError later)."""
+        if type(owner) is not str or owner not in self._owner_set:
+            raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(owner, 80)}, which is not "
+                                                    f"an owner ({', '.join(self.owners)})")
+        if kind in ("one-of", "not-all"):
+            if isinstance(arg, str) or not isinstance(arg, (list, tuple, set, frozenset)):
+                raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
+                                                        f"a collection of cards")
+            for card in arg:
+                self._check_conclusion(rule, "a clause", owner, card)
+        elif kind == "bound":
+            cards, low, high = arg
+            if isinstance(cards, str) or not isinstance(cards, (list, tuple, set, frozenset)):
+                raise RuleFileError(rule.path, rule.id, f"concludes a bound about {clip(cards, 80)}, which is not "
+                                                        f"a collection of cards")
+            for card in cards:
+                self._check_conclusion(rule, "a bound", owner, card)
+            for what, n in (("lower", low), ("upper", high)):
+                if type(n) is not int:
+                    raise RuleFileError(rule.path, rule.id, f"concludes a bound whose {what} count is "
+                                                            f"{clip(n, 80)}, which is not a whole number")
+        elif type(arg) is not str or arg not in self._all_cards:
+            raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
+                                                    f"a card of edition {self.edition.id!r}")
+
+    def _suppose(self, rule: CompiledRule, env: dict) -> None:
+        """A model rule fired: record its probable clues (not sheet facts)."""
+        new = []
+        for c in rule.then:
+            key = (c.kind, c.args[0](env), c.args[1](env))
+            self._check_conclusion(rule, c.kind, key[1], key[2])
+            if key not in self.probable and key not in new:
+                new.append(key)
+        if not new:
+            return
+        premises = self._premises(rule, env, probable_ok=True)
+        step = self._new_step()
+        message = LazyMessage(rule, dict(env))  # the bindings of this firing
+        just = Justification(rule.id, message, tuple(premises), step, self._turn)
+        for key in new:
+            self.probable[key] = just
+        self._log(Firing(step, rule.id, message, tuple(new), tuple(premises), self._turn))
+
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
+        """The probable clues in the order they were made: by default those
+        the sheet has not refuted (a probably-held card the owner is known to
+        lack, or the reverse); with ``refuted=True`` only the refuted ones;
+        with ``model`` only those made by that model rule set's rules."""
+        rules = None
+        if model is not None:
+            rules = {r.id for rs in self._rulesets if rs.id == model for r in rs.rules}
+        out = []
+        for key in self.probable:
+            if rules is not None and self.probable[key].rule not in rules:
+                continue
+            kind, owner, card = key
+            status = self.status(owner, card)
+            wrong = status == (LACKED if kind == "probably-held" else HELD)
+            if wrong == refuted:
+                out.append(key)
+        return out

@@ -1,0 +1,471 @@
+"""Why a fact is known: the records a rule firing leaves and the explanations built from them.
+
+The records: :class:`Justification` (how one fact is known), :class:`Firing`
+(one firing, for ``--watch``), :class:`Candidate` (a decision a rule
+proposed) and :class:`Explanation` (a node of a ``why`` tree).  The premises
+of a rule without ``because:`` are put in order only when first read
+(:class:`ReadRecord`, :func:`_premises_read`): most facts are never explained.
+
+:class:`Justifying` is the lowest part of a seat's knowledge
+(:class:`~clue_expert.engine.knowledge.Knowledge`): the firing log and step
+counter, the premises a rule cites or reads (checked and minimised through
+:class:`~clue_expert.engine.premises.PremiseLogic`), and the explanations
+(``justification``, ``roots``, ``derivation``, ``explain``).  It reads the
+fact store's ``justifications`` and ``values`` and the completion step's SAT
+model, which the parts above it fill.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from .backbone import SatModel
+from ..core.cards import Edition
+from ..core.errors import RuleFileError
+from ..core.facts import OBSERVATION_KINDS, Key, describe
+from .premises import PremiseLogic
+from .rules import CompiledRule
+
+HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
+
+#: Rule id of facts found by the SAT case analysis.
+CASE_ANALYSIS = "case-analysis"
+#: Rule id of observations.
+OBSERVATION = "observation"
+#: Rule id of facts given directly (scenario tests).
+GIVEN = "given"
+
+
+class LazyMessage:
+    """A rule's message, formatted only when someone reads it: most derived
+    facts are never explained, and formatting every message cost about a third
+    of a simulated game."""
+
+    __slots__ = ("rule", "env", "_text")
+
+    def __init__(self, rule: CompiledRule, env: dict[str, Any]):
+        self.rule = rule
+        self.env: dict[str, Any] | None = env
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            assert self.env is not None  # dropped only once the text is made
+            self._text = self.rule.format_message(self.env)
+            self.env = None
+        return self._text
+
+@dataclass(frozen=True)
+class Justification:
+    """Why a fact is known."""
+
+    rule: str
+    """The rule id, or ``observation`` / ``case-analysis`` / ``given``."""
+    _message: object
+    """The message (a string, or formatted on first use)."""
+    premises: tuple = ()
+    """Keys of the facts it used."""
+    step: int = 0
+    """Order of derivation (1 = first fact)."""
+    turn: int | None = None
+    """The turn being processed when the fact was derived (0 = the deal)."""
+    read_from: int | None = None
+    """For a rule without ``because:``: the premises from this index on are
+    those its queries read, minimised to the ones the fact needs the first
+    time it is explained (:meth:`Justifying.justification`); the ones before
+    it -- the fact the rule matched, and observations -- always stay.  None:
+    the premises are final."""
+
+    @property
+    def message(self) -> str:
+        """The rule's message for this firing (or the observation's text)."""
+        return str(self._message)
+
+@dataclass(frozen=True)
+class Firing:
+    """One rule firing, for ``--watch`` traces."""
+
+    step: int
+    """Its position in the firing order."""
+    rule: str
+    """Rule id (or ``case-analysis``)."""
+    _message: object
+    """The message (a string, or formatted on first use)."""
+    conclusions: tuple
+    """Keys of the new facts."""
+    premises: tuple
+    """Keys of the facts used."""
+    turn: int | None
+    """The turn being processed."""
+
+    @property
+    def message(self) -> str:
+        """The rule's message for this firing."""
+        return str(self._message)
+
+class _PremiseOrder(dict):
+    """premise key -> its place in a list of premises (sheet order of its
+    names, then its kind), worked out once per key (kept for at most
+    100,000 keys)."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: dict):
+        super().__init__()
+        self.order = order
+
+    def __missing__(self, key):
+        order = self.order
+        value = tuple(order.get(x, -1) if isinstance(x, str) else 0 for x in key[1:]) + (key[0],)
+        if len(self) < 100_000:
+            self[key] = value
+        return value
+
+class _ReadOrder(dict):
+    """premise key -> its place among the facts a rule read: cells before
+    clauses, then :class:`_PremiseOrder` (kept for at most 100,000 keys)."""
+
+    __slots__ = ("premise",)
+
+    def __init__(self, premise: _PremiseOrder):
+        super().__init__()
+        self.premise = premise
+
+    def __missing__(self, key):
+        value = (key[0] not in (HELD, LACKED), self.premise[key])
+        if len(self) < 100_000:
+            self[key] = value
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class PremiseOrders:
+    """The sort keys of premises, kept from game to game (see :func:`_premises_read`)."""
+
+    premise: _PremiseOrder
+    """premise key -> its place in a list of premises."""
+    read: _ReadOrder
+    """premise key -> its place among the facts a rule read."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRecord:
+    """What a firing of a rule without ``because:`` matched and read, kept
+    until its premises are first asked for (:class:`_ReadJustification`)."""
+
+    orders: PremiseOrders
+    """The seat's sort keys of premises."""
+    matched: Sequence[Key]
+    """The facts the rule matched (its trigger, or its ``match:`` patterns' facts)."""
+    tokens: Sequence[tuple]
+    """What its queries read (see :meth:`Justifying._read_tokens`)."""
+
+
+def _premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, int]:
+    """The premises of a firing of a rule without ``because:`` (see
+    :meth:`Justifying._read_premises`) from the facts it matched and the
+    tokens its queries left, and the index where the premises that may be
+    left out start.  ``known``: keep only the keys in it (None: every key
+    is known -- the queries leave tokens of known facts only)."""
+    premise, read_order, matched = reads.orders.premise, reads.orders.read, reads.matched
+    read: dict = {}
+    for token in reads.tokens:
+        tag = token[0]
+        if tag == "H":
+            for c in token[2]:
+                read[(HELD, token[1], c)] = None
+        elif tag == "L":
+            for c in token[2]:
+                read[(LACKED, token[1], c)] = None
+        elif tag == "h":
+            for o in token[2]:
+                read[(HELD, o, token[1])] = None
+        elif tag == "l":
+            for o in token[2]:
+                read[(LACKED, o, token[1])] = None
+        elif tag == "K":
+            read.update(dict.fromkeys(token[1]))
+    keep = [k for k in dict.fromkeys(matched) if known is None or k in known]
+    for k in keep:
+        read.pop(k, None)
+    observed = [k for k in read if k[0] in OBSERVATION_KINDS and (known is None or k in known)]
+    if observed:
+        keep += sorted(observed, key=premise.__getitem__)
+    rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and (known is None or k in known)),
+                  key=read_order.__getitem__)
+    return tuple(keep + rest), len(keep)
+
+class _ReadJustification(Justification):
+    """The justification of a firing of a rule without ``because:``: its
+    premises (what the rule matched and what its queries read) are put in
+    order the first time they are asked for -- most facts are never
+    explained.  Its fields read as a :class:`Justification`'s (rule,
+    message, step, turn, premises, read_from); it is not equal to a
+    :class:`Justification` with the same fields, and ``dataclasses.replace``
+    does not copy it."""
+
+    def __init__(self, rule: str, message, step: int, turn, reads: ReadRecord):
+        d = self.__dict__
+        d["rule"] = rule
+        d["_message"] = message
+        d["step"] = step
+        d["turn"] = turn
+        d["_reads"] = reads
+        d["_premises"] = None
+
+    def _materialize(self) -> None:
+        d = self.__dict__
+        d["_premises"], d["_read_from"] = _premises_read(d["_reads"])
+        d["_reads"] = None
+
+    @property
+    def premises(self) -> tuple:
+        """Keys of the facts it used."""
+        if self.__dict__["_premises"] is None:
+            self._materialize()
+        return self.__dict__["_premises"]
+
+    @property
+    def read_from(self) -> int:
+        """See :attr:`Justification.read_from`."""
+        if self.__dict__["_premises"] is None:
+            self._materialize()
+        return self.__dict__["_read_from"]
+
+class _ReadFiring(Firing):
+    """A :class:`Firing` whose premises are its justification's (worked out when first read)."""
+
+    def __init__(self, step: int, rule: str, message, conclusions: tuple, just: _ReadJustification, turn):
+        d = self.__dict__
+        d["step"] = step
+        d["rule"] = rule
+        d["_message"] = message
+        d["conclusions"] = conclusions
+        d["_just"] = just
+        d["turn"] = turn
+
+    @property
+    def premises(self) -> tuple:
+        """Keys of the facts used."""
+        return self.__dict__["_just"].premises
+
+@dataclass(frozen=True)
+class Candidate:
+    """A decision a strategy, response or accusation rule proposed."""
+
+    kind: str
+    """``suggest``, ``show`` or ``accuse``."""
+    options: tuple
+    """One tuple of acceptable cards per slot (3 slots for suggest/accuse, 1 for show), in sheet order."""
+    priority: int
+    """The rule's priority; the highest wins."""
+    rule: str
+    """The rule id."""
+    _message: object
+    """The reason (a string, or formatted on first use)."""
+    step: int
+    """Firing order."""
+
+    @property
+    def message(self) -> str:
+        """The rule's message for this firing: the reason."""
+        return str(self._message)
+
+@dataclass
+class Explanation:
+    """A node of a ``why`` tree."""
+
+    key: Key
+    """The fact."""
+    text: str
+    """Its English description."""
+    justification: Justification | None
+    """How it was derived (None if unknown)."""
+    children: list = field(default_factory=list)
+    """Explanations of its premises."""
+    repeated: bool = False
+    """True when this fact was already explained higher up the tree."""
+
+
+class Justifying:
+    """The firing log, premises and explanations of a seat's knowledge (the
+    base of :class:`~clue_expert.engine.knowledge.Knowledge`; see the module
+    docstring).  The attributes below are the state it reads; the seat sets
+    them (see ``Knowledge.__init__`` and ``Knowledge._reset``)."""
+
+    edition: Edition
+    owners: tuple[str, ...]
+    me: str | None
+    on_fire: Callable[[Firing], None] | None
+    justifications: dict[Key, Justification]
+    values: dict[Key, dict]
+    probable: dict[Key, Justification]
+    firings: list[Firing]
+    _step: int
+    _turn: int | None
+    _reads: list | None
+    _logic: PremiseLogic | None
+    _orders: PremiseOrders
+    _cards: tuple[str, ...]
+    _category_cards: dict[str, frozenset]
+    _hand_size: dict[str, int]
+    _sat: SatModel | None
+    _sat_lit: dict[int, Key]
+    _unminimized: dict[Key, tuple]
+
+    def _new_step(self) -> int:
+        self._step += 1
+        return self._step
+
+    def _log(self, firing: Firing) -> None:
+        self.firings.append(firing)
+        if self.on_fire is not None:
+            self.on_fire(firing)
+
+    def _premise_order(self, key: Key) -> tuple:
+        return self._orders.premise[key]
+
+    def _premise_texts(self, premises, roots: bool = False) -> str | list:
+        if roots:
+            obs: dict = {}
+            for p in premises:
+                for r in self.roots(p):
+                    obs[r] = None
+            return "; ".join(describe(r, self.values) for r in obs) or "nothing"
+        return [describe(p, self.values) for p in premises]
+
+    def _roots_text(self, key: Key) -> str:
+        return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
+
+    def _read_tokens(self) -> tuple:
+        """What the queries of the rule firing now have read, kept for its
+        premises: the tokens so far, a "seen" token replaced by the shows
+        this seat has seen now."""
+        tokens = tuple(self._reads or ())
+        if any(t[0] == "seen" for t in tokens):
+            known = self.justifications
+            seen = ("K", tuple(k for k, v in self.values.items() if k[0] == "showed" and v.get("card") is not None
+                               and v.get("by") == self.me and k in known))
+            tokens = tuple(seen if t[0] == "seen" else t for t in tokens)
+        return tokens
+
+    def _read_premises(self, matched: Sequence[Key]) -> tuple[list[Key], int]:
+        """The premises of a firing of a rule without ``because:``: the facts
+        it matched (its trigger, or its ``match:`` patterns' facts), the
+        observations its queries read, then the other facts they read (cells
+        before clauses, in sheet order: the order in which
+        :meth:`justification` tries to leave them out); and the index where
+        the facts that may be left out start."""
+        premises, read_from = _premises_read(ReadRecord(self._orders, matched, self._read_tokens()),
+                                            self.justifications)
+        return list(premises), read_from
+
+    def _premise_logic(self) -> PremiseLogic:
+        """The premises' meaning over this game's deal (rebuilt when the hand sizes change)."""
+        stamp = tuple(sorted(self._hand_size.items()))
+        if self._logic is None or self._logic.stamp != stamp:
+            self._logic = PremiseLogic(self.owners, self._cards,
+                                       {cat: sorted(cs) for cat, cs in self._category_cards.items()},
+                                       self._hand_size, self.edition.envelope_counts)
+        return self._logic
+
+    def _minimal(self, keep: Sequence[Key], candidates: Sequence[Key], conclusion: Key | None) -> list[Key]:
+        """A minimal part of ``candidates`` that with ``keep`` entails ``conclusion`` (None: a contradiction)."""
+        if not candidates:
+            return []
+        return self._premise_logic().minimize(keep, candidates, conclusion, self.values)
+
+    def _check_stated(self, rule: CompiledRule, premises: Sequence[Key], conclusions: Sequence[Key | None]) -> None:
+        """A rule's ``because:`` must entail each conclusion (None: must be contradictory)."""
+        logic = self._premise_logic()
+        for key in conclusions:
+            if logic.entails(premises, key, self.values):
+                continue
+            shown = [describe(p, self.values) for p in premises[:8]] + (["…"] if len(premises) > 8 else [])
+            what = "contradict each other" if key is None else f"entail '{describe(key, self.values)}'"
+            raise RuleFileError(rule.path, rule.id, f"its because: premises do not {what}, so the firing would "
+                                                    f"explain nothing ({'; '.join(shown) or 'no premises'}); "
+                                                    f"leave because: out to cite what the rule read")
+
+    def _premises(self, rule: CompiledRule, env: dict, probable_ok: bool = False) -> list[Key]:
+        """The facts a firing rests on (its ``because:`` list), each checked
+        to be known -- or, for a model rule, a probable clue."""
+        premises: list[Key] = []
+        for expr in rule.because:
+            value = expr(env)
+            if isinstance(value, tuple) and value and isinstance(value[0], str):
+                items = [value]
+            else:  # a stable order whatever the hash seed (comprehensions over sets)
+                items = sorted((tuple(p) for p in value), key=self._premise_order)
+            for p in items:
+                if p not in self.justifications and not (probable_ok and p in self.probable):
+                    raise RuleFileError(rule.path, rule.id,
+                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
+                if p not in premises:
+                    premises.append(p)
+        return premises
+
+    @staticmethod
+    def _case_message(key: Key, n: int) -> str:
+        return (f"case analysis: in every deal consistent with these {n} facts, "
+                f"the hand sizes and the envelope's cards per category, {describe(key)}")
+
+    def justification(self, key: Key) -> Justification | None:
+        """How a fact is known.  A case-analysis fact's premise set is
+        minimised (deletion-based, over the SAT core) the first time it is
+        asked for."""
+        j = self.justifications.get(key)
+        if j is None:
+            return self.probable.get(key)
+        if j.read_from is not None:  # a rule's reads: the ones this fact needs
+            keep, candidates = j.premises[:j.read_from], j.premises[j.read_from:]
+            j = Justification(j.rule, j._message, tuple(keep) + tuple(self._minimal(keep, candidates, key)),
+                              j.step, j.turn, None)
+            self.justifications[key] = j
+        pending = self._unminimized.pop(key, None) if j is not None else None
+        if pending is not None and self._sat is not None:  # pending only with a SAT model
+            lit, core = pending
+            core = self._sat.minimize(core, lit)
+            premises = tuple(self._sat_lit[x] for x in core)
+            j = Justification(j.rule, self._case_message(key, len(premises)), premises, j.step, j.turn)
+            self.justifications[key] = j
+        return j
+
+    def roots(self, key: Key) -> list[Key]:
+        """The observations a fact rests on, in derivation order."""
+        out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS]
+        return sorted(out, key=lambda k: self.justifications[k].step)
+
+    def derivation(self, *keys: Key) -> Iterable[tuple[Key, Justification]]:
+        """Each fact the ``keys`` rest on (themselves included), once, with
+        its justification (:meth:`justification`), depth first; facts not
+        known are passed over."""
+        seen: set = set()
+        stack = list(keys)
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            j = self.justification(k)
+            if j is None:
+                continue
+            yield k, j
+            stack.extend(j.premises)
+
+    def explain(self, key: Key) -> Explanation:
+        """The justification tree of a fact down to the observations; a fact
+        met twice is expanded once."""
+        seen: set = set()
+
+        def build(k: Key) -> Explanation:
+            j = self.justification(k)
+            node = Explanation(k, describe(k, self.values), j)
+            if k in seen:
+                node.repeated = True
+                return node
+            seen.add(k)
+            if j is not None:
+                node.children = [build(p) for p in j.premises]
+            return node
+        return build(key)
