@@ -205,13 +205,7 @@ class _ReadJustification(Justification):
     does not copy it."""
 
     def __init__(self, rule: str, message, step: int, turn, reads: ReadRecord):
-        d = self.__dict__
-        d["rule"] = rule
-        d["_message"] = message
-        d["step"] = step
-        d["turn"] = turn
-        d["_reads"] = reads
-        d["_premises"] = None
+        self.__dict__.update(rule=rule, _message=message, step=step, turn=turn, _reads=reads, _premises=None)
 
     def _materialize(self) -> None:
         d = self.__dict__
@@ -236,13 +230,7 @@ class _ReadFiring(Firing):
     """A :class:`Firing` whose premises are its justification's (worked out when first read)."""
 
     def __init__(self, step: int, rule: str, message, conclusions: tuple, just: _ReadJustification, turn):
-        d = self.__dict__
-        d["step"] = step
-        d["rule"] = rule
-        d["_message"] = message
-        d["conclusions"] = conclusions
-        d["_just"] = just
-        d["turn"] = turn
+        self.__dict__.update(step=step, rule=rule, _message=message, conclusions=conclusions, _just=just, turn=turn)
 
     @property
     def premises(self) -> tuple:

@@ -44,7 +44,7 @@ from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, 
 from .language import RulePlan, rule_plan
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
-from .store import FactStore, Sheet, _engine_fact
+from .store import FactStore, Memo, Sheet, _engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
            "CompletionStep", "Deciding", "Explanation", "FactStore", "Firing", "Justification", "Justifying",
@@ -203,8 +203,8 @@ class Knowledge(CompletionStep):
         #: Every firing so far.
         self.firings: list[Firing] = []
         self._step = 0
-        self._memo: tuple = ((), {})
-        self._state_memo: tuple = ((), {})
+        self._memo = Memo()
+        self._state_memo = Memo()
         self._turn: int | None = 0
         self.last_turn = 0
         old = getattr(self, "_sat", None)

@@ -14,7 +14,7 @@ and to the rule engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, KINDS, Key, bound_key, cards_key, describe, held_key, lacked_key
@@ -58,6 +58,27 @@ def _engine_fact(kind: str, values: dict) -> EngineFact:
     return EngineFact(kind, tuple((f, values[f]) for f in KINDS[kind]))
 
 
+class Memo:
+    """Values built once while the knowledge stands still (see :meth:`FactStore.memo`)."""
+
+    __slots__ = ("stamp", "values")
+
+    def __init__(self) -> None:
+        #: What the knowledge was when the values were built (a count of its facts...).
+        self.stamp: tuple = ()
+        #: key -> the value built.
+        self.values: dict = {}
+
+    def get(self, stamp: tuple, key: Any, build: Callable[[], Any]) -> Any:
+        """The value built for ``key`` since the knowledge was last ``stamp``, else ``build()`` (kept)."""
+        if self.stamp != stamp:
+            self.stamp, self.values = stamp, {}
+        values = self.values
+        if key not in values:
+            values[key] = build()
+        return values[key]
+
+
 class FactStore(Justifying):
     """The facts a seat knows and the queries over them (see the module docstring)."""
 
@@ -81,8 +102,8 @@ class FactStore(Justifying):
     _shown_by_me: dict[str, set]
     _clause_selectors: list[int]
     _candidates: list[Candidate] | None
-    _memo: tuple
-    _state_memo: tuple
+    _memo: Memo
+    _state_memo: Memo
 
     # ------------------------------------------------------------ declaring
     def _declare_known(self, key: Key, just: Justification) -> bool:
@@ -91,25 +112,17 @@ class FactStore(Justifying):
         if key in self.justifications:
             return False
         owner = key[1]
-        if kind == LACKED:
+        if kind == LACKED or kind == HELD:
             card = key[2]
-            opposite = (HELD, owner, card)
+            held = kind == HELD
+            opposite = (LACKED if held else HELD, owner, card)
             if opposite in self.justifications:
                 self._clash(key, opposite, just)
-            self._lacked[owner].add(card)
-            self._lackers[card].add(owner)
+            (self._held if held else self._lacked)[owner].add(card)
+            (self._holders if held else self._lackers)[card].add(owner)
             if self._sat:
-                self._sat_lit[-self._sat.vars[(owner, card)]] = key
-            values = {"owner": owner, "card": card}
-        elif kind == HELD:
-            card = key[2]
-            opposite = (LACKED, owner, card)
-            if opposite in self.justifications:
-                self._clash(key, opposite, just)
-            self._held[owner].add(card)
-            self._holders[card].add(owner)
-            if self._sat:
-                self._sat_lit[self._sat.vars[(owner, card)]] = key
+                var = self._sat.vars[(owner, card)]
+                self._sat_lit[var if held else -var] = key
             values = {"owner": owner, "card": card}
         elif kind in ("one-of", "not-all"):
             cards = frozenset(key[2])
@@ -246,19 +259,31 @@ class FactStore(Justifying):
             self._reads.append(("K", (("hand-size", owner),)))
         return self._hand_size.get(owner)
 
+    def _row_read(self, tag: str, name: str, row: set[str]) -> frozenset:
+        """A copy of one row of the sheet (``row``: the owners known to hold
+        or lack card ``name``, or the cards owner ``name`` is known to hold or
+        lack), recorded as read by the firing rule (``tag``: h, l, H or L;
+        see :func:`~clue_expert.engine.justify._premises_read`)."""
+        out = frozenset(row)
+        if self._reads is not None:
+            self._reads.append((tag, name, out))
+        return out
+
     def holders(self, card: str) -> frozenset:
         """Owners known to hold the card."""
-        out = frozenset(self._holders[card])
-        if self._reads is not None:
-            self._reads.append(("h", card, out))
-        return out
+        return self._row_read("h", card, self._holders[card])
 
     def lackers(self, card: str) -> frozenset:
         """Owners known not to hold the card."""
-        out = frozenset(self._lackers[card])
-        if self._reads is not None:
-            self._reads.append(("l", card, out))
-        return out
+        return self._row_read("l", card, self._lackers[card])
+
+    def held_by(self, owner: str) -> frozenset:
+        """Cards known held by ``owner``."""
+        return self._row_read("H", owner, self._held[owner])
+
+    def lacked_by(self, owner: str) -> frozenset:
+        """Cards known lacked by ``owner``."""
+        return self._row_read("L", owner, self._lacked[owner])
 
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses (card sets he does not hold all of)."""
@@ -334,20 +359,6 @@ class FactStore(Justifying):
             return LACKED
         return UNKNOWN
 
-    def held_by(self, owner: str) -> frozenset:
-        """Cards known held by ``owner``."""
-        out = frozenset(self._held[owner])
-        if self._reads is not None:
-            self._reads.append(("H", owner, out))
-        return out
-
-    def lacked_by(self, owner: str) -> frozenset:
-        """Cards known lacked by ``owner``."""
-        out = frozenset(self._lacked[owner])
-        if self._reads is not None:
-            self._reads.append(("L", owner, out))
-        return out
-
     def one_of_clauses(self, owner: str) -> list[frozenset]:
         """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
         store = self._clauses[owner]
@@ -400,13 +411,7 @@ class FactStore(Justifying):
         fact, observation or request, or a new game, starts afresh.  For
         costly derived views (exact beliefs, suggestion values, opponent
         models) that rules read several times per decision."""
-        stamp = (len(self.justifications), self._step, len(self._observations))
-        if self._memo[0] != stamp:
-            self._memo = (stamp, {})
-        values = self._memo[1]
-        if key not in values:
-            values[key] = build()
-        return values[key]
+        return self._memo.get((len(self.justifications), self._step, len(self._observations)), key, build)
 
     def memo_state(self, key, build: Callable):
         """Like :meth:`memo`, but kept across requests while the knowledge
@@ -415,10 +420,4 @@ class FactStore(Justifying):
         and suggestion values), so that a board turn's move and its
         suggestion share them."""
         in_request = 1 if self._candidates is not None else 0
-        stamp = (len(self.justifications) - in_request, len(self._observations))
-        if self._state_memo[0] != stamp:
-            self._state_memo = (stamp, {})
-        values = self._state_memo[1]
-        if key not in values:
-            values[key] = build()
-        return values[key]
+        return self._state_memo.get((len(self.justifications) - in_request, len(self._observations)), key, build)
