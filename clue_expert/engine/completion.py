@@ -121,6 +121,26 @@ class CompletionStep(RuleInterpreter):
                         out.append((o, c, holds, opposite))
         return out
 
+    def _refuted(self, extra: list) -> tuple | None:
+        """A minimal set of known facts refuting the literals ``extra``, or
+        None when some deal satisfies them (or there is no SAT model)."""
+        sat = self._sat
+        if sat is None:
+            return None
+        current = self._assumptions()
+        if sat.consistent(current + extra):
+            return None
+        allowed = set(current)
+        core = [x for x in (sat.solver.get_core() or current) if x in allowed]
+        i = 0
+        while i < len(core):
+            trial = core[:i] + core[i + 1:]
+            if sat.consistent(trial + extra):
+                i += 1
+            else:
+                core = trial
+        return tuple(self._sat_lit[x] for x in core)
+
     def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
         is known, decided by entailment: ``(True, tree)`` when it does,
@@ -144,25 +164,6 @@ class CompletionStep(RuleInterpreter):
         def node(k: Key, text: str, rule: str, message: str, premises: tuple, children: list) -> Explanation:
             return Explanation(k, text, Justification(rule, message, premises, 0, turn), children)
 
-        def refuted(extra: list) -> tuple | None:
-            """A minimal set of known facts refuting ``extra``, or None when some deal satisfies it."""
-            sat = self._sat
-            if sat is None:
-                return None
-            current = self._assumptions()
-            if sat.consistent(current + extra):
-                return None
-            allowed = set(current)
-            core = [x for x in (sat.solver.get_core() or current) if x in allowed]
-            i = 0
-            while i < len(core):
-                trial = core[:i] + core[i + 1:]
-                if sat.consistent(trial + extra):
-                    i += 1
-                else:
-                    core = trial
-            return tuple(self._sat_lit[x] for x in core)
-
         if key in self.justifications:
             return True, self.explain(key)
         for c in cards:  # a card of it known the fact's way
@@ -176,7 +177,7 @@ class CompletionStep(RuleInterpreter):
                 return True, node(key, describe(key), "entailment",
                                   f"{describe(clause_key)}, and these cards include those", (clause_key,),
                                   [self.explain(clause_key)])
-        premises = refuted([-sign * self._sat.var(owner, c) for c in cards]) if self._sat else None
+        premises = self._refuted([-sign * self._sat.var(owner, c) for c in cards]) if self._sat else None
         if premises is not None:
             return True, node(key, describe(key), CASE_ANALYSIS, self._case_message(key, len(premises)), premises,
                               [self.explain(p) for p in premises])
@@ -187,7 +188,7 @@ class CompletionStep(RuleInterpreter):
             if cell in self.justifications:
                 children.append(self.explain(cell))
                 continue
-            found = refuted([sign * self._sat.var(owner, c)]) if self._sat else None
+            found = self._refuted([sign * self._sat.var(owner, c)]) if self._sat else None
             if found is None:
                 return None, None
             children.append(node(cell, describe(cell), CASE_ANALYSIS, self._case_message(cell, len(found)), found,

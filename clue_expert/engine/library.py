@@ -4,7 +4,7 @@ Each function takes the knowledge being reasoned over as its first argument
 (supplied by the evaluator, invisible in rule files) and returns plain values:
 strings, ints, frozensets, tuples.  Nothing here changes the knowledge, and
 everything here reads it through its public query interface (the "queries"
-section of :mod:`clue_expert.engine.knowledge`).  Functions whose names start
+section of :mod:`clue_expert.engine.store`).  Functions whose names start
 with a capital letter build *fact references* for a rule's ``because:`` list.
 
 Editions are general: ``CATEGORIES`` are the edition's categories in sheet
