@@ -15,7 +15,7 @@ from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
-from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
+from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification, PendingCore
 
 
 class CompletionStep(RuleInterpreter):
@@ -60,7 +60,7 @@ class CompletionStep(RuleInterpreter):
             premises = tuple(self._sat_lit[x] for x in core)
             step = self._new_step()
             just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
-            self._unminimized[key] = (lit, tuple(core))
+            self._unminimized[key] = PendingCore(lit, tuple(core))
             if self._declare_known(key, just):
                 self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
                 self._run_engine()

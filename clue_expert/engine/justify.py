@@ -149,6 +149,17 @@ class PremiseOrders:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingCore:
+    """A case-analysis fact's SAT core, sufficient but not yet minimal:
+    shrunk when the fact is first explained (:meth:`Justifying.justification`)."""
+
+    lit: int
+    """The fact's cell literal."""
+    core: tuple[int, ...]
+    """The selector literals of the known facts that entail it."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReadRecord:
     """What a firing of a rule without ``because:`` matched and read, kept
     until its premises are first asked for (:class:`_ReadJustification`)."""
@@ -299,7 +310,7 @@ class Justifying:
     _hand_size: dict[str, int]
     _sat: SatModel | None
     _sat_lit: dict[int, Key]
-    _unminimized: dict[Key, tuple]
+    _unminimized: dict[Key, PendingCore]
 
     def _new_step(self) -> int:
         self._step += 1
@@ -412,8 +423,7 @@ class Justifying:
             self.justifications[key] = j
         pending = self._unminimized.pop(key, None) if j is not None else None
         if pending is not None and self._sat is not None:  # pending only with a SAT model
-            lit, core = pending
-            core = self._sat.minimize(core, lit)
+            core = self._sat.minimize(pending.core, pending.lit)
             premises = tuple(self._sat_lit[x] for x in core)
             j = Justification(j.rule, self._case_message(key, len(premises)), premises, j.step, j.turn)
             self.justifications[key] = j

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from .backbone import SatModel
@@ -39,7 +39,7 @@ from .expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
 # the names of the parts below are re-exported: callers import them from here
 from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Firing,
-                      Justification, Justifying, LazyMessage, PremiseOrders, ReadRecord, _premises_read,
+                      Justification, Justifying, LazyMessage, PendingCore, PremiseOrders, ReadRecord, _premises_read,
                       _PremiseOrder, _ReadFiring, _ReadJustification, _ReadOrder)
 from .language import RulePlan, rule_plan
 from .premises import PremiseLogic
@@ -48,7 +48,8 @@ from .store import FactStore, Memo, Sheet, _engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
            "CompletionStep", "Deciding", "Explanation", "FactStore", "Firing", "Justification", "Justifying",
-           "Knowledge", "LazyMessage", "PremiseOrders", "ReadRecord", "RuleInterpreter", "Sheet", "replay_record"]
+           "Knowledge", "LazyMessage", "Memo", "Opening", "PendingCore", "PremiseOrders", "ReadRecord",
+           "RuleInterpreter", "SatFact", "Sheet", "replay_record"]
 
 
 #: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
@@ -57,6 +58,39 @@ _NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_
 _FLAT_STORES = ("_hand_size", "justifications", "values", "probable", "firings", "_sat_lit", "_unminimized",
                 "_clause_selectors")
 _PLAIN_STORES = ("_step", "_sat_done")
+
+
+@dataclass(frozen=True)
+class SatFact:
+    """One clause or bound fact of the completion step's SAT model, as the opening made it."""
+
+    selector: int
+    """Its selector variable (making the same facts in the same order numbers them the same)."""
+    key: Key
+    """The fact."""
+    lits: Sequence[int]
+    """Its cell literals."""
+    low: int
+    """At least this many of them are true."""
+    high: int
+    """At most this many."""
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a game's opening left (the seating and hand sizes, and what the
+    rules and the completion step derive from them): the same in every game
+    of this seat and these hand sizes, so derived once and restored (see
+    ``Knowledge._reset``)."""
+
+    stamp: tuple
+    """(the seat, the hand sizes): the games it serves."""
+    stores: dict[str, Any]
+    """store name -> a copy of it (see :func:`_copy_stores`)."""
+    sat_facts: list[SatFact]
+    """The completion step's clause and bound facts, in order."""
+    facts: list[EngineFact]
+    """The facts the engine held."""
 
 
 def _copy_stores(get: Callable[[str], Any]) -> dict:
@@ -215,7 +249,7 @@ class Knowledge(CompletionStep):
         self._sat_lit: dict[int, Key] = {}
         #: how many facts the SAT step had when it last finished (-1: never)
         self._sat_done = -1
-        self._unminimized: dict[Key, tuple] = {}
+        self._unminimized: dict[Key, PendingCore] = {}
         self._clause_selectors: list[int] = []
         self._engine.reset()
         # The game's opening facts (the seating, the hand sizes) and what the
@@ -224,7 +258,8 @@ class Knowledge(CompletionStep):
         # restored (see _restore_opening).
         stamp = (self.me, tuple(sorted(self.hand_sizes.items())))
         opening = self.__dict__.get("_opening")
-        if opening is not None and opening[0] == stamp and self._restore_opening(opening[1]):
+        if opening is not None and opening.stamp == stamp:
+            self._restore_opening(opening)
             return
         before = self.rng.getstate()
         self._declare_setup()
@@ -232,7 +267,7 @@ class Knowledge(CompletionStep):
         for o in self.owners:
             self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
         self._run(0)
-        self._opening = (stamp, self._capture_opening()) if self.rng.getstate() == before else None
+        self._opening = self._capture_opening(stamp) if self.rng.getstate() == before else None
 
     def _declare_setup(self) -> None:
         """The set-up facts rules match (never premises): every owner, card and
@@ -256,36 +291,31 @@ class Knowledge(CompletionStep):
             for cat in self.edition.categories:
                 declare(EngineFact(kind, (("category", cat), ("n", 0))))
 
-    def _capture_opening(self) -> dict | None:
+    def _capture_opening(self, stamp: tuple) -> Opening:
         """What the opening left: every store of the knowledge, the facts
         the engine holds and the completion step's clause facts, in order."""
         sat = self._sat
-        saved = _copy_stores(lambda name: getattr(self, name))
-        saved["sat_facts"] = [(sel, sat.selectors[sel], sat.fact_of(sel)) for sel in sat.selectors] if sat else []
-        saved["facts"] = self._engine.facts()
-        return saved
+        sat_facts = [SatFact(sel, sat.selectors[sel], *sat.fact_of(sel)) for sel in sat.selectors] if sat else []
+        return Opening(stamp, _copy_stores(lambda name: getattr(self, name)), sat_facts, self._engine.facts())
 
-    def _restore_opening(self, saved: dict | None) -> bool:
-        """Put back what :meth:`_capture_opening` kept (False if nothing was
-        kept).  The firings are reported to ``on_fire`` as if they happened."""
-        if saved is None:
-            return False
+    def _restore_opening(self, saved: Opening) -> None:
+        """Put back what :meth:`_capture_opening` kept.  The firings are
+        reported to ``on_fire`` as if they happened."""
         sat = self._sat
         if sat is not None:
-            for sel, key, (lits, low, high) in saved["sat_facts"]:
-                made = (sat.add_bound_fact(key, lits, low, high) if key[0] == "bound"
-                        else sat.add_clause_fact(key, lits))
-                if made != sel:  # pragma: no cover - the same calls number the same
+            for f in saved.sat_facts:
+                made = (sat.add_bound_fact(f.key, f.lits, f.low, f.high) if f.key[0] == "bound"
+                        else sat.add_clause_fact(f.key, f.lits))
+                if made != f.selector:  # pragma: no cover - the same calls number the same
                     raise RuntimeError("the completion step's clause facts did not replay")
-        for name, value in _copy_stores(saved.__getitem__).items():
+        for name, value in _copy_stores(saved.stores.__getitem__).items():
             setattr(self, name, value)
         if sat is None:
             self._sat_lit = {}
-        self._engine.settle(saved["facts"])
+        self._engine.settle(saved.facts)
         if self.on_fire is not None:
             for firing in self.firings:
                 self.on_fire(firing)
-        return True
 
     # ---------------------------------------------------------- observations
     def observe(self, observation: Observation, turn: int = 0) -> None:
