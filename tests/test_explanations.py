@@ -39,9 +39,9 @@ def test_case_analysis_premises_are_minimal_and_sufficient():
             if j.rule != CASE_ANALYSIS:
                 continue
             seen += 1
-            sat = k._sat
+            sat = k._ledger.model
             lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
-            rev = {kk: x for x, kk in k._sat_lit.items()}
+            rev = {kk: x for x, kk in k._ledger.facts.items()}
             core = [rev[p] for p in j.premises]
             assert sat.entails(core, lit)
             for i in range(len(core)):

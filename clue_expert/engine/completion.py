@@ -15,24 +15,22 @@ from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
-from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification, PendingCore
+from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
+from .ledger import PendingCore, SatLedger
 
 
 class CompletionStep(RuleInterpreter):
     """The SAT completion step and the questions its model answers (see the module docstring)."""
 
     complete: bool
-    _sat_done: int
 
     # ------------------------------------------------------- case analysis
-    def _assumptions(self) -> list[int]:
-        return list(self._sat_lit)
-
     def _case_analysis(self, turn: int | None) -> None:
-        sat = self._sat
-        if sat is None or len(self._sat_lit) == self._sat_done:
+        ledger = self._ledger
+        if ledger is None or len(ledger.facts) == ledger.done:
             return  # no SAT model (not complete), or nothing new since the last one: everything entailed is known
-        assumptions = self._assumptions()
+        sat = ledger.model
+        assumptions = ledger.assumptions()
         unknown_vars = []
         for o, cells in sat.owner_cells():
             held, lacked = self._held[o], self._lacked[o]
@@ -40,8 +38,7 @@ class CompletionStep(RuleInterpreter):
         try:
             found = sat.backbone(assumptions, unknown_vars)
         except Unsatisfiable as exc:
-            core = sat.minimize(exc.core)
-            keys = [self._sat_lit[x] for x in core if x in self._sat_lit]
+            keys = ledger.keys(x for x in sat.minimize(exc.core) if x in ledger.facts)
             raise ContradictionError(
                 "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
                 turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
@@ -50,32 +47,36 @@ class CompletionStep(RuleInterpreter):
             key = held_key(owner, card) if lit > 0 else lacked_key(owner, card)
             if key in self.justifications:
                 continue  # a rule got there first while earlier ones were added
-            current = set(self._assumptions())
+            current = set(ledger.assumptions())
             core = [x for x in core if x in current]
             if not sat.entails(core, lit):  # pragma: no cover - cores are complete
                 core = list(current)
             # The core is sufficient now; it is shrunk to a minimal one when the
             # fact is first explained (see justification()), which keeps the
             # deletion-based minimisation off the hot path.
-            premises = tuple(self._sat_lit[x] for x in core)
+            premises = ledger.keys(core)
             step = self._new_step()
             just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
-            self._unminimized[key] = PendingCore(lit, tuple(core))
+            ledger.pending[key] = PendingCore(lit, tuple(core))
             if self._declare_known(key, just):
                 self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
                 self._run_engine()
         # what the rules added since follows from the same facts: complete
-        self._sat_done = len(self._sat_lit)
+        ledger.done = len(ledger.facts)
+
+    def _needs_ledger(self) -> SatLedger:
+        """The completion step's ledger; a seat without the step raises ClueError."""
+        if self._ledger is None:
+            raise ClueError("this knowledge runs without the completion step")
+        return self._ledger
 
     def completion_check(self, key: Key) -> dict:
         """Whether the completion step can settle a held/lacked fact: for
         each of the fact and its opposite, an example owner of the card in a
         deal consistent with everything known (None when no such deal).
         Needs the completion step (``complete=True``)."""
-        if self._sat is None:
-            raise ClueError("this knowledge runs without the completion step")
-        sat = self._sat
-        assumptions = self._assumptions()
+        ledger = self._needs_ledger()
+        sat, assumptions = ledger.model, ledger.assumptions()
         lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
         out = {}
         for want, label in ((lit, "with"), (-lit, "without")):
@@ -88,9 +89,8 @@ class CompletionStep(RuleInterpreter):
 
     def consistent(self) -> bool:
         """Whether some deal satisfies everything known (needs the completion step)."""
-        if self._sat is None:
-            raise ClueError("this knowledge runs without the completion step")
-        return self._sat.consistent(self._assumptions())
+        ledger = self._needs_ledger()
+        return ledger.model.consistent(ledger.assumptions())
 
     def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
         """Single cells that would settle an open held/lacked fact: each
@@ -98,10 +98,8 @@ class CompletionStep(RuleInterpreter):
         (``holds``) or "owner lacks card" is consistent with what is known
         and entails ``result`` (the fact or its opposite).  Owners in
         ``skip`` are left out.  Needs the completion step."""
-        if self._sat is None:
-            raise ClueError("this knowledge runs without the completion step")
-        sat = self._sat
-        assumptions = self._assumptions()
+        ledger = self._needs_ledger()
+        sat, assumptions = ledger.model, ledger.assumptions()
         lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
         opposite = (LACKED if key[0] == HELD else HELD, key[1], key[2])
         out = []
@@ -121,25 +119,10 @@ class CompletionStep(RuleInterpreter):
                         out.append((o, c, holds, opposite))
         return out
 
-    def _refuted(self, extra: list) -> tuple | None:
+    def _refuted(self, extra: list[int]) -> tuple[Key, ...] | None:
         """A minimal set of known facts refuting the literals ``extra``, or
         None when some deal satisfies them (or there is no SAT model)."""
-        sat = self._sat
-        if sat is None:
-            return None
-        current = self._assumptions()
-        if sat.consistent(current + extra):
-            return None
-        allowed = set(current)
-        core = [x for x in (sat.solver.get_core() or current) if x in allowed]
-        i = 0
-        while i < len(core):
-            trial = core[:i] + core[i + 1:]
-            if sat.consistent(trial + extra):
-                i += 1
-            else:
-                core = trial
-        return tuple(self._sat_lit[x] for x in core)
+        return self._ledger.refuting(extra) if self._ledger is not None else None
 
     def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
@@ -177,7 +160,8 @@ class CompletionStep(RuleInterpreter):
                 return True, node(key, describe(key), "entailment",
                                   f"{describe(clause_key)}, and these cards include those", (clause_key,),
                                   [self.explain(clause_key)])
-        premises = self._refuted([-sign * self._sat.var(owner, c) for c in cards]) if self._sat else None
+        var = self._ledger.model.var if self._ledger is not None else None
+        premises = self._refuted([-sign * var(owner, c) for c in cards]) if var else None
         if premises is not None:
             return True, node(key, describe(key), CASE_ANALYSIS, self._case_message(key, len(premises)), premises,
                               [self.explain(p) for p in premises])
@@ -188,7 +172,7 @@ class CompletionStep(RuleInterpreter):
             if cell in self.justifications:
                 children.append(self.explain(cell))
                 continue
-            found = self._refuted([sign * self._sat.var(owner, c)]) if self._sat else None
+            found = self._refuted([sign * var(owner, c)]) if var else None
             if found is None:
                 return None, None
             children.append(node(cell, describe(cell), CASE_ANALYSIS, self._case_message(cell, len(found)), found,

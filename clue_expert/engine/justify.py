@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from .backbone import SatModel
 from ..core.cards import Edition
 from ..core.errors import RuleFileError
 from ..core.facts import OBSERVATION_KINDS, Key, describe
+from .ledger import SatLedger
 from .premises import PremiseLogic
 from .rules import CompiledRule
 
@@ -146,17 +146,6 @@ class PremiseOrders:
     """premise key -> its place in a list of premises."""
     read: _ReadOrder
     """premise key -> its place among the facts a rule read."""
-
-
-@dataclass(frozen=True, slots=True)
-class PendingCore:
-    """A case-analysis fact's SAT core, sufficient but not yet minimal:
-    shrunk when the fact is first explained (:meth:`Justifying.justification`)."""
-
-    lit: int
-    """The fact's cell literal."""
-    core: tuple[int, ...]
-    """The selector literals of the known facts that entail it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,9 +297,7 @@ class Justifying:
     _cards: tuple[str, ...]
     _category_cards: dict[str, frozenset]
     _hand_size: dict[str, int]
-    _sat: SatModel | None
-    _sat_lit: dict[int, Key]
-    _unminimized: dict[Key, PendingCore]
+    _ledger: SatLedger | None
 
     def _new_step(self) -> int:
         self._step += 1
@@ -421,10 +408,10 @@ class Justifying:
             j = Justification(j.rule, j._message, tuple(keep) + tuple(self._minimal(keep, candidates, key)),
                               j.step, j.turn, None)
             self.justifications[key] = j
-        pending = self._unminimized.pop(key, None) if j is not None else None
-        if pending is not None and self._sat is not None:  # pending only with a SAT model
-            core = self._sat.minimize(pending.core, pending.lit)
-            premises = tuple(self._sat_lit[x] for x in core)
+        ledger = self._ledger
+        pending = ledger.pending.pop(key, None) if ledger is not None else None
+        if pending is not None and ledger is not None:
+            premises = ledger.minimal(pending)
             j = Justification(j.rule, self._case_message(key, len(premises)), premises, j.step, j.turn)
             self.justifications[key] = j
         return j

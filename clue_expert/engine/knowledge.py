@@ -39,9 +39,10 @@ from .expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
 # the names of the parts below are re-exported: callers import them from here
 from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Firing,
-                      Justification, Justifying, LazyMessage, PendingCore, PremiseOrders, ReadRecord, _premises_read,
+                      Justification, Justifying, LazyMessage, PremiseOrders, ReadRecord, _premises_read,
                       _PremiseOrder, _ReadFiring, _ReadJustification, _ReadOrder)
 from .language import RulePlan, rule_plan
+from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
 from .store import FactStore, Memo, Sheet, _engine_fact
@@ -55,25 +56,8 @@ __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSE
 #: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
 #: mappings of sets or dicts, copied two levels deep; mappings and lists; plain values.
 _NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_all", "_bounds")
-_FLAT_STORES = ("_hand_size", "justifications", "values", "probable", "firings", "_sat_lit", "_unminimized",
-                "_clause_selectors")
-_PLAIN_STORES = ("_step", "_sat_done")
-
-
-@dataclass(frozen=True)
-class SatFact:
-    """One clause or bound fact of the completion step's SAT model, as the opening made it."""
-
-    selector: int
-    """Its selector variable (making the same facts in the same order numbers them the same)."""
-    key: Key
-    """The fact."""
-    lits: Sequence[int]
-    """Its cell literals."""
-    low: int
-    """At least this many of them are true."""
-    high: int
-    """At most this many."""
+_FLAT_STORES = ("_hand_size", "justifications", "values", "probable", "firings")
+_PLAIN_STORES = ("_step",)
 
 
 @dataclass(frozen=True)
@@ -87,8 +71,8 @@ class Opening:
     """(the seat, the hand sizes): the games it serves."""
     stores: dict[str, Any]
     """store name -> a copy of it (see :func:`_copy_stores`)."""
-    sat_facts: list[SatFact]
-    """The completion step's clause and bound facts, in order."""
+    ledger: LedgerSnapshot | None
+    """The completion step's ledger (None: the step is off)."""
     facts: list[EngineFact]
     """The facts the engine held."""
 
@@ -241,16 +225,14 @@ class Knowledge(CompletionStep):
         self._state_memo = Memo()
         self._turn: int | None = 0
         self.last_turn = 0
-        old = getattr(self, "_sat", None)
-        self._sat = (SatModel(self.owners, self._cards, {k: sorted(v) for k, v in self._category_cards.items()},
-                              self.hand_sizes, ENVELOPE, self.edition.envelope_counts) if self.complete else None)
-        if old is not None and self._sat is not None:
-            self._sat.inherit_witnesses(old)  # deals of the last game, checked again before use
-        self._sat_lit: dict[int, Key] = {}
-        #: how many facts the SAT step had when it last finished (-1: never)
-        self._sat_done = -1
-        self._unminimized: dict[Key, PendingCore] = {}
-        self._clause_selectors: list[int] = []
+        old = getattr(self, "_ledger", None)
+        #: The completion step's SAT model and the known facts it was told (None: the step is off).
+        self._ledger = (SatLedger(SatModel(self.owners, self._cards,
+                                           {k: sorted(v) for k, v in self._category_cards.items()},
+                                           self.hand_sizes, ENVELOPE, self.edition.envelope_counts))
+                        if self.complete else None)
+        if old is not None and self._ledger is not None:
+            self._ledger.model.inherit_witnesses(old.model)  # deals of the last game, checked again before use
         self._engine.reset()
         # The game's opening facts (the seating, the hand sizes) and what the
         # rules and the completion step derive from them are the same in
@@ -294,24 +276,16 @@ class Knowledge(CompletionStep):
     def _capture_opening(self, stamp: tuple) -> Opening:
         """What the opening left: every store of the knowledge, the facts
         the engine holds and the completion step's clause facts, in order."""
-        sat = self._sat
-        sat_facts = [SatFact(sel, sat.selectors[sel], *sat.fact_of(sel)) for sel in sat.selectors] if sat else []
-        return Opening(stamp, _copy_stores(lambda name: getattr(self, name)), sat_facts, self._engine.facts())
+        ledger = self._ledger.snapshot() if self._ledger is not None else None
+        return Opening(stamp, _copy_stores(lambda name: getattr(self, name)), ledger, self._engine.facts())
 
     def _restore_opening(self, saved: Opening) -> None:
         """Put back what :meth:`_capture_opening` kept.  The firings are
         reported to ``on_fire`` as if they happened."""
-        sat = self._sat
-        if sat is not None:
-            for f in saved.sat_facts:
-                made = (sat.add_bound_fact(f.key, f.lits, f.low, f.high) if f.key[0] == "bound"
-                        else sat.add_clause_fact(f.key, f.lits))
-                if made != f.selector:  # pragma: no cover - the same calls number the same
-                    raise RuntimeError("the completion step's clause facts did not replay")
+        if self._ledger is not None and saved.ledger is not None:
+            self._ledger.restore(saved.ledger)
         for name, value in _copy_stores(saved.stores.__getitem__).items():
             setattr(self, name, value)
-        if sat is None:
-            self._sat_lit = {}
         self._engine.settle(saved.facts)
         if self.on_fire is not None:
             for firing in self.firings:

@@ -100,7 +100,6 @@ class FactStore(Justifying):
     _bounds: dict[str, dict[Key, None]]
     _seen: set
     _shown_by_me: dict[str, set]
-    _clause_selectors: list[int]
     _candidates: list[Candidate] | None
     _memo: Memo
     _state_memo: Memo
@@ -120,9 +119,8 @@ class FactStore(Justifying):
                 self._clash(key, opposite, just)
             (self._held if held else self._lacked)[owner].add(card)
             (self._holders if held else self._lackers)[card].add(owner)
-            if self._sat:
-                var = self._sat.vars[(owner, card)]
-                self._sat_lit[var if held else -var] = key
+            if self._ledger is not None:
+                self._ledger.add_cell(key, held)
             values = {"owner": owner, "card": card}
         elif kind in ("one-of", "not-all"):
             cards = frozenset(key[2])
@@ -138,11 +136,8 @@ class FactStore(Justifying):
                 for other in [c for c in store[owner] if cards < c]:
                     del store[owner][other]  # superseded by the narrower clause
             store[owner][cards] = key
-            if self._sat:
-                sign = 1 if kind == "one-of" else -1
-                sel = self._sat.add_clause_fact(key, [sign * self._sat.var(owner, c) for c in cards])
-                self._sat_lit[sel] = key
-                self._clause_selectors.append(sel)
+            if self._ledger is not None:
+                self._ledger.add_clause(key, owner, cards, 1 if kind == "one-of" else -1)
             values = {"owner": owner, "cards": tuple(sorted(cards))}
         elif kind == "bound":
             key = bound_key(*key[1:])  # sorted cards, clipped counts (a key given by hand may be neither)
@@ -155,10 +150,8 @@ class FactStore(Justifying):
                           if set(b[2]) > set(bound_cards) and bound_key(owner, *self._reduced(b)) == reduced]:
                 del bounds[wider]  # superseded by its reduction
             bounds[key] = None
-            if self._sat:
-                sel = self._sat.add_bound_fact(key, [self._sat.var(owner, c) for c in bound_cards], low, high)
-                self._sat_lit[sel] = key
-                self._clause_selectors.append(sel)
+            if self._ledger is not None:
+                self._ledger.add_bound(key, owner, bound_cards, low, high)
             values = {"owner": owner, "cards": bound_cards, "low": low, "high": high}
         else:
             raise ValueError(f"cannot assert a {kind} fact")
