@@ -45,11 +45,11 @@ from .language import RulePlan, rule_plan
 from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
-from .store import FactStore, Memo, Sheet, _engine_fact
+from .store import FactStore, Memo, Observed, Sheet, _engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
            "CompletionStep", "Deciding", "Explanation", "FactStore", "Firing", "Justification", "Justifying",
-           "Knowledge", "LazyMessage", "Memo", "Opening", "PendingCore", "PremiseOrders", "ReadRecord",
+           "Knowledge", "LazyMessage", "Memo", "Observed", "Opening", "PendingCore", "PremiseOrders", "ReadRecord",
            "RuleInterpreter", "SatFact", "Sheet", "replay_record"]
 
 
@@ -143,7 +143,7 @@ class Knowledge(CompletionStep):
         premise_order = _PremiseOrder(self._order)
         #: Sort keys of premises (see _premises_read), kept from game to game.
         self._orders = PremiseOrders(premise_order, _ReadOrder(premise_order))
-        self._observations: list[tuple] = []
+        self._observations: list[Observed] = []
         #: The seat's seeded random source, for rules that draw (``sample``,
         #: ``each_with_chance``): a player sets it to its own, so games replay
         #: from their seed.
@@ -303,7 +303,7 @@ class Knowledge(CompletionStep):
         if isinstance(observation, Suggestion) and observation.card is not None and self.me is not None \
                 and self.me not in (observation.by, observation.shown_by):
             observation = replace(observation, card=None)  # not this seat's to see
-        self._apply((turn, observation))
+        self._apply(Observed(turn, observation))
 
     def assume(self, keys: Iterable[Key]) -> None:
         """Assert facts directly (justified as ``given``), e.g. in scenarios."""
@@ -327,7 +327,7 @@ class Knowledge(CompletionStep):
         cases (:mod:`clue_expert.engine.proofs`); each block replays every
         observation, so keep the knowledge small (the completion step off)."""
         before = set(self.justifications)
-        item = (self._turn or 0, Given(tuple(keys)))
+        item = Observed(self._turn or 0, Given(tuple(keys)))
         self._observations.append(item)
         error = None
         try:
@@ -340,7 +340,7 @@ class Knowledge(CompletionStep):
             del self._observations[max(i for i, x in enumerate(self._observations) if x is item)]
             self._replay()
 
-    def _apply(self, item: tuple) -> None:
+    def _apply(self, item: Observed) -> None:
         self._observations.append(item)
         try:
             self._process(item)
@@ -358,8 +358,8 @@ class Knowledge(CompletionStep):
         finally:
             self.on_fire = on_fire
 
-    def _process(self, item: tuple) -> None:
-        turn, obs = item
+    def _process(self, item: Observed) -> None:
+        turn, obs = item.turn, item.observation
         self._turn = turn
         if isinstance(obs, DealtHand):
             self._declare_observation("dealt", {"owner": obs.player, "cards": tuple(obs.cards)}, turn)

@@ -14,11 +14,11 @@ and to the rule engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, KINDS, Key, bound_key, cards_key, describe, held_key, lacked_key
-from ..core.observations import Accusation, Suggestion
+from ..core.observations import Accusation, Observation, Suggestion
 from .engines import EngineFact, RuleEngine
 from .justify import HELD, LACKED, UNKNOWN, Candidate, Justification, Justifying
 
@@ -58,6 +58,15 @@ def _engine_fact(kind: str, values: dict) -> EngineFact:
     return EngineFact(kind, tuple((f, values[f]) for f in KINDS[kind]))
 
 
+class Observed(NamedTuple):
+    """One observation the seat took in (see ``Knowledge.observe``)."""
+
+    turn: int
+    """The turn it was made on (0: the deal)."""
+    observation: Observation
+    """What was seen."""
+
+
 class Memo:
     """Values built once while the knowledge stands still (see :meth:`FactStore.memo`)."""
 
@@ -90,7 +99,7 @@ class FactStore(Justifying):
     _owner_set: frozenset
     _category: dict[str, str]
     _order: dict[str, int]
-    _observations: list[tuple]
+    _observations: list[Observed]
     _held: dict[str, set[str]]
     _lacked: dict[str, set[str]]
     _holders: dict[str, set[str]]
