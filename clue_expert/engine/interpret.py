@@ -49,36 +49,70 @@ class RuleInterpreter(Deciding):
             self._on_firing(firing)
 
     def _on_firing(self, firing: EngineFiring) -> None:
-        """One activation fired: run its rule's right-hand side (a ``when:``
-        rule in the bindings of the fact it matched, a ``match:`` rule in its
-        variables')."""
-        rule = self._rules_by_id[firing.rule]
-        if rule.patterns:
-            self._match_fire(rule, firing)
+        """One activation fired: run its rule's right-hand side in the
+        variables its patterns bound (``when: KIND`` is the one pattern it
+        stands for: language.when_patterns); a native one ran inside the
+        engine.  A ``when:`` rule whose guard (the part of its ``if:`` on the
+        trigger's fields; it reads no sheet) is false stops there."""
+        if firing.native is not None:
+            self._on_native_firing(firing)
             return
-        fact = firing.facts[0]
-        env = dict(self._base_env)
-        for f, v in fact.values:
-            if f in ("cards", "matching"):
-                v = frozenset(v)
-            env[f] = v
-        env["this"] = key_of(fact.kind, env)
-        # A rule whose guard (the part of its if: on the trigger's fields) is
-        # false stops there; the guard reads no sheet, so it is checked first.
+        rule = self._rules_by_id[firing.rule]
         guard = self._plans[rule.id].guard
         if guard is not None:
+            env = dict(self._base_env)
+            env["__lib__"] = self
+            env.update((k, frozenset(v) if k in rule.set_vars else v) for k, v in firing.activation.bindings)
             try:
                 if not guard(env):
                     return
             except Exception:  # the rule itself will say what is wrong
                 pass
-        self._run_rule(rule, env)
+        self._match_fire(rule, firing)
+
+    def _on_native_firing(self, firing: EngineFiring) -> None:
+        """A native rule fired inside the engine (held / lacked facts from its
+        variables; see Knowledge._load_rules): the limits, then what :meth:`_match_fire` and
+        :meth:`_fire` record for it, from the facts it matched and asserted."""
+        rule = self._rules_by_id[firing.rule]
+        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        if made > MAX_JOIN_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                     f"run (the limit on matches per rule and observation)")
+        self._budget.charge(1)
+        self._budget.start_rule()
+        if not firing.native:  # the engine held every fact it asserted: known already
+            return
+        new = []
+        for fact in firing.native:
+            owner, card = fact.get("owner"), fact.get("card")
+            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
+                    or card not in self._all_cards:
+                self._check_conclusion(rule, fact.kind, owner, card)
+            new.append((fact.kind, owner, card))
+        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+            keys = self._premise_keys(keys)
+        env = dict(self._base_env)
+        env["__lib__"] = self
+        for name, value in firing.activation.bindings:
+            env[name] = frozenset(value) if name in rule.set_vars else \
+                (tuple(value) if isinstance(value, (list, tuple)) else value)
+        env["this"] = keys[0]
+        env["__matched__"] = keys
+        message = LazyMessage(rule, env)  # the bindings of this firing
+        step = self._new_step()
+        just = _ReadJustification(rule.id, message, step, self._turn, ReadRecord(self._orders, keys, ()))
+        made_keys = tuple(k for k in new if self._declare_known(k, just))
+        if made_keys:
+            self._log(_ReadFiring(step, rule.id, message, made_keys, just, self._turn))
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its
         variables, the facts matched (``this`` is the first one's key; all of
         them are premises) and run the rest of the rule."""
         env = dict(self._base_env)
+        env["__lib__"] = self  # added per firing: in _base_env it would make the knowledge a cycle
         for name, value in firing.activation.bindings:
             if name in rule.set_vars:
                 env[name] = frozenset(value)

@@ -16,6 +16,7 @@ model, which the parts above it fill.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -41,16 +42,24 @@ class LazyMessage:
     facts are never explained, and formatting every message cost about a third
     of a simulated game."""
 
-    __slots__ = ("rule", "env", "_text")
+    __slots__ = ("rule", "env", "_lib", "_text")
 
     def __init__(self, rule: CompiledRule, env: dict[str, Any]):
         self.rule = rule
+        # The knowledge itself (``__lib__``) is held weakly: a strong
+        # reference would make knowledge -> justification -> message ->
+        # knowledge a cycle, freed only by a full collection (a shadow
+        # knowledge, and its engine, outlived its use by minutes).
+        lib = env.pop("__lib__", None)
+        self._lib = weakref.ref(lib) if lib is not None else None
         self.env: dict[str, Any] | None = env
         self._text: str | None = None
 
     def __str__(self) -> str:
         if self._text is None:
             assert self.env is not None  # dropped only once the text is made
+            if self._lib is not None:
+                self.env["__lib__"] = self._lib()
             self._text = self.rule.format_message(self.env)
             self.env = None
         return self._text
@@ -441,16 +450,18 @@ class Justifying:
     def explain(self, key: Key) -> Explanation:
         """The justification tree of a fact down to the observations; a fact
         met twice is expanded once."""
-        seen: set = set()
+        return self._explanation(key, set())
 
-        def build(k: Key) -> Explanation:
-            j = self.justification(k)
-            node = Explanation(k, describe(k, self.values), j)
-            if k in seen:
-                node.repeated = True
-                return node
-            seen.add(k)
-            if j is not None:
-                node.children = [build(p) for p in j.premises]
+    def _explanation(self, key: Key, seen: set) -> Explanation:
+        """The tree of :meth:`explain` below ``key`` (a method, not a nested
+        function calling itself: that would make a reference cycle holding
+        the knowledge)."""
+        j = self.justification(key)
+        node = Explanation(key, describe(key, self.values), j)
+        if key in seen:
+            node.repeated = True
             return node
-        return build(key)
+        seen.add(key)
+        if j is not None:
+            node.children = [self._explanation(p, seen) for p in j.premises]
+        return node

@@ -35,6 +35,7 @@ from ..core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, key_of, player_
 from .completion import CompletionStep
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
+from .engines.clp import exportable
 from .expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
 # the names of the parts below are re-exported: callers import them from here
@@ -137,7 +138,7 @@ class Knowledge(CompletionStep):
         self._order: dict[str, int] = {c: i for i, c in enumerate((*self._cards, *self.owners))}
         #: The bindings every rule firing starts from (read by rule expressions, so any value).
         self._base_env: dict[str, Any] = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "__lib__": self, "CATEGORIES": edition.categories,
+                          "CARDS": self._all_cards, "ME": me, "CATEGORIES": edition.categories,
                           "__order__": self._order,
                           "__budget__": self._budget}
         premise_order = _PremiseOrder(self._order)
@@ -167,7 +168,10 @@ class Knowledge(CompletionStep):
         #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
         self.engine = choose_engine(engine)
         self._engine = make_engine(self.engine)
-        self._engine.load(rules)
+        # a rule that only concludes held / lacked facts from its variables runs inside the
+        # engine (no Python per firing): its premises are the facts it matched, as in _match_fire
+        self._engine.load(rules, {r.id: made for r in rules if r.auto_premises and (made := exportable(r))
+                                  and all(getattr(a, "kind", None) in (HELD, LACKED) for a in made)})
         # what the engine does, from the first fact on (deduce --watch / --agenda)
         self._engine.watch = watch
         #: The rules the engine runs, in load order.

@@ -143,7 +143,8 @@ class FactStore(Justifying):
             store = self._clauses if kind == "one-of" else self._not_all
             if kind == "one-of":
                 for other in [c for c in store[owner] if cards < c]:
-                    del store[owner][other]  # superseded by the narrower clause
+                    # superseded by the narrower clause: gone from the store and the engine
+                    self._engine.retract(_engine_fact(kind, self.values[store[owner].pop(other)]))
             store[owner][cards] = key
             if self._ledger is not None:
                 self._ledger.add_clause(key, owner, cards, 1 if kind == "one-of" else -1)
@@ -157,7 +158,8 @@ class FactStore(Justifying):
             reduced = bound_key(owner, *self._reduced(key))
             for wider in [b for b in bounds
                           if set(b[2]) > set(bound_cards) and bound_key(owner, *self._reduced(b)) == reduced]:
-                del bounds[wider]  # superseded by its reduction
+                del bounds[wider]  # superseded by its reduction: gone from the store and the engine
+                self._engine.retract(_engine_fact("bound", self.values[wider]))
             bounds[key] = None
             if self._ledger is not None:
                 self._ledger.add_bound(key, owner, bound_cards, low, high)
