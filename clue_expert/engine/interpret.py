@@ -105,7 +105,7 @@ class RuleInterpreter(Deciding):
         just = _ReadJustification(rule.id, message, step, self._turn, ReadRecord(self._orders, keys, ()))
         made_keys = tuple(k for k in new if self._declare_known(k, just))
         if made_keys:
-            self._log(_ReadFiring(step, rule.id, message, made_keys, just, self._turn))
+            self._log(_ReadFiring(made_keys, just))
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its
@@ -227,7 +227,7 @@ class RuleInterpreter(Deciding):
             read_just = _ReadJustification(rule.id, message, step, self._turn,
                                            ReadRecord(self._orders, env.get("__matched__") or (env["this"],), tokens))
             if self._declare_known(key, read_just):
-                self._log(_ReadFiring(step, rule.id, message, (key,), read_just, self._turn))
+                self._log(_ReadFiring((key,), read_just))
             return
         if rule.then and rule.then[0].kind in DECISION_KINDS:
             self._decide(rule, env)
@@ -278,7 +278,7 @@ class RuleInterpreter(Deciding):
                                             self._read_tokens()))
             made = tuple(k for k in new if self._declare_known(k, read_just))
             if made:
-                self._log(_ReadFiring(step, rule.id, message, made, read_just, self._turn))
+                self._log(_ReadFiring(made, read_just))
             return
         if rule.auto_premises:
             premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))

@@ -64,6 +64,7 @@ class LazyMessage:
             self.env = None
         return self._text
 
+
 @dataclass(frozen=True)
 class Justification:
     """Why a fact is known."""
@@ -90,6 +91,7 @@ class Justification:
         """The rule's message for this firing (or the observation's text)."""
         return str(self._message)
 
+
 @dataclass(frozen=True)
 class Firing:
     """One rule firing, for ``--watch`` traces."""
@@ -112,6 +114,7 @@ class Firing:
         """The rule's message for this firing."""
         return str(self._message)
 
+
 class _PremiseOrder(dict):
     """premise key -> its place in a list of premises (sheet order of its
     names, then its kind), worked out once per key (kept for at most
@@ -129,6 +132,7 @@ class _PremiseOrder(dict):
         if len(self) < 100_000:
             self[key] = value
         return value
+
 
 class _ReadOrder(dict):
     """premise key -> its place among the facts a rule read: cells before
@@ -157,7 +161,7 @@ class PremiseOrders:
     """premise key -> its place among the facts a rule read."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReadRecord:
     """What a firing of a rule without ``because:`` matched and read, kept
     until its premises are first asked for (:class:`_ReadJustification`)."""
@@ -204,6 +208,7 @@ def _premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple,
                   key=read_order.__getitem__)
     return tuple(keep + rest), len(keep)
 
+
 class _ReadJustification(Justification):
     """The justification of a firing of a rule without ``because:``: its
     premises (what the rule matched and what its queries read) are put in
@@ -214,7 +219,13 @@ class _ReadJustification(Justification):
     does not copy it."""
 
     def __init__(self, rule: str, message, step: int, turn, reads: ReadRecord):
-        self.__dict__.update(rule=rule, _message=message, step=step, turn=turn, _reads=reads, _premises=None)
+        d = self.__dict__
+        d["rule"] = rule
+        d["_message"] = message
+        d["step"] = step
+        d["turn"] = turn
+        d["_reads"] = reads
+        d["_premises"] = None
 
     def _materialize(self) -> None:
         d = self.__dict__
@@ -235,16 +246,42 @@ class _ReadJustification(Justification):
             self._materialize()
         return self.__dict__["_read_from"]
 
-class _ReadFiring(Firing):
-    """A :class:`Firing` whose premises are its justification's (worked out when first read)."""
 
-    def __init__(self, step: int, rule: str, message, conclusions: tuple, just: _ReadJustification, turn):
-        self.__dict__.update(step=step, rule=rule, _message=message, conclusions=conclusions, _just=just, turn=turn)
+class _ReadFiring(Firing):
+    """A :class:`Firing` of the facts one :class:`_ReadJustification`
+    justifies: its step, rule, message, turn and premises are the
+    justification's (the premises worked out when first read)."""
+
+    def __init__(self, conclusions: tuple, just: _ReadJustification):
+        d = self.__dict__
+        d["conclusions"] = conclusions
+        d["_just"] = just
+
+    @property
+    def step(self) -> int:
+        """Its position in the firing order."""
+        return self.__dict__["_just"].step
+
+    @property
+    def rule(self) -> str:
+        """Rule id."""
+        return self.__dict__["_just"].rule
+
+    @property
+    def _message(self) -> object:
+        """The message (formatted on first use)."""
+        return self.__dict__["_just"]._message
+
+    @property
+    def turn(self) -> int | None:
+        """The turn being processed."""
+        return self.__dict__["_just"].turn
 
     @property
     def premises(self) -> tuple:
         """Keys of the facts used."""
         return self.__dict__["_just"].premises
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -267,6 +304,7 @@ class Candidate:
     def message(self) -> str:
         """The rule's message for this firing: the reason."""
         return str(self._message)
+
 
 @dataclass
 class Explanation:

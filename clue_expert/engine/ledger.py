@@ -18,7 +18,7 @@ from .backbone import SatModel
 from ..core.facts import Key
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PendingCore:
     """A case-analysis fact's SAT core, sufficient but not yet minimal:
     shrunk when the fact is first explained (:meth:`SatLedger.minimal`)."""

@@ -53,6 +53,7 @@ class Sheet:
         return [(o, c, before.cells[o][c], self.cells[o][c]) for o in self.owners for c in self.cards
                 if before.cells[o][c] != self.cells[o][c]]
 
+
 def _engine_fact(kind: str, values: dict) -> EngineFact:
     """The engine fact of a fact of ``kind`` with these field values (in the kind's field order)."""
     return EngineFact(kind, tuple((f, values[f]) for f in KINDS[kind]))
