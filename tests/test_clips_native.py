@@ -11,6 +11,7 @@ import pytest
 
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand, Given
+from clue_expert.engine import interpret as interpret_module
 from clue_expert.engine import knowledge as knowledge_module
 from clue_expert.engine.engines import clips as clips_adapter
 from clue_expert.engine.knowledge import Knowledge
@@ -105,7 +106,7 @@ def test_a_contradiction_a_native_rule_finds_is_the_one_experta_finds():
 
 @pytest.mark.parametrize("engine", ["clips", "experta"])
 def test_the_join_limit_names_a_native_rule(monkeypatch, engine):
-    monkeypatch.setattr(knowledge_module, "MAX_JOIN_MATCHES", 3)
+    monkeypatch.setattr(interpret_module, "MAX_JOIN_MATCHES", 3)  # read where the interpreter counts matches
     record = random_record(random.Random(2), n_players=3, n_turns=2)
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine=engine, complete=False)
     with pytest.raises(RuleLimitError, match=r"rules/deduction/observations.yaml: rule 'record-own-hand': match: its "
