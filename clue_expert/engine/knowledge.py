@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from .backbone import SatModel
+from .backbone import MAX_COMPLETION_CELLS, SatModel
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
@@ -114,6 +114,15 @@ class Knowledge(CompletionStep):
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
         #: owner -> number of cards held.
         self.hand_sizes: dict[str, int] = _deal_sizes(edition, self.players, hand_sizes)
+        cells = len(edition.cards) * len(self.owners)
+        #: Why the completion step does not run although asked for (None when it runs as asked).
+        self.completion_note: str | None = None
+        if complete and cells > MAX_COMPLETION_CELLS:
+            complete = False
+            self.completion_note = (
+                f"the completion step (SAT case analysis) is off for this game: {len(edition.cards)} cards x "
+                f"{len(self.owners)} owners = {cells:,} cells, over its limit of {MAX_COMPLETION_CELLS:,} "
+                f"(docs/limits.md); the sheet holds what the rules find, every fact of it true")
         #: Whether the SAT completeness step runs.
         self.complete = complete
         #: Called with each :class:`Firing` as it happens (``--watch``).
