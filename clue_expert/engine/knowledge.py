@@ -114,15 +114,10 @@ class Knowledge(CompletionStep):
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
         #: owner -> number of cards held.
         self.hand_sizes: dict[str, int] = _deal_sizes(edition, self.players, hand_sizes)
-        cells = len(edition.cards) * len(self.owners)
         #: Why the completion step does not run although asked for (None when it runs as asked).
-        self.completion_note: str | None = None
-        if complete and cells > MAX_COMPLETION_CELLS:
+        self.completion_note: str | None = _completion_note(edition, self.owners) if complete else None
+        if self.completion_note is not None:
             complete = False
-            self.completion_note = (
-                f"the completion step (SAT case analysis) is off for this game: {len(edition.cards)} cards x "
-                f"{len(self.owners)} owners = {cells:,} cells, over its limit of {MAX_COMPLETION_CELLS:,} "
-                f"(docs/limits.md); the sheet holds what the rules find, every fact of it true")
         #: Whether the SAT completeness step runs.
         self.complete = complete
         #: Called with each :class:`Firing` as it happens (``--watch``).
@@ -461,6 +456,17 @@ def _deal_sizes(edition: Edition, players: tuple[str, ...], given: dict[str, int
                         f"{dealt}, the cards outside the envelope")
     sizes[ENVELOPE] = edition.envelope_size
     return sizes
+
+
+def _completion_note(edition: Edition, owners: tuple[str, ...]) -> str | None:
+    """Why the completion step cannot run in a game of ``edition`` between
+    ``owners`` (too many cells for it), or None when it can."""
+    cells = len(edition.cards) * len(owners)
+    if cells <= MAX_COMPLETION_CELLS:
+        return None
+    return (f"the completion step (SAT case analysis) is off for this game: {len(edition.cards)} cards x "
+            f"{len(owners)} owners = {cells:,} cells, over its limit of {MAX_COMPLETION_CELLS:,} "
+            f"(docs/limits.md); the sheet holds what the rules find, every fact of it true")
 
 
 def replay_record(record, upto: int | None = None, *, on_fire: Callable | None = None,
