@@ -69,7 +69,6 @@ def test_premises_put_in_order_later_are_those_at_the_firing(monkeypatch):
         init(self, rule, message, step, turn, reads)
         lib = message._lib()  # the knowledge, held weakly by the message
         made.append((self, K._premises_read(reads, known=dict(lib.justifications))))
-        made.append((self, K._premises_read(reads, known=dict(lib.justifications))))
     monkeypatch.setattr(K._ReadJustification, "__init__", record)
     for spec in simulate.make_specs(players=4, games=2, seed=5,
                                     strategies=["clue-expert-focused", "kingston-next-not-held"]):

@@ -90,14 +90,20 @@ class RuleInterpreter(Deciding):
                     or card not in self._all_cards:
                 self._check_conclusion(rule, fact.kind, owner, card)
             new.append((fact.kind, owner, card))
-        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        keys = tuple([f.key() for f in firing.facts])
         if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
             keys = self._premise_keys(keys)
         env = dict(self._base_env)
         env["__lib__"] = self
-        for name, value in firing.activation.bindings:
-            env[name] = frozenset(value) if name in rule.set_vars else \
-                (tuple(value) if isinstance(value, (list, tuple)) else value)
+        if rule.set_vars:
+            for name, value in firing.activation.bindings:
+                env[name] = frozenset(value) if name in rule.set_vars else \
+                    (tuple(value) if isinstance(value, (list, tuple)) else value)
+        else:  # the adapter's values: a multislot's is a tuple already
+            env.update(firing.activation.bindings)
+            for name, value in firing.activation.bindings:
+                if type(value) is list:
+                    env[name] = tuple(value)
         env["this"] = keys[0]
         env["__matched__"] = keys
         message = LazyMessage(rule, env)  # the bindings of this firing

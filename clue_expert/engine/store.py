@@ -319,6 +319,14 @@ class FactStore(Justifying):
             self._reads.append(("K", tuple(found)))
         return [(frozenset(key[2]), key[3], key[4]) for key in found]
 
+    def recorded_one_of_clauses(self, owner: str) -> list[frozenset]:
+        """Every one-of clause recorded for ``owner``, satisfied ones
+        included (a clause replaced by a narrower one is not)."""
+        store = self._clauses[owner]
+        if self._reads is not None:
+            self._reads.append(("K", tuple(store.values())))
+        return list(store)
+
     def has_clauses(self, owner: str) -> bool:
         """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""
         if self._reads is not None:
