@@ -44,7 +44,9 @@ def test_both_engines_assert_the_same_facts(capsys, monkeypatch):
     asserted = {}
     for engine in ENGINES:
         text = deduce(capsys, monkeypatch, 100, THREE, "--watch", "--engine", engine)
-        asserted[engine] = sorted(re.findall(r"==> f-\d+ (\(.*?\)\))(?= ==>| <==| FIRE| ;;|$)", text))
+        facts = re.findall(r"==> f-\d+ (\(.*?\)\))(?= ==>| <==| FIRE| ;;|$)", text)
+        # the experta adapter's own markers (a negated conjunction compiled around experta's NOT(AND))
+        asserted[engine] = sorted(f for f in facts if not f.startswith("(not-witness-"))
     assert asserted["experta"] == asserted["clips"] and len(asserted["clips"]) > 60
 
 
@@ -53,9 +55,14 @@ def test_both_engines_assert_the_same_facts(capsys, monkeypatch):
 def test_agenda_lists_the_activations_at_a_turn(capsys, monkeypatch, width, engine):
     text = deduce(capsys, monkeypatch, width, THREE, "--turn", "1", "--agenda", "--engine", engine)
     m = re.search(r"agenda at turn 1, before its first firing ─* (.*?) For a total of (\d+) activations\.", text)
-    assert m and int(m.group(2)) == 4  # cat lacks each of the 3 cards he passed on; ann holds the one she showed
-    listed = re.findall(r"\d+ +([a-z-]+): (f-\d+(?:,f-\d+)*)", m.group(1))
-    assert sorted(rule for rule, _ in listed) == ["record-pass-as-lacked"] * 3 + ["record-seen-card-as-held"]
+    listed = re.findall(r"\d+ +([a-z-]+): (f-\d+(?:,f-\d+)*)", m.group(1)) if m else []
+    if engine == "experta":  # cat lacks each of the 3 cards he passed on; ann holds the one she showed
+        assert m and int(m.group(2)) == 4
+        assert sorted(rule for rule, _ in listed) == ["record-pass-as-lacked"] * 3 + ["record-seen-card-as-held"]
+    else:  # on CLIPS a native rule's activation needs its conclusion to be new (its last pattern, not CELL):
+        # ann knew that cat lacks her own card he passed on, and that she holds the card she showed
+        assert m and int(m.group(2)) == 2
+        assert [rule for rule, _ in listed] == ["record-pass-as-lacked"] * 2
     after = text[m.end():]
     for _, basis in listed:  # every fact named is listed after the count
         for n in basis.replace("f-", "").split(","):
