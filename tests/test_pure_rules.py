@@ -26,9 +26,9 @@ MODELS = sorted(p for p in (ROOT / "models").glob("*.yaml") if not p.name.endswi
 #: when: rules reading the library (docs/rule-language.md, "Which shipped rules are patterns").
 PROCEDURAL = {
     # Kingston: an own suggestion nobody answered (every other player's pass of the turn, read with
-    # passed_on); exhaustive elimination over the cards the seat holds or was shown (seen()); the
-    # possible sets, never narrowed, whose other cards are all lacked (a clause of any size).
-    "kingston-unanswered-own-suggestion-is-envelope", "kingston-exhaustive-elimination",
+    # passed_on); the possible sets, never narrowed, whose other cards are all lacked (a clause of
+    # any size).
+    "kingston-unanswered-own-suggestion-is-envelope",
     "kingston-possible-set-down-to-last-card", "kingston-new-possible-set-has-one-card-left",
     # Mitchell: deduction 4, checked once when the show is read, not when later passes arrive.
     "mitchell-d4-shown-card-is-the-one-not-excluded",

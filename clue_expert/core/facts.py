@@ -93,6 +93,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "lacker-count": ("card", "n"),
     "envelope-held-count": ("category", "n"),
     "envelope-lacked-count": ("category", "n"),
+    "seen": ("by", "card"),
+    "seen-count": ("by", "n"),
 }
 
 #: Set-up facts of the game that hold from its start and never change: every
@@ -108,7 +110,14 @@ SETUP_KINDS = frozenset({"owner", "card", "category", "deck"})
 #: envelope cards known held and lacked per category.  A premise that is a
 #: count stands for the facts it counted.
 TALLY_KINDS = frozenset({"held-count", "lacked-count", "lacker-count", "envelope-held-count",
-                         "envelope-lacked-count"})
+                         "envelope-lacked-count", "seen-count"})
+
+#: A card shown to the seat, once per card (``seen(by ME, card C)``): the seat
+#: declares it while taking in a show it saw (a card shown twice is one
+#: ``seen`` fact, so ``seen-count`` counts cards, not shows).  Never a premise:
+#: a count of them stands for the holders' ``held`` facts, and a rule matches
+#: it only negated.
+SEEN_KIND = "seen"
 
 #: Kinds that are observations (leaves of every explanation).
 OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused", "revealed"})
@@ -158,6 +167,8 @@ def key_of(kind: str, values: dict) -> Key:
         return (kind, values["turn"], values["player"])
     if kind == "game":
         return ("game",)
+    if kind == SEEN_KIND:
+        return (kind, values["card"])
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
         return (kind, values[KINDS[kind][0]])
     raise KeyError(kind)
@@ -270,6 +281,8 @@ def describe(key: Key, facts: dict | None = None) -> str:
     if kind == "accused":
         verdict = "right" if v.get("correct") else "wrong"
         return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
+    if kind == SEEN_KIND:
+        return f"{v.get('by', 'I')} saw {key[1]}"
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
         return _setup_text(kind, key[1], v)
     return repr(key)
@@ -286,7 +299,8 @@ def _setup_text(kind: str, name: str, v: dict) -> str:
             "lacked-count": f"{name} lacks {n} known cards",
             "lacker-count": f"{n} owners are known to lack {name}",
             "envelope-held-count": f"the envelope holds {n} known {name} cards",
-            "envelope-lacked-count": f"the envelope lacks {n} known {name} cards"}[kind]
+            "envelope-lacked-count": f"the envelope lacks {n} known {name} cards",
+            "seen-count": f"{name} has seen {n} cards"}[kind]
 
 
 _HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "owns": "held",

@@ -218,6 +218,9 @@ TALLIES: dict[str, Tally] = {
                                  ("category",), ("c",)),
     "envelope-lacked-count": Tally("envelope-lacked-count", (_cell("lacked", "envelope"), _CATEGORY), ("k",),
                                    ("category",), ("c",)),
+    # cards shown to the seat (Kingston's exhaustive elimination): one seen fact per card
+    "seen-count": Tally("seen-count", (Pattern("seen", (("by", "var", "m"), ("card", "var", "c"))),), ("m",),
+                        ("by",), ("c",)),
 }
 
 #: The node types a rule's left-hand side is made of.

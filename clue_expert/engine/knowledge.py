@@ -31,7 +31,7 @@ from .backbone import MAX_COMPLETION_CELLS, SatModel
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
-from ..core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, key_of, player_name_problem
+from ..core.facts import ENVELOPE, REQUEST_KINDS, SEEN_KIND, Key, describe, key_of, player_name_problem
 from .completion import CompletionStep
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
@@ -280,6 +280,8 @@ class Knowledge(CompletionStep):
         for kind in ("envelope-held-count", "envelope-lacked-count"):
             for cat in self.edition.categories:
                 declare(EngineFact(kind, (("category", cat), ("n", 0))))
+        if self.me is not None:  # the cards shown to the seat (seen facts: _declare_observation)
+            declare(EngineFact("seen-count", (("by", self.me), ("n", 0))))
 
     def _capture_opening(self, stamp: tuple) -> Opening:
         """What the opening left: every store of the knowledge, the facts
@@ -403,8 +405,9 @@ class Knowledge(CompletionStep):
         if kind == "hand-size":
             self._hand_size[values["owner"]] = values["size"]
         elif kind == "showed" and values.get("card") is not None and self.me is not None:
-            if values["by"] == self.me:
-                self._seen.add(values["card"])
+            if values["by"] == self.me and values["card"] not in self._seen:
+                self._seen.add(values["card"])  # once per card: seen-count counts cards
+                self._engine.declare(EngineFact(SEEN_KIND, (("by", self.me), ("card", values["card"]))))
             if values["player"] == self.me:
                 self._shown_by_me[values["by"]].add(values["card"])
         self._engine.declare(_engine_fact(kind, values))

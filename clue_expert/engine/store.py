@@ -223,6 +223,9 @@ class FactStore(Justifying):
             return [(LACKED, name, c) for c in self._cards if c in self._lacked[name]]
         if kind == "lacker-count":
             return [(LACKED, o, name) for o in self.owners if o in self._lackers[name]]
+        if kind == "seen-count":  # the cards shown to the seat, as their holders' held facts
+            return [(HELD, o, c) for c in self._cards if c in self._seen for o in self.owners
+                    if o != ENVELOPE and c in self._held[o]]
         cards = [c for c in self._cards if c in self._category_cards[name]]
         store = self._held if kind == "envelope-held-count" else self._lacked
         return [(HELD if kind == "envelope-held-count" else LACKED, ENVELOPE, c) for c in cards
