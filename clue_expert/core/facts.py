@@ -95,6 +95,10 @@ KINDS: dict[str, tuple[str, ...]] = {
     "envelope-lacked-count": ("category", "n"),
     "seen": ("by", "card"),
     "seen-count": ("by", "n"),
+    "show-card": ("turn", "card"),
+    "show-lacked-count": ("turn", "n"),
+    "pass-count": ("turn", "n"),
+    "reading": ("turn",),
 }
 
 #: Set-up facts of the game that hold from its start and never change: every
@@ -110,7 +114,8 @@ SETUP_KINDS = frozenset({"owner", "card", "category", "deck"})
 #: envelope cards known held and lacked per category.  A premise that is a
 #: count stands for the facts it counted.
 TALLY_KINDS = frozenset({"held-count", "lacked-count", "lacker-count", "envelope-held-count",
-                         "envelope-lacked-count", "seen-count"})
+                         "envelope-lacked-count", "seen-count", "show-lacked-count",
+                         "pass-count"})
 
 #: A card shown to the seat, once per card (``seen(by ME, card C)``): the seat
 #: declares it while taking in a show it saw (a card shown twice is one
@@ -118,6 +123,18 @@ TALLY_KINDS = frozenset({"held-count", "lacked-count", "lacker-count", "envelope
 #: a count of them stands for the holders' ``held`` facts, and a rule matches
 #: it only negated.
 SEEN_KIND = "seen"
+
+#: Facts the seat declares while it takes in a suggestion, for the counts of
+#: :data:`clue_expert.engine.ir.TALLIES` that only the knowledge levels read
+#: (declared only when a loaded rule matches them): ``show-card(turn T,
+#: card C)`` for each card of a show the seat did not see (what
+#: ``show-lacked-count`` joins with the shower's lacked facts), and
+#: ``reading(turn T)``, held only while the observation of turn T is run (a
+#: rule matching it is checked when that observation is read, not when later
+#: facts arrive).  Never premises.
+SHOW_CARD_KIND = "show-card"
+READING_KIND = "reading"
+TRANSIENT_KINDS = frozenset({SEEN_KIND, SHOW_CARD_KIND, READING_KIND})
 
 #: Kinds that are observations (leaves of every explanation).
 OBSERVATION_KINDS = frozenset({"game", "hand-size", "dealt", "passed", "showed", "accused", "revealed"})
@@ -169,6 +186,10 @@ def key_of(kind: str, values: dict) -> Key:
         return ("game",)
     if kind == SEEN_KIND:
         return (kind, values["card"])
+    if kind == SHOW_CARD_KIND:
+        return (kind, values["turn"], values["card"])
+    if kind == READING_KIND:
+        return (kind, values["turn"])
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
         return (kind, values[KINDS[kind][0]])
     raise KeyError(kind)
@@ -283,6 +304,10 @@ def describe(key: Key, facts: dict | None = None) -> str:
         return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
     if kind == SEEN_KIND:
         return f"{v.get('by', 'I')} saw {key[1]}"
+    if kind == SHOW_CARD_KIND:
+        return f"turn {key[1]}: {key[2]} was among the cards shown"
+    if kind == READING_KIND:
+        return f"turn {key[1]} is being read"
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
         return _setup_text(kind, key[1], v)
     return repr(key)
@@ -300,7 +325,9 @@ def _setup_text(kind: str, name: str, v: dict) -> str:
             "lacker-count": f"{n} owners are known to lack {name}",
             "envelope-held-count": f"the envelope holds {n} known {name} cards",
             "envelope-lacked-count": f"the envelope lacks {n} known {name} cards",
-            "seen-count": f"{name} has seen {n} cards"}[kind]
+            "seen-count": f"{name} has seen {n} cards",
+            "show-lacked-count": f"turn {name}'s shower lacks {n} of the cards shown",
+            "pass-count": f"{n} players passed on turn {name}"}[kind]
 
 
 _HOLD_WORDS = {"holds": "held", "has": "held", "hold": "held", "have": "held", "owns": "held",

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
-from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, Key, bound_key,
-                          cards_key, describe, key_of)
+from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
+                          bound_key, cards_key, describe, key_of)
 from .decisions import Deciding
 from .engines import EngineFiring
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
@@ -27,6 +27,10 @@ from .rules import CompiledRule, RuleSet, format_template
 #: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
 #: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
 MAX_JOIN_MATCHES = 20_000
+
+#: Kinds a matched fact of which is not itself a premise: set-up facts, counts (the facts they
+#: counted are) and the facts the seat declares for the levels' counts (core.facts.TRANSIENT_KINDS).
+_NOT_PREMISES = SETUP_KINDS | TALLY_KINDS | TRANSIENT_KINDS
 
 
 class RuleInterpreter(Deciding):
@@ -91,7 +95,7 @@ class RuleInterpreter(Deciding):
                 self._check_conclusion(rule, fact.kind, owner, card)
             new.append((fact.kind, owner, card))
         keys = tuple([f.key() for f in firing.facts])
-        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+        if any(k[0] in _NOT_PREMISES for k in keys):
             keys = self._premise_keys(keys)
         env = dict(self._base_env)
         env["__lib__"] = self
@@ -129,7 +133,7 @@ class RuleInterpreter(Deciding):
         if made > MAX_JOIN_MATCHES:
             raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
                                                      f"run (the limit on matches per rule and observation)")
-        if any(k[0] in SETUP_KINDS or k[0] in TALLY_KINDS for k in keys):
+        if any(k[0] in _NOT_PREMISES for k in keys):
             keys = self._premise_keys(keys)
         env["this"] = keys[0]
         env["__matched__"] = keys
@@ -142,7 +146,7 @@ class RuleInterpreter(Deciding):
         out: list[Key] = []
         for key in keys:
             kind = key[0]
-            if kind in SETUP_KINDS:
+            if kind in SETUP_KINDS or kind in TRANSIENT_KINDS:
                 continue
             if kind in TALLY_KINDS:
                 out.extend(self._counted(kind, key[1]))

@@ -209,7 +209,9 @@ def _cell(kind: str, owner: Any) -> Pattern:
 _CATEGORY = Pattern("card", (("id", "var", "c"), ("category", "var", "k")))
 
 #: The counts every engine keeps up to date (their kinds: :data:`clue_expert.core.facts.TALLY_KINDS`).
-#: The seat declares each at 0 when the game starts (one per owner, card or category).
+#: The seat declares each at 0 when the game starts (one per owner, card or category; seen-count
+#: for the seat itself; pass-count and show-lacked-count when it reads the suggestion of the turn).
+#: No tally's variable may be named ``t``: CLIPS's counting rule names the count fact ``?t``.
 TALLIES: dict[str, Tally] = {
     "held-count": Tally("held-count", (_cell("held", None),), ("o",), ("owner",), ("c",)),
     "lacked-count": Tally("lacked-count", (_cell("lacked", None),), ("o",), ("owner",), ("c",)),
@@ -221,6 +223,14 @@ TALLIES: dict[str, Tally] = {
     # cards shown to the seat (Kingston's exhaustive elimination): one seen fact per card
     "seen-count": Tally("seen-count", (Pattern("seen", (("by", "var", "m"), ("card", "var", "c"))),), ("m",),
                         ("by",), ("c",)),
+    # the cards of turn u's unseen show that its shower is known to lack (Kingston, Mitchell)
+    "show-lacked-count": Tally("show-lacked-count", (
+        Pattern("showed", (("turn", "var", "u"), ("player", "var", "p"), ("card", "lit", None))),
+        Pattern("show-card", (("turn", "var", "u"), ("card", "var", "c"))),
+        Pattern("lacked", (("owner", "var", "p"), ("card", "var", "c")))), ("u",), ("turn",), ("c",)),
+    # the players who passed on turn u (Kingston's unanswered own suggestion)
+    "pass-count": Tally("pass-count", (Pattern("passed", (("turn", "var", "u"), ("player", "var", "p"))),),
+                        ("u",), ("turn",), ("p",)),
 }
 
 #: The node types a rule's left-hand side is made of.

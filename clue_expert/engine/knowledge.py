@@ -25,19 +25,21 @@ from __future__ import annotations
 import contextlib
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .backbone import MAX_COMPLETION_CELLS, SatModel
 from ..core.cards import Edition
 from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
-from ..core.facts import ENVELOPE, REQUEST_KINDS, SEEN_KIND, Key, describe, key_of, player_name_problem
+from ..core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
+                          player_name_problem)
 from .completion import CompletionStep
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
 from .engines.clp import exportable
 from .expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
+from .ir import Pattern
 # the names of the parts below are re-exported: callers import them from here
 from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Firing,
                       Justification, Justifying, LazyMessage, PremiseOrders, ReadRecord, _premises_read,
@@ -180,6 +182,9 @@ class Knowledge(CompletionStep):
         self._engine.watch = watch
         #: The rules the engine runs, in load order.
         self.rules: tuple[CompiledRule, ...] = tuple(rules)
+        #: The fact kinds the rules match: the seat declares the facts only the knowledge
+        #: levels read (seen, show-card, reading and their counts) only when some rule does.
+        self._matched_kinds = frozenset(_kinds_matched(rules))
         self._rules_by_id = {r.id: r for r in rules}
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
@@ -204,6 +209,7 @@ class Knowledge(CompletionStep):
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
+        self._reading: EngineFact | None = None  # reading(turn T) while a suggestion runs
         self._held: dict[str, set[str]] = {o: set() for o in self.owners}
         self._lacked: dict[str, set[str]] = {o: set() for o in self.owners}
         self._holders: dict[str, set[str]] = {c: set() for c in self._cards}
@@ -280,7 +286,7 @@ class Knowledge(CompletionStep):
         for kind in ("envelope-held-count", "envelope-lacked-count"):
             for cat in self.edition.categories:
                 declare(EngineFact(kind, (("category", cat), ("n", 0))))
-        if self.me is not None:  # the cards shown to the seat (seen facts: _declare_observation)
+        if self.me is not None and "seen-count" in self._matched_kinds:  # seen facts: _declare_observation
             declare(EngineFact("seen-count", (("by", self.me), ("n", 0))))
 
     def _capture_opening(self, stamp: tuple) -> Opening:
@@ -375,6 +381,7 @@ class Knowledge(CompletionStep):
             self._declare_observation("dealt", {"owner": obs.player, "cards": tuple(obs.cards)}, turn)
         elif isinstance(obs, Suggestion):
             cards = tuple(obs.cards)
+            self._declare_suggestion_counts(turn, obs)
             for p in obs.passed:
                 self._declare_observation("passed", {"turn": turn, "player": p, "by": obs.by, "cards": cards}, turn)
             if obs.shown_by is not None:
@@ -407,13 +414,35 @@ class Knowledge(CompletionStep):
         elif kind == "showed" and values.get("card") is not None and self.me is not None:
             if values["by"] == self.me and values["card"] not in self._seen:
                 self._seen.add(values["card"])  # once per card: seen-count counts cards
-                self._engine.declare(EngineFact(SEEN_KIND, (("by", self.me), ("card", values["card"]))))
+                if "seen-count" in self._matched_kinds:
+                    self._engine.declare(EngineFact(SEEN_KIND, (("by", self.me), ("card", values["card"]))))
             if values["player"] == self.me:
                 self._shown_by_me[values["by"]].add(values["card"])
         self._engine.declare(_engine_fact(kind, values))
 
+    def _declare_suggestion_counts(self, turn: int, obs: Suggestion) -> None:
+        """Before a suggestion's facts: the counts of it that a loaded rule
+        matches, at 0 (``pass-count``, ``show-lacked-count`` with a
+        ``show-card`` fact per card of an unseen show), and ``reading`` (held
+        while this observation runs: :meth:`_run` retracts it)."""
+        kinds, declare = self._matched_kinds, self._engine.declare
+        if "pass-count" in kinds:
+            declare(EngineFact("pass-count", (("turn", turn), ("n", 0))))
+        if "show-lacked-count" in kinds and obs.shown_by is not None and obs.card is None:
+            declare(EngineFact("show-lacked-count", (("turn", turn), ("n", 0))))
+            for c in obs.cards:
+                declare(EngineFact(SHOW_CARD_KIND, (("turn", turn), ("card", c))))
+        if READING_KIND in kinds:
+            self._reading = EngineFact(READING_KIND, (("turn", turn),))
+            declare(self._reading)
+
     def _run(self, turn: int | None) -> None:
-        self._run_engine()
+        try:
+            self._run_engine()
+        finally:
+            if self._reading is not None:  # the observation has been read
+                self._engine.retract(self._reading)
+                self._reading = None
         if self.complete:
             self._case_analysis(turn)
 
@@ -491,3 +520,12 @@ def replay_record(record, upto: int | None = None, *, on_fire: Callable | None =
             raise
         error = exc
     return k if strict else (k, error)
+
+
+def _kinds_matched(nodes: Iterable) -> Iterator[str]:
+    """The fact kinds that rules (or a rule's items) match, inside not/exists/either too."""
+    for node in nodes:
+        if isinstance(node, Pattern):
+            yield node.kind
+        else:
+            yield from _kinds_matched(getattr(node, "patterns", None) or getattr(node, "items", ()))

@@ -223,6 +223,12 @@ class FactStore(Justifying):
             return [(LACKED, name, c) for c in self._cards if c in self._lacked[name]]
         if kind == "lacker-count":
             return [(LACKED, o, name) for o in self.owners if o in self._lackers[name]]
+        if kind == "pass-count":  # the passes of turn `name`
+            return [("passed", name, p) for p in self.players if ("passed", name, p) in self.justifications]
+        if kind == "show-lacked-count":  # the lacked facts of turn `name`'s shower among the cards shown
+            show = self.values[("showed", name)]
+            return [(LACKED, show["player"], c) for c in self._cards if c in show["cards"]
+                    and c in self._lacked[show["player"]]]
         if kind == "seen-count":  # the cards shown to the seat, as their holders' held facts
             return [(HELD, o, c) for c in self._cards if c in self._seen for o in self.owners
                     if o != ENVELOPE and c in self._held[o]]
