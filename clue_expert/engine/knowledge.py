@@ -528,4 +528,4 @@ def _kinds_matched(nodes: Iterable) -> Iterator[str]:
         if isinstance(node, Pattern):
             yield node.kind
         else:
-            yield from _kinds_matched(getattr(node, "patterns", None) or getattr(node, "items", ()))
+            yield from _kinds_matched(getattr(node, "patterns", None) or getattr(node, "items", None) or ())
