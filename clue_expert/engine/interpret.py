@@ -113,7 +113,9 @@ class RuleInterpreter(Deciding):
         message = LazyMessage(rule, env)  # the bindings of this firing
         step = self._new_step()
         just = _ReadJustification(rule.id, message, step, self._turn, ReadRecord(self._orders, keys, ()))
-        made_keys = tuple(k for k in new if self._declare_known(k, just))
+        # asserted inside the engine already, unless it runs one firing at a time (a watch)
+        in_engine = self._engine.watch is None
+        made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
         if made_keys:
             self._log(_ReadFiring(made_keys, just))
 

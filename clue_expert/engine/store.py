@@ -115,8 +115,9 @@ class FactStore(Justifying):
     _state_memo: Memo
 
     # ------------------------------------------------------------ declaring
-    def _declare_known(self, key: Key, just: Justification) -> bool:
-        """Record a held / lacked / one-of / not-all fact; False if not new."""
+    def _declare_known(self, key: Key, just: Justification, in_engine: bool = False) -> bool:
+        """Record a held / lacked / one-of / not-all fact; False if not new.
+        ``in_engine``: the engine holds it already (a native firing asserted it)."""
         kind = key[0]
         if key in self.justifications:
             return False
@@ -169,7 +170,8 @@ class FactStore(Justifying):
             raise ValueError(f"cannot assert a {kind} fact")
         self.justifications[key] = just
         self.values[key] = values
-        self._engine.declare(_engine_fact(kind, values))
+        if not in_engine:
+            self._engine.declare(_engine_fact(kind, values))
         return True
 
     def _is_new_clause(self, kind: str, owner: str, cards: frozenset) -> bool:

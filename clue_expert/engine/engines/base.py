@@ -50,6 +50,19 @@ class EngineFact:
         d["kind"] = kind
         d["values"] = values
 
+    def __hash__(self) -> int:
+        # the hash the dataclass would compute, worked out once per fact: an
+        # engine fact is looked up in the adapter's dicts several times
+        d = self.__dict__
+        h = d.get("_hash")
+        if h is None:
+            h = d["_hash"] = hash((self.kind, self.values))
+        return h
+
+    def __reduce__(self) -> tuple:
+        # a string's hash differs from process to process: the cached one stays behind
+        return (EngineFact, (self.kind, self.values))
+
     @classmethod
     def of(cls, kind: str, values: Mapping[str, Any]) -> "EngineFact":
         """The fact of ``kind`` with these field values (sets become sorted tuples)."""
