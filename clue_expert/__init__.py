@@ -38,6 +38,7 @@ from .core.errors import ClueError, ContradictionError, RecordError, RuleFileErr
 from .core.facts import ENVELOPE, describe, held_key, lacked_key, parse_fact
 from .core.observations import (Accusation, DealtHand, Event, Given, Observation, RevealedHand, Suggestion,
                                 Turn)
+from .core.version import __version__
 from .core.records import Record, dump_record, load_record, parse_record, record_yaml
 from .engine.knowledge import Explanation, Justification, Knowledge, Sheet
 from .engine.knowledge import replay_record as replay
@@ -48,7 +49,6 @@ from .play.players import RuleBasedPlayer, ScriptedPlayer, parse_seat, seat_play
 from .play.seats import default_seat
 from .play.simulate import simulate
 
-__version__ = "0.1.0"
 __all__ = [
     # editions and cards
     "Card", "Edition", "build_edition", "editions", "get_edition", "pool_edition",

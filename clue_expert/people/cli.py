@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals

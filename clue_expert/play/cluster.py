@@ -28,7 +28,7 @@ import signal
 import threading
 from typing import Any, Iterator, Sequence
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.errors import ClueError
 from .simulate import _PLAYERS, GAMES_AHEAD, GAMES_PER_WORKER, GameSpec, _play
 
