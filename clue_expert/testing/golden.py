@@ -66,11 +66,14 @@ def _sheet(k) -> list:
     return [f"{o}:" + "".join(mark[k.status(o, c)] for c in k.cards) for o in k.owners]
 
 
-def play_golden(sets=GOLDEN_SETS) -> list:
-    """Play every game of ``sets``; a JSON-able list, one item per game."""
+def play_golden(sets=GOLDEN_SETS, engine: str | None = None) -> list:
+    """Play every game of ``sets``; a JSON-able list, one item per game.
+    ``engine``: every seat on that rule engine (``engine=`` added to its
+    spec; the record keeps the spec as written)."""
     out = []
     for gs in sets:
-        specs = make_specs(players=gs.players, games=gs.games, seed=gs.seed, strategies=gs.strategies,
+        played = tuple(f"{s}:engine={engine}" for s in gs.strategies) if engine else gs.strategies
+        specs = make_specs(players=gs.players, games=gs.games, seed=gs.seed, strategies=played,
                            game=gs.game)
         cache: dict = {}
         for spec in specs:
@@ -87,7 +90,7 @@ def play_golden(sets=GOLDEN_SETS) -> list:
             for name, strategy in zip(names, spec.strategies):
                 p = players[name]
                 seats[name] = {
-                    "strategy": strategy,
+                    "strategy": strategy.replace(f":engine={engine}", "") if engine else strategy,
                     "solved_turn": p.report().get("solved_turn"),
                     "decisions": [[turn, c.kind, c.rule, [list(opts) for opts in c.options]]
                                   for turn, c in p.decisions],
