@@ -534,6 +534,90 @@ def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", 
     return ranked[0].cards if ranked else None
 
 
+#: The follow-up suggestions valued exactly after each outcome in :func:`most_informative_ahead`.
+AHEAD_FOLLOW = 2
+
+
+def _after_outcome(view, suggestion: tuple, outcome, order: list):
+    """The exact beliefs of ``view`` after the seat's own ``suggestion`` met ``outcome`` ((refuter, card)
+    or None): the refuter holds the card and every player before him in ``order`` lacks every suggested
+    card (with None, every player does); (view, beliefs), or None when no deal is left."""
+    refuter = outcome[0] if outcome is not None else None
+    held_cells, lacked_cells = set(), set()
+    for p in order:
+        if p == refuter:
+            held_cells.add((p, outcome[1]))
+            break
+        lacked_cells.update((p, c) for c in suggestion if view.status(p, c) == "unknown")
+    held_cells = {cell for cell in held_cells if view.status(*cell) == "unknown"}
+    after = _Supposed(view, frozenset(held_cells), frozenset(lacked_cells - held_cells),
+                      tuple(getattr(view, "soft_clues", ()) or ()))
+    try:
+        b = compute(after)
+    except (ValueError, ZeroDivisionError, ContradictionError):
+        return None
+    if not b.envelope or not b.deals > 0:
+        return None
+    return after, b
+
+
+def _lookahead(k: KnowledgeView, sets, shortlist: int, beliefs: str) -> list:
+    """[(expected entropy after the best follow-up, one-step value)] for the ``shortlist`` suggestions of
+    ``sets`` that the one-step player values best, in its order; raises TableTooLarge when the exact
+    beliefs refuse (the callers' stand-in answers)."""
+    ev = _evaluator(k, "shannon", beliefs)
+    view = k  # the knowledge the evaluator reads: the seat's, or its overlay of the clues
+    state = _clue_state(k) if beliefs == "clues" else _weighted_state(k) if beliefs == "weighted" else None
+    if state is not None:
+        view = state[0]
+    choices = [sorted(xs, key=k.sheet_position) for xs in sets]
+    if any(not xs for xs in choices):
+        return []
+    if math.prod(map(len, choices)) > MAX_SUGGESTIONS:
+        raise TableTooLarge("too many suggestions to look ahead over")
+    ranked = ev.rank(int(shortlist), among=list(itertools.product(*choices)))
+    out = []
+    for v in ranked:
+        if work.late():  # past the deadline: the rest keep the one-step order (see most_informative_ahead)
+            break
+        total = 0.0
+        for outcome, p in v.outcomes.items():
+            if p <= 0.0:
+                continue
+            state = _after_outcome(view, v.cards, outcome, ev.order)
+            if state is None:
+                continue
+            after, b = state
+            h = b.entropy_bits
+            if h > 1e-9 and b.exact:
+                best = SuggestionEvaluator(after, b, "shannon").rank(AHEAD_FOLLOW)
+                h -= best[0].gain_bits if best else 0.0
+            total += p * max(0.0, h)
+        out.append((total, v))
+    return out
+
+
+@function("like most_informative_of, but looking one move ahead: each of the `shortlist` suggestions the "
+          "one-step choice values best is scored by the envelope's expected entropy after its outcome (who "
+          "shows which card, or nobody, by the exact beliefs) AND the best follow-up suggestion's outcome, "
+          "and the lowest is chosen (ties: the one-step order); beliefs 'clues' / 'weighted' as in "
+          "most_informative_of. Costs about one exact-beliefs pass and one ranking per outcome of each "
+          "shortlisted suggestion, all charged to the request's budget; past the deadline, or when the "
+          "exact beliefs refuse, it answers as most_informative_of")
+def most_informative_ahead(k: KnowledgeView, sets, shortlist=4, beliefs="sheet"):
+    sets = list(sets)
+    if len(sets) != len(k.edition.categories):
+        raise ValueError(f"most_informative_ahead takes one card set per category ({len(k.edition.categories)}: "
+                         f"{', '.join(k.edition.categories)}), got {len(sets)}")
+    try:
+        scored = _lookahead(k, sets, int(shortlist), beliefs)
+    except TableTooLarge:
+        return most_informative_of(k, sets, shortlist, "shannon", beliefs)
+    if not scored:
+        return most_informative_of(k, sets, shortlist, "shannon", beliefs)
+    return min(scored, key=lambda tv: round(tv[0], 12))[1].cards
+
+
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
           "suggestion (measure 'shannon' or 'hartley'); beliefs 'clues' as in most_informative_of")
 def information_gain(k: KnowledgeView, suggestion, measure="shannon", beliefs="sheet"):
@@ -1049,7 +1133,7 @@ def likeliest_envelope(k: KnowledgeView, _unused=None):
 #: clock on every call (see clue_expert.core.work and docs/limits.md).
 COSTLY = ("disjoint_clauses", "tight_groups", "probability", "envelope_entropy", "envelope_top_probability",
           "envelope_top", "clue_top_probability", "most_informative", "most_informative_of", "information_gain",
-          "refutation_none", "reachable_rooms", "legal_moves", "nearest_move", "room_score", "best_room",
+          "refutation_none", "most_informative_ahead", "reachable_rooms", "legal_moves", "nearest_move", "room_score", "best_room",
           "planned_move", "most_informative_here", "probable_envelope", "known_to", "shadow_envelopes",
           "accuse_chance", "opponents_solved", "race_risk", "best_ask_size", "expected_interrogations",
           "aging_hand", "best_interrogation", "likeliest_envelope", "pattern_hand")
