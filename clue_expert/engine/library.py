@@ -578,7 +578,7 @@ def _lookahead(k: KnowledgeView, sets, shortlist: int, beliefs: str) -> list:
     ranked = ev.rank(int(shortlist), among=list(itertools.product(*choices)))
     out = []
     for v in ranked:
-        if work.late():  # past the deadline: the rest keep the one-step order (see most_informative_ahead)
+        if work.late():  # past the deadline: those not looked at yet are dropped (the first is the one-step choice)
             break
         total = 0.0
         for outcome, p in v.outcomes.items():
@@ -1253,7 +1253,8 @@ def Bound(k, owner, cards, low, high):
 #: _beliefs): past the request's deadline they answer from it instead of
 #: failing the request, so a slow position on a loaded machine still plays.
 SOFT = ("probability", "envelope_entropy", "envelope_top_probability", "envelope_top", "clue_top_probability",
-        "most_informative", "most_informative_of", "information_gain", "refutation_none", "most_informative_here")
+        "most_informative", "most_informative_of", "information_gain", "refutation_none", "most_informative_here",
+        "most_informative_ahead")
 
 for _name in COSTLY:
     setattr(FUNCTIONS[_name], "costly", True)
