@@ -543,7 +543,8 @@ def _after_outcome(view, suggestion: tuple, outcome, order: list):
     or None): the refuter holds the card and every player before him in ``order`` lacks every suggested
     card (with None, every player does); (view, beliefs), or None when no deal is left."""
     refuter = outcome[0] if outcome is not None else None
-    held_cells, lacked_cells = set(), set()
+    held_cells: set = set()
+    lacked_cells: set = set()
     for p in order:
         if p == refuter:
             held_cells.add((p, outcome[1]))
