@@ -398,14 +398,39 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+_worker_busy = [False]  # a pool worker is playing a game (not waiting for one, not sending a result)
+
+
+def _worker_term(signum: int, frame: Any) -> None:
+    """A pool worker's SIGTERM: stop at once, quietly, and never holding
+    the pool's queue locks.  A worker waiting for its next game holds the
+    task queue's reader lock; killed there (SIGTERM's default action), it
+    left the lock taken for ever, and the parent's ``Pool.terminate`` waited
+    on it (simulate hung after a SIGTERM to its process group).  Waiting or
+    sending, it raises SystemExit, which releases the lock on its way out
+    (and prints nothing); in a game it holds no queue lock and exits at once."""
+    if _worker_busy[0]:
+        os._exit(128 + signum)
+    raise SystemExit(128 + signum)
+
+
+def _play_in_worker(spec: GameSpec) -> tuple:
+    """:func:`_play` on a pool worker, marked busy while the game runs (see :func:`_worker_term`)."""
+    _worker_busy[0] = True
+    try:
+        return _play(spec)
+    finally:
+        _worker_busy[0] = False
+
+
 def _start_worker() -> None:
     """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`),
-    SIGTERM back to its default action (the parent's handler, inherited by
-    the fork, would raise in the worker and print a traceback: a worker told
-    to stop just stops), and the collector's policy for games
+    SIGTERM stopping the worker quietly (:func:`_worker_term`: the parent's
+    handler, inherited by the fork, would raise KeyboardInterrupt in the
+    worker and print a traceback), and the collector's policy for games
     (:func:`games_collector`) for the worker's life."""
     _ignore_sigint()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, _worker_term)
     _collector_on()
 
 
@@ -462,7 +487,7 @@ def _windowed(pool, specs: Sequence[GameSpec], window: int) -> Iterator[tuple]:
     todo = iter(specs)
     out = 0
     for spec in itertools.islice(todo, window):
-        pool.apply_async(_play, (spec,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
+        pool.apply_async(_play_in_worker, (spec,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
         out += 1
     while out:
         while True:
@@ -476,7 +501,7 @@ def _windowed(pool, specs: Sequence[GameSpec], window: int) -> Iterator[tuple]:
             raise result.exc
         following = next(todo, None)
         if following is not None:
-            pool.apply_async(_play, (following,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
+            pool.apply_async(_play_in_worker, (following,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
             out += 1
         yield result
 
