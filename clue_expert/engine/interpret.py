@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
 from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
-                          bound_key, cards_key, describe, key_of)
+                          bound_key, cards_key, describe)
 from .decisions import Deciding
 from .engines import EngineFiring
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
@@ -79,11 +79,7 @@ class RuleInterpreter(Deciding):
         variables; see Knowledge._load_rules): the limits, then what :meth:`_match_fire` and
         :meth:`_fire` record for it, from the facts it matched and asserted."""
         rule = self._rules_by_id[firing.rule]
-        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
-        if made > MAX_JOIN_MATCHES:
-            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
-                                                     f"run (the limit on matches per rule and observation)")
-        self._budget.charge(1)
+        self._count_match(rule)
         self._budget.start_rule()
         if not firing.native:  # the engine held every fact it asserted: known already
             return
@@ -94,25 +90,11 @@ class RuleInterpreter(Deciding):
                     or card not in self._all_cards:
                 self._check_conclusion(rule, fact.kind, owner, card)
             new.append((fact.kind, owner, card))
-        keys = tuple([f.key() for f in firing.facts])
-        if any(k[0] in _NOT_PREMISES for k in keys):
-            keys = self._premise_keys(keys)
-        env = dict(self._base_env)
-        env["__lib__"] = self
-        if rule.set_vars:
-            for name, value in firing.activation.bindings:
-                env[name] = frozenset(value) if name in rule.set_vars else \
-                    (tuple(value) if isinstance(value, (list, tuple)) else value)
-        else:  # the adapter's values: a multislot's is a tuple already
-            env.update(firing.activation.bindings)
-            for name, value in firing.activation.bindings:
-                if type(value) is list:
-                    env[name] = tuple(value)
-        env["this"] = keys[0]
-        env["__matched__"] = keys
+        env = self._match_env(rule, firing)
         message = LazyMessage(rule, env)  # the bindings of this firing
         step = self._new_step()
-        just = _ReadJustification(rule.id, message, step, self._turn, ReadRecord(self._orders, keys, ()))
+        just = _ReadJustification(rule.id, message, step, self._turn,
+                                  ReadRecord(self._orders, env["__matched__"], ()))
         # asserted inside the engine already, unless it runs one firing at a time (a watch)
         in_engine = self._engine.watch is None
         made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
@@ -123,24 +105,39 @@ class RuleInterpreter(Deciding):
         """A rule's ``match:`` patterns matched (the engine's join): bind its
         variables, the facts matched (``this`` is the first one's key; all of
         them are premises) and run the rest of the rule."""
-        env = dict(self._base_env)
-        env["__lib__"] = self  # added per firing: in _base_env it would make the knowledge a cycle
-        for name, value in firing.activation.bindings:
-            if name in rule.set_vars:
-                env[name] = frozenset(value)
-            else:
-                env[name] = tuple(value) if isinstance(value, (list, tuple)) else value
-        keys = tuple(key_of(f.kind, f.as_dict()) for f in firing.facts)
+        self._count_match(rule)
+        self._run_rule(rule, self._match_env(rule, firing))
+
+    def _count_match(self, rule: CompiledRule) -> None:
+        """One more match of ``rule``'s join in this run: over
+        ``MAX_JOIN_MATCHES`` is an error naming the rule; each is one step of
+        the request's budget."""
         self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
         if made > MAX_JOIN_MATCHES:
             raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
                                                      f"run (the limit on matches per rule and observation)")
+        self._budget.charge(1)
+
+    def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
+        """The bindings a firing's right-hand side runs in: the base ones,
+        the knowledge (``__lib__``, added per firing: in ``_base_env`` it
+        would make the knowledge a cycle), the variables its patterns bound
+        (a multislot as a tuple, or a frozenset for a set variable), and the
+        facts it matched as premises (``this``, ``__matched__``)."""
+        env = dict(self._base_env)
+        env["__lib__"] = self
+        set_vars = rule.set_vars
+        for name, value in firing.activation.bindings:
+            if name in set_vars:
+                env[name] = frozenset(value)
+            else:
+                env[name] = tuple(value) if type(value) is list else value
+        keys = tuple([f.key() for f in firing.facts])
         if any(k[0] in _NOT_PREMISES for k in keys):
             keys = self._premise_keys(keys)
         env["this"] = keys[0]
         env["__matched__"] = keys
-        self._budget.charge(1)  # one step per match: a request's budget bounds how many
-        self._run_rule(rule, env)
+        return env
 
     def _premise_keys(self, keys: Sequence[Key]) -> tuple:
         """The premises of facts a rule matched: set-up facts (which hold in
