@@ -906,6 +906,8 @@ class SuggestionEvaluator:
         #: still possible -- zero exactly when the seat is certain) or ``min``
         #: (-log2 of the likeliest envelope's probability).
         self.measure = measure
+        #: The knowledge valued over (the seat's, or an overlay of its clues).
+        self.view = k
         self.beliefs = beliefs or compute(k)
         fw = self.beliefs.forward
         pb = _Problem(k)

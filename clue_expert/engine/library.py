@@ -502,6 +502,15 @@ def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
     return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, _beliefs(k), measure))
 
 
+def _one_set_per_category(k: KnowledgeView, sets, name: str) -> list:
+    """``sets`` as a list, checked to hold one card set per category (a ValueError naming function ``name``)."""
+    sets = list(sets)
+    if len(sets) != len(k.edition.categories):
+        raise ValueError(f"{name} takes one card set per category ({len(k.edition.categories)}: "
+                         f"{', '.join(k.edition.categories)}), got {len(sets)}")
+    return sets
+
+
 @function("the suggestion (one card per category, in category order) with the largest exact expected "
           "reduction of the envelope's uncertainty, among the `shortlist` best by the quick estimate; measure "
           "'shannon' (entropy), 'hartley' (log2 of the envelopes still possible), 'min' (-log2 of the "
@@ -519,10 +528,7 @@ def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
           "them with the unrefuted probable clues taken as facts (see clue_top_probability), 'weighted' with "
           "each clue weighed by its owner's trust (see clue_trust)")
 def most_informative_of(k: KnowledgeView, sets, shortlist=4, measure="shannon", beliefs="sheet"):
-    sets = list(sets)
-    if len(sets) != len(k.edition.categories):
-        raise ValueError(f"most_informative_of takes one card set per category ({len(k.edition.categories)}: "
-                         f"{', '.join(k.edition.categories)}), got {len(sets)}")
+    sets = _one_set_per_category(k, sets, "most_informative_of")
     choices = [sorted(xs, key=k.sheet_position) for xs in sets]
     if math.prod(map(len, choices)) > MAX_SUGGESTIONS:  # counted before any is built
         return _sheet_choice(k, choices)
@@ -567,10 +573,7 @@ def _lookahead(k: KnowledgeView, sets, shortlist: int, beliefs: str) -> list:
     ``sets`` that the one-step player values best, in its order; raises TableTooLarge when the exact
     beliefs refuse (the callers' stand-in answers)."""
     ev = _evaluator(k, "shannon", beliefs)
-    view = k  # the knowledge the evaluator reads: the seat's, or its overlay of the clues
-    state = _clue_state(k) if beliefs == "clues" else _weighted_state(k) if beliefs == "weighted" else None
-    if state is not None:
-        view = state[0]
+    view = ev.view  # the knowledge the evaluator reads: the seat's, or its overlay of the clues
     choices = [sorted(xs, key=k.sheet_position) for xs in sets]
     if any(not xs for xs in choices):
         return []
@@ -606,10 +609,7 @@ def _lookahead(k: KnowledgeView, sets, shortlist: int, beliefs: str) -> list:
           "shortlisted suggestion, all charged to the request's budget; past the deadline, or when the "
           "exact beliefs refuse, it answers as most_informative_of")
 def most_informative_ahead(k: KnowledgeView, sets, shortlist=4, beliefs="sheet"):
-    sets = list(sets)
-    if len(sets) != len(k.edition.categories):
-        raise ValueError(f"most_informative_ahead takes one card set per category ({len(k.edition.categories)}: "
-                         f"{', '.join(k.edition.categories)}), got {len(sets)}")
+    sets = _one_set_per_category(k, sets, "most_informative_ahead")
     try:
         scored = _lookahead(k, sets, int(shortlist), beliefs)
     except TableTooLarge:
