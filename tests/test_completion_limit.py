@@ -47,3 +47,8 @@ def test_deduce_prints_the_note(tmp_path, capsys):
     assert main(["deduce", "--json", str(tmp_path / "r.yaml")]) == 0
     captured = capsys.readouterr()
     assert "completion step (SAT case analysis) is off" in captured.err
+    # the other commands that replay a record say it too
+    assert main(["why", str(tmp_path / "r.yaml"), "envelope lacks c0x0"]) == 0
+    assert "completion step (SAT case analysis) is off" in capsys.readouterr().err
+    assert main(["replay", "--all", str(tmp_path / "r.yaml")]) == 0
+    assert "completion step (SAT case analysis) is off" in capsys.readouterr().err

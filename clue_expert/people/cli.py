@@ -111,8 +111,7 @@ def cmd_deduce(args) -> int:
     for path, record in loaded:
         level = get_level(args.knowledge)
         k, error = _deduce_replay(args, record, level, console)
-        if k.completion_note:
-            print(f"note: {path}: {k.completion_note}", file=sys.stderr)
+        _completion_note(k, path)
         if args.export_facts:
             _write_facts(k, args.export_facts, path, console)
         beliefs = None
@@ -147,6 +146,13 @@ def cmd_deduce(args) -> int:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
     return status
+
+
+def _completion_note(k: Knowledge, path) -> None:
+    """On stderr, why the completion step did not run for a record's game
+    although its level asks for it (``Knowledge.completion_note``), if so."""
+    if k.completion_note:
+        print(f"note: {path}: {k.completion_note}", file=sys.stderr)
 
 
 def _deduce_replay(args, record, level, console):
@@ -223,6 +229,7 @@ def cmd_why(args) -> int:
     level = get_level(args.knowledge)
     k, error = replay(record, args.turn, strict=False, rulesets=_with_models(args, record.edition),
                       complete=level.completion, check_premises=bool(args.rules))
+    _completion_note(k, args.record)
     key = parse_fact(args.fact, record.edition, k.owners)
     answer: dict = {"query": args.fact, "fact": describe(key)}
     tree = None
@@ -1064,6 +1071,7 @@ def cmd_replay(args) -> int:
         if interactive and answer.lower() == "q":
             break
     final = all_steps[-1]
+    _completion_note(final.knowledge, args.record)
     if path is not None:
         k = final.knowledge
         if path.suffix == ".md":
