@@ -68,3 +68,24 @@ def test_sigterm_on_sweep_keeps_the_finished_cells(tmp_path):
     assert 2 <= _cells(tmp_path) < 12
     assert "interrupted after" in err
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_sigterm_in_a_just_forked_worker_ends_it_at_once():
+    """A worker forked a moment before SIGTERM still has the parent's handler
+    (its initializer has not run): the handler ends it there with 143 instead
+    of raising KeyboardInterrupt, which an at-fork hook can swallow (CI saw
+    such a worker hang the parent's ``Pool.terminate``)."""
+    from clue_expert.people.cli import _terminable
+
+    def cmd(args):
+        pid = os.fork()
+        if pid == 0:  # the child: SIGTERM before anything replaces the handler
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            except BaseException:
+                os._exit(1)
+            os._exit(0)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    assert _terminable(cmd)(None) == 143

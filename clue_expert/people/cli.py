@@ -823,8 +823,15 @@ def _terminable(cmd):
     @functools.wraps(cmd)
     def run(args) -> int:
         got = []
+        parent = os.getpid()
 
         def on_term(signum, frame):
+            if os.getpid() != parent:
+                # a pool worker forked a moment ago, before its initializer
+                # replaced this handler: a KeyboardInterrupt there can land in
+                # an at-fork hook, be ignored, and leave a worker that later
+                # holds the task queue's lock while the parent waits on it
+                os._exit(128 + signum)
             got.append(signum)
             raise KeyboardInterrupt
         try:
