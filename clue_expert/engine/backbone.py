@@ -251,6 +251,40 @@ class SatModel:
                 found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
 
+    def check(self, assumptions: Sequence[int]) -> None:
+        """Raise :class:`Unsatisfiable` unless some deal satisfies ``assumptions``
+        (a kept witness that does is enough; else one solve, whose model is kept)."""
+        assumptions = list(assumptions)
+        if self._witnesses(assumptions):
+            return
+        if not self.solver.solve(assumptions=assumptions):
+            raise Unsatisfiable(self.solver.get_core() or [])
+        self._keep(self.solver.get_model(), len(assumptions))
+
+    def pinned(self, assumptions: Sequence[int], groups: Sequence[Sequence[int]]) -> bool:
+        """Whether, in every group of variables, the same ones are true in
+        every model of ``assumptions`` (e.g. the envelope's cells of each
+        category: the envelope is then known).  Kept witnesses that disagree
+        on a group answer at once; otherwise one solve per variable true in
+        the witnesses, each asking for a model without it (kept)."""
+        assumptions = list(assumptions)
+        models = self._witnesses(assumptions)
+        if not models:
+            self.check(assumptions)
+            models = self._witnesses(assumptions)
+        for group in groups:
+            seen = {frozenset(v for v in group if v in m) for m in models}
+            if len(seen) > 1:
+                return False
+        s = self.solver
+        for group in groups:
+            for v in group:
+                if v in models[0]:
+                    if s.solve(assumptions=assumptions + [-v]):
+                        self._keep(s.get_model(), len(assumptions))
+                        return False
+        return True
+
     #: How many recent models :meth:`backbone` keeps as witnesses.
     WITNESSES = 48
 

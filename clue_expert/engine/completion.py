@@ -9,26 +9,87 @@ known facts, running the rules again after each.  The same model answers
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NoReturn
 
 from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
-from ..core.facts import Key, describe, held_key, lacked_key
+from ..core.facts import ENVELOPE, Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
 from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
 from .ledger import PendingCore, SatLedger
+from .store import Sheet
 
 
 class CompletionStep(RuleInterpreter):
     """The SAT completion step and the questions its model answers (see the module docstring)."""
 
     complete: bool
+    _deferred: tuple | None
+    _category_cards: dict
+
+    #: Whether the completion step may wait until the knowledge is next read
+    #: (a request, :meth:`solved`, :meth:`settle`) instead of running after
+    #: every observation.  A player that reads its knowledge only so sets it
+    #: (the game drivers' seats).  It waits only while nobody watches the
+    #: firings (``on_fire``) and when every rule an observation can fire is
+    #: pure patterns (none reads the sheet meanwhile); an observation is still
+    #: checked at once for a deal consistent with everything known, so a
+    #: contradiction is raised by the observation that makes it.  What a read
+    #: sees is the same: every entailed fact.  A case-analysis fact found
+    #: late carries the turn of the observation after which it was found.
+    defer_completion: bool = False
+
+    def settle(self) -> None:
+        """Run the completion step now if it is waiting (see :attr:`defer_completion`)."""
+        if self._deferred is not None:
+            (turn,), self._deferred = self._deferred, None
+            self._case_analysis(turn)
+
+    def solved(self) -> bool:
+        """Whether the sheet holds every envelope card.  With the completion
+        step waiting, first whether every deal consistent with what is known
+        puts the same cards in the envelope (:meth:`SatModel.pinned`: the
+        kept witnesses, then a solve per card they agree on); if so the step
+        runs, and the sheet shows them."""
+        ledger = self._ledger
+        if self._deferred is not None and ledger is not None and not super().solved():
+            sat = ledger.model
+            groups = [[sat.var(ENVELOPE, c) for c in sorted(cards)] for cards in self._category_cards.values()]
+            if sat.pinned(ledger.assumptions(), groups):
+                self.settle()
+        return super().solved()
+
+    def sheet(self) -> Sheet:
+        """The detective sheet, every entailed fact on it (a waiting completion step runs first)."""
+        self.settle()
+        return super().sheet()
+
+    def _defer_case_analysis(self, turn: int | None) -> None:
+        """The completion step left for the next read, once some deal is known
+        to satisfy everything known (else the contradiction is raised now)."""
+        ledger = self._ledger
+        if ledger is None or len(ledger.facts) == ledger.done:
+            return
+        try:
+            ledger.model.check(ledger.assumptions())
+        except Unsatisfiable as exc:
+            self._no_deal(exc, turn)
+        self._deferred = (turn,)
+
+    def _no_deal(self, exc: Unsatisfiable, turn: int | None) -> NoReturn:
+        """Raise the contradiction of an unsatisfiable SAT query: the known facts in its minimised core."""
+        ledger = self._needs_ledger()
+        keys = ledger.keys(x for x in ledger.model.minimize(exc.core) if x in ledger.facts)
+        raise ContradictionError(
+            "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
+            turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
 
     # ------------------------------------------------------- case analysis
     def _case_analysis(self, turn: int | None) -> None:
         ledger = self._ledger
         if ledger is None or len(ledger.facts) == ledger.done:
             return  # no SAT model (not complete), or nothing new since the last one: everything entailed is known
+        self._deferred = None
         sat = ledger.model
         assumptions = ledger.assumptions()
         unknown_vars = []
@@ -38,10 +99,7 @@ class CompletionStep(RuleInterpreter):
         try:
             found = sat.backbone(assumptions, unknown_vars)
         except Unsatisfiable as exc:
-            keys = ledger.keys(x for x in sat.minimize(exc.core) if x in ledger.facts)
-            raise ContradictionError(
-                "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
-                turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
+            self._no_deal(exc, turn)
         for lit, core in found:
             owner, card = sat.cell(abs(lit))
             key = held_key(owner, card) if lit > 0 else lacked_key(owner, card)

@@ -44,7 +44,7 @@ from .ir import Pattern
 from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Firing,
                       Justification, Justifying, LazyMessage, PremiseOrders, ReadRecord, _premises_read,
                       _PremiseOrder, _ReadFiring, _ReadJustification, _ReadOrder)
-from .language import RulePlan, rule_plan
+from .language import RulePlan, pure_problems, rule_plan
 from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
 from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
@@ -186,6 +186,10 @@ class Knowledge(CompletionStep):
         #: levels read (seen, show-card, reading and their counts) only when some rule does.
         self._matched_kinds = frozenset(_kinds_matched(rules))
         self._rules_by_id = {r.id: r for r in rules}
+        #: Whether the completion step may wait for a read (see :attr:`defer_completion`): every rule an
+        #: observation can fire is pure patterns, so no rule reads the sheet while it waits.
+        self._may_defer = all(not pure_problems(r) for r in rules
+                              if not REQUEST_KINDS.intersection(_kinds_matched([r])))
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
 
@@ -210,6 +214,7 @@ class Knowledge(CompletionStep):
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
         self._reading: EngineFact | None = None  # reading(turn T) while a suggestion runs
+        self._deferred = None  # (turn,): the completion step waits for a read (see CompletionStep.settle)
         self._held: dict[str, set[str]] = {o: set() for o in self.owners}
         self._lacked: dict[str, set[str]] = {o: set() for o in self.owners}
         self._holders: dict[str, set[str]] = {c: set() for c in self._cards}
@@ -444,7 +449,10 @@ class Knowledge(CompletionStep):
                 self._engine.retract(self._reading)
                 self._reading = None
         if self.complete:
-            self._case_analysis(turn)
+            if self.defer_completion and self._may_defer and self.on_fire is None:
+                self._defer_case_analysis(turn)
+            else:
+                self._case_analysis(turn)
 
     # --------------------------------------------------------------- requests
     def request(self, kind: str, values: dict) -> list[Candidate]:
@@ -454,6 +462,7 @@ class Knowledge(CompletionStep):
         proposed, best first (highest priority, then firing order)."""
         if kind not in REQUEST_KINDS:
             raise ValueError(f"not a request kind: {kind!r}")
+        self.settle()
         self._candidates = []
         values = dict(values)
         key = key_of(kind, values)

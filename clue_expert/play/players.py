@@ -176,8 +176,7 @@ class RuleBasedPlayer(Player):
         self.engine = check_engine_name(engine) if engine is not None else None
         self.on_fire = on_fire
         self._pending: list = []
-        #: The player's knowledge (None before the first game).
-        self.knowledge: Knowledge | None = None
+        self._knowledge: Knowledge | None = None
         #: The decisions made this game: (turn, Candidate).
         self.decisions: list = []
         self._solved_turn: int | None = None
@@ -188,7 +187,7 @@ class RuleBasedPlayer(Player):
         return self.strategy.id
 
     def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
-        k = self.knowledge
+        k = self._knowledge
         if k is not None and k.edition is edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
@@ -197,9 +196,10 @@ class RuleBasedPlayer(Player):
                 _check_for_edition(rs, edition)
             rulesets = [*self.level.rulesets(), *self.rules, *self.models, self.strategy, self.response,
                         self.accusation, *extra]
-            k = self.knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
+            k = self._knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete,
                                            engine=choose_engine(self.engine, self.level.engine))
+            k.defer_completion = True  # the player reads it only through requests and solved()
         k.rng = self.rng
         k.on_fire = self.on_fire
         self.decisions = []
@@ -209,9 +209,19 @@ class RuleBasedPlayer(Player):
         self._check_solved(0)
 
     @property
+    def knowledge(self) -> Knowledge | None:
+        """The player's knowledge (None before the first game), settled: its
+        completion step, if it was waiting for a read, has run (what every
+        entailed fact needs; see ``Knowledge.defer_completion``)."""
+        k = self._knowledge
+        if k is not None:
+            k.settle()
+        return k
+
+    @property
     def _k(self) -> Knowledge:
         """The knowledge of the game in play (a clear error before :meth:`start`)."""
-        k = self.knowledge
+        k = self._knowledge
         if k is None:
             raise ClueError(f"{self.name}: no game started (start() first)")
         return k
