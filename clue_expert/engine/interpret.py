@@ -76,20 +76,29 @@ class RuleInterpreter(Deciding):
 
     def _on_native_firing(self, firing: EngineFiring) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
-        variables; see Knowledge._load_rules): the limits, then what :meth:`_match_fire` and
-        :meth:`_fire` record for it, from the facts it matched and asserted."""
+        variables, or one one-of clause; see Knowledge._load_rules): the
+        limits, then what :meth:`_match_fire` and :meth:`_fire` (or
+        :meth:`_conclude`) record for it, from the facts it matched and asserted."""
         rule = self._rules_by_id[firing.rule]
         self._count_match(rule)
         self._budget.start_rule()
-        if not firing.native:  # the engine held every fact it asserted: known already
+        if not firing.native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
         for fact in firing.native:
-            owner, card = fact.get("owner"), fact.get("card")
+            kind, owner = fact.kind, fact.get("owner")
+            if kind == "one-of":  # recorded by the engine as _declare_known records a clause
+                cards = fact.get("cards")
+                if type(owner) is not str or owner not in self._owner_set or type(cards) is not tuple \
+                        or not self._all_cards.issuperset(cards):
+                    self._check_conclusion(rule, kind, owner, cards)
+                new.append(fact.key())
+                continue
+            card = fact.get("card")
             if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
                     or card not in self._all_cards:
-                self._check_conclusion(rule, fact.kind, owner, card)
-            new.append((fact.kind, owner, card))
+                self._check_conclusion(rule, kind, owner, card)
+            new.append((kind, owner, card))
         env = self._match_env(rule, firing)
         message = LazyMessage(rule, env)  # the bindings of this firing
         step = self._new_step()

@@ -36,7 +36,7 @@ from ..core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW
 from .completion import CompletionStep
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
-from .engines.clp import exportable
+from .engines.clp import exportable, records_clause
 from .expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
 from .ir import Pattern
@@ -174,10 +174,12 @@ class Knowledge(CompletionStep):
         #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
         self.engine = choose_engine(engine)
         self._engine = make_engine(self.engine)
-        # a rule that only concludes held / lacked facts from its variables runs inside the
-        # engine (no Python per firing): its premises are the facts it matched, as in _match_fire
+        # a rule that only concludes held / lacked facts from its variables, or one one-of clause,
+        # runs inside the engine (no Python per firing; a clause is recorded there as this store
+        # records one): its premises are the facts it matched, as in _match_fire
         self._engine.load(rules, {r.id: made for r in rules if r.auto_premises and (made := exportable(r))
-                                  and all(getattr(a, "kind", None) in (HELD, LACKED) for a in made)})
+                                  and (all(getattr(a, "kind", None) in (HELD, LACKED) for a in made)
+                                       or records_clause(made))})
         # what the engine does, from the first fact on (deduce --watch / --agenda)
         self._engine.watch = watch
         #: The rules the engine runs, in load order.

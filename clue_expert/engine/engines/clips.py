@@ -39,8 +39,8 @@ from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding,
 from ...core.errors import RuleFileError, RuleLimitError
 from ..ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
-from .clp import (LOG_GLOBAL, LOG_NAME, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text, native_of, tallies_read,
-                  tally_rule, templates)
+from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text,
+                  native_of, tallies_read, tally_rule, templates)
 
 #: The most firings one run of the rules may make (a native rule runs inside
 #: CLIPS, out of reach of the seat's work budget): beyond it the run stops
@@ -73,7 +73,7 @@ class ClipsEngine(RuleEngine):
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
-        #: its binder, its natives; see :func:`_plan`).
+        #: its binder, its natives, whether it records a one-of clause; see :func:`_plan`).
         self._plans: list[tuple] = []
         #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
         self._texts: dict[EngineFact, bytes] = {}
@@ -96,7 +96,9 @@ class ClipsEngine(RuleEngine):
         compiled: dict[str, _Compiled] = {}
         for order, rule in enumerate(rules):
             # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
-            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True):
+            # store_clauses: a native one-of clause is recorded inside CLIPS as the seat's store records it
+            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
+                                  store_clauses=True):
                 compiled[c.name] = c
         env = clips.Environment()
         # clipspy's error router is asked about every read and write CLIPS
@@ -114,6 +116,9 @@ class ClipsEngine(RuleEngine):
         # and a bound method there kept the adapter, and so its whole CLIPS
         # environment, alive for ever.  The firings come back through the log.
         env.build(LOG_GLOBAL)
+        if any(c.clause for c in compiled.values()):
+            for text in RECORD_ONE_OF:
+                env.build(text)
         tallies = tallies_read(rules)
         for number, tally in enumerate(tallies):
             env.build(tally_rule(tally, number))
@@ -284,8 +289,13 @@ class ClipsEngine(RuleEngine):
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
             if before is None:
-                firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
-                i += 1 + nb + na
+                if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
+                    gone = log[i + 2 + nb]
+                    firing = self._clause_firing(plan, basis, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
+                    i += 3 + nb + gone
+                else:
+                    firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
+                    i += 1 + nb + na
                 yield firing
                 continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
@@ -295,8 +305,9 @@ class ClipsEngine(RuleEngine):
             self._agenda_events(before, (compiled.name, tuple(basis)))
             self._emit("fire", "", firing)
             yield firing
-            for fact in firing.native or ():  # what the caller did not declare (with its watch events)
-                self.declare(fact)
+            if not plan[5]:  # a one-of clause: the seat's store records it, or not (and retracts the wider ones)
+                for fact in firing.native or ():  # what the caller did not declare (with its watch events)
+                    self.declare(fact)
 
     def _entries(self, log: list[int]) -> Iterator[int]:
         """The defrule numbers of the log's firings (a count's: negative)."""
@@ -304,7 +315,12 @@ class ClipsEngine(RuleEngine):
         while i < end:
             number = log[i]
             yield number
-            i += 1 + (self._tally_sizes[-1 - number] if number < 0 else sum(self._plans[number][1:3]))
+            if number < 0:
+                i += 1 + self._tally_sizes[-1 - number]
+            elif self._plans[number][5]:
+                i += 3 + self._plans[number][1] + log[i + 2 + self._plans[number][1]]
+            else:
+                i += 1 + sum(self._plans[number][1:3])
 
     def _runaway(self, fires: list[int], log: list[int]) -> None:
         for number in self._entries(log):
@@ -322,6 +338,8 @@ class ClipsEngine(RuleEngine):
         made: list[EngineFact] = []
         for assertion in compiled.native:
             fact = EngineFact(assertion.kind, tuple((f, evaluate(t, values)) for f, t in assertion.values))
+            if compiled.clause:
+                fact = _sorted_clause(fact)
             if fact not in self._index and fact not in made:
                 made.append(fact)
         return tuple(made)
@@ -330,7 +348,7 @@ class ClipsEngine(RuleEngine):
         """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
         of ``basis``; ``asserted``: the indices of the facts a native right-hand
         side asserted (None: not native)."""
-        compiled, _, _, binder, natives = plan
+        compiled, _, _, binder, natives, _ = plan
         by_index = self._by_index
         facts = tuple(map(by_index.__getitem__, basis))
         bindings = tuple([(var, facts[i].get(field)) for i, field, var in binder]) if binder else ()
@@ -349,6 +367,24 @@ class ClipsEngine(RuleEngine):
             native = tuple(made)
         self._step += 1
         return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bindings), self._step, native)
+
+    def _clause_firing(self, plan: tuple, basis: list[int], asserted: int, gone: list[int]) -> EngineFiring:
+        """The firing of a defrule that records a one-of clause (:data:`.clp.RECORD_ONE_OF`):
+        ``asserted``, the new clause's index (0: it recorded none), ``gone``, the
+        indices of the wider clauses it retracted (the seat's store drops them too)."""
+        firing = self._firing(plan, basis, None)
+        native: tuple[EngineFact, ...] = ()
+        if asserted:
+            values = dict(firing.activation.bindings)
+            kind, slots = plan[4][0]
+            fact = _sorted_clause(EngineFact(kind, tuple([(f, values[v] if v is not None else evaluate(t, values))
+                                                          for f, v, t in slots])))
+            self._by_index[asserted] = fact
+            self._index[fact] = asserted
+            native = (fact,)
+        for index in gone:
+            del self._index[self._by_index.pop(index)]
+        return EngineFiring(firing.activation, firing.step, native)
 
 
     # -------------------------------------------------------------- agenda
@@ -392,8 +428,10 @@ def _plan(compiled: _Compiled) -> tuple:
     """What the adapter needs to read a defrule's log entries: (the compiled
     form, its basis size, how many facts it asserts, its binder -- (pattern
     index, field, variable) for each variable where a positive pattern first
-    binds it, as :func:`.clp.bindings_of` reads them -- and its natives --
-    (kind, ((field, variable or None, term), ...)) per asserted fact)."""
+    binds it, as :func:`.clp.bindings_of` reads them --, its natives --
+    (kind, ((field, variable or None, term), ...)) per asserted fact -- and
+    whether it records a one-of clause as the seat's store does, its log
+    entry then of variable length: see :attr:`.clp._Compiled.clause`)."""
     binder, seen = [], set()
     for i, p in enumerate(compiled.patterns):
         for name, how, value in p.fields:
@@ -402,7 +440,12 @@ def _plan(compiled: _Compiled) -> tuple:
                 binder.append((i, name, value))
     natives = tuple((a.kind, tuple((f, t.name if isinstance(t, Var) else None, t) for f, t in a.values))
                     for a in compiled.native)
-    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives
+    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause
+
+
+def _sorted_clause(fact: EngineFact) -> EngineFact:
+    """A one-of fact with its cards in sorted order (a tuple), as the seat's store keeps a clause."""
+    return EngineFact(fact.kind, tuple([(f, tuple(sorted(v)) if f == "cards" else v) for f, v in fact.values]))
 
 
 __all__ = ["ClipsEngine"]

@@ -159,7 +159,11 @@ class _Compiled:
     basis: tuple[str, ...]
     """The expressions of the basis's fact indices (``(fact-index ?f0)`` ...)."""
     asserts: tuple[str, ...]
-    """The native right-hand side's ``(assert ...)`` s."""
+    """The native right-hand side's ``(assert ...)`` s (a recorded clause: its call of :data:`RECORD_ONE_OF`)."""
+    clause: bool = False
+    """Whether the native right-hand side records a one-of clause as the seat's store does
+    (:data:`RECORD_ONE_OF`; the adapter's rules only): its log entry then ends with the new
+    clause's index (0: none) and the indices of the wider clauses it retracted, counted."""
 
     @property
     def plain(self) -> str:
@@ -177,7 +181,7 @@ class _Compiled:
         entry = f"(bind {LOG} (create$ {LOG} {number} {' '.join(self.basis)}"
         if not self.asserts:
             return self.head + entry + "))\n  (halt))"
-        asserted = " ".join(f"(fact-index {a})" for a in self.asserts)
+        asserted = self.asserts[0] if self.clause else " ".join(f"(fact-index {a})" for a in self.asserts)
         return (f"{self.head}(if (= ?*{STEPWISE_NAME}* 0)\n  then {entry} {asserted}))\n"
                 f"       (if (> (length$ {LOG}) {LOG_CHUNK}) then (halt))\n  else {entry}))\n       (halt)))")
 
@@ -282,6 +286,40 @@ class _RuleCompiler:
             slots.append(f"({name} {text})")
         return f"(assert ({a.kind} {' '.join(slots)}))"
 
+    def recording(self, a: Assertion) -> str:
+        """A one-of clause recorded as the seat's store records it: the call of :data:`RECORD_ONE_OF`."""
+        terms = dict(a.values)
+        return f"({RECORD_ONE_OF_NAME} {self.term(terms['owner'])} {self.term(terms['cards'])})"
+
+
+#: The name of the deffunction :data:`RECORD_ONE_OF`.
+RECORD_ONE_OF_NAME = "clue-record-one-of"
+
+#: The adapter's (not the exported program's) way of asserting a one-of
+#: clause natively, the same as the seat's store records one
+#: (``FactStore._declare_known``): nothing when the owner holds one of its
+#: cards or has a clause inside it (the same one included); otherwise the
+#: wider clauses of the owner that contain it are retracted (superseded),
+#: then it is asserted, its cards sorted (as the store's key sorts them).
+#: Returns the new fact's index (0: nothing asserted), how many facts it
+#: retracted and their indices, for the firing log.  Two constructs: the
+#: order of cards (as Python's ``sorted`` orders their ids), then the function.
+RECORD_ONE_OF = ("(deffunction clue-card-after (?a ?b) (> (str-compare ?a ?b) 0))", f"""(deffunction {RECORD_ONE_OF_NAME} (?owner $?cards)
+  (bind ?clause (sort clue-card-after ?cards))
+  (if (or (any-factp ((?h held)) (and (eq ?h:owner ?owner) (member$ ?h:card ?clause)))
+          (any-factp ((?c one-of)) (and (eq ?c:owner ?owner) (subsetp ?c:cards ?clause))))
+   then (return (create$ 0 0)))
+  (bind ?wider (find-all-facts ((?w one-of)) (and (eq ?w:owner ?owner) (subsetp ?clause ?w:cards))))
+  (bind ?gone (create$))
+  (progn$ (?w ?wider) (bind ?gone (create$ ?gone (fact-index ?w))) (retract ?w))
+  (create$ (fact-index (assert (one-of (owner ?owner) (cards ?clause)))) (length$ ?gone) ?gone))""")
+
+
+def records_clause(native: tuple) -> bool:
+    """Whether a native right-hand side is one one-of clause (the adapter
+    records it with :data:`RECORD_ONE_OF`)."""
+    return len(native) == 1 and isinstance(native[0], Assertion) and native[0].kind == "one-of"
+
 
 def native_of(rule: Any) -> tuple:
     """A rule's native right-hand side: its :class:`~clue_expert.engine.ir.Assertion` s
@@ -376,14 +414,18 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
             yield from node.items
 
 
-def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False) -> list[_Compiled]:
+def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False,
+                 store_clauses: bool = False) -> list[_Compiled]:
     """The defrules of one compiled rule, the ``order``-th loaded (one per
     trigger kind for ``when:`` with several kinds), its right-hand side
     ``native`` (default: the rule's own, :func:`native_of`).  With
-    ``new_only``, a native right-hand side that asserts one fact from its
-    variables gets a last pattern ``(not FACT)``: it is not activated, or its
-    activation leaves the agenda, once the engine holds the fact (such a
-    firing would conclude nothing; :func:`_new_only`).  Raises
+    ``new_only``, a native right-hand side that asserts one held or lacked
+    fact from its variables gets a last pattern ``(not FACT)``: it is not
+    activated, or its activation leaves the agenda, once the engine holds the
+    fact (such a firing would conclude nothing; :func:`_new_only`).  With
+    ``store_clauses``, a native right-hand side that is one one-of clause
+    records it as the seat's store does (:data:`RECORD_ONE_OF`; the adapter
+    loads that function).  Raises
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run."""
     salience = salience_of(rule.group, order)
@@ -408,11 +450,12 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
             if isinstance(node, Pattern) and not node.negated:
                 positive.append(node)
                 basis.append(f"(fact-index ?f{i})")
-        if new_only and (absent := _new_only(native)) is not None:
+        clause = store_clauses and records_clause(native)
+        if new_only and not clause and (absent := _new_only(native)) is not None:
             lhs.append(f"(not {comp.pattern(absent)})")
-        asserts = tuple(comp.assertion(a) for a in native)
+        asserts = (comp.recording(native[0]),) if clause else tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
-        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts))
+        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause))
     return out
 
 
@@ -574,6 +617,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "STEPWISE_NAME", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
+__all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
+           "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "export_facts", "export_program", "fact_text", "native_of", "templates"]
