@@ -276,7 +276,7 @@ def test_a_runaway_native_rule_is_stopped_naming_it(monkeypatch):
 
 def test_a_rule_clips_refuses_is_named_with_clips_words(monkeypatch):
     """A defrule CLIPS itself refuses (here: a pattern on an unknown slot slipped past the compiler)."""
-    monkeypatch.setitem(clips_adapter.__dict__, "compile_rule", lambda rule, native=None, order=0, new_only=False: [
+    monkeypatch.setitem(clips_adapter.__dict__, "compile_rule", lambda rule, native=None, order=0, **_: [
         replace(c, head=c.head.replace("(owner ?p)", "(ownr ?p)")) for c in compile_rule(rule, native, order=order)])
     with pytest.raises(RuleFileError, match=r"test.yaml: rule 'held-excludes-others': CLIPS refused the rule: .*ownr"):
         engine(EXCLUDES)

@@ -1,5 +1,5 @@
 """Native right-hand sides in a seat's knowledge on CLIPS: a rule that only
-concludes held / lacked facts from its variables runs inside CLIPS (its
+concludes held / lacked facts from its variables, or one one-of clause, runs inside CLIPS (its
 firings are read off the firing log after the run), with the same facts,
 justifications, contradictions and limits as on experta, where the seat
 computes every right-hand side."""
@@ -60,9 +60,65 @@ def test_a_native_rule_never_fires_to_assert_a_fact_clips_holds(monkeypatch):
     native = []
     seat = knowledge_module.Knowledge._on_firing
     monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
-        firing.native is None or native.append(firing.native), seat(self, firing)))
+        firing.native is None or firing.rule in CLAUSE_RULES or native.append(firing.native), seat(self, firing)))
     k = _observed(record, "clips", complete=False)
     assert len(native) > 30 and all(native)
+
+
+#: The rules whose right-hand side is one one-of clause: native on CLIPS, recorded there as the seat's store records it.
+CLAUSE_RULES = ("narrow-one-of", "record-unseen-show-as-one-of", "envelope-needs-one-card-per-category")
+
+
+def _clips_clauses(k: Knowledge) -> tuple[set, int]:
+    """The one-of facts the CLIPS adapter knows (owner, cards), after checking
+    that CLIPS holds each of them, and how many one-of facts CLIPS holds."""
+    engine = k.rule_engine
+    known = {(f.get("owner"), f.get("cards")) for f in engine.facts() if f.kind == "one-of"}
+    for fact, index in engine._index.items():
+        if fact.kind == "one-of":
+            assert str(engine._env.eval(f"(fact-existp {index})")) == "TRUE", fact
+    return known, engine._env.eval('(length$ (find-all-facts ((?f one-of)) TRUE))')
+
+
+@pytest.mark.parametrize("seed, players, complete", [(4, 5, False), (6, 6, True)])
+def test_clause_rules_run_inside_clips_as_the_store_records_a_clause(monkeypatch, seed, players, complete):
+    """narrow-one-of and record-unseen-show-as-one-of never halt CLIPS for the
+    seat's Python; CLIPS records the clause as the seat's store does (a
+    narrower clause supersedes the wider ones; a clause the owner satisfies or
+    that a narrower one implies is not recorded), so after every observation
+    CLIPS holds exactly the store's clauses."""
+    record = random_record(random.Random(seed), n_players=players, n_turns=16)
+    native, python = [], []
+    seat = knowledge_module.Knowledge._on_firing
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+        (python if firing.native is None else native).append((firing.rule, firing.native)), seat(self, firing)))
+    k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine="clips", complete=complete)
+    observations = [(0, DealtHand(k.me, tuple(record.hand)))] + list(enumerate(record.turns, start=1))
+    for turn, observation in observations:
+        k.observe(observation, turn)
+        store = {(o, tuple(sorted(c))) for o, clauses in k._clauses.items() for c in clauses}
+        known, count = _clips_clauses(k)
+        assert known == store and count == len(store), turn
+    fired = {rule for rule, _ in native}
+    assert {"narrow-one-of", "record-unseen-show-as-one-of"} <= fired
+    assert not fired & {rule for rule, _ in python}
+    recorded = [made for rule, made in native if rule == "record-unseen-show-as-one-of"]
+    assert any(recorded) and not all(recorded)  # some shows add nothing the store would record
+    narrowed = [made[0] for rule, made in native if rule == "narrow-one-of" and made]
+    assert narrowed and all(k.justifications[f.key()].rule == "narrow-one-of" for f in narrowed)
+
+
+def test_a_clause_firing_watched_step_by_step_records_what_a_run_records():
+    """With a watch CLIPS fires one activation at a time and the seat's store
+    records a clause itself: the same facts and justifications, and CLIPS the same clauses."""
+    record = random_record(random.Random(4), n_players=5, n_turns=16)
+    events = []
+    watched = _observed(record, "clips", complete=False, watch=lambda what, sign, item: events.append((what, item)))
+    fired = {item.rule for what, item in events if what == "fire"}
+    assert {"narrow-one-of", "record-unseen-show-as-one-of"} <= fired
+    assert _account(watched) == _account(_observed(record, "clips", complete=False))
+    store = {(o, tuple(sorted(c))) for o, clauses in watched._clauses.items() for c in clauses}
+    assert _clips_clauses(watched) == (store, len(store))
 
 
 def test_a_clause_the_owner_satisfies_is_not_narrowed(monkeypatch):
