@@ -286,10 +286,26 @@ class _RuleCompiler:
             slots.append(f"({name} {text})")
         return f"(assert ({a.kind} {' '.join(slots)}))"
 
-    def recording(self, a: Assertion) -> str:
-        """A one-of clause recorded as the seat's store records it: the call of :data:`RECORD_ONE_OF`."""
+    def recording(self, a: Assertion, nodes: Sequence[Any]) -> str:
+        """A one-of clause recorded as the seat's store records it: the call
+        of :data:`RECORD_ONE_OF`, its cards sorted first unless they are
+        (a clause less a card: ``delete-member$`` keeps the order) a clause's
+        cards, which the store keeps sorted."""
         terms = dict(a.values)
-        return f"({RECORD_ONE_OF_NAME} {self.term(terms['owner'])} {self.term(terms['cards'])})"
+        cards = self.term(terms["cards"])
+        if not _sorted_cards(terms["cards"], nodes):
+            cards = f"(sort clue-card-after {cards})"
+        return f"({RECORD_ONE_OF_NAME} {self.term(terms['owner'])} {cards})"
+
+
+def _sorted_cards(term: Any, nodes: Sequence[Any]) -> bool:
+    """Whether a term is a clause's cards (bound by a one-of or not-all
+    pattern's ``cards`` field), or such a term less one card."""
+    if isinstance(term, Op) and term.op == "without":
+        return _sorted_cards(term.args[0], nodes)
+    return isinstance(term, Var) and any(
+        p.kind in ("one-of", "not-all") and (name, how, value) == ("cards", "var", term.name)
+        for p in _patterns(nodes) for name, how, value in p.fields)
 
 
 #: The name of the deffunction :data:`RECORD_ONE_OF`.
@@ -297,19 +313,20 @@ RECORD_ONE_OF_NAME = "clue-record-one-of"
 
 #: The adapter's (not the exported program's) way of asserting a one-of
 #: clause natively, the same as the seat's store records one
-#: (``FactStore._declare_known``): nothing when the owner holds one of its
-#: cards or has a clause inside it (the same one included); otherwise the
-#: wider clauses of the owner that contain it are retracted (superseded),
-#: then it is asserted, its cards sorted (as the store's key sorts them).
-#: Returns the new fact's index (0: nothing asserted), how many facts it
-#: retracted and their indices, for the firing log.  Two constructs: the
-#: order of cards (as Python's ``sorted`` orders their ids), then the function.
-RECORD_ONE_OF = ("(deffunction clue-card-after (?a ?b) (> (str-compare ?a ?b) 0))", f"""(deffunction {RECORD_ONE_OF_NAME} (?owner $?cards)
-  (bind ?clause (sort clue-card-after ?cards))
-  (if (or (any-factp ((?h held)) (and (eq ?h:owner ?owner) (member$ ?h:card ?clause)))
-          (any-factp ((?c one-of)) (and (eq ?c:owner ?owner) (subsetp ?c:cards ?clause))))
-   then (return (create$ 0 0)))
-  (bind ?wider (find-all-facts ((?w one-of)) (and (eq ?w:owner ?owner) (subsetp ?clause ?w:cards))))
+#: (``FactStore._declare_known``), its cards given sorted (as the store's
+#: key sorts them; ``clue-card-after`` orders card ids as Python's
+#: ``sorted`` does): nothing when the owner holds one of its cards or has a
+#: clause inside it (the same one included); otherwise the wider clauses of
+#: the owner that contain it are retracted (superseded), then it is
+#: asserted.  Returns the new fact's index (0: nothing asserted), how many
+#: facts it retracted and their indices, for the firing log.  Two
+#: constructs: the order of cards, then the function.
+RECORD_ONE_OF = ("(deffunction clue-card-after (?a ?b) (> (str-compare ?a ?b) 0))", f"""(deffunction {RECORD_ONE_OF_NAME} (?owner $?clause)
+  (if (any-factp ((?h held)) (and (eq ?h:owner ?owner) (member$ ?h:card ?clause))) then (return (create$ 0 0)))
+  (bind ?wider (create$))
+  (do-for-all-facts ((?c one-of)) (eq ?c:owner ?owner)
+    (if (subsetp ?c:cards ?clause) then (return (create$ 0 0)))
+    (if (subsetp ?clause ?c:cards) then (bind ?wider (create$ ?wider ?c))))
   (bind ?gone (create$))
   (progn$ (?w ?wider) (bind ?gone (create$ ?gone (fact-index ?w))) (retract ?w))
   (create$ (fact-index (assert (one-of (owner ?owner) (cards ?clause)))) (length$ ?gone) ?gone))""")
@@ -453,7 +470,7 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
         clause = store_clauses and records_clause(native)
         if new_only and not clause and (absent := _new_only(native)) is not None:
             lhs.append(f"(not {comp.pattern(absent)})")
-        asserts = (comp.recording(native[0]),) if clause else tuple(comp.assertion(a) for a in native)
+        asserts = (comp.recording(native[0], nodes),) if clause else tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
         out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause))
     return out
