@@ -71,12 +71,15 @@ CLAUSE_RULES = ("narrow-one-of", "record-unseen-show-as-one-of", "envelope-needs
 
 def _clips_clauses(k: Knowledge) -> tuple[set, int]:
     """The one-of facts the CLIPS adapter knows (owner, cards), after checking
-    that CLIPS holds each of them, and how many one-of facts CLIPS holds."""
+    that CLIPS holds each of them, its cards in the same (sorted) order, and
+    how many one-of facts CLIPS holds."""
     engine = k.rule_engine
     known = {(f.get("owner"), f.get("cards")) for f in engine.facts() if f.kind == "one-of"}
     for fact, index in engine._index.items():
         if fact.kind == "one-of":
             assert str(engine._env.eval(f"(fact-existp {index})")) == "TRUE", fact
+            cards = tuple(str(c) for c in engine._env.eval(f"(fact-slot-value {index} cards)"))
+            assert cards == fact.get("cards") == tuple(sorted(cards)), fact
     return known, engine._env.eval('(length$ (find-all-facts ((?f one-of)) TRUE))')
 
 
