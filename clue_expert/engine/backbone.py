@@ -107,6 +107,17 @@ class SatModel:
             cells = self._owner_cells = [(o, [(c, self.vars[(o, c)]) for c in self.cards]) for o in self.owners]
         return cells
 
+    def owner_groups(self, owner: str, groups: Mapping[str, Iterable[str]]) -> list[list[int]]:
+        """The variables of ``owner``'s cells, one list per group of cards (e.g.
+        per category), each in card order; worked out once per owner and groups' names."""
+        cache = self.__dict__.setdefault("_owner_groups", {})
+        made = cache.get((owner, tuple(groups)))
+        if made is None:
+            order = {c: i for i, c in enumerate(self.cards)}
+            made = cache[(owner, tuple(groups))] = [[self.vars[(owner, c)] for c in sorted(cards, key=order.__getitem__)]
+                                   for cards in groups.values()]
+        return made
+
     def new_var(self) -> int:
         """A fresh variable, neither a cell nor a selector of this model (an
         encoding's auxiliary variable; selectors are made by the ``add_*`` methods)."""

@@ -54,8 +54,7 @@ class CompletionStep(RuleInterpreter):
         ledger = self._ledger
         if self._deferred is not None and ledger is not None and not super().solved():
             sat = ledger.model
-            groups = [[sat.var(ENVELOPE, c) for c in sorted(cards)] for cards in self._category_cards.values()]
-            if sat.pinned(ledger.assumptions(), groups):
+            if sat.pinned(ledger.assumptions(), sat.owner_groups(ENVELOPE, self._category_cards)):
                 self.settle()
         return super().solved()
 
