@@ -317,3 +317,34 @@ def test_native_firings_run_back_to_back_and_a_long_log_is_read_in_chunks(monkey
     chunked = fire(engine(EXCLUDES))
     assert [(f.rule, f.facts, f.native) for f in chunked] == [(f.rule, f.facts, f.native) for f in firings]
     assert counting.runs == 42 // 6 + 1
+
+
+def _clips_facts(engine: ClipsEngine) -> list[str]:
+    return sorted(str(f) for f in engine._require().facts())
+
+
+def test_reset_to_puts_back_the_opening_as_declaring_it_does():
+    """A seat's opening put back by ``reset_to`` (a deffacts that CLIPS's
+    reset asserts) leaves CLIPS and the adapter as ``reset`` then ``settle``
+    did: the same facts at the same indices, no activation; a plain ``reset``
+    afterwards asserts none of them; another opening replaces it."""
+    from clue_expert.core.cards import get_edition
+    from clue_expert.engine.knowledge import Knowledge
+
+    k = Knowledge(get_edition("cluedo"), ("a", "b", "c"), "a")
+    engine = k.rule_engine
+    assert isinstance(engine, ClipsEngine)
+    opening = engine.facts()
+    assert len(opening) > 50
+    engine.reset()
+    engine.settle(opening)
+    declared, indices = _clips_facts(engine), dict(engine._index)
+    for _ in range(2):  # built, then reused
+        engine.reset_to(opening)
+        assert _clips_facts(engine) == declared
+        assert engine._index == indices and engine.facts() == opening
+        assert engine.agenda() == []
+    engine.reset()
+    assert _clips_facts(engine) == [] and engine.facts() == []
+    engine.reset_to(opening[:10])
+    assert len(_clips_facts(engine)) == 10 and engine.facts() == opening[:10]

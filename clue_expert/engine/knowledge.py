@@ -254,7 +254,6 @@ class Knowledge(CompletionStep):
                         if self.complete else None)
         if old is not None and self._ledger is not None:
             self._ledger.model.inherit_witnesses(old.model)  # deals of the last game, checked again before use
-        self._engine.reset()
         # The game's opening facts (the seating, the hand sizes) and what the
         # rules and the completion step derive from them are the same in
         # every game of this seat and these hand sizes: derived once, then
@@ -264,6 +263,7 @@ class Knowledge(CompletionStep):
         if opening is not None and opening.stamp == stamp:
             self._restore_opening(opening)
             return
+        self._engine.reset()
         before = self.rng.getstate()
         self._declare_setup()
         self._declare_observation("game", {"players": self.players, "me": self.me}, 0)
@@ -309,7 +309,7 @@ class Knowledge(CompletionStep):
             self._ledger.restore(saved.ledger)
         for name, value in _copy_stores(saved.stores.__getitem__).items():
             setattr(self, name, value)
-        self._engine.settle(saved.facts)
+        self._engine.reset_to(saved.facts)
         if self.on_fire is not None:
             for firing in self.firings:
                 self.on_fire(firing)

@@ -202,6 +202,13 @@ class RuleEngine(ABC):
     def facts(self) -> list[EngineFact]:
         """The facts the engine holds, oldest first."""
 
+    def reset_to(self, facts: Sequence[EngineFact]) -> None:
+        """:meth:`reset`, then :meth:`settle` ``facts`` (a game's opening,
+        the same from game to game): an engine may keep them and put them
+        back faster the next time."""
+        self.reset()
+        self.settle(facts)
+
     def settle(self, facts: Sequence[EngineFact]) -> None:
         """Declare ``facts`` -- facts whose firings already happened in an
         identical state, their consequences restored with them -- and drop

@@ -49,6 +49,8 @@ MAX_FIRINGS = 200_000
 
 #: How many facts' CLIPS texts an engine keeps (the set-up and opening facts, the cells of a few games).
 TEXTS = 20_000
+#: The deffacts construct that holds a seat's game opening (:meth:`ClipsEngine.reset_to`).
+OPENING = "clue-opening"
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
@@ -87,6 +89,8 @@ class ClipsEngine(RuleEngine):
         #: Whether the stepwise flag is 1 now.
         self._stepwise = False
         self._step = 0
+        #: The opening :meth:`reset_to` keeps as a deffacts: (its facts, index -> fact), or None.
+        self._opening: tuple | None = None
 
     # ------------------------------------------------------------- set up
     def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
@@ -136,6 +140,7 @@ class ClipsEngine(RuleEngine):
                 raise  # pragma: no cover - refused only once
         self._env = env
         self._cenv = env._env
+        self._opening = None
         self._log = _lib.FindDefglobal(self._cenv, LOG_NAME.encode())
         self._stepwise_flag = _lib.FindDefglobal(self._cenv, STEPWISE_NAME.encode())
         self._cells = (_ffi.new("CLIPSValue *"), _ffi.new("CLIPSValue *"))
@@ -148,11 +153,41 @@ class ClipsEngine(RuleEngine):
 
     def reset(self) -> None:
         env = self._require()
+        if self._opening is not None:  # a plain reset asserts no opening
+            _lib.Eval(self._cenv, b"(undeffacts " + OPENING.encode() + b")", self._cells[0])
+            self._opening = None
         env.reset()
         self._by_index = {}
         self._index = {}
         self._step = 0
         self._stepwise = False
+
+    def reset_to(self, facts: Sequence[EngineFact]) -> None:
+        """The opening's facts as a ``deffacts`` construct, which CLIPS's
+        ``reset`` asserts in order (fact indices 1, 2, ...): built the first
+        time, then each reset puts them back without a call per fact."""
+        facts = tuple(facts)
+        if self.watch is not None:  # each fact reported as declared
+            super().reset_to(facts)
+            return
+        opening = self._opening
+        if opening is None or opening[0] != facts:
+            self.reset()
+            texts = [self._texts.get(f) or fact_text(f).encode() for f in facts]
+            if texts:
+                self._require().build((b"(deffacts " + OPENING.encode() + b" " + b" ".join(texts) + b")").decode())
+            self._opening = opening = (facts, {i: f for i, f in enumerate(facts, 1)})
+        self._require().reset()
+        failed = _lib.Eval(self._cenv, b"(length$ (get-fact-list))", self._cells[0])
+        if failed or self._cells[0].integerValue.contents != len(facts):  # pragma: no cover - never seen
+            self.reset()
+            self.settle(facts)
+            return
+        self._by_index = dict(opening[1])
+        self._index = {f: i for i, f in opening[1].items()}
+        self._step = 0
+        self._stepwise = False
+        _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
 
     def _require(self) -> clips.Environment:
         if self._env is None:
