@@ -247,19 +247,24 @@ class RuleBasedPlayer(Player):
     def suggest(self, turn: int, round: int) -> tuple:
         return next(self.ranked_suggestions(turn, round))
 
-    def _catch_up(self) -> None:
-        """Take in what was put aside (a level that updates at its own turn)."""
+    def _catch_up(self, turn: int) -> None:
+        """Take in what was put aside (a level that updates at its own turn),
+        at the seat's own turn ``turn``: a solution found in what it takes in
+        is the seat's at ``turn``, the first moment it can name (and accuse)
+        it, not at the turn of the event it read (Mitchell's players read and
+        accuse only at their own turn, section 4.1)."""
         pending, self._pending = self._pending, []
         for event in pending:
             self._k.observe(event.observation, event.turn)
-            self._check_solved(event.turn)
+        if pending:
+            self._check_solved(turn)
 
     def ranked_suggestions(self, turn: int, round: int):
         """Every suggestion the strategy would accept, best first: the one
         :meth:`suggest` would make, then the other options of the winning
         candidate, then those of lower candidates (used to avoid repeating a
         suggestion where the rules forbid it)."""
-        self._catch_up()
+        self._catch_up(turn)
         cands = self._k.request("your-turn", {"turn": turn, "round": round})
         if cands and not any(c.kind == "suggest" for c in cands):
             raise ClueError(f"{self.name}: the strategy rules {self.strategy.id!r} ask one player about a list of "
@@ -278,7 +283,7 @@ class RuleBasedPlayer(Player):
         """The generalized game's turn: the strategy's ``ask`` (whom, which
         cards); a Speed Clue strategy's ``suggest`` asks the first player of
         ``askable`` about its cards."""
-        self._catch_up()
+        self._catch_up(turn)
         cands = self._k.request("your-turn", {"turn": turn, "round": round})
         chosen = self._choose(cands, self.strategy, "interrogation")
         self.decisions.append((turn, chosen))
@@ -292,7 +297,7 @@ class RuleBasedPlayer(Player):
         :class:`Player` default)."""
         if self.moves is None:
             return super().move(turn, round, options)
-        self._catch_up()
+        self._catch_up(turn)
         k = self._k
         with k.on_board(options):
             cands = [c for c in k.request("move-request", {"turn": turn, "round": round, "roll": options.roll})
@@ -316,7 +321,7 @@ class RuleBasedPlayer(Player):
         return self._pick(chosen.options, self.response)[0]
 
     def accuse(self, turn: int):
-        self._catch_up()  # the generalized game offers the guess before anything else of the turn
+        self._catch_up(turn)  # the generalized game offers the guess before anything else of the turn
         cands = self._k.request("accuse-offer", {"turn": turn})
         if not cands:
             return None
