@@ -193,3 +193,22 @@ def test_own_turn_level_solves_at_the_seats_own_turn():
                 solved += 1
         assert result.solution_round == result.win_round, seed
     assert solved >= 6
+
+
+def test_no_intelligence_is_shown_a_new_card_every_turn_so_six_player_deal_2_ends_by_round_15():
+    """The argument of docs/reproductions.md against Kingston's 16 rounds for
+    No intelligence on his 6-player deal 2: a seat that asks only for cards
+    it neither holds nor has seen is either shown a card it had not seen or
+    left unanswered (and then names the envelope), so with 3 cards in hand
+    it has seen the other 15 by its 15th turn -- by round 15, whatever the
+    split of his hands and the seat order."""
+    deal = get_deal("kingston-2-6p")
+    players = {p: seat_player(p, "kingston-no-intelligence:knowledge=kingston", seed=1) for p in deal.players}
+    result = play_game(deal, players)
+    seen: dict = {p: set() for p in deal.players}
+    for e in result.events:
+        obs = e.observation
+        if type(obs).__name__ == "Suggestion" and obs.shown_by is not None:
+            assert obs.card not in seen[obs.by] and obs.card not in deal.hands[obs.by]
+            seen[obs.by].add(obs.card)
+    assert result.solution_round is not None and result.solution_round <= 15
