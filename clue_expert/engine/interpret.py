@@ -12,13 +12,14 @@ kept apart from the sheet).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
 from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
                           bound_key, cards_key, describe)
 from .decisions import Deciding
-from .engines import EngineFiring
+from .engines import Binder, EngineFact, EngineFiring, bound
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .justify import HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _ReadFiring, _ReadJustification
 from .language import RulePlan
@@ -49,7 +50,7 @@ class RuleInterpreter(Deciding):
         """Run the rules to quiescence on a fresh work budget."""
         self._budget.start_run()
         self._join_matches: dict[str, int] = {}
-        for firing in self._engine.run():
+        for firing in self._engine.run(sink=self._on_native):
             self._on_firing(firing)
 
     def _on_firing(self, firing: EngineFiring) -> None:
@@ -75,35 +76,44 @@ class RuleInterpreter(Deciding):
         self._match_fire(rule, firing)
 
     def _on_native_firing(self, firing: EngineFiring) -> None:
+        """A native rule fired inside the engine, reported as a firing (with a
+        watch, or by an engine that takes no sink): see :meth:`_on_native`."""
+        self._on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
+
+    def _on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
+                   native: tuple[EngineFact, ...], bindings: tuple | None = None) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
-        variables, or one one-of clause; see Knowledge._load_rules): the
-        limits, then what :meth:`_match_fire` and :meth:`_fire` (or
-        :meth:`_conclude`) record for it, from the facts it matched and asserted."""
-        rule = self._rules_by_id[firing.rule]
+        variables, or one one-of clause; see Knowledge._load_rules) on
+        ``facts``, asserting ``native``: the limits, then what
+        :meth:`_match_fire` and :meth:`_fire` (or :meth:`_conclude`) record
+        for it.  The engine hands it here straight (the ``sink`` of
+        :meth:`~.engines.RuleEngine.run`: no firing object made); its
+        variables' values are read off ``facts`` through ``binder`` (or are
+        ``bindings``) only when its message is."""
+        rule = self._rules_by_id[rule_id]
         self._count_match(rule)
-        self._budget.start_rule()
-        if not firing.native:  # the engine held every fact it asserted: known already (a clause: not new)
+        self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
-        for fact in firing.native:
-            kind, owner = fact.kind, fact.get("owner")
+        owners, cards = self._owner_set, self._all_cards
+        for fact in native:
+            key = fact.key()
+            kind, owner = key[0], key[1]
             if kind == "one-of":  # recorded by the engine as _declare_known records a clause
-                cards = fact.get("cards")
-                if type(owner) is not str or owner not in self._owner_set or type(cards) is not tuple \
-                        or not self._all_cards.issuperset(cards):
-                    self._check_conclusion(rule, kind, owner, cards)
-                new.append(fact.key())
-                continue
-            card = fact.get("card")
-            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
-                    or card not in self._all_cards:
-                self._check_conclusion(rule, kind, owner, card)
-            new.append((kind, owner, card))
-        env = self._match_env(rule, firing)
-        message = LazyMessage(rule, env)  # the bindings of this firing
-        step = self._new_step()
-        just = _ReadJustification(rule.id, message, step, self._turn,
-                                  ReadRecord(self._orders, env["__matched__"], ()))
+                clause = fact.get("cards")
+                if type(owner) is not str or owner not in owners or type(clause) is not tuple \
+                        or not cards.issuperset(clause):
+                    self._check_conclusion(rule, kind, owner, clause)
+            else:
+                card = key[2]
+                if type(owner) is not str or owner not in owners or type(card) is not str or card not in cards:
+                    self._check_conclusion(rule, kind, owner, card)
+            new.append(key)
+        keys = self._matched_keys(facts)  # the counts as they stand now
+        self._step += 1
+        just = _ReadJustification(rule_id, _NativeMessage(rule, self, self._base_env, keys, bindings, facts, binder),
+                                  self._step, self._turn, ReadRecord(self._orders, keys, ()))
         # asserted inside the engine already, unless it runs one firing at a time (a watch)
         in_engine = self._engine.watch is None
         made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
@@ -133,20 +143,15 @@ class RuleInterpreter(Deciding):
         would make the knowledge a cycle), the variables its patterns bound
         (a multislot as a tuple, or a frozenset for a set variable), and the
         facts it matched as premises (``this``, ``__matched__``)."""
-        env = dict(self._base_env)
-        env["__lib__"] = self
-        set_vars = rule.set_vars
-        for name, value in firing.activation.bindings:
-            if name in set_vars:
-                env[name] = frozenset(value)
-            else:
-                env[name] = tuple(value) if type(value) is list else value
-        keys = tuple([f.key() for f in firing.facts])
-        if any(k[0] in _NOT_PREMISES for k in keys):
-            keys = self._premise_keys(keys)
-        env["this"] = keys[0]
-        env["__matched__"] = keys
-        return env
+        return _bound_env(rule, self, self._base_env, firing.activation.bindings, self._matched_keys(firing.facts))
+
+    def _matched_keys(self, facts: Sequence[EngineFact]) -> tuple:
+        """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
+        keys = tuple([f.key() for f in facts])
+        for k in keys:
+            if k[0] in _NOT_PREMISES:
+                return self._premise_keys(keys)
+        return keys
 
     def _premise_keys(self, keys: Sequence[Key]) -> tuple:
         """The premises of facts a rule matched: set-up facts (which hold in
@@ -378,3 +383,45 @@ class RuleInterpreter(Deciding):
             if wrong == refuted:
                 out.append(key)
         return out
+
+
+def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tuple[str, Any]], keys: tuple) -> dict:
+    """The bindings a firing's right-hand side runs in (see :meth:`RuleInterpreter._match_env`)."""
+    env = dict(base)
+    env["__lib__"] = lib
+    set_vars = rule.set_vars
+    for name, value in bindings:
+        if name in set_vars:
+            env[name] = frozenset(value)
+        else:
+            env[name] = tuple(value) if type(value) is list else value
+    env["this"] = keys[0]
+    env["__matched__"] = keys
+    return env
+
+
+class _NativeMessage(LazyMessage):
+    """The message of a native firing, its bindings (:func:`_bound_env`)
+    made only when it is read: from the base bindings (a dict the seat
+    replaces, never changes: Knowledge.new_game), the variables' values
+    (``bindings``, or read off ``facts`` through ``binder``) and the
+    premises as they stood when it fired (``keys``)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, rule: CompiledRule, lib: Any, base: dict, keys: tuple, bindings: tuple | None,
+                 facts: tuple, binder: Binder):
+        self.rule = rule
+        self._lib = weakref.ref(lib)  # held weakly: see LazyMessage
+        self.env = None
+        self._text = None
+        self._parts = (base, keys, bindings, facts, binder)
+
+    def __str__(self) -> str:
+        if self._text is None:
+            base, keys, bindings, facts, binder = self._parts
+            env = _bound_env(self.rule, self._lib(), base, bound(facts, binder) if bindings is None else bindings,
+                             keys)
+            self._text = self.rule.format_message(env)
+            self._parts = None
+        return self._text

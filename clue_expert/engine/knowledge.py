@@ -142,7 +142,8 @@ class Knowledge(CompletionStep):
         self._budget = Budget()
         #: Sheet order: cards, then owners (sort key of names in explanations and rule output).
         self._order: dict[str, int] = {c: i for i, c in enumerate((*self._cards, *self.owners))}
-        #: The bindings every rule firing starts from (read by rule expressions, so any value).
+        #: The bindings every rule firing starts from (read by rule expressions, so any value; a new
+        #: dict when one changes, never changed in place: a native firing's message reads it later).
         self._base_env: dict[str, Any] = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
                           "CARDS": self._all_cards, "ME": me, "CATEGORIES": edition.categories,
                           "__order__": self._order,
@@ -207,7 +208,8 @@ class Knowledge(CompletionStep):
         if me is not None and me not in self.players:
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
         self.me = me
-        self._base_env["ME"] = me
+        # a new dict, not changed in place: the messages of the last game's native firings read the old one
+        self._base_env = {**self._base_env, "ME": me}
         if hand_sizes:
             self.hand_sizes.update(hand_sizes)
         self._observations = []

@@ -147,6 +147,23 @@ class EngineFiring:
         return self.activation.facts
 
 
+#: What a native firing's variables are: ``(pattern index, field, variable)``
+#: for each variable, where a positive pattern first binds it -- the
+#: variable's value is that field of the fact matched by that pattern.
+Binder = tuple[tuple[int, str, str], ...]
+
+#: Where an adapter may hand a native firing instead of yielding an
+#: :class:`EngineFiring` (see :meth:`RuleEngine.run`): called with the rule's
+#: id, the facts it matched (in pattern order), its :data:`Binder` and the
+#: facts it asserted that the engine did not hold (as :attr:`EngineFiring.native`).
+NativeSink = Callable[[str, tuple, Binder, tuple], None]
+
+
+def bound(facts: Sequence["EngineFact"], binder: Binder) -> tuple[tuple[str, Any], ...]:
+    """The ``(variable, value)`` pairs of a firing on ``facts`` (see :data:`Binder`)."""
+    return tuple([(var, facts[i].get(field)) for i, field, var in binder])
+
+
 #: A watch callback: ``(what, sign, item)`` with ``what`` one of ``fact``
 #: (sign ``+``/``-``, an :class:`EngineFact`), ``activation`` (``+``/``-``, an
 #: :class:`Activation`) or ``fire`` (sign ``""``, an :class:`EngineFiring`) --
@@ -188,11 +205,14 @@ class RuleEngine(ABC):
         """Remove a fact; False when the engine does not hold it."""
 
     @abstractmethod
-    def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+    def run(self, limit: int | None = None, sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """Fire activations, best first, until the agenda is empty (or
         ``limit`` firings), yielding each firing as it happens: facts the
         caller declares before taking the next one are matched before the
-        next activation is chosen."""
+        next activation is chosen.  ``sink``: when no :attr:`watch` is set,
+        an adapter may call it with a native firing (see :data:`NativeSink`)
+        instead of making and yielding its :class:`EngineFiring`, in the
+        same order among the firings it yields."""
 
     @abstractmethod
     def agenda(self) -> list[Activation]:
@@ -257,5 +277,5 @@ def make_engine(name: str) -> RuleEngine:
     return cls()
 
 
-__all__ = ["Activation", "ENGINES", "ENGINE_NAMES", "EngineFact", "EngineFiring", "RuleEngine", "Watcher",
-           "check_engine_name", "make_engine", "register_engine"]
+__all__ = ["Activation", "Binder", "ENGINES", "ENGINE_NAMES", "EngineFact", "EngineFiring", "NativeSink", "RuleEngine",
+           "Watcher", "bound", "check_engine_name", "make_engine", "register_engine"]

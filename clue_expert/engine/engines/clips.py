@@ -38,7 +38,7 @@ from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding,
 
 from ...core.errors import RuleFileError, RuleLimitError
 from ..ir import Var, evaluate
-from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine
+from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text,
                   native_of, tallies_read, tally_rule, templates)
 
@@ -254,18 +254,23 @@ class ClipsEngine(RuleEngine):
         values = fact.values
         made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + 1),) if values[-1][0] == "n" else
                           tuple((f, v + 1 if f == "n" else v) for f, v in values))
+        key = fact.__dict__.get("_key")
+        if key is not None:  # a count's key is its kind and group, whatever its n
+            made.__dict__["_key"] = key
         self._by_index[new] = made
         self._index[made] = new
         if self.watch is not None:
             self._emit("fact", "-", fact)
             self._emit("fact", "+", made)
 
-    def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+    def run(self, limit: int | None = None, sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """Fire activations, yielding each firing.  CLIPS runs native
         firings back to back and stops after a firing whose right-hand side
         the seat computes (its ``(halt)``); the firings are then read off the
-        log, in order.  With a :attr:`watch`, one firing at a time, so the
-        agenda's changes are reported between firings."""
+        log, in order, a native one handed to ``sink`` when given (no
+        :class:`EngineFiring` made).  With a :attr:`watch`, one firing at a
+        time, so the agenda's changes are reported between firings, and
+        every firing is yielded."""
         self._require()
         cenv, run = self._cenv, _lib.Run
         left = limit
@@ -288,7 +293,7 @@ class ClipsEngine(RuleEngine):
             log = self._take_log()
             if budget < 0:
                 self._runaway(fires, log)
-            yield from self._read_log(log, fires, before)
+            yield from self._read_log(log, fires, before, None if stepwise else sink)
 
     def _take_log(self) -> list[int]:
         """The firing log (:data:`.clp.LOG`), emptied: read straight from its
@@ -304,11 +309,14 @@ class ClipsEngine(RuleEngine):
         _lib.DefglobalSetValue(self._log, empty)
         return log
 
-    def _read_log(self, log: list[int], fires: list[int], before: dict | None) -> Iterator[EngineFiring]:
+    def _read_log(self, log: list[int], fires: list[int], before: dict | None,
+                  sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """The firings a run logged, in order, counts kept up to date on the
-        way; with ``before`` (the agenda before a one-firing run), the watch events."""
+        way; with ``before`` (the agenda before a one-firing run), the watch
+        events; with ``sink``, a native firing handed to it, not yielded."""
         i, end = 0, len(log)
         plans = self._plans
+        fact_at = self._by_index.__getitem__
         while i < end:
             number = log[i]
             if number < 0:
@@ -324,10 +332,20 @@ class ClipsEngine(RuleEngine):
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
             if before is None:
+                if na and sink is not None and not plan[5]:  # the direct path: no firing object made
+                    facts = tuple(map(fact_at, basis))
+                    native = self._asserted(plan, facts, log[i + 1 + nb:i + 1 + nb + na])
+                    i += 1 + nb + na
+                    self._step += 1
+                    sink(compiled.rule.id, facts, plan[3], native)
+                    continue
                 if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
                     gone = log[i + 2 + nb]
                     firing = self._clause_firing(plan, basis, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
                     i += 3 + nb + gone
+                    if sink is not None:
+                        sink(compiled.rule.id, firing.facts, plan[3], firing.native)  # type: ignore[arg-type]
+                        continue
                 else:
                     firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
                     i += 1 + nb + na
@@ -383,25 +401,38 @@ class ClipsEngine(RuleEngine):
         """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
         of ``basis``; ``asserted``: the indices of the facts a native right-hand
         side asserted (None: not native)."""
-        compiled, _, _, binder, natives, _ = plan
-        by_index = self._by_index
-        facts = tuple(map(by_index.__getitem__, basis))
-        bindings = tuple([(var, facts[i].get(field)) for i, field, var in binder]) if binder else ()
-        native: tuple[EngineFact, ...] | None = None
-        if asserted is not None:
-            values = dict(bindings)
-            made = []
-            for (kind, slots), index in zip(natives, asserted):
-                if index in by_index:
-                    continue  # a fact CLIPS held already
-                fact = EngineFact(kind, tuple([(f, values[v] if v is not None else evaluate(t, values))
-                                               for f, v, t in slots]))
-                by_index[index] = fact
-                self._index[fact] = index
-                made.append(fact)
-            native = tuple(made)
+        compiled, binder = plan[0], plan[3]
+        facts = tuple(map(self._by_index.__getitem__, basis))
+        native = self._asserted(plan, facts, asserted) if asserted is not None else None
         self._step += 1
-        return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bindings), self._step, native)
+        return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, binder) if binder else ()),
+                            self._step, native)
+
+    def _asserted(self, plan: tuple, facts: tuple[EngineFact, ...], asserted: list[int]) -> tuple[EngineFact, ...]:
+        """The facts a native right-hand side (the defrule of ``plan``, fired on
+        ``facts``) asserted at the indices ``asserted`` that CLIPS did not hold
+        before, now known by their indices; a cell's key set as it is made."""
+        by_index = self._by_index
+        made = []
+        values = None
+        for (kind, slots, cell), index in zip(plan[4], asserted):
+            if index in by_index:
+                continue  # a fact CLIPS held already
+            fields = []
+            for f, at, t in slots:
+                if at is not None:  # the variable's value: a field of a matched fact
+                    fields.append((f, facts[at[0]].get(at[1])))
+                else:
+                    if values is None:
+                        values = dict(bound(facts, plan[3]))
+                    fields.append((f, evaluate(t, values)))
+            fact = EngineFact(kind, tuple(fields))
+            if cell:  # key_of's (kind, owner, card), worked out here once
+                fact.__dict__["_key"] = (kind, fields[0][1], fields[1][1])
+            by_index[index] = fact
+            self._index[fact] = index
+            made.append(fact)
+        return tuple(made)
 
     def _clause_firing(self, plan: tuple, basis: list[int], asserted: int, gone: list[int]) -> EngineFiring:
         """The firing of a defrule that records a one-of clause (:data:`.clp.RECORD_ONE_OF`):
@@ -411,9 +442,9 @@ class ClipsEngine(RuleEngine):
         native: tuple[EngineFact, ...] = ()
         if asserted:
             values = dict(firing.activation.bindings)
-            kind, slots = plan[4][0]
-            fact = _sorted_clause(EngineFact(kind, tuple([(f, values[v] if v is not None else evaluate(t, values))
-                                                          for f, v, t in slots])))
+            kind, slots, _ = plan[4][0]
+            fact = _sorted_clause(EngineFact(kind, tuple([(f, values[at[2]] if at is not None else evaluate(t, values))
+                                                          for f, at, t in slots])))
             self._by_index[asserted] = fact
             self._index[fact] = asserted
             native = (fact,)
@@ -464,16 +495,21 @@ def _plan(compiled: _Compiled) -> tuple:
     form, its basis size, how many facts it asserts, its binder -- (pattern
     index, field, variable) for each variable where a positive pattern first
     binds it, as :func:`.clp.bindings_of` reads them --, its natives --
-    (kind, ((field, variable or None, term), ...)) per asserted fact -- and
-    whether it records a one-of clause as the seat's store does, its log
-    entry then of variable length: see :attr:`.clp._Compiled.clause`)."""
+    (kind, ((field, where or None, term), ...), whether it is a cell) per
+    asserted fact, where a field's value is a variable's: (pattern index,
+    field, variable) of the binder --, and whether it records a one-of
+    clause as the seat's store does, its log entry then of variable length:
+    see :attr:`.clp._Compiled.clause`)."""
     binder, seen = [], set()
     for i, p in enumerate(compiled.patterns):
         for name, how, value in p.fields:
             if how == "var" and value not in seen:
                 seen.add(value)
                 binder.append((i, name, value))
-    natives = tuple((a.kind, tuple((f, t.name if isinstance(t, Var) else None, t) for f, t in a.values))
+    where = {var: (i, name, var) for i, name, var in binder}
+    natives = tuple((a.kind, tuple((f, where[t.name] if isinstance(t, Var) and t.name in where else None, t)
+                                   for f, t in a.values),
+                     a.kind in ("held", "lacked") and tuple(f for f, _ in a.values) == ("owner", "card"))
                     for a in compiled.native)
     return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause
 

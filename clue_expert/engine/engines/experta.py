@@ -47,7 +47,7 @@ from experta.fact import InitialFact  # noqa: E402
 from ...core.errors import RuleFileError  # noqa: E402
 from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
-from .base import Activation, EngineFact, EngineFiring, RuleEngine, register_engine  # noqa: E402
+from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, register_engine  # noqa: E402
 
 #: The salience of the rules that keep the counts (above every rule's).
 TALLY_SALIENCE = 10**6
@@ -334,7 +334,8 @@ class ExpertaEngine(RuleEngine):
                 self._emit("activation", "+", self._activation(act))
         ke.strategy.update_agenda(ke.agenda, added, removed)
 
-    def run(self, limit: int | None = None) -> Iterator[EngineFiring]:
+    def run(self, limit: int | None = None, sink: NativeSink | None = None) -> Iterator[EngineFiring]:
+        """See :meth:`.base.RuleEngine.run` (no firing is native here: ``sink`` is not used)."""
         ke = self._ke
         assert ke is not None, "load() the rules first"
         try:
