@@ -13,7 +13,7 @@ from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand, Given
 from clue_expert.engine import interpret as interpret_module
 from clue_expert.engine import knowledge as knowledge_module
-from clue_expert.engine.engines import clips as clips_adapter
+from clue_expert.engine.engines import EngineFiring, clips as clips_adapter
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_record
 
@@ -26,6 +26,18 @@ def _observed(record, engine: str, **kw) -> Knowledge:
     return k
 
 
+def _spy(monkeypatch, seen) -> None:
+    """Call ``seen(rule id, the facts it asserted)`` for each native firing
+    the seat records (handed to it straight, or reported as a firing with a
+    watch) and ``seen(rule id, None)`` for each firing whose right-hand side
+    the seat computes."""
+    on_firing, on_native = knowledge_module.Knowledge._on_firing, knowledge_module.Knowledge._on_native
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+        firing.native is None and seen(firing.rule, None), on_firing(self, firing)))
+    monkeypatch.setattr(knowledge_module.Knowledge, "_on_native", lambda self, rule, facts, binder, native, *rest: (
+        seen(rule, native), on_native(self, rule, facts, binder, native, *rest)))
+
+
 def _account(k: Knowledge) -> list:
     """Every fact with its rule, premises and message, in derivation order."""
     return [(key, j.rule, tuple(j.premises), str(j.message)) for key, j in k.justifications.items()]
@@ -35,9 +47,7 @@ def _account(k: Knowledge) -> list:
 def test_native_firings_give_the_facts_and_justifications_experta_gives(monkeypatch, seed):
     record = random_record(random.Random(seed), n_players=4, n_turns=14)
     native, python, runs, takes = [], [], [], []
-    seat = knowledge_module.Knowledge._on_firing
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
-        (python if firing.native is None else native).append(firing.rule), seat(self, firing)))
+    _spy(monkeypatch, lambda rule, made: (python if made is None else native).append(rule))
     run = knowledge_module.Knowledge._run_engine
     monkeypatch.setattr(knowledge_module.Knowledge, "_run_engine", lambda self: runs.append(1) or run(self))
     take = clips_adapter.ClipsEngine._take_log
@@ -58,9 +68,7 @@ def test_a_native_rule_never_fires_to_assert_a_fact_clips_holds(monkeypatch):
     pattern: a firing that would conclude nothing never reaches the agenda."""
     record = random_record(random.Random(3), n_players=4, n_turns=14)
     native = []
-    seat = knowledge_module.Knowledge._on_firing
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
-        firing.native is None or firing.rule in CLAUSE_RULES or native.append(firing.native), seat(self, firing)))
+    _spy(monkeypatch, lambda rule, made: made is None or rule in CLAUSE_RULES or native.append(made))
     k = _observed(record, "clips", complete=False)
     assert len(native) > 30 and all(native)
 
@@ -92,9 +100,7 @@ def test_clause_rules_run_inside_clips_as_the_store_records_a_clause(monkeypatch
     CLIPS holds exactly the store's clauses."""
     record = random_record(random.Random(seed), n_players=players, n_turns=16)
     native, python = [], []
-    seat = knowledge_module.Knowledge._on_firing
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
-        (python if firing.native is None else native).append((firing.rule, firing.native)), seat(self, firing)))
+    _spy(monkeypatch, lambda rule, made: (python if made is None else native).append((rule, made)))
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine="clips", complete=complete)
     observations = [(0, DealtHand(k.me, tuple(record.hand)))] + list(enumerate(record.turns, start=1))
     for turn, observation in observations:
@@ -124,13 +130,31 @@ def test_a_clause_firing_watched_step_by_step_records_what_a_run_records():
     assert _clips_clauses(watched) == (store, len(store))
 
 
+def test_a_native_firing_reaches_the_seat_without_a_firing_object(monkeypatch):
+    """Without a watch the adapter hands each native firing to the seat
+    straight (``run``'s sink): no EngineFiring is made for it.  What the seat
+    records -- facts, rules, premises, messages formatted when read -- is what
+    a watched run records, where every firing is reported as one."""
+    record = random_record(random.Random(2), n_players=4, n_turns=14)
+    made = []
+    init = EngineFiring.__init__
+    monkeypatch.setattr(EngineFiring, "__init__", lambda self, activation, step, native=None: (
+        made.append(native), init(self, activation, step, native))[1])
+    direct = _observed(record, "clips", complete=False)
+    assert not [native for native in made if native is not None]  # only firings whose right-hand side the seat computes
+    made.clear()
+    watched = _observed(record, "clips", complete=False, watch=lambda what, sign, item: None)
+    assert len([native for native in made if native is not None]) > 30
+    assert _account(direct) == _account(watched)
+    assert [(f.rule, f.message, f.conclusions, f.premises) for f in direct.firings] == \
+        [(f.rule, f.message, f.conclusions, f.premises) for f in watched.firings]
+
+
 def test_a_clause_the_owner_satisfies_is_not_narrowed(monkeypatch):
     """narrow-one-of's last pattern (no held card of the clause): once the
     owner holds one of a clause's cards, its lacked cards no longer fire it."""
     fired = []
-    seat = knowledge_module.Knowledge._on_firing
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
-        fired.append(firing.rule), seat(self, firing)))
+    _spy(monkeypatch, lambda rule, made: fired.append(rule))
     record = random_record(random.Random(3), n_players=4, n_turns=2)
     k = Knowledge(record.edition, record.players, None, record.hand_sizes, complete=False)
     bob = k.players[1]

@@ -332,27 +332,27 @@ class ClipsEngine(RuleEngine):
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
             if before is None:
-                if na and sink is not None and not plan[5]:  # the direct path: no firing object made
-                    facts = tuple(map(fact_at, basis))
-                    native = self._asserted(plan, facts, log[i + 1 + nb:i + 1 + nb + na])
-                    i += 1 + nb + na
-                    self._step += 1
-                    sink(compiled.rule.id, facts, plan[3], native)
+                if not na:  # the seat computes the right-hand side
+                    i += 1 + nb
+                    yield self._firing(plan, basis)
                     continue
+                facts = tuple(map(fact_at, basis))
                 if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
                     gone = log[i + 2 + nb]
-                    firing = self._clause_firing(plan, basis, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
+                    native = self._clause_asserted(plan, facts, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
                     i += 3 + nb + gone
-                    if sink is not None:
-                        sink(compiled.rule.id, firing.facts, plan[3], firing.native)  # type: ignore[arg-type]
-                        continue
                 else:
-                    firing = self._firing(plan, basis, log[i + 1 + nb:i + 1 + nb + na] if na else None)
+                    native = self._asserted(plan, facts, log[i + 1 + nb:i + 1 + nb + na])
                     i += 1 + nb + na
-                yield firing
+                self._step += 1
+                if sink is not None:  # the direct path: no firing object made
+                    sink(compiled.rule.id, facts, plan[3], native)
+                else:
+                    yield EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, plan[3])),
+                                       self._step, native)
                 continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
-            firing = self._firing(plan, basis, None)
+            firing = self._firing(plan, basis)
             if na:
                 firing = replace(firing, native=self._to_assert(compiled, firing))
             self._agenda_events(before, (compiled.name, tuple(basis)))
@@ -397,16 +397,12 @@ class ClipsEngine(RuleEngine):
                 made.append(fact)
         return tuple(made)
 
-    def _firing(self, plan: tuple, basis: list[int], asserted: list[int] | None) -> EngineFiring:
+    def _firing(self, plan: tuple, basis: list[int]) -> EngineFiring:
         """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
-        of ``basis``; ``asserted``: the indices of the facts a native right-hand
-        side asserted (None: not native)."""
-        compiled, binder = plan[0], plan[3]
+        of ``basis``, not native (or not asserted yet: one firing at a time)."""
         facts = tuple(map(self._by_index.__getitem__, basis))
-        native = self._asserted(plan, facts, asserted) if asserted is not None else None
         self._step += 1
-        return EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, binder) if binder else ()),
-                            self._step, native)
+        return EngineFiring(Activation(plan[0].rule.id, plan[0].salience, facts, bound(facts, plan[3])), self._step)
 
     def _asserted(self, plan: tuple, facts: tuple[EngineFact, ...], asserted: list[int]) -> tuple[EngineFact, ...]:
         """The facts a native right-hand side (the defrule of ``plan``, fired on
@@ -434,14 +430,15 @@ class ClipsEngine(RuleEngine):
             made.append(fact)
         return tuple(made)
 
-    def _clause_firing(self, plan: tuple, basis: list[int], asserted: int, gone: list[int]) -> EngineFiring:
-        """The firing of a defrule that records a one-of clause (:data:`.clp.RECORD_ONE_OF`):
-        ``asserted``, the new clause's index (0: it recorded none), ``gone``, the
-        indices of the wider clauses it retracted (the seat's store drops them too)."""
-        firing = self._firing(plan, basis, None)
+    def _clause_asserted(self, plan: tuple, facts: tuple[EngineFact, ...], asserted: int,
+                         gone: list[int]) -> tuple[EngineFact, ...]:
+        """What a defrule that records a one-of clause (:data:`.clp.RECORD_ONE_OF`)
+        asserted, fired on ``facts``: ``asserted``, the new clause's index (0:
+        it recorded none; else the clause, now known by its index), ``gone``,
+        the indices of the wider clauses it retracted (the seat's store drops them too)."""
         native: tuple[EngineFact, ...] = ()
         if asserted:
-            values = dict(firing.activation.bindings)
+            values = dict(bound(facts, plan[3]))
             kind, slots, _ = plan[4][0]
             fact = _sorted_clause(EngineFact(kind, tuple([(f, values[at[2]] if at is not None else evaluate(t, values))
                                                           for f, at, t in slots])))
@@ -450,8 +447,7 @@ class ClipsEngine(RuleEngine):
             native = (fact,)
         for index in gone:
             del self._index[self._by_index.pop(index)]
-        return EngineFiring(firing.activation, firing.step, native)
-
+        return native
 
     # -------------------------------------------------------------- agenda
     def _agenda_raw(self) -> list[tuple[str, int, tuple]]:
