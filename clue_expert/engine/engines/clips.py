@@ -246,19 +246,26 @@ class ClipsEngine(RuleEngine):
 
     # -------------------------------------------------------------- firing
     def _count(self, old: int, new: int) -> None:
-        """A count's rule raised its count fact (index ``old``) by one (now ``new``)."""
+        """A count's rule raised its count fact (index ``old``) by one (now
+        ``new``).  The raised count is known by its index only, not put in
+        :attr:`_index`: the seat declares a count at 0 and never retracts one
+        (a count declared again that CLIPS holds is found by its index, in
+        :meth:`declare`)."""
         fact = self._by_index.pop(old, None)
         if fact is None:  # pragma: no cover - the seat declares every count
             return
-        del self._index[fact]
+        d = fact.__dict__
+        if "_raised" not in d:  # the count the seat declared
+            del self._index[fact]
         values = fact.values
         made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + 1),) if values[-1][0] == "n" else
                           tuple((f, v + 1 if f == "n" else v) for f, v in values))
-        key = fact.__dict__.get("_key")
+        made_d = made.__dict__
+        made_d["_raised"] = True
+        key = d.get("_key")
         if key is not None:  # a count's key is its kind and group, whatever its n
-            made.__dict__["_key"] = key
+            made_d["_key"] = key
         self._by_index[new] = made
-        self._index[made] = new
         if self.watch is not None:
             self._emit("fact", "-", fact)
             self._emit("fact", "+", made)
