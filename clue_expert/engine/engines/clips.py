@@ -70,10 +70,10 @@ class ClipsEngine(RuleEngine):
         self._numbered: list[_Compiled] = []
         #: The counts kept, by the number their rule reports.
         self._tallies: list = []
-        #: CLIPS fact index -> the fact.
-        self._by_index: dict[int, EngineFact] = {}
         #: fact -> its CLIPS fact index.
         self._index: dict[EngineFact, int] = {}
+        #: CLIPS fact index -> the fact (a raised count made when first looked up: see :class:`_Facts`).
+        self._by_index: _Facts = _Facts(self._index)
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
         #: its binder, its natives, whether it records a one-of clause; see :func:`_plan`).
         self._plans: list[tuple] = []
@@ -157,8 +157,8 @@ class ClipsEngine(RuleEngine):
             _lib.Eval(self._cenv, b"(undeffacts " + OPENING.encode() + b")", self._cells[0])
             self._opening = None
         env.reset()
-        self._by_index = {}
         self._index = {}
+        self._by_index = _Facts(self._index)
         self._step = 0
         self._stepwise = False
 
@@ -209,7 +209,7 @@ class ClipsEngine(RuleEngine):
         if made == _ffi.NULL:
             raise ValueError(f"CLIPS refused the fact {fact_text(fact)}")
         index = _lib.FactIndex(made)
-        if index in self._by_index:  # an equal fact under another Python value (a list order)
+        if self._by_index.holds(index):  # an equal fact under another Python value (a list order)
             return False
         self._by_index[index] = fact
         self._index[fact] = index
@@ -233,6 +233,7 @@ class ClipsEngine(RuleEngine):
         return True
 
     def facts(self) -> list[EngineFact]:
+        self._by_index.make_all()
         return [self._by_index[i] for i in sorted(self._by_index)]
 
     def memory_used(self) -> int:
@@ -247,28 +248,16 @@ class ClipsEngine(RuleEngine):
     # -------------------------------------------------------------- firing
     def _count(self, old: int, new: int) -> None:
         """A count's rule raised its count fact (index ``old``) by one (now
-        ``new``).  The raised count is known by its index only, not put in
-        :attr:`_index`: the seat declares a count at 0 and never retracts one
-        (a count declared again that CLIPS holds is found by its index, in
-        :meth:`declare`)."""
-        fact = self._by_index.pop(old, None)
-        if fact is None:  # pragma: no cover - the seat declares every count
-            return
-        d = fact.__dict__
-        if "_raised" not in d:  # the count the seat declared
-            del self._index[fact]
-        values = fact.values
-        made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + 1),) if values[-1][0] == "n" else
-                          tuple((f, v + 1 if f == "n" else v) for f, v in values))
-        made_d = made.__dict__
-        made_d["_raised"] = True
-        key = d.get("_key")
-        if key is not None:  # a count's key is its kind and group, whatever its n
-            made_d["_key"] = key
-        self._by_index[new] = made
+        ``new``): the raised count is made when first looked up (most never
+        are; see :class:`_Facts`), at once with a watch."""
         if self.watch is not None:
+            fact = self._by_index[old]
+            self._by_index.raise_count(old, new)
+            made = self._by_index[new]
             self._emit("fact", "-", fact)
             self._emit("fact", "+", made)
+        else:
+            self._by_index.raise_count(old, new)
 
     def run(self, limit: int | None = None, sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """Fire activations, yielding each firing.  CLIPS runs native
@@ -323,13 +312,15 @@ class ClipsEngine(RuleEngine):
         events; with ``sink``, a native firing handed to it, not yielded."""
         i, end = 0, len(log)
         plans = self._plans
-        fact_at = self._by_index.__getitem__
+        fact_at, raise_count = self._by_index.__getitem__, self._by_index.raise_count
         while i < end:
             number = log[i]
             if number < 0:
                 n = self._tally_sizes[-1 - number]
-                self._count(log[i + 1], log[i + 2])
-                if before is not None:
+                if before is None:
+                    raise_count(log[i + 1], log[i + 2])
+                else:
+                    self._count(log[i + 1], log[i + 2])
                     kind = self._tallies[-1 - number].kind
                     self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
                 i += 1 + n
@@ -481,7 +472,7 @@ class ClipsEngine(RuleEngine):
                 self._emit("activation", "+", self._activation(key[0], salience, key[1]))
 
     def _activation(self, name: str, salience: int, basis: tuple) -> Activation:
-        facts = tuple(self._by_index[i] for i in basis if i in self._by_index)
+        facts = tuple(self._by_index[i] for i in basis if self._by_index.holds(i))
         compiled = self._rules.get(name)
         if compiled is None:  # a count's rule
             return Activation(name, salience, facts)
@@ -491,6 +482,61 @@ class ClipsEngine(RuleEngine):
         if self._env is None:
             return []
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
+
+
+class _Facts(dict):
+    """CLIPS fact index -> the fact, where a count its rule raised (CLIPS
+    modified its ``n``: one higher) is made only when its index is first
+    looked up: :meth:`raise_count` keeps the count as last made and how many
+    times it has been raised since.  Most raised counts are raised again, or
+    never matched by a firing, before anyone reads them.  A raised count is
+    not in the adapter's fact -> index map (``index``): the seat declares a
+    count at 0 and never retracts one.  ``in`` and iteration see the facts
+    made so far (:meth:`holds`, :meth:`make_all`)."""
+
+    __slots__ = ("raised", "index")
+
+    def __init__(self, index: dict[EngineFact, int]) -> None:
+        super().__init__()
+        #: index -> (the count as last made, times raised since), for the counts not made yet.
+        self.raised: dict[int, tuple[EngineFact, int]] = {}
+        #: The adapter's fact -> index map.
+        self.index = index
+
+    def raise_count(self, old: int, new: int) -> None:
+        """The count at ``old`` is raised by one, now at ``new`` (CLIPS's modify may keep its index)."""
+        was = self.raised.pop(old, None)
+        if was is None:
+            fact = self.pop(old, None)
+            if fact is None:  # pragma: no cover - the seat declares every count
+                return
+            if "_raised" not in fact.__dict__:  # the count the seat declared
+                del self.index[fact]
+            self.raised[new] = (fact, 1)
+        else:
+            self.raised[new] = (was[0], was[1] + 1)
+
+    def __missing__(self, at: int) -> EngineFact:
+        fact, steps = self.raised.pop(at)  # KeyError: an index CLIPS never reported, as in a plain dict
+        values = fact.values
+        made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + steps),) if values[-1][0] == "n" else
+                          tuple((f, v + steps if f == "n" else v) for f, v in values))
+        made_d = made.__dict__
+        made_d["_raised"] = True
+        key = fact.__dict__.get("_key")
+        if key is not None:  # a count's key is its kind and group, whatever its n
+            made_d["_key"] = key
+        self[at] = made
+        return made
+
+    def holds(self, at: int) -> bool:
+        """Whether CLIPS's fact ``at`` is known (made or not yet)."""
+        return at in self or at in self.raised
+
+    def make_all(self) -> None:
+        """Make every raised count not made yet."""
+        for at in list(self.raised):
+            self[at]
 
 
 def _plan(compiled: _Compiled) -> tuple:
