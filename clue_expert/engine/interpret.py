@@ -95,25 +95,28 @@ class RuleInterpreter(Deciding):
         self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
-        new = tuple(map(EngineFact.key, native))
+        new = []
         owners, cards = self._owner_set, self._all_cards
-        for key in new:
-            kind, owner, what = key
+        for fact in native:
+            key = fact.key()
+            kind, owner = key[0], key[1]
             if kind == "one-of":  # recorded by the engine as _declare_known records a clause
-                if type(owner) is not str or owner not in owners or not cards.issuperset(what):
-                    self._check_conclusion(rule, kind, owner, what)
-            elif type(owner) is not str or owner not in owners or type(what) is not str or what not in cards:
-                self._check_conclusion(rule, kind, owner, what)
+                clause = fact.get("cards")
+                if type(owner) is not str or owner not in owners or type(clause) is not tuple \
+                        or not cards.issuperset(clause):
+                    self._check_conclusion(rule, kind, owner, clause)
+            else:
+                card = key[2]
+                if type(owner) is not str or owner not in owners or type(card) is not str or card not in cards:
+                    self._check_conclusion(rule, kind, owner, card)
+            new.append(key)
         keys = self._matched_keys(facts)  # the counts as they stand now
         self._step += 1
         just = _ReadJustification(rule_id, _NativeMessage(rule, self, self._base_env, keys, bindings, facts, binder),
                                   self._step, self._turn, ReadRecord(self._orders, keys, ()))
         # asserted inside the engine already, unless it runs one firing at a time (a watch)
         in_engine = self._engine.watch is None
-        if len(new) == 1:
-            made_keys = new if self._declare_known(new[0], just, in_engine) else ()
-        else:
-            made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
+        made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
         if made_keys:
             self._log(_ReadFiring(made_keys, just))
 
@@ -144,7 +147,7 @@ class RuleInterpreter(Deciding):
 
     def _matched_keys(self, facts: Sequence[EngineFact]) -> tuple:
         """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
-        keys = tuple(map(EngineFact.key, facts))
+        keys = tuple([f.key() for f in facts])
         for k in keys:
             if k[0] in _NOT_PREMISES:
                 return self._premise_keys(keys)

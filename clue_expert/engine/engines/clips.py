@@ -75,7 +75,7 @@ class ClipsEngine(RuleEngine):
         #: CLIPS fact index -> the fact (a raised count made when first looked up: see :class:`_Facts`).
         self._by_index: _Facts = _Facts(self._index)
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
-        #: its binder, its natives, whether it records a one-of clause, its cells; see :func:`_plan`).
+        #: its binder, its natives, whether it records a one-of clause; see :func:`_plan`).
         self._plans: list[tuple] = []
         #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
         self._texts: dict[EngineFact, bytes] = {}
@@ -408,18 +408,6 @@ class ClipsEngine(RuleEngine):
         before, now known by their indices; a cell's key set as it is made."""
         by_index = self._by_index
         made = []
-        cells = plan[6]
-        if cells is not None:  # cells whose owner and card are fields of matched facts (nearly every native rule)
-            for (kind, at_owner, owner_field, at_card, card_field), index in zip(cells, asserted):
-                if index in by_index:
-                    continue  # a fact CLIPS held already
-                owner, card = facts[at_owner].get(owner_field), facts[at_card].get(card_field)
-                fact = EngineFact(kind, (("owner", owner), ("card", card)))
-                fact.__dict__["_key"] = (kind, owner, card)  # key_of's, worked out here once
-                by_index[index] = fact
-                self._index[fact] = index
-                made.append(fact)
-            return tuple(made)
         values = None
         for (kind, slots, cell), index in zip(plan[4], asserted):
             if index in by_index:
@@ -560,9 +548,7 @@ def _plan(compiled: _Compiled) -> tuple:
     asserted fact, where a field's value is a variable's: (pattern index,
     field, variable) of the binder --, and whether it records a one-of
     clause as the seat's store does, its log entry then of variable length:
-    see :attr:`.clp._Compiled.clause`), then, when every fact it asserts is
-    a cell whose owner and card are variables, (kind, pattern index, field,
-    pattern index, field) of each: where its owner and its card are read (else None)."""
+    see :attr:`.clp._Compiled.clause`)."""
     binder, seen = [], set()
     for i, p in enumerate(compiled.patterns):
         for name, how, value in p.fields:
@@ -574,10 +560,7 @@ def _plan(compiled: _Compiled) -> tuple:
                                    for f, t in a.values),
                      a.kind in ("held", "lacked") and tuple(f for f, _ in a.values) == ("owner", "card"))
                     for a in compiled.native)
-    cells = tuple((kind, *slots[0][1][:2], *slots[1][1][:2]) for kind, slots, cell in natives
-                  if cell and slots[0][1] is not None and slots[1][1] is not None)
-    return (compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause,
-            cells if natives and len(cells) == len(natives) else None)
+    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause
 
 
 def _sorted_clause(fact: EngineFact) -> EngineFact:
