@@ -21,7 +21,8 @@ from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KIN
 from .decisions import Deciding
 from .engines import Binder, EngineFact, EngineFiring, bound
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
-from .justify import HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _ReadFiring, _ReadJustification
+from .justify import (HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _premises_read, _ReadFiring,
+                      _ReadJustification)
 from .language import RulePlan
 from .rules import CompiledRule, RuleSet, format_template
 
@@ -112,8 +113,8 @@ class RuleInterpreter(Deciding):
             new.append(key)
         keys = self._matched_keys(facts)  # the counts as they stand now
         self._step += 1
-        just = _ReadJustification(rule_id, _NativeMessage(rule, self, self._base_env, keys, bindings, facts, binder),
-                                  self._step, self._turn, ReadRecord(self._orders, keys, ()))
+        just = _NativeJustification(rule, self._step, self._turn, self._orders, keys, self, self._base_env, bindings,
+                                    facts, binder)
         # asserted inside the engine already, unless it runs one firing at a time (a watch)
         in_engine = self._engine.watch is None
         made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
@@ -400,28 +401,39 @@ def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tupl
     return env
 
 
-class _NativeMessage(LazyMessage):
-    """The message of a native firing, its bindings (:func:`_bound_env`)
-    made only when it is read: from the base bindings (a dict the seat
-    replaces, never changes: Knowledge.new_game), the variables' values
-    (``bindings``, or read off ``facts`` through ``binder``) and the
-    premises as they stood when it fired (``keys``)."""
+class _NativeJustification(_ReadJustification):
+    """The justification of a native firing (:meth:`RuleInterpreter._on_native`):
+    its premises -- the keys of the facts it matched, as they stood when it
+    fired -- put in order, and its message formatted, each only when first
+    read.  The message's bindings (:func:`_bound_env`) are made then, from
+    the base bindings (a dict the seat replaces, never changes:
+    Knowledge.new_game), the variables' values (``bindings``, or read off
+    ``facts`` through ``binder``) and those keys; the knowledge is held
+    weakly (see :class:`~.justify.LazyMessage`)."""
 
-    __slots__ = ("_parts",)
+    def __init__(self, rule: CompiledRule, step: int, turn: int | None, orders: Any, keys: tuple, lib: Any,
+                 base: dict, bindings: tuple | None, facts: tuple, binder: Binder):
+        d = self.__dict__  # frozen: see _ReadJustification
+        d["rule"] = rule.id
+        d["step"] = step
+        d["turn"] = turn
+        d["_premises"] = None
+        d["_orders"] = orders
+        d["_keys"] = keys
+        d["_parts"] = (rule, weakref.ref(lib), base, bindings, facts, binder)
 
-    def __init__(self, rule: CompiledRule, lib: Any, base: dict, keys: tuple, bindings: tuple | None,
-                 facts: tuple, binder: Binder):
-        self.rule = rule
-        self._lib = weakref.ref(lib)  # held weakly: see LazyMessage
-        self.env = None
-        self._text = None
-        self._parts = (base, keys, bindings, facts, binder)
+    def _materialize(self) -> None:
+        d = self.__dict__
+        d["_premises"], d["_read_from"] = _premises_read(ReadRecord(d["_orders"], d["_keys"], ()))
 
-    def __str__(self) -> str:
-        if self._text is None:
-            base, keys, bindings, facts, binder = self._parts
-            env = _bound_env(self.rule, self._lib(), base, bound(facts, binder) if bindings is None else bindings,
-                             keys)
-            self._text = self.rule.format_message(env)
-            self._parts = None
-        return self._text
+    @property
+    def _message(self) -> str:  # type: ignore[override]
+        """The rule's message for this firing, formatted on first use."""
+        d = self.__dict__
+        parts = d["_parts"]
+        if parts is not None:
+            rule, lib, base, bindings, facts, binder = parts
+            d["_text"] = rule.format_message(_bound_env(rule, lib(), base, bound(facts, binder) if bindings is None
+                                                        else bindings, d["_keys"]))
+            d["_parts"] = None
+        return d["_text"]
