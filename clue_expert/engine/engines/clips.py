@@ -183,8 +183,9 @@ class ClipsEngine(RuleEngine):
             self.reset()
             self.settle(facts)
             return
-        self._by_index = dict(opening[1])
         self._index = {f: i for i, f in opening[1].items()}
+        self._by_index = _Facts(self._index)
+        self._by_index.update(opening[1])
         self._step = 0
         self._stepwise = False
         _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
@@ -510,8 +511,7 @@ class _Facts(dict):
             fact = self.pop(old, None)
             if fact is None:  # pragma: no cover - the seat declares every count
                 return
-            if "_raised" not in fact.__dict__:  # the count the seat declared
-                del self.index[fact]
+            self.index.pop(fact, None)  # a count the seat declared (or the opening put back)
             self.raised[new] = (fact, 1)
         else:
             self.raised[new] = (was[0], was[1] + 1)
@@ -521,11 +521,9 @@ class _Facts(dict):
         values = fact.values
         made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + steps),) if values[-1][0] == "n" else
                           tuple((f, v + steps if f == "n" else v) for f, v in values))
-        made_d = made.__dict__
-        made_d["_raised"] = True
         key = fact.__dict__.get("_key")
         if key is not None:  # a count's key is its kind and group, whatever its n
-            made_d["_key"] = key
+            made.__dict__["_key"] = key
         self[at] = made
         return made
 
