@@ -427,7 +427,7 @@ class _NativeJustification(_ReadJustification):
         d["_premises"], d["_read_from"] = _premises_read(ReadRecord(d["_orders"], d["_keys"], ()))
 
     @property
-    def _message(self) -> str:  # type: ignore[override]
+    def _message(self) -> str:
         """The rule's message for this firing, formatted on first use."""
         d = self.__dict__
         parts = d["_parts"]
