@@ -241,6 +241,29 @@ def test_counts_are_kept_inside_clips():
     assert list(e.run()) == [] and count("ann", 2) in e.facts()
 
 
+def test_a_raised_count_is_made_only_when_read(monkeypatch):
+    """A count rule's firing only notes the raise: the count's fact is made
+    when a firing's basis names it, or ``facts()`` is asked for, with the n
+    CLIPS holds then -- not once per raise."""
+    full = Rule("three-known", (Pattern("held-count", (("owner", "var", "o"), ("n", "lit", 3))),))
+    e = engine(full)
+    e.declare(count("ann", 0))
+    e.declare(count("bob", 0))
+    made = []
+    init = EngineFact.__init__
+    monkeypatch.setattr(EngineFact, "__init__", lambda self, kind, values: (
+        made.append(kind), init(self, kind, values))[1])
+    for card in ("rope", "hall", "knife"):
+        e.declare(held("ann", card))
+    e.declare(held("bob", "rope"))
+    (firing,) = e.run()
+    assert made.count("held-count") == 1  # ann's, for the firing's basis (raised three times); bob's not yet
+    facts = e.facts()
+    assert made.count("held-count") == 2
+    assert firing.facts == (count("ann", 3),) and count("ann", 3) in facts and count("bob", 1) in facts
+    assert not {count("ann", n) for n in range(3)} & set(facts)
+
+
 def test_an_exported_program_keeps_the_counts_in_plain_clips(tmp_path):
     full = Rule("two-known", (Pattern("held-count", (("owner", "var", "o"), ("n", "lit", 2))),),
                 native=(Assertion("lacked", (("owner", Var("o")), ("card", Lit("rope")))),))
