@@ -10,7 +10,7 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine import knowledge as K
+from clue_expert.engine import interpret, knowledge as K
 from clue_expert.engine.levels import get_level
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.engine.rules import parse_ruleset
@@ -74,6 +74,12 @@ def test_premises_put_in_order_later_are_those_at_the_firing(monkeypatch):
         lib = message._lib()  # the knowledge, held weakly by the message
         made.append((self, K._premises_read(reads, known=dict(lib.justifications))))
     monkeypatch.setattr(K._ReadJustification, "__init__", record)
+    native_init = interpret._NativeJustification.__init__
+
+    def record_native(self, rule, step, turn, orders, keys, lib, *rest):  # a native firing's (no ReadRecord made)
+        native_init(self, rule, step, turn, orders, keys, lib, *rest)
+        made.append((self, K._premises_read(K.ReadRecord(orders, keys, ()), known=dict(lib.justifications))))
+    monkeypatch.setattr(interpret._NativeJustification, "__init__", record_native)
     for spec in simulate.make_specs(players=4, games=2, seed=5,
                                     strategies=["clue-expert-focused", "kingston-next-not-held"]):
         simulate.run_game(spec)
