@@ -359,6 +359,7 @@ def exportable(rule: Any) -> tuple:
     if any(getattr(rule, part, None) for part in ("lets", "condition", "loops", "each", "where")):
         return ()
     variables = {v for p in _patterns(rule.patterns) for f, how, v in p.fields if how == "var"}
+    lists = {v for p in _patterns(rule.patterns) for f, how, v in p.fields if how == "var" and f in MULTISLOTS}
     out: list = []
     for c in getattr(rule, "then", ()):
         if c.kind == "contradiction":
@@ -373,8 +374,8 @@ def exportable(rule: Any) -> tuple:
         values: list[tuple[str, Any]] = []
         for name, expr in zip(fields, c.args):
             term = conclusion_term(expr, variables)
-            if term is None:
-                return ()
+            if term is None or _is_list(term, lists) != (name in MULTISLOTS):
+                return ()  # a list where one value goes, or the reverse: the seat checks it as it fires
             values.append((name, term))
         out.append(Assertion(c.kind, tuple(values)))
     return tuple(out)
@@ -382,6 +383,14 @@ def exportable(rule: Any) -> tuple:
 
 #: The conclusions a rule may assert in plain CLIPS (and natively): the sheet's facts.
 PURE_CONCLUSIONS = ("held", "lacked", "one-of", "not-all", "bound")
+
+
+def _is_list(term: Any, lists: set) -> bool:
+    """Whether a conclusion's term is a list of values (a multislot's
+    variable, or one less a value: ``without``)."""
+    if isinstance(term, Var):
+        return term.name in lists
+    return isinstance(term, Op) and term.op == "without" and _is_list(term.args[0], lists)
 
 
 def conclusion_term(expr: Any, variables: Iterable[str]) -> Any:
