@@ -202,10 +202,11 @@ def main() -> None:
     report("race_risk(0.5) at every offer before certainty where the seat waited: did an opponent win before "
            "the seat's next turn?", [(r["risk"], r["lost_before_next"]) for r in waited])
     if risk:
-        report(f"`{risk}` at the same offers: did an opponent win before the seat's next turn?",
+        label = f"the `risk` of {a.risk_of}" if a.risk_of else f"`{risk}`"
+        report(f"{label} at the same offers: did an opponent win before the seat's next turn?",
                [(r["new_risk"], r["lost_before_next"]) for r in waited])
     if waited:
-        for name, key in (("race_risk(0.5)", "risk"), ("the --risk expression", "new_risk")):
+        for name, key in (("race_risk(0.5)", "risk"), ("the --risk expression" if a.risk else "the `risk` of --risk-of", "new_risk")):
             if key in waited[0]:
                 brier = sum((r[key] - r["lost_before_next"]) ** 2 for r in waited) / len(waited)
                 print(f"\n{name}: mean stated {sum(r[key] for r in waited) / len(waited):.3f}, came true "
