@@ -16,8 +16,6 @@ from test_contest import start_agent as start_contest_agent
 
 FOCUSED = "clue-expert-focused:response=minimal-information:accusation=when-certain"
 OPEN_GAIN = "clue-expert-open-information-gain:response=seen-model:accusation=when-certain"
-PROBABLE_GAIN_5 = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-even-race"
-                   ":model=first-round-asks")
 PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accusation=clue-expert-race-60"
                  ":model=first-round-asks:model=second-round-asks")
 WEIGHTED_GAIN = ("clue-expert-weighted-information-gain:response=seen-model:accusation=clue-expert-even-race"
@@ -41,7 +39,8 @@ def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
     assert default_seat(3) == WEIGHTED_GAIN  # issue 26's second pass: the 4-player seat at 3 players too
-    assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, PROBABLE_GAIN_5, PROBABLE_GAIN)
+    # issue 26's third pass: the 4-player seat at 5 players too
+    assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, WEIGHTED_GAIN, PROBABLE_GAIN)
     assert default_seat(2) == WEIGHTED_GAIN and default_seat(9) == PROBABLE_GAIN  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
@@ -76,12 +75,15 @@ def test_the_seat_follows_the_table_size_between_games():
         assert agent.player.response.id == "seen-model"
         assert agent.player.accusation.id == "clue-expert-race-60"  # issue 26's second pass
         assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
-        assert [m.id for m in agent.player.models] == ["first-round-asks"]  # the 5-player seat: no second-round model
+        assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's third pass
+        assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
+        assert server.ask("reset 6 1 " + codes(hand[:3])) == "ok"
+        assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
         assert server.ask("reset 4 1 " + codes(hand[:5])) == "ok"
         assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
         assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's 4-player seat
         assert agent.player.accusation.id == "clue-expert-even-race"
-        assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
+        assert server.ask("reset 6 1 " + codes(hand[:3])) == "ok"
         assert agent.player.strategy.id == "clue-expert-probable-information-gain"
         reply = server.ask("suggest")
         assert reply.startswith("suggest ") and len(reply) == 16
