@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import calibration  # noqa: E402
+import fit_race_risk  # noqa: E402
 
 ED = get_edition("cluedo")
 HAZARD = ROOT / "rules" / "accusations" / "clue-expert-hazard-race.yaml"
@@ -58,3 +59,18 @@ def test_risk_of_names_a_file_without_a_risk_binding(tmp_path):
     bad.write_text("id: x\nkind: accusation\nrules:\n  - id: a\n    let: {p: '1'}\n")
     with pytest.raises(SystemExit, match="no rule binds `risk`"):
         calibration.risk_of(str(bad))
+
+
+def test_the_fit_computes_what_the_rule_file_states():
+    """benchmarks/fit_race_risk.py recomputes the risk from an offer's dump; with the file's numbers
+    it must give what the file's `risk` gives on the same knowledge."""
+    k = _knowledge()
+    for turn in range(1, 4):
+        k.observe(Suggestion("ann", ED.resolve_all(["plum", "rope", "hall"]), (), "bob", None), turn)
+    k.observe(Suggestion("bob", ED.resolve_all(["green", "rope", "study"]), (), "cat", None), 4)
+    row = {"asked": FUNCTIONS["ask_total"](k, "ann"),
+           "shadows": [FUNCTIONS["shadow_envelopes"](k, p) for p in FUNCTIONS["opponents_in"](k)]}
+    for near in (0.5, 1, 3):
+        assert fit_race_risk.race_risk(row["shadows"], near) == pytest.approx(FUNCTIONS["race_risk"](k, near))
+    assert fit_race_risk.risk(row, 1, 0.015, 0.02) == pytest.approx(_risk(k))
+    assert fit_race_risk.risk(row, 0.5, 0.0, 0.0) == pytest.approx(FUNCTIONS["race_risk"](k, 0.5))
