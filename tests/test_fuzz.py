@@ -50,13 +50,20 @@ def _get(data, path):
     return data
 
 
+def _copy(value):
+    """A copy sharing nothing with ``value``: a node shared between two
+    places let a later swap put a node inside itself (a cycle the path walk
+    never left: a RecursionError in the test, not in the code under test)."""
+    return json.loads(json.dumps(value, default=str))
+
+
 def _mutate(data, draw):
     """Apply one random mutation in place (returns the new root)."""
     paths = list(_paths(data))
     path = draw(st.sampled_from(paths))
     op = draw(st.sampled_from(["delete", "substitute", "retype", "duplicate", "swap"]))
     if not path:
-        return draw(ODD) if op == "substitute" else [data, data] if op == "duplicate" else data
+        return draw(ODD) if op == "substitute" else [data, _copy(data)] if op == "duplicate" else data
     parent, key = _get(data, path[:-1]), path[-1]
     value = parent[key]
     if op == "delete":
@@ -67,9 +74,9 @@ def _mutate(data, draw):
         parent[key] = draw(st.sampled_from([[value], {"x": value}, str(value), len(str(value)), None]))
     elif op == "duplicate":
         if isinstance(parent, list):
-            parent.insert(key, json.loads(json.dumps(value, default=str)))
+            parent.insert(key, _copy(value))
         else:
-            parent[draw(st.sampled_from(["extra", "players", "me", "rules", "id", "then", key]))] = value
+            parent[draw(st.sampled_from(["extra", "players", "me", "rules", "id", "then", key]))] = _copy(value)
     else:
         other = draw(st.sampled_from(paths))
         if other and other[:len(path)] != path and path[:len(other)] != other:
