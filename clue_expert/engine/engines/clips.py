@@ -157,8 +157,14 @@ class ClipsEngine(RuleEngine):
             _lib.Eval(self._cenv, b"(undeffacts " + OPENING.encode() + b")", self._cells[0])
             self._opening = None
         env.reset()
-        self._index = {}
+        self._forget()
+
+    def _forget(self, held: Mapping[int, EngineFact] | None = None) -> None:
+        """After CLIPS's reset: the adapter's maps hold ``held`` (index -> fact) only."""
+        self._index = {f: i for i, f in held.items()} if held else {}
         self._by_index = _Facts(self._index)
+        if held:
+            self._by_index.update(held)
         self._step = 0
         self._stepwise = False
 
@@ -183,11 +189,7 @@ class ClipsEngine(RuleEngine):
             self.reset()
             self.settle(facts)
             return
-        self._index = {f: i for i, f in opening[1].items()}
-        self._by_index = _Facts(self._index)
-        self._by_index.update(opening[1])
-        self._step = 0
-        self._stepwise = False
+        self._forget(opening[1])
         _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
 
     def _require(self) -> clips.Environment:
@@ -247,18 +249,14 @@ class ClipsEngine(RuleEngine):
         _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
 
     # -------------------------------------------------------------- firing
-    def _count(self, old: int, new: int) -> None:
-        """A count's rule raised its count fact (index ``old``) by one (now
-        ``new``): the raised count is made when first looked up (most never
-        are; see :class:`_Facts`), at once with a watch."""
-        if self.watch is not None:
-            fact = self._by_index[old]
-            self._by_index.raise_count(old, new)
-            made = self._by_index[new]
-            self._emit("fact", "-", fact)
-            self._emit("fact", "+", made)
-        else:
-            self._by_index.raise_count(old, new)
+    def _watched_count(self, old: int, new: int) -> None:
+        """With a watch: a count's rule raised its count fact (index ``old``)
+        by one (now ``new``), made at once and reported (unwatched, the
+        raised count is made only when first looked up: :class:`_Facts`)."""
+        fact = self._by_index[old]
+        self._by_index.raise_count(old, new)
+        self._emit("fact", "-", fact)
+        self._emit("fact", "+", self._by_index[new])
 
     def run(self, limit: int | None = None, sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """Fire activations, yielding each firing.  CLIPS runs native
@@ -321,7 +319,7 @@ class ClipsEngine(RuleEngine):
                 if before is None:
                     raise_count(log[i + 1], log[i + 2])
                 else:
-                    self._count(log[i + 1], log[i + 2])
+                    self._watched_count(log[i + 1], log[i + 2])
                     kind = self._tallies[-1 - number].kind
                     self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
                 i += 1 + n
