@@ -21,6 +21,8 @@ import argparse
 import json
 import math
 
+from clue_expert.engine.library import hazard_risk, shadow_accuse_chance
+
 NEARS = (0.5, 1, 2, 3, 4, 5, 6, 8, 10)
 BASES = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05)
 STEPS = (0.0, 0.01, 0.02, 0.03, 0.05)
@@ -30,15 +32,13 @@ def race_risk(shadows: list, near: float) -> float:
     """The library's race_risk(near) from the opponents' shadow counts."""
     stay = 1.0
     for n in shadows:
-        chance = (1.0 if n == 1 else 0.0) if n <= 1 else min(1.0, near / (n - 1))
-        stay *= 1.0 - chance
+        stay *= 1.0 - shadow_accuse_chance(n, near)
     return 1.0 - stay
 
 
 def risk(row: dict, near: float, base: float, step: float) -> float:
-    """The model's risk at one offer."""
-    hazard = base + step * max(0, row["asked"] - 1)
-    return 1.0 - (1.0 - race_risk(row["shadows"], near)) * max(0.0, 1.0 - hazard * len(row["shadows"]))
+    """The model's risk at one offer (the library's measured_race_risk from the dump's parts)."""
+    return hazard_risk(race_risk(row["shadows"], near), row["asked"], len(row["shadows"]), base, step)
 
 
 def log_loss(rows: list, stated: list) -> float:

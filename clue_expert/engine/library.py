@@ -904,10 +904,23 @@ def opponents_in(k: KnowledgeView, _unused=None):
 @function("the model's chance that the player accuses right at his next turn: 1 when his shadow names the "
           "envelope, near / (n - 1) when it leaves n > 1 envelopes (0 with near=0)")
 def accuse_chance(k: KnowledgeView, player, near=0.0):
-    n = shadow_envelopes(k, player)
+    return shadow_accuse_chance(shadow_envelopes(k, player), near)
+
+
+def shadow_accuse_chance(n: int, near: float) -> float:
+    """:func:`accuse_chance` of a shadow that leaves ``n`` envelopes (not a rule function)."""
     if n <= 1:  # 0 only if the shadow went wrong: then it says nothing
         return 1.0 if n == 1 else 0.0
     return min(1.0, float(near) / (n - 1))
+
+
+def hazard_risk(shadow_risk: float, asked: int, opponents: int, base: float, step: float) -> float:
+    """:func:`measured_race_risk` from its parts (not a rule function): the
+    shadow term ``shadow_risk``, the seat's suggestions so far ``asked`` and
+    the opponents still in; ``1 - (1 - shadow_risk) * max(0, 1 - hazard *
+    opponents)`` with ``hazard = base + step * max(0, asked - 1)``."""
+    hazard = base + step * max(0, asked - 1)
+    return 1.0 - (1.0 - shadow_risk) * max(0.0, 1.0 - hazard * opponents)
 
 
 @function("the opponents still in whose shadow names the envelope: under the model each accuses, rightly, "
@@ -926,6 +939,13 @@ def race_risk(k: KnowledgeView, near=0.0):
             stay *= 1.0 - accuse_chance(k, p, near)
         return 1.0 - stay
     return k.memo(("race-risk", float(near)), build)
+
+
+@function("the race risk with a measured hazard: race_risk(near), and besides every opponent still in "
+          "accusing rightly before the seat's next turn with chance base + step for each of the seat's "
+          "suggestions after its first (to first order over the opponents; at most 1)")
+def measured_race_risk(k: KnowledgeView, near=1.0, base=0.015, step=0.02):
+    return hazard_risk(race_risk(k, near), ask_total(k, k.me), len(opponents_in(k)), float(base), float(step))
 
 
 # --- the generalized game ------------------------------------------------------
