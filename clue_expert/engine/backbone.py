@@ -186,11 +186,7 @@ class SatModel:
         agrees -- to find a model that flips it, or to prove it entailed."""
         s = self.solver
         assumptions = list(assumptions)
-        models = self._witnesses(assumptions)
-        if not models:
-            if not s.solve(assumptions=assumptions):
-                raise Unsatisfiable(s.get_core() or [])
-            models = [self._keep(s.get_model(), len(assumptions))]
+        models = self._models_of(assumptions)
         candidates = list(candidates)
         # ``live``: the candidates on which every model so far agrees (a
         # variable leaves it once two models disagree on it); ``pos``: those
@@ -262,15 +258,22 @@ class SatModel:
                 found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
 
+    def _models_of(self, assumptions: list) -> list:
+        """Models of ``assumptions`` (their true cells): the kept witnesses
+        that satisfy them, else one solve's model (kept); raises
+        :class:`Unsatisfiable` when there is none."""
+        models = self._witnesses(assumptions)
+        if not models:
+            s = self.solver
+            if not s.solve(assumptions=assumptions):
+                raise Unsatisfiable(s.get_core() or [])
+            models = [self._keep(s.get_model(), len(assumptions))]
+        return models
+
     def check(self, assumptions: Sequence[int]) -> None:
         """Raise :class:`Unsatisfiable` unless some deal satisfies ``assumptions``
         (a kept witness that does is enough; else one solve, whose model is kept)."""
-        assumptions = list(assumptions)
-        if self._witnesses(assumptions):
-            return
-        if not self.solver.solve(assumptions=assumptions):
-            raise Unsatisfiable(self.solver.get_core() or [])
-        self._keep(self.solver.get_model(), len(assumptions))
+        self._models_of(list(assumptions))
 
     def pinned(self, assumptions: Sequence[int], groups: Sequence[Sequence[int]]) -> bool:
         """Whether, in every group of variables, the same ones are true in
@@ -279,10 +282,7 @@ class SatModel:
         on a group answer at once; otherwise one solve per variable true in
         the witnesses, each asking for a model without it (kept)."""
         assumptions = list(assumptions)
-        models = self._witnesses(assumptions)
-        if not models:
-            self.check(assumptions)
-            models = self._witnesses(assumptions)
+        models = self._models_of(assumptions)
         for group in groups:
             seen = {frozenset(v for v in group if v in m) for m in models}
             if len(seen) > 1:
