@@ -476,11 +476,12 @@ def _fold_params(template: str, params: Mapping[str, Any], path: str = "", rule:
     return "".join(out)
 
 
-def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
-                  params: Mapping[str, Any] | None = None) -> CompiledRule:
-    params = dict(params or {})
-    rid = raw["id"]
-    allowed = FILE_KINDS.get(file_kind)
+def _compile_lhs(raw: dict, file_kind: str, path: str,
+                 rid: str) -> tuple[tuple[str, ...], set[str], tuple, frozenset]:
+    """A rule's left-hand side: the fact kinds it is triggered by, the names
+    its patterns bind, its patterns (``when: KIND`` is shorthand for one
+    pattern) and the variables bound to sets.  A decision rule (strategy,
+    response, accusation, move) must be triggered by its request alone."""
     request = {"strategy": "your-turn", "response": "disprove-request", "accusation": "accuse-offer",
                "move": "move-request"}.get(file_kind)
     patterns: tuple = ()
@@ -505,6 +506,15 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         # names bound by every trigger kind (the schema makes ``when`` name at least one)
         fields = set.intersection(*(set(KINDS[kind]) for kind in on))
         patterns, set_vars = when_patterns(on)
+    return on, fields, patterns, set_vars
+
+
+def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
+                  params: Mapping[str, Any] | None = None) -> CompiledRule:
+    params = dict(params or {})
+    rid = raw["id"]
+    allowed = FILE_KINDS.get(file_kind)
+    on, fields, patterns, set_vars = _compile_lhs(raw, file_kind, path, rid)
     names = set(fields) | set(CONSTANTS)
     _check_bindings(raw, set(fields), path, rid, params)
     clash = sorted(set(params) & set(fields))
