@@ -576,16 +576,10 @@ class _Forward:
         return {key: w / z for key, w in final.items() if w / z > 0}, z
 
 
-def _marginals(pb: _Problem) -> tuple[dict, float, int]:
-    """Exact P(owner holds card) for every owner and card: a forward-backward
-    pass whose state is the owners' remaining capacities -- the envelope an
-    owner with a capacity per category, *without* labels for which cards it
-    took -- plus the live one-of clauses, wrong accusations and seen shows.
-    Returns (owner -> card -> probability, the weighted number of deals
-    without ``pb.base_factor``, the largest number of states at one step)."""
-    _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
-    order = pb.order()
-    owners = pb.owners
+def _steps(pb: _Problem, order: list) -> tuple[int, list, list]:
+    """The forward-backward pass's packed start state, each step's moves
+    (owner, capacity mask, decrement, clause bits set, counters added) and
+    each step's closing checks (:func:`_closes`), for the cards in ``order``."""
     cats = list(pb.categories)
     # state: (player capacities..., envelope needs per category..., clause
     # bits, notall counters..., weight counters...), packed as one int
@@ -631,10 +625,24 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
                 j = pb.slot_of[o]
                 per.append((o, cap_mask[j], 1 << cap_at[j], orm, add))
         moves.append(per)
-    n = len(order)
-    closes = _closes(pb, last, n, [1 << at for at in clause_at],
+    closes = _closes(pb, last, len(order), [1 << at for at in clause_at],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, cs in zip(notall_at, pb.notalls)],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, (_, _, cs) in zip(weight_at, pb.weights)])
+    return start, moves, closes
+
+
+def _marginals(pb: _Problem) -> tuple[dict, float, int]:
+    """Exact P(owner holds card) for every owner and card: a forward-backward
+    pass whose state is the owners' remaining capacities -- the envelope an
+    owner with a capacity per category, *without* labels for which cards it
+    took -- plus the live one-of clauses, wrong accusations and seen shows.
+    Returns (owner -> card -> probability, the weighted number of deals
+    without ``pb.base_factor``, the largest number of states at one step)."""
+    _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
+    order = pb.order()
+    owners = pb.owners
+    n = len(order)
+    start, moves, closes = _steps(pb, order)
 
     def targets(i):
         """(source state, its weight, owner, target state, factor) of step i, in order."""
