@@ -57,8 +57,12 @@ _PATTERN_CATEGORIES = 6
 MAX_TABLE = 2_000_000
 #: Units of work (table entries times the moves tried on each) one exact
 #: computation may do -- the beliefs, or one suggestion's pass -- before it
-#: gives up with :class:`TableTooLarge` (a few seconds of this machine's time).
-MAX_TABLE_WORK = 2_000_000
+#: gives up with :class:`TableTooLarge`: about 0.4 s of this machine's
+#: time, and with :data:`MAX_TABLE` what bounds a pass's memory (at 2,000,000
+#: one of the 228 reference decisions of benchmarks/information.py fell back
+#: to estimates, its pass needing 2.0 million units; at 8,000,000
+#: master-detective at 6 players peaked at 966 MB; at 4,000,000 at 534 MB).
+MAX_TABLE_WORK = 4_000_000
 #: Envelope contents the sheet may leave open for the exact beliefs to be
 #: tried at all (:func:`envelope_contents`, counted before any table is built).
 MAX_ENVELOPES = 100_000
