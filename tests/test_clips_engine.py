@@ -195,7 +195,7 @@ def test_export_refuses_a_rule_that_needs_python():
         "=>\n  (if (= ?*clue-stepwise* 0)\n"
         "  then (bind ?*clue-log* (create$ ?*clue-log* 7 (fact-index ?f0) (fact-index ?f1) "
         "(fact-index (assert (lacked (owner ?q) (card ?c))))))\n"
-        "       (if (> (length$ ?*clue-log*) 4000) then (halt))\n"
+        f"       (if (> (length$ ?*clue-log*) {clp.LOG_CHUNK}) then (halt))\n"
         "  else (bind ?*clue-log* (create$ ?*clue-log* 7 (fact-index ?f0) (fact-index ?f1)))\n       (halt)))")
     (python,) = compile_rule(Rule("python", (Pattern("held", ()),)))  # the seat's: the run stops for it
     assert python.reporting(3).endswith("(bind ?*clue-log* (create$ ?*clue-log* 3 (fact-index ?f0)))\n  (halt))")
@@ -332,6 +332,7 @@ def test_native_firings_run_back_to_back_and_a_long_log_is_read_in_chunks(monkey
             e.declare(held("p0", c))
         counting.runs = 0
         return list(e.run())
+    monkeypatch.setattr(clp, "LOG_CHUNK", 4000)
     firings = fire(engine(EXCLUDES))
     assert len(firings) == 7 * 6 and counting.runs == 2  # one run fires them all; the next finds none
     assert {f.native[0] for f in firings} == {lacked(o, c) for o in owners[1:] for c in cards}
