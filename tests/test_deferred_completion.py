@@ -12,7 +12,7 @@ import pytest
 from clue_expert.core.errors import ContradictionError
 from clue_expert.core.facts import cards_key
 from clue_expert.core.observations import DealtHand, Given
-from clue_expert.engine.completion import CompletionStep
+from clue_expert.engine.completion import CompletionStep, _request_need
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.play.players import seat_player
 from clue_expert.testing.oracle import cnf_entailed
@@ -111,3 +111,54 @@ def test_an_inconsistent_observation_is_refused_by_itself_and_changes_nothing():
         k.observe(Given(tuple(cards_key("one-of", other, pair) for pair in pairs)), 1)
     assert k.sheet().cells == before
     assert k._deferred is None  # nothing waits: the state before was kept
+
+
+def _started(record, strategy: str, accusation: str):
+    player = seat_player(record.me, strategy, "minimal-information", accusation)
+    player.start(record.edition, record.players, {p: record.hand_sizes[p] for p in record.players}, record.hand)
+    return player._knowledge
+
+
+def test_what_a_request_needs_of_the_waiting_step_is_read_off_its_rules():
+    record = random_record(random.Random(12), 4, n_turns=0)
+    k = _started(record, "clue-expert-focused", "when-certain")
+    assert _request_need("your-turn", k.rules) == "sheet"  # the strategy reads the sheet
+    assert _request_need("accuse-offer", k.rules) == "solved"  # solved_all(), envelope_cards()
+    assert _request_need("disprove-request", k.rules) == "none"  # shown_to(), shown_to_anyone()...
+    race = _started(record, "clue-expert-focused", "clue-expert-race")
+    assert _request_need("accuse-offer", race.rules) == "sheet"  # the beliefs read the sheet
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_a_request_that_reads_no_sheet_leaves_the_step_waiting_and_decides_as_after_it(players, monkeypatch):
+    """An accusation offer (``when-certain``) and a request to disprove
+    (``minimal-information``) do not run the waiting step, unless the
+    envelope is known (then ``solved()`` runs it); their candidates are
+    those of a seat whose step ran after every observation."""
+    backbones = []
+    original = CompletionStep._case_analysis
+    monkeypatch.setattr(CompletionStep, "_case_analysis", lambda self, turn: (
+        backbones.append(self.defer_completion), original(self, turn)))
+    rng = random.Random(70 + players)
+    left_waiting = accused = 0
+    for _ in range(3):
+        record = random_record(rng, players, n_turns=40)
+        waiting = _started(record, "clue-expert-focused", "when-certain")
+        eager = _started(record, "clue-expert-focused", "when-certain")
+        eager.defer_completion = False
+        for n, turn in enumerate(record.turns, 1):
+            for k in (waiting, eager):
+                k.observe(turn, n)
+            asks = [("accuse-offer", {"turn": n})]
+            if turn.by != record.me:
+                asks.append(("disprove-request", {"turn": n, "by": turn.by, "cards": tuple(turn.cards),
+                                                  "matching": tuple(turn.cards)}))
+            for kind, values in asks:
+                waited = [(c.kind, c.options, c.rule) for c in waiting.request(kind, values)]
+                assert waited == [(c.kind, c.options, c.rule) for c in eager.request(kind, values)], (kind, n)
+                left_waiting += waiting._deferred is not None
+                accused += bool(waited) and kind == "accuse-offer"
+            if eager.solved():
+                break
+    assert left_waiting > 20 and accused > 0
+    assert backbones.count(True) < backbones.count(False) / 4

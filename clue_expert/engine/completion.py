@@ -9,15 +9,27 @@ known facts, running the rules again after each.  The same model answers
 """
 from __future__ import annotations
 
-from typing import Iterable, NoReturn
+import ast
+from typing import Iterable, Iterator, NoReturn
 
 from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
-from ..core.facts import ENVELOPE, Key, describe, held_key, lacked_key
+from ..core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
 from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
 from .ledger import PendingCore, SatLedger
 from .store import Sheet
+
+
+#: Rule functions whose answers the completion step cannot change: they read
+#: what the seat showed, the edition, or only their arguments.  A request whose
+#: rules call no other function needs no waiting step run first (see
+#: :meth:`CompletionStep._before_request`).
+SETTLE_FREE = frozenset({"shown_to", "shown_to_anyone", "category_cards", "same_category", "first", "second",
+                         "sorted", "set", "reversed", "len", "round"})
+#: Rule functions that ask whether the envelope is known (``solved()``): exact
+#: while the step waits (:meth:`CompletionStep.solved`).
+ASKS_SOLVED = frozenset({"solved_all", "envelope_cards"})
 
 
 class CompletionStep(RuleInterpreter):
@@ -26,6 +38,7 @@ class CompletionStep(RuleInterpreter):
     complete: bool
     _deferred: tuple | None
     _category_cards: dict
+    rules: tuple
 
     #: Whether the completion step may wait until the knowledge is next read
     #: (a request, :meth:`solved`, :meth:`settle`) instead of running after
@@ -44,6 +57,25 @@ class CompletionStep(RuleInterpreter):
         if self._deferred is not None:
             (turn,), self._deferred = self._deferred, None
             self._case_analysis(turn)
+
+    def _before_request(self, kind: str) -> None:
+        """What a request of ``kind`` needs of a waiting completion step
+        before its rules run: the step run (:meth:`settle`) when some rule
+        it triggers reads the sheet; only :meth:`solved` (which runs the
+        step when every consistent deal has the same envelope) when they ask
+        no more than whether the envelope is known; nothing when they read
+        only what :data:`SETTLE_FREE` functions read.  Either way each rule
+        sees what it would see after the step, and the step runs at the next
+        read that needs it (asked before the rules run, never from inside
+        one, where it would run the engine within the engine's run)."""
+        needs = self.__dict__.setdefault("_request_needs", {})
+        need = needs.get(kind)
+        if need is None:
+            need = needs[kind] = _request_need(kind, self.rules)
+        if need == "sheet":
+            self.settle()
+        elif need == "solved":
+            self.solved()
 
     def solved(self) -> bool:
         """Whether the sheet holds every envelope card.  With the completion
@@ -240,3 +272,39 @@ class CompletionStep(RuleInterpreter):
                 else f"{owner} holds all of {', '.join(cards)}")
         return False, node(key, text, "entailment", "every card of it is known the other way",
                            tuple(ch.key for ch in children), children)
+
+
+def _request_need(kind: str, rules: Iterable) -> str:
+    """What the rules that a request of ``kind`` triggers read (see
+    :meth:`CompletionStep._before_request`): ``sheet`` when some rule is
+    not a ``when:`` rule on request kinds alone (a join may match sheet
+    facts) or calls a function outside :data:`SETTLE_FREE` and
+    :data:`ASKS_SOLVED`; else ``solved`` when one asks whether the envelope
+    is known; else ``none``."""
+    need = "none"
+    for rule in rules:
+        if kind not in rule.on:
+            continue
+        if not rule.shorthand or not REQUEST_KINDS.issuperset(rule.on):
+            return "sheet"
+        calls = set(_calls(rule))
+        if not calls <= SETTLE_FREE | ASKS_SOLVED:
+            return "sheet"
+        if calls & ASKS_SOLVED:
+            need = "solved"
+    return need
+
+
+def _calls(rule) -> Iterator[str]:
+    """The names of the functions a rule's expressions call."""
+    exprs = [e for _, e in (*rule.lets, *rule.loops, *rule.each)]
+    exprs += [rule.condition, rule.guard, rule.where, *rule.because]
+    for c in rule.then:
+        exprs += [*c.args, *c.slots.values()]
+    for expr in exprs:
+        if expr is None:
+            continue
+        source = getattr(expr, "source", expr)
+        for node in ast.walk(ast.parse(str(source).strip(), mode="eval")):
+            if isinstance(node, ast.Call):
+                yield node.func.id if isinstance(node.func, ast.Name) else "?"

@@ -463,10 +463,12 @@ class Knowledge(CompletionStep):
         """Ask the decision rules (strategy, response, accusation) for
         candidates: declares a ``your-turn`` / ``disprove-request`` /
         ``accuse-offer`` fact, runs the engine, and returns what the rules
-        proposed, best first (highest priority, then firing order)."""
+        proposed, best first (highest priority, then firing order).  A
+        waiting completion step runs first if the rules need it
+        (:meth:`_before_request`)."""
         if kind not in REQUEST_KINDS:
             raise ValueError(f"not a request kind: {kind!r}")
-        self.settle()
+        self._before_request(kind)
         self._candidates = []
         values = dict(values)
         key = key_of(kind, values)
