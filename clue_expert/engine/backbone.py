@@ -38,46 +38,91 @@ class Unsatisfiable(Exception):
 MAX_COMPLETION_CELLS = 2_000
 
 
-class SatModel:
-    """The deal constraints of one game plus the clause facts added so far."""
+class _Base:
+    """What every :class:`SatModel` of one shape of game shares: its cell
+    variables and its hard constraints, worked out once (:func:`_base`)."""
+
+    __slots__ = ("owners", "cards", "vars", "cell", "shape", "cells", "cell_vars", "constraints")
 
     def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
-                 hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None = None):
-        #: Owner names; the envelope among them.
-        self.owners = list(owners)
-        #: Card ids.
-        self.cards = list(cards)
-        #: (owner, card) -> the variable of "owner holds card" (what :meth:`var` reads).
+                 hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None):
+        self.owners, self.cards = tuple(owners), tuple(cards)
         self.vars: dict[tuple[str, str], int] = {}
         n = 0
         for o in self.owners:
             for c in self.cards:
                 n += 1
                 self.vars[(o, c)] = n
-        self._cell = {v: k for k, v in self.vars.items()}
-        #: what the hard constraints depend on (witnesses carry over between equal shapes)
-        self._shape = (tuple(self.owners), tuple(self.cards), tuple(sorted((k, tuple(v)) for k, v in categories.items())),
-                       tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
-        #: cell variables are 1 .. this
-        self._cells = n
-        self._cell_vars = frozenset(range(1, n + 1))
-        self._free = n + 1
-        s = self.solver = Minicard()
+        self.cell = {v: k for k, v in self.vars.items()}
+        self.shape = (self.owners, self.cards, tuple(sorted((k, tuple(v)) for k, v in categories.items())),
+                      tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
+        self.cells = n
+        self.cell_vars = frozenset(range(1, n + 1))
+        #: (literals, None): a clause; (literals, k): at most k of them (Minicard's own constraint).
+        self.constraints: list[tuple[list[int], int | None]] = []
         for c in self.cards:
             lits = [self.vars[(o, c)] for o in self.owners]
-            s.add_clause(lits)
-            s.add_atmost(lits, 1)
+            self.constraints += [(lits, None), (lits, 1)]
         for o in self.owners:
             if o == envelope:
                 for cat, cat_cards in categories.items():
-                    lits = [self.vars[(o, c)] for c in cat_cards]
-                    n = (envelope_counts or {}).get(cat, 1)
-                    self._exactly(lits, n)
-                continue
-            size = hand_sizes.get(o)
-            if size is None:
-                continue
-            self._exactly([self.vars[(o, c)] for c in self.cards], size)
+                    self._exactly([self.vars[(o, c)] for c in cat_cards], (envelope_counts or {}).get(cat, 1))
+            elif hand_sizes.get(o) is not None:
+                self._exactly([self.vars[(o, c)] for c in self.cards], hand_sizes[o])
+
+    def _exactly(self, lits: list, n: int) -> None:
+        """Exactly ``n`` of ``lits`` are true (two Minicard cardinality constraints)."""
+        if n == 0:
+            self.constraints += [([-x], None) for x in lits]
+            return
+        self.constraints += [(lits, n), ([-x for x in lits], len(lits) - n)]
+
+
+#: The shapes of game seen (see :func:`_base`), at most ``BASES`` of them.
+_BASES: dict[tuple, _Base] = {}
+BASES = 64
+
+
+def _base(owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
+          hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None) -> _Base:
+    """The shared part of a model of this game, made the first time (a new
+    game of the same seats and edition makes its solver from it)."""
+    key = (tuple(owners), tuple(cards), tuple((k, tuple(v)) for k, v in categories.items()),
+           tuple(hand_sizes.items()), envelope, tuple((envelope_counts or {}).items()))
+    base = _BASES.get(key)
+    if base is None:
+        base = _Base(owners, cards, categories, hand_sizes, envelope, envelope_counts)
+        if len(_BASES) >= BASES:
+            _BASES.pop(next(iter(_BASES)))
+        _BASES[key] = base
+    return base
+
+
+class SatModel:
+    """The deal constraints of one game plus the clause facts added so far."""
+
+    def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
+                 hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None = None):
+        base = _base(owners, cards, categories, hand_sizes, envelope, envelope_counts)
+        #: Owner names; the envelope among them.
+        self.owners = list(base.owners)
+        #: Card ids.
+        self.cards = list(base.cards)
+        #: (owner, card) -> the variable of "owner holds card" (what :meth:`var` reads; shared, never changed).
+        self.vars: dict[tuple[str, str], int] = base.vars
+        self._cell = base.cell
+        #: what the hard constraints depend on (witnesses carry over between equal shapes)
+        self._shape = base.shape
+        #: cell variables are 1 .. this
+        self._cells = base.cells
+        self._cell_vars = base.cell_vars
+        self._free = base.cells + 1
+        s = self.solver = Minicard()
+        for lits, at_most in base.constraints:  # in the order _base made them: the same solver
+            if at_most is None:
+                s.add_clause(lits)
+            else:
+                s.add_atmost(lits, at_most)
         #: selector literal -> clause key
         self.selectors: dict[int, tuple] = {}
         #: selector literal -> (literals, at least, at most) it stands for
@@ -86,15 +131,6 @@ class SatModel:
         self._quick: dict[int, tuple] = {}
         #: recent models with how many assumptions each was checked against
         self._models: list = []
-
-    def _exactly(self, lits: list, n: int) -> None:
-        """Exactly ``n`` of ``lits`` are true (two Minicard cardinality constraints)."""
-        if n == 0:
-            for x in lits:
-                self.solver.add_clause([-x])
-            return
-        self.solver.add_atmost(lits, n)
-        self.solver.add_atmost([-x for x in lits], len(lits) - n)
 
     def var(self, owner: str, card: str) -> int:
         """The variable of "owner holds card"."""
@@ -258,11 +294,12 @@ class SatModel:
                 found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
 
-    def _models_of(self, assumptions: list) -> list:
+    def _models_of(self, assumptions: list, first: bool = False) -> list:
         """Models of ``assumptions`` (their true cells): the kept witnesses
-        that satisfy them, else one solve's model (kept); raises
+        that satisfy them (with ``first``, only the first of them: see
+        :meth:`_witnesses`), else one solve's model (kept); raises
         :class:`Unsatisfiable` when there is none."""
-        models = self._witnesses(assumptions)
+        models = self._witnesses(assumptions, first)
         if not models:
             s = self.solver
             if not s.solve(assumptions=assumptions):
@@ -273,7 +310,7 @@ class SatModel:
     def check(self, assumptions: Sequence[int]) -> None:
         """Raise :class:`Unsatisfiable` unless some deal satisfies ``assumptions``
         (a kept witness that does is enough; else one solve, whose model is kept)."""
-        self._models_of(list(assumptions))
+        self._models_of(list(assumptions), first=True)
 
     def pinned(self, assumptions: Sequence[int], groups: Sequence[Sequence[int]]) -> bool:
         """Whether, in every group of variables, the same ones are true in
@@ -283,10 +320,13 @@ class SatModel:
         the witnesses, each asking for a model without it (kept)."""
         assumptions = list(assumptions)
         models = self._models_of(assumptions)
+        first = models[0]
         for group in groups:
-            seen = {frozenset(v for v in group if v in m) for m in models}
-            if len(seen) > 1:
-                return False
+            true = first.intersection(group)
+            rest = frozenset(group).difference(true)
+            for m in models:
+                if not true.issubset(m) or not rest.isdisjoint(m):
+                    return False
         s = self.solver
         for group in groups:
             for v in group:
@@ -320,16 +360,20 @@ class SatModel:
             del self._models[0]
         return m
 
-    def _witnesses(self, assumptions: list) -> list:
+    def _witnesses(self, assumptions: list, first: bool = False) -> list:
         """The kept models that satisfy every assumption (each checked only
         against the assumptions added since it was last checked: the list
         only grows within a game).  A cell literal, a clause or a bound is
-        checked on the model's cells."""
+        checked on the model's cells.  Those that do not are dropped.  With
+        ``first``, the first that does, alone: the ones after it are checked
+        by the next call without ``first`` (the kept list then is what it
+        would be; every call that keeps a model has checked them all)."""
         out = []
         keep = []
         n = len(assumptions)
         facts = self._facts
-        for entry in self._models:
+        models = self._models
+        for at, entry in enumerate(models):
             m, checked = entry
             if checked > n:
                 continue
@@ -354,6 +398,9 @@ class SatModel:
             entry[1] = n
             keep.append(entry)
             out.append(m)
+            if first:
+                keep += models[at + 1:]
+                break
         self._models = keep
         return out
 
