@@ -89,7 +89,7 @@ class ClipsEngine(RuleEngine):
         #: Whether the stepwise flag is 1 now.
         self._stepwise = False
         self._step = 0
-        #: The opening :meth:`reset_to` keeps as a deffacts: (its facts, index -> fact), or None.
+        #: The opening :meth:`reset_to` keeps as a deffacts: (its facts, index -> fact, fact -> index), or None.
         self._opening: tuple | None = None
 
     # ------------------------------------------------------------- set up
@@ -159,9 +159,11 @@ class ClipsEngine(RuleEngine):
         env.reset()
         self._forget()
 
-    def _forget(self, held: Mapping[int, EngineFact] | None = None) -> None:
-        """After CLIPS's reset: the adapter's maps hold ``held`` (index -> fact) only."""
-        self._index = {f: i for i, f in held.items()} if held else {}
+    def _forget(self, held: Mapping[int, EngineFact] | None = None,
+                index: Mapping[EngineFact, int] | None = None) -> None:
+        """After CLIPS's reset: the adapter's maps hold ``held`` (index -> fact)
+        only; ``index``, when given, is its inverse (copied: no fact hashed)."""
+        self._index = dict(index) if index is not None else {f: i for i, f in held.items()} if held else {}
         self._by_index = _Facts(self._index)
         if held:
             self._by_index.update(held)
@@ -182,14 +184,15 @@ class ClipsEngine(RuleEngine):
             texts = [self._texts.get(f) or fact_text(f).encode() for f in facts]
             if texts:
                 self._require().build((b"(deffacts " + OPENING.encode() + b" " + b" ".join(texts) + b")").decode())
-            self._opening = opening = (facts, {i: f for i, f in enumerate(facts, 1)})
+            by_index = {i: f for i, f in enumerate(facts, 1)}
+            self._opening = opening = (facts, by_index, {f: i for i, f in by_index.items()})
         self._require().reset()
         failed = _lib.Eval(self._cenv, b"(length$ (get-fact-list))", self._cells[0])
         if failed or self._cells[0].integerValue.contents != len(facts):  # pragma: no cover - never seen
             self.reset()
             self.settle(facts)
             return
-        self._forget(opening[1])
+        self._forget(opening[1], opening[2])
         _lib.DeleteAllActivations(_lib.GetCurrentModule(self._cenv))
 
     def _require(self) -> clips.Environment:
