@@ -79,7 +79,7 @@ class ClipsEngine(RuleEngine):
         self._plans: list[tuple] = []
         #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
         self._texts: dict[EngineFact, bytes] = {}
-        #: Per count number: the size of its log entry after the number.
+        #: Per count number: the size of its log entry after the number, one firing at a time (else 1).
         self._tally_sizes: list[int] = []
         #: The CLIPS environment (C pointer), the log's and the stepwise flag's defglobals, two value cells.
         self._cenv: Any = None
@@ -318,13 +318,14 @@ class ClipsEngine(RuleEngine):
         while i < end:
             number = log[i]
             if number < 0:
+                if before is None:  # its index alone (see clp.tally_rule)
+                    raise_count(log[i + 1], log[i + 1])
+                    i += 2
+                    continue
                 n = self._tally_sizes[-1 - number]
-                if before is None:
-                    raise_count(log[i + 1], log[i + 2])
-                else:
-                    self._watched_count(log[i + 1], log[i + 2])
-                    kind = self._tallies[-1 - number].kind
-                    self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
+                self._watched_count(log[i + 1], log[i + 2])
+                kind = self._tallies[-1 - number].kind
+                self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
                 i += 1 + n
                 continue
             plan = plans[number]
@@ -369,7 +370,7 @@ class ClipsEngine(RuleEngine):
             number = log[i]
             yield number
             if number < 0:
-                i += 1 + self._tally_sizes[-1 - number]
+                i += 1 + (self._tally_sizes[-1 - number] if self._stepwise else 1)
             elif self._plans[number][5]:
                 i += 3 + self._plans[number][1] + log[i + 2 + self._plans[number][1]]
             else:

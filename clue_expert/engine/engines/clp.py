@@ -49,8 +49,9 @@ MULTISLOTS = frozenset({"cards", "matching", "players"})
 
 #: The firing log: every defrule's right-hand side appends its number, its
 #: basis's fact indices and the indices of the facts it asserted; a count's
-#: rule appends ``-1 - its number``, the count fact's old and new index and
-#: its basis's.  The adapter reads and empties it after each run.
+#: rule appends ``-1 - its number`` and the count fact's index (one firing
+#: at a time: its old and new index and its basis's; see :func:`tally_rule`).
+#: The adapter reads and empties it after each run.
 LOG_NAME = "clue-log"
 #: The log as a CLIPS variable.
 LOG = f"?*{LOG_NAME}*"
@@ -529,7 +530,9 @@ def tally_rule(tally: Tally, number: int | None = None) -> str:
     """The defrule that keeps a count: for each combination of facts its
     patterns match (once: refraction), the count fact of its group goes up by
     one (``modify``).  With ``number``, the count's change is logged
-    (:data:`LOG`): ``-1 - number``, the old and new fact index, then the basis."""
+    (:data:`LOG`): ``-1 - number`` and its fact index (CLIPS 6.4's ``modify``
+    keeps it); one firing at a time (``--watch``), the old and the new
+    index, then the basis."""
     comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
     bound = number is not None  # the basis is reported too
     lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
@@ -538,7 +541,8 @@ def tally_rule(tally: Tally, number: int | None = None) -> str:
     modify = "(modify ?t (n (+ ?t:n 1)))"
     if number is not None:
         basis = " ".join(f"(fact-index ?f{i})" for i in range(len(tally.items)))
-        modify = f"(bind {LOG} (create$ {LOG} {-1 - number} (fact-index ?t) (fact-index {modify}) {basis}))"
+        modify = (f"(if (= ?*{STEPWISE_NAME}* 0)\n      then (bind {LOG} (create$ {LOG} {-1 - number} (fact-index {modify})))\n"
+                  f"      else (bind {LOG} (create$ {LOG} {-1 - number} (fact-index ?t) (fact-index {modify}) {basis})))")
     return (f"(defrule count-{tally.kind}\n  (declare (salience {TALLY_SALIENCE}))\n  {lhs}\n  =>\n"
             f"  (do-for-fact ((?t {tally.kind})) {query}\n    {modify}))")
 
