@@ -218,7 +218,38 @@ class FactStore(Justifying):
                                         f"{describe(key)}, but {describe(opposite)}"))
 
     def _counted(self, kind: str, name: str) -> list[Key]:
-        """The facts a count (see :data:`clue_expert.engine.ir.TALLIES`) counts now, in sheet order."""
+        """The facts a count (see :data:`clue_expert.engine.ir.TALLIES`) counts now, in sheet order.
+        A count of cells is worked out again only when the set of cells it
+        reads has grown (the sets only grow; a new game makes new ones)."""
+        source = self._count_source(kind, name)
+        if source is None:
+            return self._count_now(kind, name)
+        memo = self.__dict__.get("_counted_memo")
+        if memo is None:
+            memo = self.__dict__["_counted_memo"] = {}
+        made = memo.get((kind, name))
+        if made is not None and made[0] is source and made[1] == len(source):
+            return made[2]
+        out = self._count_now(kind, name)
+        memo[(kind, name)] = (source, len(source), out)
+        return out
+
+    def _count_source(self, kind: str, name: str) -> set | None:
+        """The set of cells whose size changes whenever a count of cells' facts do (None: another count)."""
+        if kind == "held-count":
+            return self._held[name]
+        if kind == "lacked-count":
+            return self._lacked[name]
+        if kind == "lacker-count":
+            return self._lackers[name]
+        if kind == "envelope-held-count":
+            return self._held[ENVELOPE]
+        if kind == "envelope-lacked-count":
+            return self._lacked[ENVELOPE]
+        return None
+
+    def _count_now(self, kind: str, name: str) -> list[Key]:
+        """The facts a count counts now, in sheet order (see :meth:`_counted`)."""
         if kind == "held-count":
             return [(HELD, name, c) for c in self._cards if c in self._held[name]]
         if kind == "lacked-count":
