@@ -42,7 +42,7 @@ class _Base:
     """What every :class:`SatModel` of one shape of game shares: its cell
     variables and its hard constraints, worked out once (:func:`_base`)."""
 
-    __slots__ = ("owners", "cards", "vars", "cell", "shape", "cells", "cell_vars", "constraints")
+    __slots__ = ("owners", "cards", "vars", "cell", "shape", "cells", "cell_vars", "constraints", "owner_cells")
 
     def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
                  hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None):
@@ -58,6 +58,8 @@ class _Base:
                       tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
         self.cells = n
         self.cell_vars = frozenset(range(1, n + 1))
+        #: (owner, [(card, variable), ...] in card order) for every owner (SatModel.owner_cells; never changed).
+        self.owner_cells = [(o, [(c, self.vars[(o, c)]) for c in self.cards]) for o in self.owners]
         #: (literals, None): a clause; (literals, k): at most k of them (Minicard's own constraint).
         self.constraints: list[tuple[list[int], int | None]] = []
         for c in self.cards:
@@ -117,6 +119,7 @@ class SatModel:
         self._cells = base.cells
         self._cell_vars = base.cell_vars
         self._free = base.cells + 1
+        self._base = base
         s = self.solver = Minicard()
         for lits, at_most in base.constraints:  # in the order _base made them: the same solver
             if at_most is None:
@@ -138,10 +141,7 @@ class SatModel:
 
     def owner_cells(self) -> list[tuple[str, list[tuple[str, int]]]]:
         """(owner, [(card, variable), ...] in card order) for every owner, in order."""
-        cells = self.__dict__.get("_owner_cells")
-        if cells is None:
-            cells = self._owner_cells = [(o, [(c, self.vars[(o, c)]) for c in self.cards]) for o in self.owners]
-        return cells
+        return self._base.owner_cells
 
     def owner_groups(self, owner: str, groups: Mapping[str, Iterable[str]]) -> list[list[int]]:
         """The variables of ``owner``'s cells, one list per group of cards (e.g.
