@@ -37,6 +37,7 @@ import clips
 from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
 from ...core.errors import RuleFileError, RuleLimitError
+from ...core.facts import TALLY_KINDS
 from ..ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text,
@@ -239,8 +240,26 @@ class ClipsEngine(RuleEngine):
         return True
 
     def facts(self) -> list[EngineFact]:
-        self._by_index.make_all()
+        self._refresh_counts()
         return [self._by_index[i] for i in sorted(self._by_index)]
+
+    def _refresh_counts(self) -> None:
+        """Every count as CLIPS holds it now: unwatched, a count's raise is
+        not logged (see :func:`.clp.tally_rule`), so the adapter knows a
+        count's value only as a firing that matched it logged it."""
+        by_index = self._by_index
+        by_index.make_all()
+        at = [i for i, f in by_index.items() if f.kind in TALLY_KINDS]
+        if not at or self._cenv is None:
+            return
+        value = self._cells[0]
+        query = b"(create$ " + b" ".join(b"(fact-slot-value %d n)" % i for i in at) + b")"
+        if _lib.Eval(self._cenv, query, value):  # pragma: no cover - every count the adapter knows is in CLIPS
+            raise RuntimeError("CLIPS could not read the counts")
+        multifield = value.multifieldValue
+        values = [v.contents for v in _ffi.unpack(_ffi.cast("CLIPSInteger **", multifield.contents), multifield.length)]
+        for i, n in zip(at, values):
+            by_index.count_at(i, n)
 
     def memory_used(self) -> int:
         """Bytes CLIPS has allocated (``(mem-used)``): flat over a long run."""
@@ -274,6 +293,8 @@ class ClipsEngine(RuleEngine):
         left = limit
         stepwise = self.watch is not None
         if stepwise != self._stepwise:
+            if stepwise:  # from now on each raise is logged: start from the counts as they are
+                self._refresh_counts()
             flag = self._cells[1]
             flag.integerValue = _lib.CreateInteger(cenv, int(stepwise))
             _lib.DefglobalSetValue(self._stepwise_flag, flag)
@@ -314,14 +335,10 @@ class ClipsEngine(RuleEngine):
         events; with ``sink``, a native firing handed to it, not yielded."""
         i, end = 0, len(log)
         plans = self._plans
-        fact_at, raise_count = self._by_index.__getitem__, self._by_index.raise_count
+        fact_at = self._by_index.__getitem__
         while i < end:
             number = log[i]
-            if number < 0:
-                if before is None:  # its index alone (see clp.tally_rule)
-                    raise_count(log[i + 1], log[i + 1])
-                    i += 2
-                    continue
+            if number < 0:  # a count raised, logged one firing at a time only (see clp.tally_rule)
                 n = self._tally_sizes[-1 - number]
                 self._watched_count(log[i + 1], log[i + 2])
                 kind = self._tallies[-1 - number].kind
@@ -332,12 +349,16 @@ class ClipsEngine(RuleEngine):
             compiled, nb, na = plan[0], plan[1], plan[2]
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
+            if plan[6]:  # the values of the counts in the basis follow it
+                facts = self._with_counts(basis, plan[6], log[i + 1 + nb:i + 1 + nb + len(plan[6])])
+                nb += len(plan[6])
+            else:
+                facts = tuple(map(fact_at, basis))
             if before is None:
                 if not na:  # the seat computes the right-hand side
                     i += 1 + nb
-                    yield self._firing(plan, basis)
+                    yield self._firing(plan, facts)
                     continue
-                facts = tuple(map(fact_at, basis))
                 if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
                     gone = log[i + 2 + nb]
                     native = self._clause_asserted(plan, facts, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
@@ -353,7 +374,7 @@ class ClipsEngine(RuleEngine):
                                        self._step, native)
                 continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
-            firing = self._firing(plan, basis)
+            firing = self._firing(plan, facts)
             if na:
                 firing = replace(firing, native=self._to_assert(compiled, firing))
             self._agenda_events(before, (compiled.name, tuple(basis)))
@@ -370,11 +391,14 @@ class ClipsEngine(RuleEngine):
             number = log[i]
             yield number
             if number < 0:
-                i += 1 + (self._tally_sizes[-1 - number] if self._stepwise else 1)
-            elif self._plans[number][5]:
-                i += 3 + self._plans[number][1] + log[i + 2 + self._plans[number][1]]
+                i += 1 + self._tally_sizes[-1 - number]
+                continue
+            plan = self._plans[number]
+            nb = plan[1] + len(plan[6])
+            if plan[5]:
+                i += 3 + nb + log[i + 2 + nb]
             else:
-                i += 1 + sum(self._plans[number][1:3])
+                i += 1 + nb + plan[2]
 
     def _runaway(self, fires: list[int], log: list[int]) -> None:
         for number in self._entries(log):
@@ -398,10 +422,18 @@ class ClipsEngine(RuleEngine):
                 made.append(fact)
         return tuple(made)
 
-    def _firing(self, plan: tuple, basis: list[int]) -> EngineFiring:
-        """The firing of the defrule of ``plan`` (see :func:`_plan`) on the facts
-        of ``basis``, not native (or not asserted yet: one firing at a time)."""
-        facts = tuple(map(self._by_index.__getitem__, basis))
+    def _with_counts(self, basis: list[int], counts: tuple[int, ...], values: list[int]) -> tuple[EngineFact, ...]:
+        """The facts of ``basis``, those at the positions ``counts`` the counts
+        with the values ``values`` (what they were when the rule fired)."""
+        facts = list(map(self._by_index.__getitem__, basis))
+        count_at = self._by_index.count_at
+        for at, n in zip(counts, values):
+            facts[at] = count_at(basis[at], n)
+        return tuple(facts)
+
+    def _firing(self, plan: tuple, facts: tuple[EngineFact, ...]) -> EngineFiring:
+        """The firing of the defrule of ``plan`` (see :func:`_plan`) on
+        ``facts``, not native (or not asserted yet: one firing at a time)."""
         self._step += 1
         return EngineFiring(Activation(plan[0].rule.id, plan[0].salience, facts, bound(facts, plan[3])), self._step)
 
@@ -484,6 +516,8 @@ class ClipsEngine(RuleEngine):
     def agenda(self) -> list[Activation]:
         if self._env is None:
             return []
+        if not self._stepwise:
+            self._refresh_counts()
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
 
 
@@ -529,6 +563,22 @@ class _Facts(dict):
         self[at] = made
         return made
 
+    def count_at(self, at: int, n: int) -> EngineFact:
+        """The count at ``at`` with the value ``n`` (what a firing logged, or
+        CLIPS holds), made if the one last made has another value."""
+        fact = self[at]
+        values = fact.values
+        if values[-1] == ("n", n):
+            return fact
+        made = EngineFact(fact.kind, values[:-1] + (("n", n),) if values[-1][0] == "n" else
+                          tuple((f, n if f == "n" else v) for f, v in values))
+        key = fact.__dict__.get("_key")
+        if key is not None:  # a count's key is its kind and group, whatever its n
+            made.__dict__["_key"] = key
+        self.index.pop(fact, None)  # a raised count is not in the fact -> index map (see raise_count)
+        self[at] = made
+        return made
+
     def holds(self, at: int) -> bool:
         """Whether CLIPS's fact ``at`` is known (made or not yet)."""
         return at in self or at in self.raised
@@ -546,9 +596,10 @@ def _plan(compiled: _Compiled) -> tuple:
     binds it, as :func:`.clp.bindings_of` reads them --, its natives --
     (kind, ((field, where or None, term), ...), whether it is a cell) per
     asserted fact, where a field's value is a variable's: (pattern index,
-    field, variable) of the binder --, and whether it records a one-of
+    field, variable) of the binder --, whether it records a one-of
     clause as the seat's store does, its log entry then of variable length:
-    see :attr:`.clp._Compiled.clause`)."""
+    see :attr:`.clp._Compiled.clause` --, and the positions of the counts
+    in its basis, whose values its log entry gives after the basis)."""
     binder, seen = [], set()
     for i, p in enumerate(compiled.patterns):
         for name, how, value in p.fields:
@@ -560,7 +611,11 @@ def _plan(compiled: _Compiled) -> tuple:
                                    for f, t in a.values),
                      a.kind in ("held", "lacked") and tuple(f for f, _ in a.values) == ("owner", "card"))
                     for a in compiled.native)
-    return compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause
+    counts = tuple(i for i, p in enumerate(compiled.patterns) if p.kind in TALLY_KINDS)
+    if len(counts) != len(compiled.counts):  # pragma: no cover - the compiler logs every count of the basis
+        raise RuntimeError(f"defrule {compiled.name}: its log names {len(compiled.counts)} counts, not {len(counts)}")
+    return (compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause,
+            counts)
 
 
 def _sorted_clause(fact: EngineFact) -> EngineFact:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
-from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, key_of
+from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, TALLY_KINDS, key_of
 from ..ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
 from ..language import SALIENCE
 from ..patterns import compile_term
@@ -48,10 +48,10 @@ CLIPS_VERSION = "6.4"
 MULTISLOTS = frozenset({"cards", "matching", "players"})
 
 #: The firing log: every defrule's right-hand side appends its number, its
-#: basis's fact indices and the indices of the facts it asserted; a count's
-#: rule appends ``-1 - its number`` and the count fact's index (one firing
-#: at a time: its old and new index and its basis's; see :func:`tally_rule`).
-#: The adapter reads and empties it after each run.
+#: basis's fact indices, the values of the counts in it and the indices of
+#: the facts it asserted; one firing at a time, a count's rule appends ``-1 -
+#: its number``, the count fact's old and new index and its basis's (see
+#: :func:`tally_rule`).  The adapter reads and empties it after each run.
 LOG_NAME = "clue-log"
 #: The log as a CLIPS variable.
 LOG = f"?*{LOG_NAME}*"
@@ -167,6 +167,9 @@ class _Compiled:
     """Whether the native right-hand side records a one-of clause as the seat's store does
     (:data:`RECORD_ONE_OF`; the adapter's rules only): its log entry then ends with the new
     clause's index (0: none) and the indices of the wider clauses it retracted, counted."""
+    counts: tuple[str, ...] = ()
+    """The expressions of the values (``n``) of the counts in the basis, in basis order
+    (``(fact-slot-value ?f2 n)`` ...): logged after the basis, since a count's raise is not."""
 
     @property
     def plain(self) -> str:
@@ -175,13 +178,14 @@ class _Compiled:
 
     def reporting(self, number: int) -> str:
         """The defrule whose right-hand side logs each firing (:data:`LOG`):
-        ``NUMBER basis... asserted...``, the facts a native one asserts given
+        ``NUMBER basis... counts... asserted...`` (the values of the counts
+        in the basis: :attr:`counts`), the facts a native one asserts given
         by their indices, and goes on (halting when the log is long; when
         stepwise, see :data:`STEPWISE_NAME`, it asserts nothing and halts); a
         rule whose right-hand side the seat computes then halts the run
         (``(halt)``), so the seat's conclusions are matched before the next
         activation is chosen."""
-        entry = f"(bind {LOG} (create$ {LOG} {number} {' '.join(self.basis)}"
+        entry = f"(bind {LOG} (create$ {LOG} {number} {' '.join(self.basis + self.counts)}"
         if not self.asserts:
             return self.head + entry + "))\n  (halt))"
         asserted = self.asserts[0] if self.clause else " ".join(f"(fact-index {a})" for a in self.asserts)
@@ -472,19 +476,22 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     out = []
     for name, nodes in variants:
         comp = _RuleCompiler(rule)
-        lhs, positive, basis = [], [], []
+        lhs, positive, basis, counts = [], [], [], []
         for i, node in enumerate(nodes):
             text, _ = comp.node(node, i)
             lhs.append(text)
             if isinstance(node, Pattern) and not node.negated:
                 positive.append(node)
                 basis.append(f"(fact-index ?f{i})")
+                if node.kind in TALLY_KINDS:
+                    counts.append(f"(fact-slot-value ?f{i} n)")
         clause = store_clauses and records_clause(native)
         if new_only and not clause and (absent := _new_only(native)) is not None:
             lhs.append(f"(not {comp.pattern(absent)})")
         asserts = (comp.recording(native[0], nodes),) if clause else tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
-        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause))
+        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause,
+                             tuple(counts)))
     return out
 
 
@@ -529,10 +536,11 @@ def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
 def tally_rule(tally: Tally, number: int | None = None) -> str:
     """The defrule that keeps a count: for each combination of facts its
     patterns match (once: refraction), the count fact of its group goes up by
-    one (``modify``).  With ``number``, the count's change is logged
-    (:data:`LOG`): ``-1 - number`` and its fact index (CLIPS 6.4's ``modify``
-    keeps it); one firing at a time (``--watch``), the old and the new
-    index, then the basis."""
+    one (``modify``).  With ``number``, one firing at a time (``--watch``),
+    the count's change is logged (:data:`LOG`): ``-1 - number``, the old and
+    the new fact index (CLIPS 6.4's ``modify`` keeps it), then the basis;
+    otherwise it is not (a firing logs the values of the counts it
+    matched: :meth:`_Compiled.reporting`)."""
     comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
     bound = number is not None  # the basis is reported too
     lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
@@ -541,7 +549,7 @@ def tally_rule(tally: Tally, number: int | None = None) -> str:
     modify = "(modify ?t (n (+ ?t:n 1)))"
     if number is not None:
         basis = " ".join(f"(fact-index ?f{i})" for i in range(len(tally.items)))
-        modify = (f"(if (= ?*{STEPWISE_NAME}* 0)\n      then (bind {LOG} (create$ {LOG} {-1 - number} (fact-index {modify})))\n"
+        modify = (f"(if (= ?*{STEPWISE_NAME}* 0)\n      then {modify}\n"
                   f"      else (bind {LOG} (create$ {LOG} {-1 - number} (fact-index ?t) (fact-index {modify}) {basis})))")
     return (f"(defrule count-{tally.kind}\n  (declare (salience {TALLY_SALIENCE}))\n  {lhs}\n  =>\n"
             f"  (do-for-fact ((?t {tally.kind})) {query}\n    {modify}))")
