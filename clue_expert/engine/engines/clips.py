@@ -522,14 +522,15 @@ class ClipsEngine(RuleEngine):
 
 
 class _Facts(dict):
-    """CLIPS fact index -> the fact, where a count its rule raised (CLIPS
-    modified its ``n``: one higher) is made only when its index is first
-    looked up: :meth:`raise_count` keeps the count as last made and how many
-    times it has been raised since.  Most raised counts are raised again, or
-    never matched by a firing, before anyone reads them.  A raised count is
-    not in the adapter's fact -> index map (``index``): the seat declares a
-    count at 0 and never retracts one.  ``in`` and iteration see the facts
-    made so far (:meth:`holds`, :meth:`make_all`)."""
+    """CLIPS fact index -> the fact, where a count (CLIPS modifies its
+    ``n``, keeping its index) is made only when needed: unwatched, with the
+    value a firing that matched it logged (:meth:`count_at`; its raises are
+    not logged); one firing at a time, when its index is first looked up
+    after :meth:`raise_count` noted a logged raise.  Most counts are raised
+    again, or never matched by a firing, before anyone reads them.  A raised
+    count is not in the adapter's fact -> index map (``index``): the seat
+    declares a count at 0 and never retracts one.  ``in`` and iteration see
+    the facts made so far (:meth:`holds`, :meth:`make_all`)."""
 
     __slots__ = ("raised", "index")
 
