@@ -110,20 +110,28 @@ def atom(value: Any) -> str:
     return _string(text)
 
 
-#: (field, value) -> its slot's CLIPS text, for the single values facts repeat
-#: (names, cards, small numbers); at most ATOMS of them.
+#: (field, value) -> its slot's CLIPS text, for the values facts repeat
+#: (names, cards, small numbers, the cards of a suggestion); at most ATOMS of them.
 _SLOTS: dict[tuple, str] = {}
 ATOMS = 50_000
+
+
+def _cached(value: Any) -> bool:
+    """Whether a slot's text is kept in :data:`_SLOTS`: a string, an integer
+    or a tuple of strings (not a boolean, which equals 0 or 1 as a key)."""
+    kind = type(value)
+    return kind is str or kind is int or (kind is tuple and all(type(v) is str for v in value))
 
 
 def fact_text(fact: EngineFact) -> str:
     """A fact as CLIPS writes it: ``(held (owner bob) (card rope))``."""
     slots = []
     for item in fact.values:
-        text = _SLOTS.get(item) if type(item[1]) is str or type(item[1]) is int else None
+        cached = _cached(item[1])
+        text = _SLOTS.get(item) if cached else None
         if text is None:
             text = _slot(item[0], atom(item[1]))
-            if (type(item[1]) is str or type(item[1]) is int) and len(_SLOTS) < ATOMS:
+            if cached and len(_SLOTS) < ATOMS:
                 _SLOTS[item] = text
         slots.append(text)
     return f"({fact.kind}{' ' if slots else ''}{' '.join(slots)})"
