@@ -134,6 +134,8 @@ class SatModel:
         self._quick: dict[int, tuple] = {}
         #: recent models with how many assumptions each was checked against
         self._models: list = []
+        #: How many models have been kept so far (:meth:`_keep`).
+        self.kept = 0
 
     def var(self, owner: str, card: str) -> int:
         """The variable of "owner holds card"."""
@@ -355,6 +357,7 @@ class SatModel:
         owner per card), valid for the first ``checked`` assumptions of the
         current list."""
         m = self._cell_vars.intersection(model)
+        self.kept += 1
         self._models.append([m, checked])
         if len(self._models) > self.WITNESSES:
             del self._models[0]

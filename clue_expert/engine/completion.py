@@ -82,12 +82,18 @@ class CompletionStep(RuleInterpreter):
         step waiting, first whether every deal consistent with what is known
         puts the same cards in the envelope (:meth:`SatModel.pinned`: the
         kept witnesses, then a solve per card they agree on); if so the step
-        runs, and the sheet shows them."""
+        runs, and the sheet shows them.  An envelope found not pinned is
+        not asked about again until a fact is added or the model keeps
+        another witness: the same question would get the same answer from
+        the same witnesses, with no solve."""
         ledger = self._ledger
         if self._deferred is not None and ledger is not None and not super().solved():
             sat = ledger.model
-            if sat.pinned(ledger.assumptions(), sat.owner_groups(ENVELOPE, self._category_cards)):
-                self.settle()
+            if ledger.unpinned != (len(ledger.facts), sat.kept):
+                if sat.pinned(ledger.assumptions(), sat.owner_groups(ENVELOPE, self._category_cards)):
+                    self.settle()
+                else:
+                    ledger.unpinned = (len(ledger.facts), sat.kept)
         return super().solved()
 
     def sheet(self) -> Sheet:

@@ -62,7 +62,7 @@ class LedgerSnapshot:
 class SatLedger:
     """The SAT model of the completion step and the known facts it was told (see the module docstring)."""
 
-    __slots__ = ("model", "facts", "done", "pending")
+    __slots__ = ("model", "facts", "done", "pending", "unpinned")
 
     def __init__(self, model: SatModel) -> None:
         #: The deals of this game as a SAT model (:class:`~clue_expert.engine.backbone.SatModel`).
@@ -73,6 +73,9 @@ class SatLedger:
         self.done = -1
         #: Case-analysis facts whose cores wait to be minimised.
         self.pending: dict[Key, PendingCore] = {}
+        #: (how many facts, how many models the model had kept) when it last
+        #: found the envelope not pinned (None: never; see CompletionStep.solved).
+        self.unpinned: tuple[int, int] | None = None
 
     def add_cell(self, key: Key, held: bool) -> None:
         """A held (``held``) or lacked fact is known."""
@@ -137,3 +140,4 @@ class SatLedger:
         self.facts = dict(saved.facts)
         self.pending = dict(saved.pending)
         self.done = saved.done
+        self.unpinned = None
