@@ -78,6 +78,10 @@ class ClipsEngine(RuleEngine):
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
         #: its binder, its natives, whether it records a one-of clause; see :func:`_plan`).
         self._plans: list[tuple] = []
+        #: CLIPS fact index -> the fact's C pointer (AssertString's), for the facts the seat
+        #: declared that it may retract (not the counts, which CLIPS modifies): a retraction
+        #: through it costs a thirtieth of an ``(retract N)`` parsed by ``Eval``.
+        self._pointers: dict[int, Any] = {}
         #: fact -> its CLIPS text, for the facts declared again game after game (at most TEXTS).
         self._texts: dict[EngineFact, bytes] = {}
         #: Per count number: the size of its log entry after the number, one firing at a time (else 1).
@@ -165,6 +169,7 @@ class ClipsEngine(RuleEngine):
         """After CLIPS's reset: the adapter's maps hold ``held`` (index -> fact)
         only; ``index``, when given, is its inverse (copied: no fact hashed)."""
         self._index = dict(index) if index is not None else {f: i for i, f in held.items()} if held else {}
+        self._pointers = {}
         self._by_index = _Facts(self._index)
         if held:
             self._by_index.update(held)
@@ -220,6 +225,8 @@ class ClipsEngine(RuleEngine):
             return False
         self._by_index[index] = fact
         self._index[fact] = index
+        if fact.kind not in TALLY_KINDS:
+            self._pointers[index] = made
         if self.watch is not None:
             self._emit("fact", "+", fact)
             self._agenda_events(before, None)
@@ -232,7 +239,11 @@ class ClipsEngine(RuleEngine):
             return False
         before = self._agenda_keys() if self.watch is not None else None
         # straight through the CFFI binding: clipspy's eval wraps its call and its result in Python
-        _lib.Eval(self._cenv, b"(retract %d)" % index, self._cells[0])
+        pointer = self._pointers.pop(index, None)
+        if pointer is not None:  # a fact the seat declared, still asserted (every retraction is known here)
+            _lib.Retract(pointer)
+        else:  # one a rule asserted, or the opening put back
+            _lib.Eval(self._cenv, b"(retract %d)" % index, self._cells[0])
         del self._by_index[index]
         if self.watch is not None:
             self._emit("fact", "-", fact)
@@ -480,6 +491,7 @@ class ClipsEngine(RuleEngine):
             native = (fact,)
         for index in gone:
             del self._index[self._by_index.pop(index)]
+            self._pointers.pop(index, None)
         return native
 
     # -------------------------------------------------------------- agenda
