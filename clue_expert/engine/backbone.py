@@ -15,7 +15,7 @@ Uses Minicard (python-sat), which has native cardinality constraints.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
@@ -247,45 +247,7 @@ class SatModel:
         open_ = [v if v in pos else -v for v in candidates if v in live]
         if len(open_) > 1:
             s.set_phases([-x for x in open_])
-            # first flip several at once: assume the flips of a group that
-            # can hold together (one cell per card and per owner); a model
-            # settles them all, a conflict sends the flips of its core to
-            # the one-by-one checks below
-            # The flips in runs of one owner each (the candidates come owner
-            # by owner): a group takes from each run the first flip not yet
-            # settled whose card the group lacks -- from the first run of an
-            # owner only, as the flat greedy scan over the flips in order does.
-            cell = self._cell
-            runs: list = []
-            last = None
-            for lit in open_:
-                owner, card = cell[abs(lit)]
-                if owner != last:
-                    runs.append((owner, []))
-                    last = owner
-                runs[-1][1].append((-lit, abs(lit), card))
-            while True:
-                group, cards, owners = [], set(), set()
-                for owner, run in runs:
-                    if owner in owners:
-                        continue
-                    for flip, v, card in run:
-                        if v in live and card not in cards:
-                            cards.add(card)
-                            owners.add(owner)
-                            group.append(flip)
-                            break
-                if len(group) < 2:
-                    break
-                if s.solve(assumptions=assumptions + group):
-                    absorb(self._keep(s.get_model(), len(assumptions)))
-                    # the flips settled by it are left out of every later group
-                    runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[1] in live])]
-                else:
-                    core = set(s.get_core() or group)
-                    blamed = {x for x in group if x in core} or set(group)
-                    # to the one-by-one checks below
-                    runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[0] not in blamed])]
+            self._flip_groups(open_, assumptions, live, absorb)
         found = []
         for lit in open_:
             if abs(lit) not in live:  # flipped by a model found since
@@ -295,6 +257,51 @@ class SatModel:
             else:
                 found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
         return found
+
+    def _flip_groups(self, open_: list[int], assumptions: list[int], live: set[int],
+                     absorb: Callable[[Any], None]) -> None:
+        """Settle many of ``open_`` (the literals every model so far agrees
+        on) with few solves, for :meth:`backbone`: assume the flips of a group
+        that can hold together (one cell per card and per owner); a model
+        (given to ``absorb``, which takes settled variables out of ``live``)
+        settles them all, a conflict leaves the flips of its core to
+        backbone's one-by-one checks."""
+        s = self.solver
+        # The flips in runs of one owner each (the candidates come owner
+        # by owner): a group takes from each run the first flip not yet
+        # settled whose card the group lacks -- from the first run of an
+        # owner only, as the flat greedy scan over the flips in order does.
+        cell = self._cell
+        runs: list = []
+        last = None
+        for lit in open_:
+            owner, card = cell[abs(lit)]
+            if owner != last:
+                runs.append((owner, []))
+                last = owner
+            runs[-1][1].append((-lit, abs(lit), card))
+        while True:
+            group, cards, owners = [], set(), set()
+            for owner, run in runs:
+                if owner in owners:
+                    continue
+                for flip, v, card in run:
+                    if v in live and card not in cards:
+                        cards.add(card)
+                        owners.add(owner)
+                        group.append(flip)
+                        break
+            if len(group) < 2:
+                break
+            if s.solve(assumptions=assumptions + group):
+                absorb(self._keep(s.get_model(), len(assumptions)))
+                # the flips settled by it are left out of every later group
+                runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[1] in live])]
+            else:
+                core = set(s.get_core() or group)
+                blamed = {x for x in group if x in core} or set(group)
+                # to backbone's one-by-one checks
+                runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[0] not in blamed])]
 
     def _models_of(self, assumptions: list, first: bool = False) -> list:
         """Models of ``assumptions`` (their true cells): the kept witnesses
