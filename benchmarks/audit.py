@@ -469,8 +469,47 @@ def _level_files(d: Path):
                                                 "completion": False}))
     rec = write(d / "game.yaml", yaml_text(RECORD))
     r = run_cli(["deduce", "--knowledge", str(f), str(rec)], cwd=d, timeout=150)
-    ok, note = one_error(r, "f0-r0")
+    ok, note = one_error(r, str(f), "limit")
     return r, ok, note
+
+
+def _many_rules(prefix: str, n: int) -> list:
+    return [{"id": f"{prefix}-r{j}", "message": "m", "when": "held", "if": f"card != 'x{j}'",
+             "then": [{"lacked": ["owner", "card"]}]} for j in range(n)]
+
+
+@case("rule-file-1MB", "one rule file of 1 MB: as many short rules as fit")
+def _rule_file_big(d: Path):
+    rules = _many_rules("big", 9_000)
+    text = yaml_text({"id": "big", "title": "big", "rules": rules})
+    while len(text.encode()) > 1_000_000:
+        rules = rules[:-100]
+        text = yaml_text({"id": "big", "title": "big", "rules": rules})
+    f = write(d / "big.yaml", text)
+    r = run_cli(["rules", str(f)], cwd=d, timeout=150)
+    ok_err, note = one_error(r, str(f), "limit")
+    ok = ok_err or r.code == 0
+    return r, ok, f"{len(rules):,} rules, {len(text) / 1e6:.2f} MB: " + ("listed (exit 0)" if r.code == 0 else note)
+
+
+@case("rule-file-include-tree", "a rule file including 64 files of 1,000 rules through include")
+def _rule_tree(d: Path):
+    top = []
+    for i in range(16):
+        subs = []
+        for k in range(3):
+            name = f"leaf{i}-{k}"
+            write(d / f"{name}.yaml", yaml_text({"id": name, "title": name, "rules": _many_rules(name, 1_000)}))
+            subs.append(name)
+        name = f"mid{i}"
+        write(d / f"{name}.yaml", yaml_text({"id": name, "title": name, "include": subs,
+                                             "rules": _many_rules(name, 1_000)}))
+        top.append(name)
+    f = write(d / "tree.yaml", yaml_text({"id": "tree", "title": "tree", "include": top}))
+    r = run_cli(["rules", str(f)], cwd=d, timeout=150)
+    ok_err, note = one_error(r, str(f), "limit")
+    ok = ok_err or r.code == 0
+    return r, ok, "listed (exit 0)" if r.code == 0 else note
 
 
 @case("two-notebooks", "two notebooks on one file: the second refused, the first's turns all kept")

@@ -28,7 +28,7 @@ from ..core.errors import ClueError, UnknownEngineError
 from ..core.paths import data_dir, levels_dir
 from ..core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
 from .engines import check_engine_name
-from .language import RuleSet
+from .language import RuleSet, rule_count
 from .rules import load_ruleset
 
 #: The level a seat gets unless told otherwise.
@@ -70,20 +70,24 @@ class Level:
 
     def rulesets(self) -> tuple[RuleSet, ...]:
         """The level's deduction rule files, compiled."""
-        return _rulesets(self.deduction, str(Path(self.path).parent) if self.path else "")
+        return _rulesets(self.deduction, str(Path(self.path).parent) if self.path else "", self.path or self.id)
 
 
 @functools.lru_cache(maxsize=None)
-def _rulesets(names: tuple, base: str) -> tuple[RuleSet, ...]:
+def _rulesets(names: tuple, base: str, source: str = "") -> tuple[RuleSet, ...]:
     root = data_dir("rules")
     out = []
+    # the level's rules counted together, file by file before each is compiled (language.MAX_RULES)
+    count = rule_count(f"the rule files of the knowledge level {source}, with the files they extend "
+                       f"or include")
     for name in names:
         shipped = root / f"{name}.yaml"
         local = Path(base) / name if base else None
+        count.count = 0  # the files each one brings in are counted per file (MAX_REUSE_FILES)
         if shipped.exists():
-            out.append(load_ruleset(shipped))
+            out.append(load_ruleset(shipped, count))
         elif local is not None and local.exists():
-            out.append(load_ruleset(local))
+            out.append(load_ruleset(local, count))
         else:
             raise LevelError(f"knowledge level names the rule file {shorten(name)}, which is neither "
                              f"rules/{name}.yaml nor a file")

@@ -19,7 +19,7 @@ from ..core.paths import data_dir
 from ..core.text import visible
 from ..core.yamlio import FileLoadError, load_file
 from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
-                       RuleSet, all_rules, compile_ruleset, format_template,
+                       RuleCount, RuleSet, all_rules, compile_ruleset, format_template,
                        written_clash)
 from .library import FUNCTIONS
 
@@ -93,16 +93,18 @@ def _load_reference(ref: str, from_path: str, kind: str) -> tuple[Any, str]:
         raise RuleFileError(str(path), None, exc.problem) from None
 
 
-def load_ruleset(path: str | Path) -> RuleSet:
+def load_ruleset(path: str | Path, count: RuleCount | None = None) -> RuleSet:
     """Load, validate and compile one rule file.  Raises
-    :class:`RuleFileError` naming the file, the rule and the problem."""
+    :class:`RuleFileError` naming the file, the rule and the problem.
+    ``count`` (:func:`clue_expert.engine.language.rule_count`) adds its rules
+    to a count shared with other files compiled together."""
     path = str(path)
     try:
         raw = visible_texts(load_file(path, "rule"))
     except FileLoadError as exc:
         raise RuleFileError(path, None, exc.problem) from None
     try:
-        return parse_ruleset(raw, path)
+        return parse_ruleset(raw, path, count)
     except RuleFileError as exc:  # a hostile file's values stay out of the message
         rule = None if exc.rule is None else str(exc.rule)  # a hostile id may be any YAML value
         if (rule is None or len(rule) <= 80) and len(exc.problem) <= 500 and rule == exc.rule:
@@ -112,10 +114,11 @@ def load_ruleset(path: str | Path) -> RuleSet:
         raise RuleFileError(exc.path, rule, problem) from None
 
 
-def parse_ruleset(raw: Any, path: str) -> RuleSet:
+def parse_ruleset(raw: Any, path: str, count: RuleCount | None = None) -> RuleSet:
     """Validate and compile an already-parsed rule file against the rule
-    library; the files it extends or includes are read from disk."""
-    return compile_ruleset(raw, path, FUNCTIONS, load=_load_reference)
+    library; the files it extends or includes are read from disk (``count``:
+    see :func:`load_ruleset`)."""
+    return compile_ruleset(raw, path, FUNCTIONS, load=_load_reference, _trail=count)
 
 
 def rule_files(kind: str = "deduction", root: str | Path | None = None) -> list[Path]:
