@@ -96,11 +96,30 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(f"interrupted after {self.finished} of {self.total} games")
 
 
+#: Cells (cards times owners: the players and the envelope) of a game the
+#: machine plays by itself (``play``, ``simulate``, ``sweep``, ``reproduce``),
+#: checked before any game starts.  Every seat runs an engine over every cell,
+#: so a game's cost grows with them: the largest shipped game
+#: (master-detective at 10 players) has 330 cells and took 30-38 s of CPU
+#: with the default seat; an edition of 10 x 10 cards at 10 players (1,100
+#: cells) 32 s; one of 18 x 10 (1,980) had not finished one game after 100 s,
+#: one of 40 x 10 (4,400) after 150 s (benchmarks/audit.py).  ``deduce``,
+#: ``why``, ``replay`` and the notebook read any edition (there the case
+#: analysis stops at backbone.MAX_COMPLETION_CELLS).
+MAX_GAME_CELLS = 1_000
+
+
 def check_players(n: int, edition: Edition) -> None:
-    """A clear error unless ``n`` players can play ``edition``: 2 to 10, and
-    every player gets at least one card."""
+    """A clear error unless ``n`` players can play ``edition``: 2 to 10,
+    every player gets at least one card, and the game has at most
+    :data:`MAX_GAME_CELLS` cells."""
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ClueError(f"a game of the Clue family here has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}")
+    cells = len(edition.cards) * (n + 1)
+    if cells > MAX_GAME_CELLS:
+        raise ClueError(f"edition {edition.source or edition.id} at {n} players is a game of {len(edition.cards)} "
+                        f"cards x {n + 1} owners = {cells:,} cells, more than the limit of {MAX_GAME_CELLS:,} cells "
+                        f"of a game played here (docs/limits.md); deduce and the notebook still read it")
     dealt = len(edition.cards) - edition.envelope_size
     if dealt < n:
         raise ClueError(f"edition {edition.id} deals only {dealt} cards outside the envelope: "
