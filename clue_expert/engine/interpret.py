@@ -29,6 +29,12 @@ from .rules import CompiledRule, RuleSet, format_template
 #: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
 #: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
 MAX_JOIN_MATCHES = 20_000
+#: Matches the ``match:`` rules' joins of one knowledge may make in all, over a whole game or
+#: record (the count starts again when the knowledge does: a new game, a replay).  The per-run
+#: limit alone let three joined one-of patterns on a record of 1,500 shows make 558,206
+#: matches in 9.8 s of CPU, each run under 20,000 (benchmarks/audit.py, three-joined-one-of).
+#: A match costs about 18 microseconds; the shipped levels make a few per observation.
+MAX_GAME_MATCHES = 100_000
 
 #: Kinds a matched fact of which is not itself a premise: set-up facts, counts (the facts they
 #: counted are) and the facts the seat declares for the levels' counts (core.facts.TRANSIENT_KINDS).
@@ -44,6 +50,7 @@ class RuleInterpreter(Deciding):
     _base_env: dict[str, Any]
     _budget: Budget
     _join_matches: dict[str, int]
+    _game_matches: dict[str | None, int]
     _rulesets: tuple[RuleSet, ...]
 
     # ------------------------------------------------------------ dispatch
@@ -136,6 +143,13 @@ class RuleInterpreter(Deciding):
         if made > MAX_JOIN_MATCHES:
             raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
                                                      f"run (the limit on matches per rule and observation)")
+        game = self._game_matches
+        game[rule.id] = game.get(rule.id, 0) + 1
+        game[None] = total = game.get(None, 0) + 1
+        if total > MAX_GAME_MATCHES:
+            raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
+                                                     f"in this game or record, {game[rule.id]:,} of them this rule's "
+                                                     f"(the limit on matches per game)")
         self._budget.charge(1)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:

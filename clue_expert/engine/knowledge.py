@@ -217,6 +217,8 @@ class Knowledge(CompletionStep):
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
+        #: rule id -> matches its join made since the knowledge started (None: all rules'; MAX_GAME_MATCHES).
+        self._game_matches: dict[str | None, int] = {}
         self._reading: EngineFact | None = None  # reading(turn T) while a suggestion runs
         self._deferred = None  # (turn,): the completion step waits for a read (see CompletionStep.settle)
         self._held: dict[str, set[str]] = {o: set() for o in self.owners}

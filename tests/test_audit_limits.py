@@ -1,0 +1,92 @@
+"""Issue 25's audit re-run from outside (benchmarks/audit.py): the classes it
+found still open, each closed by a limit counted in work, never in time --
+the joins of ``match:`` rules over a whole game or record, and the size of a
+game the machine plays by itself."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from clue_expert.core.cards import build_edition, get_edition
+from clue_expert.core.errors import ClueError, RuleLimitError
+from clue_expert.engine import interpret
+from clue_expert.people.cli import main
+from clue_expert.play import simulate
+
+HAND = ("scarlett", "rope", "hall", "lounge", "dagger", "plum")
+TRIPLES = [(s, w, r) for s in ("mustard", "white", "green") for w in ("candlestick", "spanner", "pipe")
+           for r in ("kitchen", "ballroom", "study")]
+
+
+def joins(tmp_path):
+    path = tmp_path / "joins.yaml"
+    path.write_text(yaml.safe_dump({
+        "id": "joins", "title": "joins",
+        "rules": [{"id": "join3", "message": "{a} {b} {c}",
+                   "match": [{"one-of": {"owner": "o", "cards": "a"}}, {"one-of": {"owner": "o", "cards": "b"}},
+                             {"one-of": {"owner": "o", "cards": "c"}}],
+                   "then": [{"one-of": ["o", "a"]}]}]}))
+    return path
+
+
+def record(tmp_path, turns):
+    path = tmp_path / "shows.yaml"
+    path.write_text(yaml.safe_dump({
+        "edition": "cluedo", "players": ["ann", "bob", "cat"], "me": "ann", "hand": list(HAND),
+        "turns": [{"by": "cat", "suggest": list(TRIPLES[i % len(TRIPLES)]), "passed": ["ann"], "shown_by": "bob"}
+                  for i in range(turns)]}))
+    return path
+
+
+def counting(monkeypatch):
+    made = []
+    real = interpret.RuleInterpreter._count_match
+    monkeypatch.setattr(interpret.RuleInterpreter, "_count_match", lambda self, r: made.append(1) or real(self, r))
+    return made
+
+
+def test_the_joins_of_a_record_are_counted_over_all_its_observations(tmp_path, capsys, monkeypatch):
+    made = counting(monkeypatch)
+    rules, path = joins(tmp_path), record(tmp_path, 27)
+    assert main(["deduce", "--no-complete", "--rules", str(rules), str(path)]) == 0  # no run over the per-run limit
+    assert len(made) > 5_000
+    made.clear()
+    capsys.readouterr()
+    monkeypatch.setattr(interpret, "MAX_GAME_MATCHES", 500)
+    assert main(["deduce", "--no-complete", "--rules", str(rules), str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {rules}: rule 'join3': match: the rules' joins made over "
+                                               f"500 matches in this game or record"), err
+    assert len(made) == 501
+
+
+def test_the_count_starts_again_with_each_knowledge(tmp_path, monkeypatch):
+    made = counting(monkeypatch)
+    rules, path = joins(tmp_path), record(tmp_path, 4)
+    assert main(["deduce", "--no-complete", "--rules", str(rules), str(path)]) == 0
+    once = len(made)
+    monkeypatch.setattr(interpret, "MAX_GAME_MATCHES", once)
+    assert main(["deduce", "--no-complete", "--rules", str(rules), str(path), str(path)]) == 0  # two records
+    assert len(made) == 3 * once
+
+
+# --- the size of a game played here ------------------------------------------------------
+def test_a_game_over_the_cell_limit_is_refused_before_it_starts(tmp_path, capsys, monkeypatch):
+    played = []
+    monkeypatch.setattr(simulate, "_play", lambda spec: played.append(spec))
+    edition = tmp_path / "wide.yaml"
+    edition.write_text(yaml.safe_dump({"id": "wide", "name": "wide",
+                                       "categories": {f"c{i}": [f"k{i}x{j}" for j in range(10)] for i in range(40)}}))
+    assert main(["simulate", "--edition", str(edition), "--players", "10", "--games", "1", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(edition) in err[0], err
+    assert "400 cards x 11 owners = 4,400 cells, more than the limit of 1,000 cells" in err[0]
+    assert played == []
+
+
+def test_every_shipped_game_is_inside_the_cell_limit():
+    for name in ("cluedo", "master-detective"):
+        simulate.check_players(10, get_edition(name))  # 330 cells at most
+    simulate.check_players(10, get_edition("pool-32-2"))  # the generalized game's default pool at 10 players
+    with pytest.raises(ClueError, match="1,100 cells"):
+        simulate.check_players(10, build_edition("e", {f"c{i}": [f"k{i}x{j}" for j in range(10)] for i in range(10)}))
