@@ -47,6 +47,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 CAP = 3 * 1024 ** 3
 CPU_LIMIT = 10.0
+#: How long the 9,000-cell sweep runs after its first cell (--sweep-seconds).
+SWEEP_SECONDS = 45.0
 RSS_LIMIT_MB = 1024.0
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -164,6 +166,10 @@ def run_cli(argv: list, *, cwd: Path, timeout: float = 60.0, stdin: str | None =
         cpu = usage.ru_utime + usage.ru_stime
         r.cpu = max(r.cpu, cpu) if r.timed_out else cpu
         r.peak_mb = max([usage.ru_maxrss / 1024, *peaks.values()])
+        r.extra["parent_mb"] = max(peaks.get(proc.pid, 0.0), 0.0)
+        workers = [v for k, v in peaks.items() if k != proc.pid]
+        r.extra["worker_mb"] = max(workers, default=0.0)
+        r.extra["workers"] = len(workers)
     r.out = out_path.read_text(errors="replace")
     r.err = err_path.read_text(errors="replace")
     return r
@@ -331,13 +337,15 @@ def _sweep_cells(d: Path):
         "editions": ["cluedo", "clue", "mitchell", "contest", "kingston"],
         "lineups": [{"name": f"L{i}", "seats": ["mitchell-basic", "kingston-deduction"][: 1 + i % 2]}
                     for i in range(200)]}))
-    r = run_cli(["sweep", str(f), "--out", str(d / "out"), "--workers", "1", "--quiet"], cwd=d, timeout=120,
-                first=lambda: _cells(d) >= 1, after_first=45)
+    r = run_cli(["sweep", str(f), "--out", str(d / "out"), "--workers", "1", "--quiet"], cwd=d,
+                timeout=SWEEP_SECONDS + 60, first=lambda: _cells(d) >= 1, after_first=SWEEP_SECONDS)
     cells = _cells(d)
     ok = r.stopped and not r.timed_out and r.code == 130 and cells >= 2 and "Traceback" not in r.err
     return r, ok, (f"stopped on purpose after {r.first.get('wall_stop', 0):.0f} s: {cells} of 9,000 cells kept; "
-                   f"RSS {r.first.get('rss', 0):.0f} MB at the first cell, {r.first.get('rss_stop', 0):.0f} MB "
-                   f"at the stop")
+                   f"largest process {r.first.get('rss', 0):.0f} MB at the first cell, "
+                   f"{r.first.get('rss_stop', 0):.0f} MB at the stop; peaks: sweep process "
+                   f"{r.extra['parent_mb']:.0f} MB, worker {r.extra['worker_mb']:.0f} MB "
+                   f"({r.extra['workers']} worker processes seen)")
 
 
 @case("sweep-9M-games", "a sweep of 9 cells x 1,000,000 games (parent memory, time to the first game)", long=True)
@@ -535,6 +543,69 @@ def _notebooks(d: Path):
     kept = "white" in text and "mustard" in text and "green" not in text
     ok, note = one_error(r, str(game), "open in another notebook")
     return r, ok and kept and first.returncode == 0, f"{note}; first exit {first.returncode}, both its turns kept: {kept}"
+
+
+def _false_facts(d: Path, records: list, levels=("complete", "kingston", "mitchell")) -> tuple[Run, list, int]:
+    """Runs ``deduce --json --knowledge L`` on every record for every level and
+    compares each sheet with the record's own ``deal:``: a held or lacked that
+    the deal contradicts is a false fact; exit 1 (a contradiction) on a record
+    of a real game is a spurious one."""
+    worst, bad, runs = Run(), [], 0
+    worst.extra["facts"] = 0
+    for rec in records:
+        deal = json.loads(json.dumps(_yaml_load(rec)["deal"]))
+        owner_of = {c: p for p, cards in deal["hands"].items() for c in cards}
+        owner_of.update({c: "envelope" for c in deal["envelope"]})
+        for level in levels:
+            r = run_cli(["deduce", "--json", "--knowledge", level, str(rec)], cwd=d)
+            runs += 1
+            worst.cpu, worst.peak_mb, worst.wall = max(worst.cpu, r.cpu), max(worst.peak_mb, r.peak_mb), \
+                max(worst.wall, r.wall)
+            worst.code = r.code if worst.code in (None, 0) else worst.code
+            if r.code != 0:
+                bad.append(f"{rec.name} {level}: exit {r.code} {r.err.strip()[:100]}")
+                continue
+            sheet = json.loads(r.out)
+            for owner, cells in sheet["cells"].items():
+                for card, state in cells.items():
+                    worst.extra["facts"] += state in ("held", "lacked")
+                    if (state == "held") != (owner_of.get(card) == owner) and state in ("held", "lacked"):
+                        bad.append(f"{rec.name} {level}: says {owner} {state} {card}")
+    return worst, bad, runs
+
+
+def _yaml_load(path: Path):
+    import yaml  # the script reads the records simulate wrote; PyYAML is a dependency of the package
+    return yaml.safe_load(path.read_text())
+
+
+@case("levels-two-envelope-cards", "every level on records of an edition whose envelope holds 2 suspects (deal known)")
+def _levels_edition(d: Path):
+    ed = _edition(d, "two-suspects", {"suspect": [f"s{j}" for j in range(7)], "weapon": [f"w{j}" for j in range(6)],
+                                       "room": [f"r{j}" for j in range(8)]}, {"suspect": 2})
+    out = d / "records"
+    sim = run_cli(["simulate", "--edition", str(ed), "--players", "4", "--games", "4", "--seed", "5", "--workers", "1",
+                   "--strategy", "mitchell-basic", "--strategy", "kingston-deduction", "--records", str(out),
+                   "--quiet"], cwd=d, timeout=150)
+    records = sorted(out.glob("game-*.yaml"))
+    r, bad, runs = _false_facts(d, records)
+    ok = sim.code == 0 and len(records) == 4 and not bad
+    return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
+                   f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
+                   f"contradictions {bad[:2]}")
+
+
+@case("levels-generalized", "every level on records of the generalized game (deal known)")
+def _levels_generalized(d: Path):
+    out = d / "records"
+    sim = run_cli(["simulate", "--game", "generalized", "--players", "4", "--hand", "3", "--hidden", "2", "--games",
+                   "4", "--seed", "7", "--workers", "1", "--records", str(out), "--quiet"], cwd=d, timeout=150)
+    records = sorted(out.glob("game-*.yaml"))
+    r, bad, runs = _false_facts(d, records)
+    ok = sim.code == 0 and len(records) == 4 and not bad
+    return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
+                   f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
+                   f"contradictions {bad[:2]}")
 
 
 # --- the contest agent against a server of our own -----------------------------------------------------
@@ -768,11 +839,15 @@ def verdict(c: Case, r: Run, ok: bool) -> tuple[str, float, float]:
 
 
 def main() -> None:
+    global SWEEP_SECONDS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", help="run these cases only")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("--keep", help="build the cases' files under DIR and keep them")
+    ap.add_argument("--sweep-seconds", type=float, default=SWEEP_SECONDS,
+                    help="how long the 9,000-cell sweep runs after its first cell (default 45)")
     args = ap.parse_args()
+    SWEEP_SECONDS = args.sweep_seconds
     if args.list:
         for c in CASES:
             print(f"{c.name}: {c.finding}")
