@@ -90,3 +90,47 @@ def test_every_shipped_game_is_inside_the_cell_limit():
     simulate.check_players(10, get_edition("pool-32-2"))  # the generalized game's default pool at 10 players
     with pytest.raises(ClueError, match="1,100 cells"):
         simulate.check_players(10, build_edition("e", {f"c{i}": [f"k{i}x{j}" for j in range(10)] for i in range(10)}))
+
+
+# --- a costly request and a large board stop on counted work ---------------------------------
+def test_value_iteration_on_a_200_square_board_names_the_board_file(tmp_path, monkeypatch):
+    from clue_expert.core import work
+    from clue_expert.core.board import load_board_file
+    from clue_expert.engine import expr, planning
+    rows = ["123456" + "." * 194] + ["." * 200 for _ in range(196)]
+    rows += ["".join(f"{c}^#" for c in "SHOLIDCBK").ljust(200, "."), *["".join(f"{c}{c}#" for c in "SHOLIDCBK")
+                                                                      .ljust(200, "#")] * 2]
+    path = tmp_path / "huge.yaml"
+    path.write_text(yaml.safe_dump({
+        "id": "huge", "name": "huge", "edition": "clue", "dice": 2, "map": "\n".join(rows) + "\n",
+        "legend": {"hallway": ".", "wall": "#",
+                   "rooms": dict(zip("SHOLIDCBK", ["study", "hall", "lounge", "library", "billiard-room",
+                                                   "dining-room", "conservatory", "ballroom", "kitchen"])),
+                   "doors": {"^": "north"},
+                   "starts": dict(zip("123456", ["scarlet", "mustard", "white", "green", "peacock", "plum"]))}}))
+    board = load_board_file(path)
+    monkeypatch.setattr(planning, "MAX_SWEEP_WORK", 200_000)  # the real limit, 2,000,000, takes 2 s here
+    budget = expr.Budget()
+    with pytest.raises(expr.LimitError, match=f"value iteration on board {path} needs more than 200,000 square"), \
+            work.metered(budget):
+        planning.value_iteration(board, {r: 1.0 for r in board.rooms})
+    assert budget.work <= 200_000  # refused before the sweep that would pass the limit
+
+
+@pytest.mark.slow
+def test_a_request_valuing_every_suggestion_twice_stops_at_the_work_limit(tmp_path, capsys):
+    """The audit's costly-library-call case: about 120,000,000 units of the
+    exact beliefs' work in one request; refused at RUN_WORK (50,000,000)."""
+    path = tmp_path / "costly.yaml"
+    path.write_text(yaml.safe_dump({
+        "id": "costly", "title": "costly", "kind": "strategy",
+        "rules": [{"id": "costly-rule", "message": "costly", "when": "your-turn",
+                   "for": {"s": "category_cards('suspect')", "w": "category_cards('weapon')",
+                           "r": "category_cards('room')"},
+                   "each": {"g": "information_gain([s, w, r])", "h": "information_gain([s, w, r], 'hartley')"},
+                   "then": [{"suggest": {"other": "category_cards(category)"}}]}]}))
+    assert main(["play", "--strategy", str(path), "--strategy", "mitchell-basic", "--players", "5", "--seed", "1",
+                 "--max-rounds", "1", "--show", "quiet", "--no-sheets"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}: rule 'costly-rule': request's library calls did "
+                                               f"more than 50,000,000 units of work"), err

@@ -330,7 +330,7 @@ def reachable(board: Board, start: Position, roll: int, occupied: Iterable[Squar
         if not budget[0] & 0x3FFF:  # every 16,384 squares: charged, and the clock looked at
             work.charge(0x4000, "the board's move search")
         if budget[0] < 0:
-            raise BoardError(f"board {board.id}: a move of {roll} from {pos} visits more than {MAX_SEARCH} squares "
+            raise BoardError(f"board {board.path or board.id}: a move of {roll} from {pos} visits more than {MAX_SEARCH} squares "
                              f"(the limit of the move search); use fewer dice or narrower hallways")
         for nxt in board.neighbours(pos):
             if isinstance(nxt, str):

@@ -26,8 +26,10 @@ DEFAULT_DISCOUNT = 0.9
 MAX_SWEEPS = 10_000
 #: Square updates (sweeps times squares) one :func:`value_iteration` may do:
 #: past it a :class:`~clue_expert.engine.expr.LimitError` (a rule's limit error
-#: naming its file and rule).  The classic board settles in about 30 sweeps of 180 squares.
-MAX_SWEEP_WORK = 5_000_000
+#: naming its file and rule).  The classic board settles in about 30 sweeps of 180 squares
+#: (5,400 updates); an update costs about a microsecond, so 5,000,000 took 5 s of CPU a call and a
+#: 200 x 200 board (7,875,027 updates to settle) ran into the 10 s clock instead (benchmarks/audit.py).
+MAX_SWEEP_WORK = 2_000_000
 
 
 def value_iteration(board: Board, room_values: Mapping[str, float], gamma: float = DEFAULT_DISCOUNT,
@@ -45,7 +47,7 @@ def value_iteration(board: Board, room_values: Mapping[str, float], gamma: float
     for _ in range(MAX_SWEEPS):
         done += len(squares)
         if done > MAX_SWEEP_WORK:
-            raise LimitError(f"value iteration on board {board.id} needs more than {MAX_SWEEP_WORK:,} square "
+            raise LimitError(f"value iteration on board {board.path or board.id} needs more than {MAX_SWEEP_WORK:,} square "
                              f"updates (sweeps times squares; the limit of the board planner)")
         work.charge(len(squares), "value iteration")
         changed = False
