@@ -56,6 +56,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 # --- running one child ---------------------------------------------------------------------------------
 def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as from a terminal, even when this script runs in the background
 
 
 def rss_mb(pid: int) -> float:
