@@ -51,10 +51,21 @@ def one_error(capsys, path, limit):
 
 # --- library calls charged by their work ------------------------------------------
 def test_a_costly_library_call_is_charged_by_its_work(tmp_path, capsys, monkeypatch):
-    path = strategy(tmp_path, {"x": "most_informative(6)"})
-    monkeypatch.setattr(expr, "RUN_WORK", 1_000)
+    path = strategy(tmp_path, {"x": "best_ask_size(3, 4)"})  # a costly call without a stand-in
+    monkeypatch.setattr(expr, "RUN_WORK", 0)  # the call itself counts one unit
     assert play(path) == 2
     one_error(capsys, path, "the limit on library work per observation or decision")
+
+
+def test_past_the_work_limit_the_beliefs_answer_from_the_sheets_estimate(tmp_path, monkeypatch):
+    path = strategy(tmp_path, {"x": "most_informative(6)", "g": "information_gain(x)"})
+    k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann",
+                  rulesets=[*default_rulesets(), load_ruleset(path)])
+    k.observe(DealtHand("ann", HAND))
+    monkeypatch.setattr(expr, "RUN_WORK", 1_000)
+    assert k.request("your-turn", {"turn": 1, "round": 1})  # a suggestion, not an error
+    assert library._beliefs(k).exact is False
+    assert 1_000 <= k._budget.work < 2_000  # stopped at the limit (38,226 units without it)
 
 
 def test_the_clock_is_looked_at_as_library_work_adds_up(tmp_path, monkeypatch):

@@ -27,7 +27,7 @@ class Meter(Protocol):
         """Count ``units`` of work done for ``what``; raise past a limit."""
 
     def late(self) -> bool:
-        """Whether the request's deadline has passed."""
+        """Whether the request is spent: past its deadline or its work limit."""
 
 
 #: The budget in place (the evaluator sets it around each library call).
@@ -43,9 +43,9 @@ def charge(units: int, what: str) -> None:
 
 
 def late() -> bool:
-    """Whether the budget in place (if any) is past its deadline: work that
-    has a cheap stand-in (the exact beliefs) switches to it instead of
-    failing the request."""
+    """Whether the budget in place (if any) is spent, past its deadline or
+    its work limit: work that has a cheap stand-in (the exact beliefs)
+    switches to it instead of failing the request."""
     meter = METER.get()
     return meter is not None and meter.late()
 

@@ -83,13 +83,23 @@ class TableTooLarge(LimitError):
 def _tally(units: int) -> None:
     """Count work of the computation under way: charged to the request's
     budget (:mod:`clue_expert.core.work`) and held to :data:`MAX_TABLE_WORK`."""
-    if work.late():  # past the request's deadline: the sheet's estimate stands in
-        raise TableTooLarge(f"the exact beliefs stopped at the request's deadline ({RUN_SECONDS:g} s)")
+    if work.late():  # the request is spent (its deadline, or its work): the sheet's estimate stands in
+        raise TableTooLarge(f"the exact beliefs stopped: the request passed its deadline ({RUN_SECONDS:g} s) or "
+                            f"its library work")
     _spent[0] += units
     if _spent[0] > MAX_TABLE_WORK:
         raise TableTooLarge(f"the exact beliefs need more than {MAX_TABLE_WORK:,} units of work (table entries "
                             f"times moves; the limit on one exact computation)")
-    work.charge(units, "the exact beliefs' table")
+    _charge(units, "the exact beliefs' table")
+
+
+def _charge(units: int, what: str) -> None:
+    """Charge work with a stand-in: past the request's work limit or deadline
+    the beliefs stop (:class:`TableTooLarge`, the caller's stand-in answers)."""
+    try:
+        work.charge(units, what)
+    except LimitError as exc:
+        raise TableTooLarge(f"the exact beliefs stopped: {exc}") from None
 
 
 def _table_error() -> TableTooLarge:
@@ -1226,9 +1236,10 @@ class SuggestionEvaluator:
         if len(suggestions) > MAX_SUGGESTIONS:
             raise TableTooLarge(f"{len(suggestions):,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the "
                                 f"limit on the suggestions one ranking values)")
-        if work.late():  # past the request's deadline: the caller's stand-in answers
-            raise TableTooLarge(f"the suggestions were not valued: past the request's deadline ({RUN_SECONDS:g} s)")
-        work.charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
+        if work.late():  # the request is spent: the caller's stand-in answers
+            raise TableTooLarge(f"the suggestions were not valued: the request passed its deadline "
+                                f"({RUN_SECONDS:g} s) or its library work")
+        _charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
                     "the suggestions' estimates")
         estimates = sorted((self.estimate(t) for t in suggestions),
                            key=lambda v: -round(v.gain_bits, 12))

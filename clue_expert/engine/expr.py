@@ -149,8 +149,10 @@ class Budget:
                              f"observation or decision)")
 
     def late(self) -> bool:
-        """Whether the request's deadline has passed."""
-        return time.monotonic() > self.deadline
+        """Whether the request is spent: its deadline has passed, or its
+        library calls have done :data:`RUN_WORK` units of work (work with a
+        cheap stand-in -- the exact beliefs -- then uses it instead)."""
+        return self.work >= RUN_WORK or time.monotonic() > self.deadline
 
     def _over(self) -> None:
         if self.rule_left < 0:
