@@ -71,11 +71,12 @@ RUN_SECONDS = 10.0
 #: beliefs: table entries times the moves tried on each; the interrogation
 #: search: asks valued times players; the board: squares visited, squares
 #: times sweeps of value iteration), charged through :mod:`clue_expert.core.work`.
-#: The largest request of a shipped seat measured did 9,144,424 units (the
-#: 6-player default seat and clue-expert-information-gain, cluedo, 3 games;
-#: master-detective at 6 players with clue-expert-information-gain 7,971,926
-#: in 2 games); the exact beliefs do about 12 million units a second here,
-#: so the old 200,000,000 let a request run past the 10 s clock.
+#: The largest request of a shipped seat measured did 16,047,765 units
+#: (master-detective at 6 players with clue-expert-information-gain, 2 games;
+#: cluedo at 6 players 10,597,704); the exact beliefs do about 10-12 million
+#: units a second here, so the old 200,000,000 let a request run past the
+#: 10 s clock.  Past it the beliefs stop and their stand-in answers (see
+#: :meth:`Budget.late`); other costly work fails the request.
 RUN_WORK = 50_000_000
 _CLOCK_EVERY = 20_000  # steps between looks at the clock
 #: Characters of a message a rule formats (a ``message:`` or a
