@@ -216,7 +216,7 @@ def one_error(r: Run, *needles: str, code: int = 2) -> tuple[bool, str]:
     missing = [n for n in needles if n not in r.err]
     ok = r.code == code and len(errors) == 1 and not missing and "Traceback" not in r.err
     first = errors[0] if errors else (lines[-1] if lines else "")
-    note = first[:160] + (" …" if len(first) > 160 else "")
+    note = first
     if missing:
         note += f" [missing: {missing}]"
     return ok, note
@@ -880,6 +880,8 @@ def main() -> None:
         mark, cpu, peak = verdict(c, r, ok)
         failed += mark == "FAIL"
         cpu_text = f"{cpu:.1f}" + (" (to the first result)" if c.long else "")
+        note = note.replace(str(d) + "/", "").replace(str(base) + "/", "")  # the files by name
+        note = note if len(note) <= 240 else note[:239] + "…"
         note = note.replace("|", "\\|").replace("\n", " ")
         print(f"| {c.name} | {r.code} | {r.wall:.1f} | {cpu_text} | {peak:.0f} | {mark} | {note} |", flush=True)
     print(f"# {len(chosen) - failed} of {len(chosen)} cases pass (CPU <= {CPU_LIMIT:.0f} s, "

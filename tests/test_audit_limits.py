@@ -138,3 +138,25 @@ def test_a_request_valuing_every_suggestion_twice_stops_at_the_work_limit(tmp_pa
                  "--max-rounds", "1", "--show", "quiet", "--no-sheets"]) == 0  # played, on the estimate
     spent = max(budgets)
     assert expr.RUN_WORK <= spent <= expr.RUN_WORK + 5_000_000  # the request stopped at its work limit
+
+
+# --- an interrupt dropped inside a game (a C callback printed it) still stops the run ---------------
+def test_an_interrupt_dropped_in_a_game_stops_the_in_process_run(monkeypatch):
+    import signal
+
+    played = []
+    real = simulate._play
+
+    def play(spec):
+        played.append(spec.index)
+        if spec.index == 2:  # the handler ran, but its KeyboardInterrupt was swallowed by a callback
+            simulate.stop_asked(signal.SIGINT)
+        return real(spec)
+    monkeypatch.setattr(simulate, "_play", play)
+    specs = simulate.make_specs(players=3, games=10, seed=1, strategies=["mitchell-basic"])
+    with pytest.raises(simulate.Interrupted) as info:
+        simulate.run_games(specs, workers=1)
+    assert played == [0, 1, 2]  # no game after the one the interrupt came in
+    assert [s.index for s in info.value.results] == [0, 1]  # that game is not counted
+    assert simulate._STOP_ASKED == []  # acted on: the next run plays
+    assert len(simulate.run_games(specs[:2] if isinstance(specs, list) else list(specs)[:2], workers=1)) == 2

@@ -16,6 +16,7 @@ import os
 import random
 import queue
 import signal
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -411,6 +412,41 @@ def run_game(spec: GameSpec) -> GameSummary:
     return summary
 
 
+#: Signals (SIGINT, SIGTERM) that asked this process to stop and have not
+#: been acted on.  Their handlers raise KeyboardInterrupt, which may land in a
+#: C library's callback into Python (CLIPS calling a rule's Python code
+#: through cffi), where it is printed and dropped and the game carries on;
+#: the in-process game loop looks here after each game.  (A sweep of
+#: one-game cells in one process ignored a Ctrl-C in 1 of about 10 tries.)
+_STOP_ASKED: list = []
+
+
+def stop_asked(signum: int) -> None:
+    """Note that ``signum`` asked this process to stop (a handler's first step)."""
+    _STOP_ASKED.append(signum)
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    stop_asked(signum)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _noting_sigint() -> Iterator[None]:
+    """Ctrl-C noted in :data:`_STOP_ASKED` as well as raised, while games
+    are played in this process (left alone when SIGINT is ignored, or
+    outside the main thread)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _ignore_sigint() -> None:
     """Ctrl-C goes to the whole process group, but only the parent handles
     it (it terminates the workers), so no worker prints a traceback."""
@@ -472,9 +508,12 @@ class LocalExecutor:
         Closing the iterator early (an error or Ctrl-C in the consumer)
         terminates and joins the workers."""
         if self.workers <= 1 or len(specs) < 2:
-            with games_collector():
+            with games_collector(), _noting_sigint():
                 for spec in specs:
-                    yield _play(spec)
+                    result = _play(spec)
+                    if _STOP_ASKED:  # an interrupt dropped in a callback: the game is not counted
+                        raise KeyboardInterrupt
+                    yield result
             return
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         pool = ctx.Pool(self.workers, initializer=_start_worker, maxtasksperchild=GAMES_PER_WORKER)
@@ -552,6 +591,7 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
         for summary, record in results:
             finished(summary, record)
     except KeyboardInterrupt as exc:
+        _STOP_ASKED.clear()  # acted on
         results.close()  # stops the workers before the stale records are swept
         if folder is not None:  # records half-written by a terminated worker
             for stale in folder.glob(f"{PARTIAL_PREFIX}game-*.yaml"):
