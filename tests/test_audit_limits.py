@@ -160,3 +160,33 @@ def test_an_interrupt_dropped_in_a_game_stops_the_in_process_run(monkeypatch):
     assert [s.index for s in info.value.results] == [0, 1]  # that game is not counted
     assert simulate._STOP_ASKED == []  # acted on: the next run plays
     assert len(simulate.run_games(specs[:2] if isinstance(specs, list) else list(specs)[:2], workers=1)) == 2
+
+
+def test_pysats_own_ctrl_c_error_is_a_keyboard_interrupt():
+    import pycard  # PySAT's cardinality encodings: its C code raises pycard.error on SIGINT
+
+    from clue_expert.engine import backbone
+    with pytest.raises(KeyboardInterrupt), backbone._ctrl_c():
+        raise pycard.error("Caught keyboard interrupt")
+    with pytest.raises(pycard.error, match="something else"), backbone._ctrl_c():
+        raise pycard.error("something else")
+    model = backbone.SatModel(["a", "envelope"], ["x", "y"], {"k": ["x", "y"]}, {"a": 1}, "envelope")
+    assert isinstance(model.solver, backbone._Minicard)
+
+
+def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
+    import signal
+    import sys
+
+    monkeypatch.setattr(simulate, "_STOP_ASKED", [])
+
+    class Holder:
+        def __del__(self):
+            simulate._on_sigint(signal.SIGINT, sys._getframe())  # as if SIGINT came in here
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", dropped.append)  # what prints "Exception ignored in ..."
+    Holder()  # collected at once
+    assert dropped == [] and simulate._STOP_ASKED == [signal.SIGINT]
+    with pytest.raises(KeyboardInterrupt):
+        simulate._on_sigint(signal.SIGINT, sys._getframe())

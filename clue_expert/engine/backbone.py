@@ -15,10 +15,34 @@ Uses Minicard (python-sat), which has native cardinality constraints.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """PySAT's C code catches SIGINT itself -- in its cardinality encodings
+    and its solvers -- and may raise its module's ``error('Caught keyboard
+    interrupt')`` instead of :class:`KeyboardInterrupt`; an interrupted
+    ``sweep`` then ended with exit 70 (an internal error) instead of the
+    summary of the work finished.  Turned back into KeyboardInterrupt here."""
+    try:
+        yield
+    except Exception as exc:
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
+class _Minicard(Minicard):
+    """Minicard whose ``solve`` is interrupted as Python code is (:func:`_ctrl_c`)."""
+
+    def solve(self, assumptions: list = []) -> bool | None:  # noqa: B006 - PySAT's own signature
+        with _ctrl_c():
+            return super().solve(assumptions=assumptions)
 
 
 class Unsatisfiable(Exception):
@@ -120,7 +144,7 @@ class SatModel:
         self._cell_vars = base.cell_vars
         self._free = base.cells + 1
         self._base = base
-        s = self.solver = Minicard()
+        s = self.solver = _Minicard()
         for lits, at_most in base.constraints:  # in the order _base made them: the same solver
             if at_most is None:
                 s.add_clause(lits)
@@ -191,24 +215,29 @@ class SatModel:
         the selector is assumed); returns the selector."""
         lits = list(lits)
         sel = self.new_var()
-        parts = []
+        parts: list = []
         if low > len(lits) or high < 0:  # nothing can meet it
             self.solver.add_clause([-sel])
         else:
-            if low > 0:
-                parts.append(CardEnc.atleast(lits=lits, bound=low, top_id=self._free - 1,
-                                             encoding=EncType.seqcounter))
-                self._free = max(self._free, parts[-1].nv + 1)
-            if high < len(lits):
-                parts.append(CardEnc.atmost(lits=lits, bound=high, top_id=self._free - 1,
-                                            encoding=EncType.seqcounter))
-                self._free = max(self._free, parts[-1].nv + 1)
+            with _ctrl_c():
+                self._encode(lits, low, high, parts)
         for cnf in parts:
             for clause in cnf.clauses:
                 self.solver.add_clause([-sel, *clause])
         self.selectors[sel] = key
         self._facts[sel] = (lits, low, high)
         return sel
+
+    def _encode(self, lits: list, low: int, high: int, parts: list) -> None:
+        """Appends to ``parts`` the encodings of at least ``low`` and at most ``high`` of ``lits``."""
+        if low > 0:
+            parts.append(CardEnc.atleast(lits=lits, bound=low, top_id=self._free - 1,
+                                         encoding=EncType.seqcounter))
+            self._free = max(self._free, parts[-1].nv + 1)
+        if high < len(lits):
+            parts.append(CardEnc.atmost(lits=lits, bound=high, top_id=self._free - 1,
+                                        encoding=EncType.seqcounter))
+            self._free = max(self._free, parts[-1].nv + 1)
 
     def backbone(self, assumptions: Sequence[int], candidates: Iterable[int]) -> list[tuple[int, list[int]]]:
         """Every literal over the ``candidates`` variables entailed under

@@ -426,9 +426,22 @@ def stop_asked(signum: int) -> None:
     _STOP_ASKED.append(signum)
 
 
+def in_finalizer(frame: Any) -> bool:
+    """Whether ``frame`` (where a signal came in) runs inside a ``__del__``:
+    an exception raised there is printed as "Exception ignored in …" and
+    dropped (clipspy's ``Environment.__del__`` is a common place), so a
+    handler only notes the stop there (:func:`stop_asked`)."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_sigint(signum: int, frame: Any) -> None:
     stop_asked(signum)
-    raise KeyboardInterrupt
+    if not in_finalizer(frame):
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
