@@ -778,6 +778,29 @@ def _sigterm_sweep(d: Path):
     return r, ok, f"exit {r.code}; {_cells(d)} cells kept; last line {last!r}"
 
 
+@case("sigint-in-process", "Ctrl-C on a sweep whose games run in its own process, 8 times at different moments")
+def _sigint_tries(d: Path):
+    f = write(d / "cells.yaml", yaml_text({
+        "games": 1, "seed": 1, "players": list(range(2, 11)), "editions": ["cluedo", "clue", "mitchell"],
+        "lineups": [{"name": f"L{i}", "seats": ["mitchell-basic", "kingston-deduction"][: 1 + i % 2]}
+                    for i in range(50)]}))
+    worst, outcomes = Run(), []
+    for i, delay in enumerate([2.0, 3.3, 4.1, 5.7, 6.2, 7.9, 8.4, 9.6]):
+        out = d / f"out{i}"
+        r = run_cli(["sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"], cwd=d, timeout=120,
+                    first=lambda out=out: (out / "cells.jsonl").exists(), after_first=delay)
+        clean = r.code == 130 and "Traceback" not in r.err and "Exception ignored" not in r.err \
+            and r.err.strip().splitlines()[-1:] != [] and r.err.strip().splitlines()[-1].startswith("interrupted after")
+        outcomes.append("ok" if clean else f"exit {r.code}: {r.err.strip()[-80:]}")
+        worst.code = r.code if clean and worst.code in (None, 130) else (worst.code or r.code)
+        worst.cpu, worst.peak_mb, worst.wall = max(worst.cpu, r.cpu), max(worst.peak_mb, r.peak_mb), \
+            max(worst.wall, r.wall)
+    good = outcomes.count("ok")
+    bad = [o for o in outcomes if o != "ok"]
+    return worst, not bad, (f"{good} of {len(outcomes)} stopped with exit 130, the summary line and no traceback "
+                            f"(CPU, wall and RSS of the longest try) {bad[:2]}")
+
+
 ESC = "\x1b[31mRED\x1b]0;owned\x07\u202e"
 
 
