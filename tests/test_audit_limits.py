@@ -190,3 +190,26 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
     assert dropped == [] and simulate._STOP_ASKED == [signal.SIGINT]
     with pytest.raises(KeyboardInterrupt):
         simulate._on_sigint(signal.SIGINT, sys._getframe())
+
+
+def test_a_clips_environment_is_made_with_ctrl_c_held_back(monkeypatch):
+    import os
+    import signal
+
+    import clips
+
+    from clue_expert.engine.engines import clips as adapter
+    real, inside = clips.Environment, []
+
+    def environment():
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while clipspy builds the environment
+        inside.append("went on")  # not reached if the interrupt were raised here
+        return real()
+    monkeypatch.setattr(adapter.clips, "Environment", environment)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            adapter._new_environment()  # raised once the environment is whole
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert inside == ["went on"]

@@ -33,6 +33,8 @@ import re
 from dataclasses import replace
 from typing import Any, Iterator, Mapping, Sequence
 
+import signal
+
 import clips
 from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
@@ -55,6 +57,22 @@ OPENING = "clue-opening"
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
+
+def _new_environment() -> "clips.Environment":
+    """A CLIPS environment, made with SIGINT and SIGTERM held back: a
+    Ctrl-C landing in ``clips.Environment.__init__`` left an object whose
+    ``__del__`` recursed (clipspy reads its unset attributes through
+    ``__getattr__``) and printed a RecursionError traceback.  A signal that
+    came meanwhile is delivered once they are let through again."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # no pthread_sigmask here
+        return clips.Environment()
+    try:
+        return clips.Environment()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 @register_engine
 class ClipsEngine(RuleEngine):
@@ -109,7 +127,7 @@ class ClipsEngine(RuleEngine):
             for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
                                   store_clauses=True):
                 compiled[c.name] = c
-        env = clips.Environment()
+        env = _new_environment()
         # clipspy's error router is asked about every read and write CLIPS
         # makes (a call into Python each time): it halves the speed of a run
         # (benchmarks/clips_memory.py's game: 12.5 -> 6.9 ms) and slows
