@@ -13,12 +13,22 @@ run on a Dask ``LocalCluster`` of ``--workers`` processes (the nanny and
 worker processes are the simulate process's descendants; each is sampled;
 a cluster worker drops its cached players every
 ``simulate.GAMES_PER_WORKER`` games).  Linux only (/proc).
+
+    python benchmarks/worker_memory.py --sweep FILE.yaml --seconds 240 [--workers 2]
+
+runs ``clue-expert sweep FILE --workers N --quiet`` instead, prints every
+15 s the cells finished and the resident size of the sweep process and of
+each worker, and stops it with SIGINT after ``--seconds`` (the 9,000-cell
+sweep of docs/performance.md: ``python benchmarks/audit.py --only
+sweep-9000-cells --keep DIR`` writes it as ``DIR/sweep-9000-cells/cells.yaml``).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -66,7 +76,12 @@ def main() -> None:
     ap.add_argument("--strategy", action="append")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--cluster", help="run on a Dask cluster (local: a LocalCluster of --workers processes)")
+    ap.add_argument("--sweep", help="run this sweep file instead of simulate")
+    ap.add_argument("--seconds", type=float, default=240.0, help="with --sweep: stop it after this long")
     args = ap.parse_args()
+    if args.sweep:
+        sweep_memory(args.sweep, args.workers, args.seconds)
+        return
     strategies = args.strategy or ["clue-expert-information-gain", "mitchell-basic", "kingston-deduction"]
     cmd = [sys.executable, "-m", "clue_expert", "simulate", "--games", str(args.games), "--players",
            str(args.players), "--workers", str(args.workers), "--edition", args.edition, "--seed", str(args.seed),
@@ -104,6 +119,30 @@ def main() -> None:
               f"median {peaks[len(peaks) // 2]:.0f} MB")
     print("  bound stated in docs/performance.md: a worker's peak under 1 GB (the exact beliefs' table is "
           "at most 2,000,000 entries a pass; a worker plays 200 games, then is replaced)")
+
+
+def sweep_memory(sweep: str, workers: int, seconds: float) -> None:
+    """The sweep process's and its workers' resident sizes every 15 s over ``seconds``."""
+    out = Path(tempfile.mkdtemp(prefix="sweep-memory-")) / "out"
+    cmd = [sys.executable, "-m", "clue_expert", "sweep", sweep, "--out", str(out), "--workers", str(workers),
+           "--quiet"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    started = time.monotonic()
+    next_line = 15.0
+    while proc.poll() is None and time.monotonic() - started < seconds:
+        time.sleep(0.5)
+        if time.monotonic() - started >= next_line:
+            next_line += 15.0
+            cells = out / "cells.jsonl"
+            done = len(cells.read_text().splitlines()) if cells.exists() else 0
+            kids = [f"{rss_mb(k) or 0:.0f}" for k in descendants(proc.pid)]
+            print(f"{time.monotonic() - started:4.0f} s: {done} cells; sweep process {rss_mb(proc.pid) or 0:.0f} MB; "
+                  f"workers {', '.join(kids) or '-'} MB", flush=True)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate()
+    print(f"stopped: exit {proc.returncode}; {err.strip().splitlines()[-1] if err.strip() else ''}")
 
 
 if __name__ == "__main__":
