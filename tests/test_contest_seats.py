@@ -20,6 +20,7 @@ PROBABLE_GAIN = ("clue-expert-probable-information-gain:response=seen-model:accu
                  ":model=first-round-asks:model=second-round-asks")
 WEIGHTED_GAIN = ("clue-expert-weighted-information-gain:response=seen-model:accusation=clue-expert-even-race"
                  ":model=first-round-asks:model=second-round-asks")
+WEIGHTED_55 = WEIGHTED_GAIN.replace("clue-expert-even-race", "clue-expert-race-55")  # the floor at 0.55
 
 
 def start_agent(identifier="seats7", **kw):
@@ -39,8 +40,8 @@ def test_the_shipped_table():
     table = load_seats(seats_path())
     assert sorted(table) == [3, 4, 5, 6]
     assert default_seat(3) == WEIGHTED_GAIN  # issue 26's second pass: the 4-player seat at 3 players too
-    # issue 26's third pass: the 4-player seat at 5 players too
-    assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, WEIGHTED_GAIN, PROBABLE_GAIN)
+    # issue 26's third pass: the 4-player seat at 5 players too; its fourth: with the floor at 0.55 there
+    assert (default_seat(4), default_seat(5), default_seat(6)) == (WEIGHTED_GAIN, WEIGHTED_55, PROBABLE_GAIN)
     assert default_seat(2) == WEIGHTED_GAIN and default_seat(9) == PROBABLE_GAIN  # the nearest size
     for choice in table.values():
         assert choice.reason and choice.source
@@ -76,6 +77,7 @@ def test_the_seat_follows_the_table_size_between_games():
         assert agent.player.accusation.id == "clue-expert-race-60"  # issue 26's second pass
         assert server.ask("reset 5 1 " + codes(hand[:4])) == "ok"
         assert agent.player.strategy.id == "clue-expert-weighted-information-gain"  # issue 26's third pass
+        assert agent.player.accusation.id == "clue-expert-race-55"  # issue 26's fourth pass
         assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
         assert server.ask("reset 6 1 " + codes(hand[:3])) == "ok"
         assert [m.id for m in agent.player.models] == ["first-round-asks", "second-round-asks"]
