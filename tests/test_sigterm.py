@@ -89,3 +89,37 @@ def test_sigterm_in_a_just_forked_worker_ends_it_at_once():
         return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
     assert _terminable(cmd)(None) == 143
+
+
+def test_a_pool_worker_whose_sigterm_exit_is_dropped_still_ends():
+    """A pool worker's SIGTERM handler raises SystemExit; raised inside a
+    finalizer, that exception is printed and dropped, and the worker went
+    back to waiting on a queue lock the terminating parent holds (simulate
+    hung after a SIGTERM to its process group).  The handler's SIGALRM
+    fallback ends such a worker (by SIGALRM, not by the dropped exit)."""
+    from clue_expert.play import simulate
+
+    class Finalized:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here; its SystemExit is dropped
+
+    pid = os.fork()
+    if pid == 0:  # the worker
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the dropped exception's report
+            signal.signal(signal.SIGTERM, simulate._worker_term)
+            Finalized()
+            signal.pause()  # back to waiting, as on the queue lock
+            signal.pause()
+        finally:
+            os._exit(0)  # reached only if no signal ended the worker
+    for _ in range(300):  # polls for at most ~30 s; the fallback takes WORKER_TERM_GRACE
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the worker whose SystemExit was dropped did not end")
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM, status

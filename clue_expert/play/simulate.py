@@ -466,6 +466,10 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: Seconds after a SIGTERM by which a pool worker has ended even if the
+#: handler's SystemExit was dropped (:func:`_worker_term`).
+WORKER_TERM_GRACE = 2
+
 _worker_busy = [False]  # a pool worker is playing a game (not waiting for one, not sending a result)
 
 
@@ -476,9 +480,20 @@ def _worker_term(signum: int, frame: Any) -> None:
     left the lock taken for ever, and the parent's ``Pool.terminate`` waited
     on it (simulate hung after a SIGTERM to its process group).  Waiting or
     sending, it raises SystemExit, which releases the lock on its way out
-    (and prints nothing); in a game it holds no queue lock and exits at once."""
+    (and prints nothing); in a game it holds no queue lock and exits at once.
+
+    Python runs a signal handler wherever the worker is, and an exception
+    raised inside a finalizer (``__del__``, a weakref callback, an at-fork
+    hook) is printed and dropped: the worker then went back to waiting for
+    a task whose lock the terminating parent holds, and the parent waited
+    for it for ever (a hang seen once in 12 SIGTERMs to the process group).
+    So the handler also arms :data:`WORKER_TERM_GRACE` seconds of
+    ``SIGALRM`` with its default action: a worker whose SystemExit was
+    dropped ends there, one that exits normally never sees it."""
     if _worker_busy[0]:
         os._exit(128 + signum)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(WORKER_TERM_GRACE)
     raise SystemExit(128 + signum)
 
 
