@@ -58,21 +58,33 @@ OPENING = "clue-opening"
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
 
 
+#: The signals held back while clipspy makes an environment (:func:`_new_environment`).
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def _new_environment() -> "clips.Environment":
     """A CLIPS environment, made with SIGINT and SIGTERM held back: a
     Ctrl-C landing in ``clips.Environment.__init__`` left an object whose
     ``__del__`` recursed (clipspy reads its unset attributes through
-    ``__getattr__``) and printed a RecursionError traceback.  A signal that
-    came meanwhile is delivered once they are let through again."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    ``__getattr__``) and printed a RecursionError traceback.  Their Python
+    handlers are replaced meanwhile by one that notes the signal, which is
+    raised again once the environment is whole.  (Blocking the signals with
+    ``pthread_sigmask`` held them back only from this thread: the process's
+    other threads took them, and the handler still ran in the middle.)"""
+    got: list[int] = []
     try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    except (AttributeError, ValueError, OSError):  # no pthread_sigmask here
+        old = {s: signal.signal(s, lambda signum, frame: got.append(signum)) for s in HELD_SIGNALS}
+    except ValueError:  # not the main thread, where Python runs no handler
         return clips.Environment()
     try:
-        return clips.Environment()
+        env = clips.Environment()
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    for signum in dict.fromkeys(got):
+        signal.raise_signal(signum)
+    return env
+
 
 @register_engine
 class ClipsEngine(RuleEngine):
