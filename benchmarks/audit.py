@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from clue_expert.testing.samples import costly_strategy
+
 ROOT = Path(__file__).resolve().parent.parent
 CAP = 3 * 1024 ** 3
 CPU_LIMIT = 10.0
@@ -395,13 +397,7 @@ def _strategy(d: Path, name: str, let: dict, edition_cards: str = "category_card
 @case("costly-library-call", "a short strategy valuing all 216 suggestions twice in one request (5 players, "
                              "one such seat, one round)")
 def _costly(d: Path):
-    f = write(d / "costly.yaml", yaml_text({
-        "id": "costly", "title": "costly", "kind": "strategy",
-        "rules": [{"id": "costly-rule", "message": "costly", "when": "your-turn",
-                   "for": {"s": "category_cards('suspect')", "w": "category_cards('weapon')",
-                           "r": "category_cards('room')"},
-                   "each": {"g": "information_gain([s, w, r])", "h": "information_gain([s, w, r], 'hartley')"},
-                   "then": [{"suggest": {"other": "category_cards(category)"}}]}]}))
+    f = write(d / "costly.yaml", yaml_text(costly_strategy()))
     r = run_cli(["play", "--strategy", str(f), *["--strategy", "mitchell-basic"] * 4, "--players", "5", "--seed", "1",
                  "--max-rounds", "1", "--show", "quiet", "--no-sheets"], cwd=d, timeout=150)
     ok_err, note = one_error(r, str(f), "'costly-rule'", "limit")
@@ -588,6 +584,17 @@ def _yaml_load(path: Path):
     return yaml.safe_load(path.read_text())
 
 
+def _levels_verdict(d: Path, sim, out: Path):
+    """The level cases' row: the four records ``sim`` wrote to ``out``, each
+    deduced at every level and checked against its deal."""
+    records = sorted(out.glob("game-*.yaml"))
+    r, bad, runs = _false_facts(d, records)
+    ok = sim.code == 0 and len(records) == 4 and not bad
+    return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
+                   f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
+                   f"contradictions {bad[:2]}")
+
+
 @case("levels-two-envelope-cards", "every level on records of an edition whose envelope holds 2 suspects (deal known)")
 def _levels_edition(d: Path):
     ed = _edition(d, "two-suspects", {"suspect": [f"s{j}" for j in range(7)], "weapon": [f"w{j}" for j in range(6)],
@@ -596,12 +603,7 @@ def _levels_edition(d: Path):
     sim = run_cli(["simulate", "--edition", str(ed), "--players", "4", "--games", "4", "--seed", "5", "--workers", "1",
                    "--strategy", "mitchell-basic", "--strategy", "kingston-deduction", "--records", str(out),
                    "--quiet"], cwd=d, timeout=150)
-    records = sorted(out.glob("game-*.yaml"))
-    r, bad, runs = _false_facts(d, records)
-    ok = sim.code == 0 and len(records) == 4 and not bad
-    return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
-                   f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
-                   f"contradictions {bad[:2]}")
+    return _levels_verdict(d, sim, out)
 
 
 @case("levels-generalized", "every level on records of the generalized game (deal known)")
@@ -609,12 +611,7 @@ def _levels_generalized(d: Path):
     out = d / "records"
     sim = run_cli(["simulate", "--game", "generalized", "--players", "4", "--hand", "3", "--hidden", "2", "--games",
                    "4", "--seed", "7", "--workers", "1", "--records", str(out), "--quiet"], cwd=d, timeout=150)
-    records = sorted(out.glob("game-*.yaml"))
-    r, bad, runs = _false_facts(d, records)
-    ok = sim.code == 0 and len(records) == 4 and not bad
-    return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
-                   f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
-                   f"contradictions {bad[:2]}")
+    return _levels_verdict(d, sim, out)
 
 
 # --- the contest agent against a server of our own -----------------------------------------------------

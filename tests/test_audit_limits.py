@@ -12,6 +12,7 @@ from clue_expert.core.errors import ClueError, RuleLimitError
 from clue_expert.engine import interpret
 from clue_expert.people.cli import main
 from clue_expert.play import simulate
+from clue_expert.testing.samples import costly_strategy
 
 HAND = ("scarlett", "rope", "hall", "lounge", "dagger", "plum")
 TRIPLES = [(s, w, r) for s in ("mustard", "white", "green") for w in ("candlestick", "spanner", "pipe")
@@ -124,13 +125,7 @@ def test_a_request_valuing_every_suggestion_twice_stops_at_the_work_limit(tmp_pa
     beliefs stop and the sheet's estimate answers (the game goes on)."""
     from clue_expert.engine import expr
     path = tmp_path / "costly.yaml"
-    path.write_text(yaml.safe_dump({
-        "id": "costly", "title": "costly", "kind": "strategy",
-        "rules": [{"id": "costly-rule", "message": "costly", "when": "your-turn",
-                   "for": {"s": "category_cards('suspect')", "w": "category_cards('weapon')",
-                           "r": "category_cards('room')"},
-                   "each": {"g": "information_gain([s, w, r])", "h": "information_gain([s, w, r], 'hartley')"},
-                   "then": [{"suggest": {"other": "category_cards(category)"}}]}]}))
+    path.write_text(yaml.safe_dump(costly_strategy()))
     budgets = []
     real = expr.Budget.start_run
     monkeypatch.setattr(expr.Budget, "start_run", lambda self: budgets.append(getattr(self, "work", 0)) or real(self))

@@ -1,5 +1,6 @@
-"""Small inputs shared by several test files: a user's rule file with its
-scenarios, and a progress callback that presses Ctrl-C."""
+"""Small inputs shared by several test files (and benchmarks/audit.py): a
+user's rule file with its scenarios, a progress callback that presses
+Ctrl-C, and a costly strategy rule file."""
 from __future__ import annotations
 
 #: A user's deduction rule file of one rule (its ruleset id is ``mine``), as
@@ -51,3 +52,18 @@ class InterruptAfter:
         self.seen += 1
         if self.seen == self.k:
             raise KeyboardInterrupt
+
+
+def costly_strategy() -> dict:
+    """A short strategy rule file (as a mapping) whose one rule values all
+    216 suggestions of the classic edition twice in one request, with
+    Shannon and Hartley information gain: about 120,000,000 units of the
+    exact beliefs' work, past the per-request limit ``RUN_WORK`` (issue 25's
+    audit, ``benchmarks/audit.py`` case ``costly-library-call``)."""
+    return {
+        "id": "costly", "title": "costly", "kind": "strategy",
+        "rules": [{"id": "costly-rule", "message": "costly", "when": "your-turn",
+                   "for": {"s": "category_cards('suspect')", "w": "category_cards('weapon')",
+                           "r": "category_cards('room')"},
+                   "each": {"g": "information_gain([s, w, r])", "h": "information_gain([s, w, r], 'hartley')"},
+                   "then": [{"suggest": {"other": "category_cards(category)"}}]}]}
