@@ -322,6 +322,14 @@ def test_progress_lines_every_step_when_the_interval_is_zero(capsys, monkeypatch
     assert "simulate:" not in out and "Simulation: 4 games" in out
 
 
+def test_progress_lines_say_when_the_first_game_is_done(capsys, monkeypatch):
+    """A log shows the first finished game at once, not only after the interval."""
+    monkeypatch.setattr("clue_expert.people.render.PROGRESS_EVERY", 3600.0)
+    assert main(["simulate", "--games", "3", "--workers", "1", "--strategy", "mitchell-basic", "--no-color"]) == 0
+    err = capsys.readouterr().err
+    assert [int(m.group(1)) for m in re.finditer(r"^simulate: (\d+) of 3 games", err, re.M)] == [0, 1, 3]
+
+
 @pytest.mark.parametrize("argv, label", [
     (["reproduce", "kingston", "--envelopes", "0", "--seeds", "2", "--no-beside", "--workers", "1", "--json"], "reproduce kingston"),
     (["puzzle", "--seed", "3", "--json"], "puzzle (medium)"),

@@ -768,9 +768,11 @@ PROGRESS_EVERY = 5.0
 
 class ProgressLines:
     """Progress as plain lines on a stream that is not a terminal (a log
-    file, a pipe): a line when the work starts, then at most one every
-    ``every`` seconds, and one when it is done -- ``label: N of TOTAL unit,
-    S s`` (``label: N unit, S s`` when the total is not known)."""
+    file, a pipe): a line when the work starts, one when its first step is
+    done (a reader of the log sees the work produce before the interval
+    passes), then at most one every ``every`` seconds, and one when it is
+    done -- ``label: N of TOTAL unit, S s`` (``label: N unit, S s`` when the
+    total is not known)."""
 
     def __init__(self, label: str, total: int | None, unit: str = "games", file=None,
                  every: float | None = None):
@@ -795,10 +797,10 @@ class ProgressLines:
         self._line(self._status())
 
     def advance(self) -> None:
-        """One step finished: a line when the last one is ``every`` seconds old."""
+        """One step finished: a line for the first step, and when the last line is ``every`` seconds old."""
         self.count += 1
         now = time.monotonic()
-        if now - self._last >= self.every:
+        if self.count == 1 or now - self._last >= self.every:
             self._last = now
             self._line(self._status())
 
