@@ -9,8 +9,7 @@ known facts, running the rules again after each.  The same model answers
 """
 from __future__ import annotations
 
-import ast
-from typing import Iterable, Iterator, NoReturn
+from typing import Iterable, NoReturn
 
 from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
@@ -293,7 +292,7 @@ def _request_need(kind: str, rules: Iterable) -> str:
             continue
         if not rule.shorthand or not REQUEST_KINDS.issuperset(rule.on):
             return "sheet"
-        calls = set(_calls(rule))
+        calls = _calls(rule)
         if not calls <= SETTLE_FREE | ASKS_SOLVED:
             return "sheet"
         if calls & ASKS_SOLVED:
@@ -301,16 +300,10 @@ def _request_need(kind: str, rules: Iterable) -> str:
     return need
 
 
-def _calls(rule) -> Iterator[str]:
-    """The names of the functions a rule's expressions call."""
+def _calls(rule) -> set[str]:
+    """The names of the functions a rule's expressions call (as compiled: :attr:`Expression.calls`)."""
     exprs = [e for _, e in (*rule.lets, *rule.loops, *rule.each)]
     exprs += [rule.condition, rule.guard, rule.where, *rule.because]
     for c in rule.then:
         exprs += [*c.args, *c.slots.values()]
-    for expr in exprs:
-        if expr is None:
-            continue
-        source = getattr(expr, "source", expr)
-        for node in ast.walk(ast.parse(str(source).strip(), mode="eval")):
-            if isinstance(node, ast.Call):
-                yield node.func.id if isinstance(node.func, ast.Name) else "?"
+    return set().union(*(e.calls for e in exprs if e is not None))

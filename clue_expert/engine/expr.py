@@ -294,13 +294,15 @@ _CMPOPS = {
 class Expression:
     """A compiled expression: call it with an environment mapping."""
 
-    __slots__ = ("source", "names", "_fn", "fn")
+    __slots__ = ("source", "names", "calls", "_fn", "fn")
 
-    def __init__(self, source: str, fn: Compiled, names: frozenset[str]):
+    def __init__(self, source: str, fn: Compiled, names: frozenset[str], calls: frozenset[str] = frozenset()):
         #: The text the expression was compiled from.
         self.source = source
         #: Free variable names the expression reads.
         self.names = names
+        #: The library functions the expression calls.
+        self.calls = calls
         self._fn = fn
         #: The compiled closure itself (``fn(env)`` is ``self(env)`` without
         #: the method call: the knowledge's hot loop calls it directly).
@@ -344,7 +346,7 @@ def compile_expression(source: Any, variables: Iterable[str], functions: Mapping
     except RecursionError:  # pragma: no cover - _check_tree bounds the depth first
         raise LimitError(f"expression {clip(source, 60)} is nested too deeply "
                          f"(the limit is {MAX_DEPTH} levels)") from None
-    return Expression(source, fn, frozenset(compiler.used))
+    return Expression(source, fn, frozenset(compiler.used), frozenset(compiler.calls))
 
 
 def clip(value: Any, limit: int = 200) -> str:
@@ -455,6 +457,8 @@ class _Compiler:
         self.source = source
         self.constants = constants or {}
         self.used: set[str] = set()
+        #: The functions called (:attr:`Expression.calls`).
+        self.calls: set[str] = set()
 
     def _constant(self, node: ast.AST) -> tuple | None:
         """``(value,)`` when the node is a literal number, string, flag or
@@ -615,6 +619,7 @@ class _Compiler:
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail("*args")
         _check_arity(name, self.functions[name], len(node.args), self.source)
+        self.calls.add(name)
         args = [self.visit(a) for a in node.args]
         fn = self.functions[name]
         # A result that is a tuple may embed the arguments (fact references):
