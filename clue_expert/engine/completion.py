@@ -38,6 +38,7 @@ class CompletionStep(RuleInterpreter):
     _deferred: tuple | None
     _category_cards: dict
     rules: tuple
+    _request_needs: dict[str, str]
 
     #: Whether the completion step may wait until the knowledge is next read
     #: (a request, :meth:`solved`, :meth:`settle`) instead of running after
@@ -67,10 +68,9 @@ class CompletionStep(RuleInterpreter):
         sees what it would see after the step, and the step runs at the next
         read that needs it (asked before the rules run, never from inside
         one, where it would run the engine within the engine's run)."""
-        needs = self.__dict__.setdefault("_request_needs", {})
-        need = needs.get(kind)
+        need = self._request_needs.get(kind)
         if need is None:
-            need = needs[kind] = _request_need(kind, self.rules)
+            need = self._request_needs[kind] = _request_need(kind, self.rules)
         if need == "sheet":
             self.settle()
         elif need == "solved":

@@ -185,6 +185,8 @@ class Knowledge(CompletionStep):
         self._engine.watch = watch
         #: The rules the engine runs, in load order.
         self.rules: tuple[CompiledRule, ...] = tuple(rules)
+        #: request kind -> what its rules need of a waiting completion step (CompletionStep._before_request).
+        self._request_needs: dict[str, str] = {}
         #: The fact kinds the rules match: the seat declares the facts only the knowledge
         #: levels read (seen, show-card, reading and their counts) only when some rule does.
         self._matched_kinds = frozenset(_kinds_matched(rules))
@@ -219,6 +221,8 @@ class Knowledge(CompletionStep):
     def _reset(self) -> None:
         #: rule id -> matches its join made since the knowledge started (None: all rules'; MAX_GAME_MATCHES).
         self._game_matches: dict[str | None, int] = {}
+        #: (count kind, name) -> (the set of cells it read, its size then, the facts counted) (FactStore._counted).
+        self._counted_memo: dict[tuple[str, str], tuple[set, int, list[Key]]] = {}
         self._reading: EngineFact | None = None  # reading(turn T) while a suggestion runs
         self._deferred = None  # (turn,): the completion step waits for a read (see CompletionStep.settle)
         self._held: dict[str, set[str]] = {o: set() for o in self.owners}

@@ -102,6 +102,7 @@ class FactStore(Justifying):
     _order: dict[str, int]
     _observations: list[Observed]
     _held: dict[str, set[str]]
+    _counted_memo: dict[tuple[str, str], tuple[set, int, list[Key]]]
     _lacked: dict[str, set[str]]
     _holders: dict[str, set[str]]
     _lackers: dict[str, set[str]]
@@ -224,9 +225,7 @@ class FactStore(Justifying):
         source = self._count_source(kind, name)
         if source is None:
             return self._count_now(kind, name)
-        memo = self.__dict__.get("_counted_memo")
-        if memo is None:
-            memo = self.__dict__["_counted_memo"] = {}
+        memo = self._counted_memo
         made = memo.get((kind, name))
         if made is not None and made[0] is source and made[1] == len(source):
             return made[2]
