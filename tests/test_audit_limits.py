@@ -177,14 +177,14 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
 
     class Holder:
         def __del__(self):
-            simulate._on_sigint(signal.SIGINT, sys._getframe())  # as if SIGINT came in here
+            simulate.interrupt(signal.SIGINT, sys._getframe())  # as if SIGINT came in here
 
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", dropped.append)  # what prints "Exception ignored in ..."
     Holder()  # collected at once
     assert dropped == [] and simulate._STOP_ASKED == [signal.SIGINT]
     with pytest.raises(KeyboardInterrupt):
-        simulate._on_sigint(signal.SIGINT, sys._getframe())
+        simulate.interrupt(signal.SIGINT, sys._getframe())
 
 
 def test_a_clips_environment_is_made_with_ctrl_c_held_back(monkeypatch):

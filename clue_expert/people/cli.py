@@ -48,8 +48,7 @@ from ..play.group1_grid import group1
 from ..play.puzzles import DIFFICULTIES, make_puzzle
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
-from ..play.simulate import (Interrupted, LocalExecutor, check_players, in_finalizer, make_specs, run_games,
-                             stop_asked, summarize)
+from ..play.simulate import Interrupted, LocalExecutor, check_players, interrupt, make_specs, run_games, summarize
 from ..play.cluster import DaskExecutor
 from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
 from ..testing.scenarios import run_rule_file
@@ -834,9 +833,7 @@ def _terminable(cmd):
                 # holds the task queue's lock while the parent waits on it
                 os._exit(128 + signum)
             got.append(signum)
-            stop_asked(signum)  # looked at after each game, should the exception be dropped in a callback
-            if not in_finalizer(frame):  # raised in a __del__ it would only be printed
-                raise KeyboardInterrupt
+            interrupt(signum, frame)  # noted too: looked at after each game, should the exception be dropped
         try:
             old = signal.signal(signal.SIGTERM, on_term)
         except ValueError:  # not the main thread: left as it is

@@ -438,7 +438,10 @@ def in_finalizer(frame: Any) -> bool:
     return False
 
 
-def _on_sigint(signum: int, frame: Any) -> None:
+def interrupt(signum: int, frame: Any) -> None:
+    """A stop signal's handler: the stop noted (:func:`stop_asked`), and
+    KeyboardInterrupt raised unless ``frame`` is in a finalizer, where it
+    would only be printed (:func:`in_finalizer`)."""
     stop_asked(signum)
     if not in_finalizer(frame):
         raise KeyboardInterrupt
@@ -453,7 +456,7 @@ def _noting_sigint() -> Iterator[None]:
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield
         return
-    signal.signal(signal.SIGINT, _on_sigint)
+    signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     finally:
