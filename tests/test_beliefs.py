@@ -119,8 +119,8 @@ def test_deduce_probabilities_json(capsys):
     assert set(sheet["envelope"]) == {"suspect", "weapon", "room"}
 
 
-def brute_suggestion(record, upto, triple):
-    """Outcome probabilities and expected posterior entropy of the seat
+def brute_joint(record, upto, triple):
+    """outcome ((refuter, card) or None) -> envelope -> weight, of the seat
     suggesting ``triple``, by enumerating every deal (same model)."""
     me = record.me
     i = record.players.index(me)
@@ -137,6 +137,13 @@ def brute_suggestion(record, upto, triple):
                 break
         else:
             joint[None][env] += w
+    return joint
+
+
+def brute_suggestion(record, upto, triple):
+    """Outcome probabilities and expected posterior entropy of the seat
+    suggesting ``triple``, by enumerating every deal (same model)."""
+    joint = brute_joint(record, upto, triple)
     z = sum(sum(d.values()) for d in joint.values())
     outcomes = {k: sum(d.values()) / z for k, d in joint.items()}
     after = {k: -sum(v / (outcomes[k] * z) * math.log2(v / (outcomes[k] * z)) for v in d.values() if v > 0)
@@ -172,6 +179,44 @@ def check_suggestions(record, upto):
     ranked = ev.rank(3)
     assert all(v.exact for v in ranked)
     assert [v.gain_bits for v in ranked] == sorted((v.gain_bits for v in ranked), reverse=True)
+
+
+def test_top_measure_matches_brute_force():
+    """measure 'top': each outcome is valued at 1 - its likeliest envelope's
+    posterior, the gain is the rise in the expected chance of naming the
+    envelope at once (both by enumeration), and on these positions it ranks
+    some suggestions otherwise than entropy does."""
+    from clue_expert.engine.beliefs import SuggestionEvaluator
+    rng = random.Random(517)
+    reordered = 0
+    for _ in range(5):
+        record = random_record(rng, 3, n_turns=6, edition=SMALL, accuse_rate=0.1)
+        for upto in (0, 3):
+            k = replay(record, upto)
+            ev = SuggestionEvaluator(k, measure="top")
+            top_now = max(ev.beliefs.envelope.values())
+            assert ev.entropy_bits == pytest.approx(1.0 - top_now, abs=1e-12)
+            for suggestion in ev.candidates():
+                joint = brute_joint(record, upto, suggestion)
+                z = sum(sum(d.values()) for d in joint.values())
+                expected_top = sum(max(d.values()) for d in joint.values()) / z
+                value = ev.evaluate(suggestion)
+                assert value.gain_bits == pytest.approx(max(0.0, expected_top - top_now), abs=1e-9)
+                for key, d in joint.items():
+                    assert value.entropy_after[key] == pytest.approx(1.0 - max(d.values()) / sum(d.values()),
+                                                                     abs=1e-9)
+    # rarely on decks this small: once in these thirty 4-player positions
+    rng = random.Random(517)
+    for _ in range(10):
+        record = random_record(rng, 4, n_turns=6, edition=SMALL, accuse_rate=0.1)
+        for upto in (0, 3, 6):
+            k = replay(record, upto)
+            ev = SuggestionEvaluator(k, measure="top")
+            shannon = SuggestionEvaluator(k, ev.beliefs)
+            values = {t: ev.evaluate(t).gain_bits for t in ev.candidates()}
+            by_entropy = max(values, key=lambda t: round(shannon.evaluate(t).gain_bits, 12))
+            reordered += values[by_entropy] < max(values.values()) - 1e-9
+    assert reordered > 0
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -827,10 +827,19 @@ def min_entropy(ps) -> float:
     return max(0.0, -math.log2(top)) if top > 0 else 0.0
 
 
+def guess_risk(ps) -> float:
+    """1 - the largest probability: the chance that a guess of the likeliest outcome is wrong (not in
+    bits; a suggestion's gain in it is how much it raises, in expectation, the chance of naming the
+    envelope rightly at once)."""
+    return max(0.0, 1.0 - max(ps, default=1.0))
+
+
 #: Uncertainty measures of the envelope's distribution, in bits: the Renyi
 #: entropies of order 1 (Shannon), 0 (Hartley) and infinity (min-entropy).
-#: ``deal`` ranks suggestions by what they tell about the whole deal instead.
-MEASURES = {"shannon": entropy, "hartley": hartley, "min": min_entropy, "deal": entropy}
+#: ``deal`` ranks suggestions by what they tell about the whole deal instead;
+#: ``top`` (a probability, not bits) by the expected chance that the likeliest
+#: envelope after the outcome is the true one (the race's measure).
+MEASURES = {"shannon": entropy, "hartley": hartley, "min": min_entropy, "deal": entropy, "top": guess_risk}
 
 
 @dataclass
@@ -926,7 +935,9 @@ class SuggestionEvaluator:
         #: The uncertainty measure: ``shannon`` (entropy of the envelope's
         #: distribution), ``hartley`` (log2 of the number of envelopes
         #: still possible -- zero exactly when the seat is certain) or ``min``
-        #: (-log2 of the likeliest envelope's probability).
+        #: (-log2 of the likeliest envelope's probability); ``top`` (1 - the
+        #: likeliest envelope's probability: its gain is the rise in the chance
+        #: of naming the envelope at once).
         self.measure = measure
         #: The knowledge valued over (the seat's, or an overlay of its clues).
         self.view = k

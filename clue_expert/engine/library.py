@@ -514,7 +514,8 @@ def _one_set_per_category(k: KnowledgeView, sets, name: str) -> list:
 @function("the suggestion (one card per category, in category order) with the largest exact expected "
           "reduction of the envelope's uncertainty, among the `shortlist` best by the quick estimate; measure "
           "'shannon' (entropy), 'hartley' (log2 of the envelopes still possible), 'min' (-log2 of the "
-          "likeliest envelope's probability) or 'deal' (information about the whole deal)")
+          "likeliest envelope's probability), 'top' (1 - the likeliest envelope's probability: the rise in "
+          "the chance of naming the envelope at once) or 'deal' (information about the whole deal)")
 def most_informative(k: KnowledgeView, shortlist=4, measure="shannon"):
     try:
         return _evaluator(k, measure).rank(int(shortlist))[0].cards
