@@ -222,9 +222,10 @@ def _run(jobs: list, workers: int) -> list:
 
 
 def field_tables(players: int, games: int, workers: int, seed: int, candidates: list[str], field: str,
-                 only: list[str] | None = None) -> None:
+                 only: list[str] | None = None, every_seat: bool = False) -> None:
     """The candidates against the field that is not our own (``outside``), family by family and mixed,
-    or against the outside families and our own together (``mixed``)."""
+    or against the outside families and our own together (``mixed``); with ``every_seat``, each table's
+    every seat spec's win rate per seat after it."""
     cands = candidates or [default_seat(players)]
     ours = [s for s in FIELD if seat_spec(parse_seat(s)) not in {seat_spec(parse_seat(c)) for c in cands}]
     tables = []
@@ -249,6 +250,7 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
         print("| --- | ---: | --- | --- | ---: | ---: | --- | --- |")
         acc = guess = wrong = 0
         longest = (0.0, 0.0)
+        every: list = []
         for label, draw in tables:
             results = _run(_jobs(players, games, seed, cand, draw), workers)
             wins = sum(1 for r in results if r["winner"] == r["cand"])
@@ -273,6 +275,17 @@ def field_tables(players: int, games: int, workers: int, seed: int, candidates: 
                        else "behind, intervals overlap")
             print(f"| {label} | {wins / games:.1%} | {lo:.1%}–{hi:.1%} | {name_of.get(best, best)} | {seats[best]} | {b:.1%} | "
                   f"{blo:.1%}–{bhi:.1%} | {verdict} |")
+            if every_seat:
+                every.append((label, wins, games, seats, won))
+        for label, wins, n, seats, won in every:
+            print(f"\nevery seat spec at the table '{label}' (the candidate first, then by win rate per seat):")
+            print("| seat spec | seat-games | wins | win rate | 95 % interval |")
+            print("| --- | ---: | ---: | ---: | --- |")
+            lo, hi = wilson(wins, n)
+            print(f"| the candidate | {n} | {wins} | {wins / n:.1%} | {lo:.1%}–{hi:.1%} |")
+            for s in sorted(seats, key=lambda s: -won[s] / seats[s]):
+                lo, hi = wilson(won[s], seats[s])
+                print(f"| {name_of.get(s, s)} | {seats[s]} | {won[s]} | {won[s] / seats[s]:.1%} | {lo:.1%}–{hi:.1%} |")
         rate = f"{wrong / acc:.1%}" if acc else "n/a"
         print(f"accusations {acc} ({guess} before certainty), wrong {wrong} ({rate}); longest call {longest[0]:.2f} s "
               f"CPU ({longest[1]:.2f} s wall); "
@@ -295,10 +308,13 @@ def main() -> None:
     ap.add_argument("--table", action="append", default=[], metavar="NAME",
                     help="with --field outside|all: play only this table (a family's name, 'outside mix' or "
                          "'mixed field (outside + ours)'; repeatable)")
+    ap.add_argument("--every-seat", action="store_true",
+                    help="with --field: after the tables, every seat spec's seat-games and win rate per seat, with "
+                         "its 95 %% interval (not only the best other one)")
     a = ap.parse_args()
     for n in a.players:
         if a.field != "our" and not a.clue_precision:
-            field_tables(n, a.games, a.workers, a.seed, a.candidate, a.field, a.table)
+            field_tables(n, a.games, a.workers, a.seed, a.candidate, a.field, a.table, a.every_seat)
         elif a.clue_precision:
             clue_precision(n, a.games, a.seed, a.candidate)
         else:
