@@ -621,7 +621,8 @@ def most_informative_ahead(k: KnowledgeView, sets, shortlist=4, beliefs="sheet")
 
 
 @function("exact expected reduction of the envelope's uncertainty, in bits, if the seat makes the "
-          "suggestion (measure 'shannon' or 'hartley'); beliefs 'clues' as in most_informative_of")
+          "suggestion (measure as in most_informative: 'shannon', 'hartley', 'min', 'top' -- not bits, a "
+          "probability -- or 'deal'); beliefs 'clues' as in most_informative_of")
 def information_gain(k: KnowledgeView, suggestion, measure="shannon", beliefs="sheet"):
     try:
         return _evaluator(k, measure, beliefs).evaluate(tuple(suggestion)).gain_bits
