@@ -597,29 +597,18 @@ class _Facts(dict):
 
     def __missing__(self, at: int) -> EngineFact:
         fact, steps = self.raised.pop(at)  # KeyError: an index CLIPS never reported, as in a plain dict
-        values = fact.values
-        made = EngineFact(fact.kind, values[:-1] + (("n", values[-1][1] + steps),) if values[-1][0] == "n" else
-                          tuple((f, v + steps if f == "n" else v) for f, v in values))
-        key = fact.__dict__.get("_key")
-        if key is not None:  # a count's key is its kind and group, whatever its n
-            made.__dict__["_key"] = key
-        self[at] = made
+        last = fact.values[-1]
+        made = self[at] = _with_n(fact, (last[1] if last[0] == "n" else dict(fact.values)["n"]) + steps)
         return made
 
     def count_at(self, at: int, n: int) -> EngineFact:
         """The count at ``at`` with the value ``n`` (what a firing logged, or
         CLIPS holds), made if the one last made has another value."""
         fact = self[at]
-        values = fact.values
-        if values[-1] == ("n", n):
+        if fact.values[-1] == ("n", n):
             return fact
-        made = EngineFact(fact.kind, values[:-1] + (("n", n),) if values[-1][0] == "n" else
-                          tuple((f, n if f == "n" else v) for f, v in values))
-        key = fact.__dict__.get("_key")
-        if key is not None:  # a count's key is its kind and group, whatever its n
-            made.__dict__["_key"] = key
         self.index.pop(fact, None)  # a raised count is not in the fact -> index map (see raise_count)
-        self[at] = made
+        made = self[at] = _with_n(fact, n)
         return made
 
     def holds(self, at: int) -> bool:
@@ -630,6 +619,18 @@ class _Facts(dict):
         """Make every raised count not made yet."""
         for at in list(self.raised):
             self[at]
+
+
+def _with_n(fact: EngineFact, n: int) -> EngineFact:
+    """The count ``fact`` with the value ``n``, keeping its key (a count's
+    key is its kind and group, whatever its n)."""
+    values = fact.values
+    made = EngineFact(fact.kind, values[:-1] + (("n", n),) if values[-1][0] == "n" else
+                      tuple((f, n if f == "n" else v) for f, v in values))
+    key = fact.__dict__.get("_key")
+    if key is not None:
+        made.__dict__["_key"] = key
+    return made
 
 
 def _plan(compiled: _Compiled) -> tuple:
