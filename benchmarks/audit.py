@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable
 
 from clue_expert.testing.samples import costly_strategy
+from worker_memory import descendants, rss_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 CAP = 3 * 1024 ** 3
@@ -59,32 +60,6 @@ TICK = os.sysconf("SC_CLK_TCK")
 def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as from a terminal, even when this script runs in the background
-
-
-def rss_mb(pid: int) -> float:
-    """VmRSS of ``pid`` in MB (0 when it is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def descendants(pid: int) -> list[int]:
-    """Every living process below ``pid`` (the children of each of its threads)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                kids = [int(k) for k in (task / "children").read_text().split()]
-            except OSError:
-                continue
-            out += kids
-            todo += kids
-    return out
 
 
 def tree_cpu(pid: int) -> float:
@@ -144,13 +119,13 @@ def run_cli(argv: list, *, cwd: Path, timeout: float = 60.0, stdin: str | None =
                 break
             now = time.monotonic()
             for p in [proc.pid, *descendants(proc.pid)]:
-                peaks[p] = max(peaks.get(p, 0.0), rss_mb(p))
+                peaks[p] = max(peaks.get(p, 0.0), rss_mb(p) or 0.0)
             if first is not None and first_at is None and first():
                 first_at = now
                 r.first = {"cpu": tree_cpu(proc.pid), "wall": now - started,
-                           "rss": max(rss_mb(p) for p in [proc.pid, *descendants(proc.pid)])}
+                           "rss": max(rss_mb(p) or 0.0 for p in [proc.pid, *descendants(proc.pid)])}
             if first_at is not None and signalled is None and now - first_at >= after_first:
-                r.first["rss_stop"] = max(rss_mb(p) for p in [proc.pid, *descendants(proc.pid)])
+                r.first["rss_stop"] = max(rss_mb(p) or 0.0 for p in [proc.pid, *descendants(proc.pid)])
                 r.first["wall_stop"] = now - started
                 r.stopped = True
                 signalled = now

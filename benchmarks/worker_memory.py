@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def rss_mb(pid: int) -> float | None:
+    """VmRSS of ``pid`` in MB (None when it is gone)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
