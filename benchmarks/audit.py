@@ -186,14 +186,20 @@ def case(name: str, finding: str, long: bool = False):
     return wrap
 
 
+def error_line(err: str) -> str:
+    """What a run said on stderr, whole: its first ``error:`` line, else its last line."""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    return errors[0] if errors else (lines[-1] if lines else "")
+
+
 def one_error(r: Run, *needles: str, code: int = 2) -> tuple[bool, str]:
     """One ``error:`` line on stderr holding every needle, and exit ``code``."""
     lines = [ln for ln in r.err.splitlines() if ln.strip()]
     errors = [ln for ln in lines if ln.startswith("error:")]
     missing = [n for n in needles if n not in r.err]
     ok = r.code == code and len(errors) == 1 and not missing and "Traceback" not in r.err
-    first = errors[0] if errors else (lines[-1] if lines else "")
-    note = first
+    note = error_line(r.err)
     if missing:
         note += f" [missing: {missing}]"
     return ok, note
@@ -284,7 +290,7 @@ def _huge_game(d: Path, edition: Path):
     right = r.code == 0 and '"games"' in r.out
     refused = r.code == 2 and str(edition) in r.err and "limit" in r.err
     note = (f"played (exit 0)" if right else
-            f"refused: {r.err.strip()[:150]}" if refused else f"exit {r.code}: {r.err.strip()[-150:]}")
+            f"refused: {error_line(r.err)}" if refused else f"exit {r.code}: {error_line(r.err)}")
     if r.timed_out:
         note = f"stopped after {r.wall:.0f} s, not finished; " + note
     return r, right or refused, note
@@ -543,7 +549,7 @@ def _false_facts(d: Path, records: list, levels=("complete", "kingston", "mitche
                 max(worst.wall, r.wall)
             worst.code = r.code if worst.code in (None, 0) else worst.code
             if r.code != 0:
-                bad.append(f"{rec.name} {level}: exit {r.code} {r.err.strip()[:100]}")
+                bad.append(f"{rec.name} {level}: exit {r.code} {error_line(r.err)}")
                 continue
             sheet = json.loads(r.out)
             for owner, cells in sheet["cells"].items():
@@ -567,7 +573,7 @@ def _levels_verdict(d: Path, sim, out: Path):
     ok = sim.code == 0 and len(records) == 4 and not bad
     return r, ok, (f"{len(records)} records x 3 levels ({runs} deduce runs; CPU and RSS of the largest): "
                    f"{r.extra['facts']:,} facts checked against the deal, {len(bad)} false or spurious "
-                   f"contradictions {bad[:2]}")
+                   f"contradictions{'; the first two: ' + str(bad[:2]) if bad else ''}")
 
 
 @case("levels-two-envelope-cards", "every level on records of an edition whose envelope holds 2 suspects (deal known)")
@@ -763,14 +769,14 @@ def _sigint_tries(d: Path):
                     first=lambda out=out: (out / "cells.jsonl").exists(), after_first=delay)
         clean = r.code == 130 and "Traceback" not in r.err and "Exception ignored" not in r.err \
             and r.err.strip().splitlines()[-1:] != [] and r.err.strip().splitlines()[-1].startswith("interrupted after")
-        outcomes.append("ok" if clean else f"exit {r.code}: {r.err.strip()[-80:]}")
+        outcomes.append("ok" if clean else f"exit {r.code}: {error_line(r.err)}")
         worst.code = r.code if clean and worst.code in (None, 130) else (worst.code or r.code)
         worst.cpu, worst.peak_mb, worst.wall = max(worst.cpu, r.cpu), max(worst.peak_mb, r.peak_mb), \
             max(worst.wall, r.wall)
     good = outcomes.count("ok")
     bad = [o for o in outcomes if o != "ok"]
     return worst, not bad, (f"{good} of {len(outcomes)} stopped with exit 130, the summary line and no traceback "
-                            f"(CPU, wall and RSS of the longest try) {bad[:2]}")
+                            f"(CPU, wall and RSS of the longest try){'; the others: ' + str(bad) if bad else ''}")
 
 
 ESC = "\x1b[31mRED\x1b]0;owned\x07\u202e"
@@ -876,7 +882,6 @@ def main() -> None:
         failed += mark == "FAIL"
         cpu_text = f"{cpu:.1f}" + (" (to the first result)" if c.long else "")
         note = note.replace(str(d) + "/", "").replace(str(base) + "/", "")  # the files by name
-        note = note if len(note) <= 240 else note[:239] + "…"
         note = note.replace("|", "\\|").replace("\n", " ")
         print(f"| {c.name} | {r.code} | {r.wall:.1f} | {cpu_text} | {peak:.0f} | {mark} | {note} |", flush=True)
     print(f"# {len(chosen) - failed} of {len(chosen)} cases pass (CPU <= {CPU_LIMIT:.0f} s, "
