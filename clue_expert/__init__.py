@@ -1,8 +1,9 @@
 """clue-expert: a rule-based expert system for Clue/Cluedo.
 
-Facts about hands, passes and shown cards go into a forward-chaining experta
-engine whose rules are compiled from YAML files in ``rules/``; a SAT case
-analysis makes the deduction complete, and every conclusion is explained.
+Facts about hands, passes and shown cards go into a forward-chaining rule
+engine -- CLIPS through clipspy (the default) or experta's Rete -- whose
+rules are compiled from YAML files in ``rules/``; a SAT case analysis makes
+the deduction complete, and every conclusion is explained.
 
 The public Python API (docs/api.md has worked examples):
 
