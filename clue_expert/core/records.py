@@ -172,185 +172,242 @@ def _shaped(edition, names, source, turn, what, accusation: bool) -> tuple:
 
 def parse_record(data: object, source: str = "<record>") -> Record:
     """Validate a parsed record against the rules of the game."""
-    if not isinstance(data, dict):
-        raise RecordError("a record must be a mapping", source=source)
-    unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal", "board",
-                           "moves"}
-    if unknown:
-        raise RecordError(f"unknown key(s) {shorten(sorted(map(str, unknown)))}", source=source)
-    game = data.get("game", "speed-clue")
-    if game not in GAMES:
-        raise RecordError(f"game must be one of {english_list(GAMES, 'or')}, got {shorten(game)}", source=source)
-    general = game == "generalized"
-    for key in ("edition", "players", "me", "hand"):
-        if key not in data:
-            raise RecordError(f"missing key {key!r}", source=source)
-    if not isinstance(data["edition"], (str, int)) or isinstance(data["edition"], bool):
-        raise RecordError(f"edition must be an edition id or file name, got {shorten(data['edition'])}",
-                          source=source)
-    try:
-        edition = get_edition(str(data["edition"]), base=_folder(source))
-    except ClueError as exc:
-        raise RecordError(str(exc), source=source) from None
-    players = data["players"]
-    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RecordError(f"players must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names, got "
-                          f"{shorten(players)}", source=source)
-    if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in players):
-        raise RecordError(f"player names must be plain names, got {shorten(players)}", source=source)
-    players = tuple(str(p) for p in players)
-    problem = player_name_problem(players)
-    if problem:
-        raise RecordError(problem, source=source)
-    me = data["me"]
-    if not isinstance(me, (str, int)) or isinstance(me, bool) or str(me) not in players:
-        raise RecordError(f"me ({shorten(me)}) is not one of the players {english_list(players)}", source=source)
-    me = str(me)
+    return _RecordReader(data, source).record()
 
-    def player(name, turn, what):
-        if not isinstance(name, (str, int)) or isinstance(name, bool) or str(name) not in players:
-            raise RecordError(f"{what} {shorten(name)} is not one of the players {english_list(players)}", source=source,
-                              turn=turn)
+
+class _RecordReader:
+    """Reads one record, part by part (header, hand sizes, hand, deal, turns),
+    each part checked against the rules of the game and the parts before it."""
+
+    def __init__(self, data: object, source: str) -> None:
+        self.source = source
+        if not isinstance(data, dict):
+            raise RecordError("a record must be a mapping", source=source)
+        self.data = data
+        self.out: set = set()
+        self.finished: int | None = None
+        self.turns: list = []
+
+    def fail(self, message: str, turn: int | None = None) -> RecordError:
+        return RecordError(message, source=self.source, turn=turn)
+
+    def record(self) -> Record:
+        self.read_header()
+        self.read_players()
+        self.read_sizes()
+        self.read_hand()
+        self.read_deal()
+        self.read_turns()
+        board, moves = _board_moves(self.data, self.game, self.players, self.edition, self.turns, self.source)
+        return Record(edition=self.edition, players=self.players, me=self.me, hand=self.hand,
+                      hand_sizes=self.sizes, turns=self.turns, deal=self.deal, source=self.source,
+                      game=self.game, board=board, moves=moves)
+
+    def read_header(self) -> None:
+        data = self.data
+        unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal", "board",
+                               "moves"}
+        if unknown:
+            raise self.fail(f"unknown key(s) {shorten(sorted(map(str, unknown)))}")
+        self.game = data.get("game", "speed-clue")
+        if self.game not in GAMES:
+            raise self.fail(f"game must be one of {english_list(GAMES, 'or')}, got {shorten(self.game)}")
+        self.general = self.game == "generalized"
+        for key in ("edition", "players", "me", "hand"):
+            if key not in data:
+                raise self.fail(f"missing key {key!r}")
+        if not isinstance(data["edition"], (str, int)) or isinstance(data["edition"], bool):
+            raise self.fail(f"edition must be an edition id or file name, got {shorten(data['edition'])}")
+        try:
+            self.edition = get_edition(str(data["edition"]), base=_folder(self.source))
+        except ClueError as exc:
+            raise self.fail(str(exc)) from None
+
+    def read_players(self) -> None:
+        players = self.data["players"]
+        if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise self.fail(f"players must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names, got "
+                            f"{shorten(players)}")
+        if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in players):
+            raise self.fail(f"player names must be plain names, got {shorten(players)}")
+        self.players = tuple(str(p) for p in players)
+        problem = player_name_problem(self.players)
+        if problem:
+            raise self.fail(problem)
+        me = self.data["me"]
+        if not isinstance(me, (str, int)) or isinstance(me, bool) or str(me) not in self.players:
+            raise self.fail(f"me ({shorten(me)}) is not one of the players {english_list(self.players)}")
+        self.me = str(me)
+
+    def player(self, name, turn, what) -> str:
+        """``name`` as one of the players, or the error saying it is not."""
+        if not isinstance(name, (str, int)) or isinstance(name, bool) or str(name) not in self.players:
+            raise self.fail(f"{what} {shorten(name)} is not one of the players {english_list(self.players)}", turn)
         return str(name)
 
-    sizes = dict(zip(players, edition.hand_sizes(len(players))))
-    given = data.get("hand_sizes") or {}
-    if not isinstance(given, dict) or len(given) > len(players):
-        raise RecordError(f"hand_sizes must map players to numbers, got {shorten(given)}", source=source)
-    for p, n in given.items():
-        player(p, None, "hand_sizes names")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise RecordError(f"hand size of {p} must be a whole number, got {shorten(n)}", source=source)
-        sizes[str(p)] = n
-    dealt = len(edition.cards) - edition.envelope_size
-    if sum(sizes.values()) != dealt:
-        raise RecordError(f"hand sizes {shorten(sizes, 200)} add up to {shorten(sum(sizes.values()))}, but {dealt} "
-                          f"cards are dealt", source=source)
-    hand = _cards(edition, data["hand"], source, None, "hand")
-    if len(set(hand)) != len(hand):
-        raise RecordError(f"hand repeats a card: {shorten(list(hand))}", source=source)
-    if len(hand) != sizes[me]:
-        raise RecordError(f"{me}'s hand has {len(hand)} cards but {me} holds {sizes[me]}", source=source)
-    deal = None
-    if data.get("deal") is not None:
-        if not isinstance(data["deal"], dict):
-            raise RecordError("deal must be a mapping with envelope and hands", source=source)
-        d = dict(data["deal"])
-        d["edition"] = edition
-        d["players"] = list(players)
+    def read_sizes(self) -> None:
+        sizes = dict(zip(self.players, self.edition.hand_sizes(len(self.players))))
+        given = self.data.get("hand_sizes") or {}
+        if not isinstance(given, dict) or len(given) > len(self.players):
+            raise self.fail(f"hand_sizes must map players to numbers, got {shorten(given)}")
+        for p, n in given.items():
+            self.player(p, None, "hand_sizes names")
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise self.fail(f"hand size of {p} must be a whole number, got {shorten(n)}")
+            sizes[str(p)] = n
+        dealt = len(self.edition.cards) - self.edition.envelope_size
+        if sum(sizes.values()) != dealt:
+            raise self.fail(f"hand sizes {shorten(sizes, 200)} add up to {shorten(sum(sizes.values()))}, but "
+                            f"{dealt} cards are dealt")
+        self.sizes = sizes
+
+    def read_hand(self) -> None:
+        me, hand = self.me, _cards(self.edition, self.data["hand"], self.source, None, "hand")
+        if len(set(hand)) != len(hand):
+            raise self.fail(f"hand repeats a card: {shorten(list(hand))}")
+        if len(hand) != self.sizes[me]:
+            raise self.fail(f"{me}'s hand has {len(hand)} cards but {me} holds {self.sizes[me]}")
+        self.hand = hand
+
+    def read_deal(self) -> None:
+        self.deal: Deal | None = None
+        if self.data.get("deal") is None:
+            return
+        if not isinstance(self.data["deal"], dict):
+            raise self.fail("deal must be a mapping with envelope and hands")
+        d = dict(self.data["deal"])
+        d["edition"] = self.edition
+        d["players"] = list(self.players)
         try:
             deal = parse_deal(d, "deal", check_sizes=False)
         except ClueError as exc:
-            raise RecordError(str(exc), source=source) from None
-        wrong = {p: len(h) for p, h in deal.hands.items() if len(h) != sizes[p]}
+            raise self.fail(str(exc)) from None
+        wrong = {p: len(h) for p, h in deal.hands.items() if len(h) != self.sizes[p]}
         if wrong:
-            raise RecordError(f"the deal's hands have {wrong} cards but the hand sizes are "
-                              f"{ {p: sizes[p] for p in wrong} }", source=source)
-        if set(deal.hands[me]) != set(hand):
-            raise RecordError(f"the deal gives {me} {_names(edition, deal.hands[me])} but the hand is "
-                              f"{_names(edition, hand)}", source=source)
+            raise self.fail(f"the deal's hands have {wrong} cards but the hand sizes are "
+                            f"{ {p: self.sizes[p] for p in wrong} }")
+        if set(deal.hands[self.me]) != set(self.hand):
+            raise self.fail(f"the deal gives {self.me} {_names(self.edition, deal.hands[self.me])} but the hand is "
+                            f"{_names(self.edition, self.hand)}")
+        self.deal = deal
 
-    turns: list = []
-    out: set = set()
-    finished = None
-    raw_turns = data.get("turns") or []
-    if not isinstance(raw_turns, list):
-        raise RecordError("turns must be a list", source=source)
-    if len(raw_turns) > MAX_TURNS:
-        raise RecordError(f"{len(raw_turns)} turns, more than the limit of {MAX_TURNS}", source=source)
-    for n, raw in enumerate(raw_turns, start=1):
-        if not isinstance(raw, dict):
-            raise RecordError(f"a turn must be a mapping, got {shorten(raw)}", source=source, turn=n)
-        if finished is not None:
-            raise RecordError(f"the game ended on turn {finished} with a correct accusation", source=source, turn=n)
-        by = player(raw.get("by"), n, "by:")
-        if by in out:
-            raise RecordError(f"{by} made a wrong accusation earlier and is out of the game", source=source, turn=n)
-        if "accuse" in raw:
-            extra = set(raw) - {"by", "accuse", "correct", *(("revealed",) if general else ())}
-            if extra:
-                raise RecordError(f"unknown key(s) {shorten(sorted(map(str, extra)))} in an accusation",
-                                  source=source, turn=n)
-            cards = _shaped(edition, raw["accuse"], source, n, "accuse", accusation=True)
-            correct = raw.get("correct")
-            if not isinstance(correct, bool):
-                raise RecordError("an accusation needs correct: true or false", source=source, turn=n)
-            if deal is not None and correct != (tuple(cards) == deal.envelope):
-                raise RecordError(f"correct: {str(correct).lower()} contradicts the deal's envelope", source=source,
-                                  turn=n)
-            revealed = None
-            if general and not correct:
-                revealed = _revealed(raw.get("revealed"), by, edition, sizes, me, hand, deal, source, n)
-            elif raw.get("revealed") is not None:
-                raise RecordError("only a wrong guess lays a hand open (revealed:)", source=source, turn=n)
-            turns.append(Accusation(by, cards, correct, revealed))
-            if correct:
-                finished = n
+    def read_turns(self) -> None:
+        raw_turns = self.data.get("turns") or []
+        if not isinstance(raw_turns, list):
+            raise self.fail("turns must be a list")
+        if len(raw_turns) > MAX_TURNS:
+            raise self.fail(f"{len(raw_turns)} turns, more than the limit of {MAX_TURNS}")
+        for n, raw in enumerate(raw_turns, start=1):
+            if not isinstance(raw, dict):
+                raise self.fail(f"a turn must be a mapping, got {shorten(raw)}", n)
+            if self.finished is not None:
+                raise self.fail(f"the game ended on turn {self.finished} with a correct accusation", n)
+            by = self.player(raw.get("by"), n, "by:")
+            if by in self.out:
+                raise self.fail(f"{by} made a wrong accusation earlier and is out of the game", n)
+            if "accuse" in raw:
+                self.turns.append(self.accusation(raw, by, n))
+            elif "suggest" not in raw:
+                raise self.fail("a turn needs 'suggest' or 'accuse'", n)
             else:
-                out.add(by)
-            continue
-        if "suggest" not in raw:
-            raise RecordError("a turn needs 'suggest' or 'accuse'", source=source, turn=n)
-        if general:
-            cards, passed, shown_by, asks = _interrogation(raw, by, players, out, edition, source, n, player)
+                self.turns.append(self.suggestion(raw, by, n))
+
+    def accusation(self, raw: dict, by: str, n: int) -> Accusation:
+        extra = set(raw) - {"by", "accuse", "correct", *(("revealed",) if self.general else ())}
+        if extra:
+            raise self.fail(f"unknown key(s) {shorten(sorted(map(str, extra)))} in an accusation", n)
+        cards = _shaped(self.edition, raw["accuse"], self.source, n, "accuse", accusation=True)
+        correct = raw.get("correct")
+        if not isinstance(correct, bool):
+            raise self.fail("an accusation needs correct: true or false", n)
+        if self.deal is not None and correct != (tuple(cards) == self.deal.envelope):
+            raise self.fail(f"correct: {str(correct).lower()} contradicts the deal's envelope", n)
+        revealed = None
+        if self.general and not correct:
+            revealed = _revealed(raw.get("revealed"), by, self.edition, self.sizes, self.me, self.hand, self.deal,
+                                 self.source, n)
+        elif raw.get("revealed") is not None:
+            raise self.fail("only a wrong guess lays a hand open (revealed:)", n)
+        if correct:
+            self.finished = n
         else:
-            cards, passed, shown_by = _speed_clue_suggestion(raw, by, players, edition, source, n, player)
+            self.out.add(by)
+        return Accusation(by, cards, correct, revealed)
+
+    def suggestion(self, raw: dict, by: str, n: int) -> Suggestion:
+        if self.general:
+            cards, passed, shown_by, asks = _interrogation(raw, by, self.players, self.out, self.edition,
+                                                           self.source, n, self.player)
+        else:
+            cards, passed, shown_by = _speed_clue_suggestion(raw, by, self.players, self.edition, self.source, n,
+                                                             self.player)
             asks = None
-        card = raw.get("card")
-        if card is not None:
-            if me not in (by, shown_by):
-                raise RecordError(f"card {shorten(card)} is given, but {me} neither made nor disproved this suggestion "
-                                  f"and could not see it", source=source, turn=n)
-            if shown_by is None:
-                raise RecordError("card is given but nobody showed one", source=source, turn=n)
-            try:
-                card = edition.resolve(str(card))
-            except ClueError as exc:
-                raise RecordError(f"card: {exc}", source=source, turn=n) from None
-            if card not in cards:
-                raise RecordError(f"the shown card {edition.display(card)} is not one of the suggested "
-                                  f"{_names(edition, cards)}",
-                                  source=source, turn=n)
-        actual = raw.get("actual")
-        if actual is not None:
-            if deal is None:
-                raise RecordError("'actual' (the card shown to someone else) needs the true deal in the record",
-                                  source=source, turn=n)
-            try:
-                actual = edition.resolve(str(actual))
-            except ClueError as exc:
-                raise RecordError(f"actual: {exc}", source=source, turn=n) from None
-            if shown_by is None or actual not in cards or actual not in deal.hands[shown_by]:
-                raise RecordError(f"actual card {edition.display(actual)} was not shown by {shown_by} from "
-                                  f"{_names(edition, cards)}",
-                                  source=source, turn=n)
-        elif card is not None:
+        card = self.shown_card(raw.get("card"), by, cards, shown_by, n)
+        actual = self.actual_card(raw.get("actual"), cards, shown_by, n)
+        if actual is None and card is not None:
             actual = card
+        self.check_hand(cards, passed, shown_by, card, n)
+        if self.deal is not None:
+            self.check_deal(self.deal, cards, passed, shown_by, card, n)
+        return Suggestion(by, cards, passed, shown_by, card, actual, asks)
+
+    def shown_card(self, card, by: str, cards, shown_by, n: int):
+        """The card the seat saw shown (``card:``), checked, or None."""
+        if card is None:
+            return None
+        if self.me not in (by, shown_by):
+            raise self.fail(f"card {shorten(card)} is given, but {self.me} neither made nor disproved this "
+                            f"suggestion and could not see it", n)
+        if shown_by is None:
+            raise self.fail("card is given but nobody showed one", n)
+        try:
+            card = self.edition.resolve(str(card))
+        except ClueError as exc:
+            raise self.fail(f"card: {exc}", n) from None
+        if card not in cards:
+            raise self.fail(f"the shown card {self.edition.display(card)} is not one of the suggested "
+                            f"{_names(self.edition, cards)}", n)
+        return card
+
+    def actual_card(self, actual, cards, shown_by, n: int):
+        """The card actually shown (``actual:``, god's-eye logs), checked, or None."""
+        if actual is None:
+            return None
+        if self.deal is None:
+            raise self.fail("'actual' (the card shown to someone else) needs the true deal in the record", n)
+        try:
+            actual = self.edition.resolve(str(actual))
+        except ClueError as exc:
+            raise self.fail(f"actual: {exc}", n) from None
+        if shown_by is None or actual not in cards or actual not in self.deal.hands[shown_by]:
+            raise self.fail(f"actual card {self.edition.display(actual)} was not shown by {shown_by} from "
+                            f"{_names(self.edition, cards)}", n)
+        return actual
+
+    def check_hand(self, cards, passed, shown_by, card, n: int) -> None:
+        """The seat's own passes and shows agree with its hand."""
+        me, hand, edition = self.me, self.hand, self.edition
         if me in passed and set(cards) & set(hand):
-            raise RecordError(f"{me} passed but holds {_names(edition, set(cards) & set(hand))}", source=source, turn=n)
+            raise self.fail(f"{me} passed but holds {_names(edition, set(cards) & set(hand))}", n)
         if shown_by == me:
             mine = set(cards) & set(hand)
             if not mine:
-                raise RecordError(f"{me} showed a card but holds none of {_names(edition, cards)}", source=source,
-                                  turn=n)
+                raise self.fail(f"{me} showed a card but holds none of {_names(edition, cards)}", n)
             if card is not None and card not in mine:
-                raise RecordError(f"{me} showed {edition.display(card)}, which is not in {me}'s hand", source=source,
-                                  turn=n)
-        if deal is not None:
-            for p in passed:
-                if set(cards) & set(deal.hands[p]):
-                    raise RecordError(f"{p} passed but the deal gives {p} "
-                                      f"{_names(edition, set(cards) & set(deal.hands[p]))}", source=source, turn=n)
-            if shown_by is not None and not set(cards) & set(deal.hands[shown_by]):
-                raise RecordError(f"{shown_by} showed a card but the deal gives {shown_by} none of them",
-                                  source=source, turn=n)
-            if card is not None and card not in deal.hands[shown_by]:
-                raise RecordError(f"{shown_by} showed {edition.display(card)} but the deal does not give it to {shown_by}",
-                                  source=source, turn=n)
-        turns.append(Suggestion(by, cards, passed, shown_by, card, actual, asks))
-    board, moves = _board_moves(data, game, players, edition, turns, source)
-    return Record(edition=edition, players=players, me=me, hand=hand, hand_sizes=sizes, turns=turns,
-                  deal=deal, source=source, game=game, board=board, moves=moves)
+                raise self.fail(f"{me} showed {edition.display(card)}, which is not in {me}'s hand", n)
+
+    def check_deal(self, deal: Deal, cards, passed, shown_by, card, n: int) -> None:
+        """Every pass and show agrees with the true deal."""
+        edition = self.edition
+        for p in passed:
+            if set(cards) & set(deal.hands[p]):
+                raise self.fail(f"{p} passed but the deal gives {p} "
+                                f"{_names(edition, set(cards) & set(deal.hands[p]))}", n)
+        if shown_by is not None and not set(cards) & set(deal.hands[shown_by]):
+            raise self.fail(f"{shown_by} showed a card but the deal gives {shown_by} none of them", n)
+        if card is not None and card not in deal.hands[shown_by]:
+            raise self.fail(f"{shown_by} showed {edition.display(card)} but the deal does not give it to {shown_by}",
+                            n)
 
 
 MOVE_KEYS = {"round", "by", "pawn", "how", "roll", "from", "to", "turn"}
