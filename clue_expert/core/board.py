@@ -171,7 +171,32 @@ def parse_board(data: object, source: str, first_line: int = 1) -> Board:
     for key in ("id", "map", "legend"):
         if key not in data:
             raise _fail(source, f"no {key!r}")
-    legend = data["legend"]
+    chars = _legend(data["legend"], source)
+    rooms = tuple(dict.fromkeys(n for k, n in chars.values() if k == "room"))
+    squares = _MapSquares.read(data["map"], chars, rooms, source, first_line)
+    doors = squares.doors(chars, source)
+    for r in rooms:
+        if not any(d.room == r for d in doors):
+            raise _fail(source, f"room {r} has no door")
+    order = [n for k, n in chars.values() if k == "start"]
+    missing = [n for n in order if n not in squares.starts]
+    if missing:
+        raise _fail(source, f"no starting square on the map for {', '.join(missing)}")
+    starts = {n: squares.starts[n] for n in order}
+    passages = _passages(data.get("passages") or (), rooms, source)
+    dice = data.get("dice", 1)
+    if type(dice) is not int or not 1 <= dice <= 2:
+        raise _fail(source, f"dice must be 1 or 2, not {shorten(dice, 20)}")
+    rows = squares.rows
+    return Board(id=str(data["id"]), name=str(data.get("name", data["id"])), width=len(rows[0]), height=len(rows),
+                 edition=str(data.get("edition", "clue")), dice=dice, rooms=rooms,
+                 room_squares={r: frozenset(s) for r, s in squares.rooms.items()}, doors=tuple(doors),
+                 passages=passages, starts=starts, hallway=frozenset(squares.hallway), rows=tuple(rows),
+                 source=str(data.get("source", "")).strip(), path=source)
+
+
+def _legend(legend: object, source: str) -> dict:
+    """The legend's characters: character -> (kind, name)."""
     if not isinstance(legend, dict):
         raise _fail(source, "the legend is a mapping: hallway, wall, rooms, doors, starts")
     chars: dict = {}
@@ -198,64 +223,80 @@ def parse_board(data: object, source: str, first_line: int = 1) -> Board:
             if kind == "door" and name not in DIRECTIONS:
                 raise _fail(source, f"door {ch!r} opens {name!r}: write north, south, east or west")
             chars[one_char(str(ch), f"{kind} {name}")] = (kind, name)
-    rooms = tuple(dict.fromkeys(n for k, n in chars.values() if k == "room"))
-    text = data["map"]
-    if not isinstance(text, str):
-        raise _fail(source, "the map is a block of text (map: |)")
-    rows = text.rstrip("\n").split("\n")
-    width = len(rows[0])
-    if not rows or not width or len(rows) > MAX_SIDE or width > MAX_SIDE:
-        raise _fail(source, f"the map must have 1 to {MAX_SIDE} rows of 1 to {MAX_SIDE} squares")
-    room_squares: dict = {r: set() for r in rooms}
-    hallway: set = set()
-    starts: dict = {}
-    door_marks: list = []
-    for y, row in enumerate(rows):
-        line = first_line + y
-        if len(row) != width:
-            raise _fail(source, f"row {y} has {len(row)} squares, the first row {width} (every row of the map "
-                                f"must be as long)", line)
-        for x, ch in enumerate(row):
-            if ch not in chars:
-                raise _fail(source, f"{ch!r} at x={x} is not in the legend "
-                                    f"({' '.join(sorted(chars))})", line)
-            kind, name = chars[ch]
-            if kind == "hallway":
-                hallway.add((x, y))
-            elif kind == "room":
-                room_squares[name].add((x, y))
-            elif kind == "start":
-                if name in starts:
-                    raise _fail(source, f"a second starting square for {name} at x={x}", line)
-                starts[name] = (x, y)
-                hallway.add((x, y))
-            elif kind == "door":
-                door_marks.append((x, y, name, line))
-    cell = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row)}
-    doors = []
-    for x, y, direction, line in door_marks:
-        dx, dy = DIRECTIONS[direction]
-        behind = chars.get(cell.get((x - dx, y - dy)), ("outside", None))
-        if behind[0] != "room":
-            raise _fail(source, f"the door at x={x} opens {direction} but has no room square behind it "
-                                f"(at x={x - dx}, y={y - dy}): a door must be next to its room", line)
-        outside = (x + dx, y + dy)
-        if outside not in hallway:
-            raise _fail(source, f"the door of {behind[1]} at x={x} opens {direction} onto "
-                                f"{'the edge of the board' if outside not in cell else 'no hallway square'} "
-                                f"(x={outside[0]}, y={outside[1]})", line)
-        room_squares[behind[1]].add((x, y))
-        doors.append(Door(behind[1], (x, y), outside, direction))
-    for r in rooms:
-        if not any(d.room == r for d in doors):
-            raise _fail(source, f"room {r} has no door")
-    order = [n for k, n in chars.values() if k == "start"]
-    missing = [n for n in order if n not in starts]
-    if missing:
-        raise _fail(source, f"no starting square on the map for {', '.join(missing)}")
-    starts = {n: starts[n] for n in order}
+    return chars
+
+
+@dataclass
+class _MapSquares:
+    """The map's rows read square by square: rooms' squares, the hallway,
+    the starting squares and the door marks (x, y, direction, line)."""
+
+    rows: list
+    rooms: dict
+    hallway: set = field(default_factory=set)
+    starts: dict = field(default_factory=dict)
+    door_marks: list = field(default_factory=list)
+
+    @classmethod
+    def read(cls, text: object, chars: dict, rooms: tuple, source: str, first_line: int) -> "_MapSquares":
+        if not isinstance(text, str):
+            raise _fail(source, "the map is a block of text (map: |)")
+        rows = text.rstrip("\n").split("\n")
+        width = len(rows[0])
+        if not rows or not width or len(rows) > MAX_SIDE or width > MAX_SIDE:
+            raise _fail(source, f"the map must have 1 to {MAX_SIDE} rows of 1 to {MAX_SIDE} squares")
+        squares = cls(rows, {r: set() for r in rooms})
+        for y, row in enumerate(rows):
+            line = first_line + y
+            if len(row) != width:
+                raise _fail(source, f"row {y} has {len(row)} squares, the first row {width} (every row of the map "
+                                    f"must be as long)", line)
+            for x, ch in enumerate(row):
+                if ch not in chars:
+                    raise _fail(source, f"{ch!r} at x={x} is not in the legend "
+                                        f"({' '.join(sorted(chars))})", line)
+                squares.place(x, y, chars[ch], source, line)
+        return squares
+
+    def place(self, x: int, y: int, what: tuple, source: str, line: int) -> None:
+        kind, name = what
+        if kind == "hallway":
+            self.hallway.add((x, y))
+        elif kind == "room":
+            self.rooms[name].add((x, y))
+        elif kind == "start":
+            if name in self.starts:
+                raise _fail(source, f"a second starting square for {name} at x={x}", line)
+            self.starts[name] = (x, y)
+            self.hallway.add((x, y))
+        elif kind == "door":
+            self.door_marks.append((x, y, name, line))
+
+    def doors(self, chars: dict, source: str) -> list:
+        """The doors, each checked to join a room square to a hallway square
+        (its square becomes one of its room's)."""
+        cell = {(x, y): ch for y, row in enumerate(self.rows) for x, ch in enumerate(row)}
+        doors = []
+        for x, y, direction, line in self.door_marks:
+            dx, dy = DIRECTIONS[direction]
+            behind = chars.get(cell.get((x - dx, y - dy)), ("outside", None))
+            if behind[0] != "room":
+                raise _fail(source, f"the door at x={x} opens {direction} but has no room square behind it "
+                                    f"(at x={x - dx}, y={y - dy}): a door must be next to its room", line)
+            outside = (x + dx, y + dy)
+            if outside not in self.hallway:
+                raise _fail(source, f"the door of {behind[1]} at x={x} opens {direction} onto "
+                                    f"{'the edge of the board' if outside not in cell else 'no hallway square'} "
+                                    f"(x={outside[0]}, y={outside[1]})", line)
+            self.rooms[behind[1]].add((x, y))
+            doors.append(Door(behind[1], (x, y), outside, direction))
+        return doors
+
+
+def _passages(pairs, rooms: tuple, source: str) -> dict:
+    """The secret passages, both ways: room -> room."""
     passages: dict = {}
-    for pair in data.get("passages") or ():
+    for pair in pairs:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise _fail(source, f"a passage is a pair of rooms [ROOM, ROOM], not {shorten(pair, 40)}")
         for r in pair:
@@ -266,14 +307,7 @@ def parse_board(data: object, source: str, first_line: int = 1) -> Board:
         if a == b or a in passages or b in passages:
             raise _fail(source, f"the passage {list(pair)} joins a room to itself or to a second passage")
         passages[a], passages[b] = b, a
-    dice = data.get("dice", 1)
-    if type(dice) is not int or not 1 <= dice <= 2:
-        raise _fail(source, f"dice must be 1 or 2, not {shorten(dice, 20)}")
-    return Board(id=str(data["id"]), name=str(data.get("name", data["id"])), width=width, height=len(rows),
-                 edition=str(data.get("edition", "clue")), dice=dice, rooms=rooms,
-                 room_squares={r: frozenset(s) for r, s in room_squares.items()}, doors=tuple(doors),
-                 passages=passages, starts=starts, hallway=frozenset(hallway), rows=tuple(rows),
-                 source=str(data.get("source", "")).strip(), path=source)
+    return passages
 
 
 def load_board_file(path: str | Path) -> Board:
