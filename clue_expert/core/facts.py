@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .errors import QueryError, UnknownPlayerError
 from .text import looks_alike, visible
@@ -263,64 +263,64 @@ def describe(key: Key, facts: dict | None = None) -> str:
     """A one-line English rendering of a fact key.  ``facts`` (key -> field
     values) supplies the details of observation facts."""
     kind = key[0]
-    if kind == "held":
-        return f"{key[1]} holds {key[2]}"
-    if kind == "lacked":
-        return f"{key[1]} lacks {key[2]}"
-    if kind == "one-of":
-        return f"{key[1]} holds one of {_join(key[2])}"
-    if kind == "not-all":
-        return f"{key[1]} does not hold all of {_join(key[2])}"
-    if kind == "bound":
-        return bound_text(*key[1:])
-    if kind == "probably-held":
-        return f"{key[1]} probably holds {key[2]}"
-    if kind == "probably-lacked":
-        return f"{key[1]} probably lacks {key[2]}"
-    if kind in ("suggest", "accuse"):
-        return f"{kind} " + ", ".join("|".join(opts) for opts in key[1])
-    if kind == "show":
-        return "show " + "|".join(key[1][0])
-    if kind == "move":
-        return "move to " + "|".join(p if isinstance(p, str) else f"{p[0]},{p[1]}" for p in key[1][0])
-    if kind == "ask":
-        return f"ask {'|'.join(key[1][0])} about {_join(key[1][1][0])}"
+    english = _KEY_ENGLISH.get(kind)
+    if english is not None:
+        return english(key)
     v = (facts or {}).get(key, {})
-    if kind == "your-turn":
-        return f"turn {key[1]}: my turn to suggest"
-    if kind == "disprove-request":
-        return f"turn {key[1]}: {v.get('by', '?')} asks me to disprove {_join(v.get('cards', ()))}"
-    if kind == "accuse-offer":
-        return f"turn {key[1]}: I may accuse"
-    if kind == "move-request":
-        return f"turn {key[1]}: my move (roll {v.get('roll', '?')})"
-    if kind == "hand-size":
-        return f"{key[1]} holds {v.get('size', '?')} cards"
-    if kind == "dealt":
-        return f"{key[1]} was dealt {_join(v.get('cards', ()))}"
-    if kind == "game":
-        return f"players in seat order: {_join(v.get('players', ()))}"
-    if kind == "passed":
-        return f"turn {key[1]}: {key[2]} could not disprove {v.get('by', '?')}'s {_join(v.get('cards', ()))}"
-    if kind == "showed":
-        card = v.get("card")
-        what = card if card else "a card"
-        return (f"turn {key[1]}: {v.get('player', '?')} showed {v.get('by', '?')} {what}"
-                f" for {_join(v.get('cards', ()))}")
-    if kind == "revealed":
-        return f"turn {key[1]}: {key[2]} showed everyone the whole hand {_join(v.get('cards', ()))}"
-    if kind == "accused":
-        verdict = "right" if v.get("correct") else "wrong"
-        return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
-    if kind == SEEN_KIND:
-        return f"{v.get('by', 'I')} saw {key[1]}"
-    if kind == SHOW_CARD_KIND:
-        return f"turn {key[1]}: {key[2]} was among the cards shown"
-    if kind == READING_KIND:
-        return f"turn {key[1]} is being read"
+    english_with = _FACT_ENGLISH.get(kind)
+    if english_with is not None:
+        return english_with(key, v)
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
         return _setup_text(kind, key[1], v)
     return repr(key)
+
+
+def _showed_text(key: Key, v: dict) -> str:
+    card = v.get("card")
+    what = card if card else "a card"
+    return f"turn {key[1]}: {v.get('player', '?')} showed {v.get('by', '?')} {what} for {_join(v.get('cards', ()))}"
+
+
+def _accused_text(key: Key, v: dict) -> str:
+    verdict = "right" if v.get("correct") else "wrong"
+    return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
+
+
+#: English of the kinds whose key says it all: kind -> key -> text.
+_KEY_ENGLISH: dict[str, Callable[[Key], str]] = {
+    "held": lambda key: f"{key[1]} holds {key[2]}",
+    "lacked": lambda key: f"{key[1]} lacks {key[2]}",
+    "one-of": lambda key: f"{key[1]} holds one of {_join(key[2])}",
+    "not-all": lambda key: f"{key[1]} does not hold all of {_join(key[2])}",
+    "bound": lambda key: bound_text(*key[1:]),
+    "probably-held": lambda key: f"{key[1]} probably holds {key[2]}",
+    "probably-lacked": lambda key: f"{key[1]} probably lacks {key[2]}",
+    "suggest": lambda key: "suggest " + ", ".join("|".join(opts) for opts in key[1]),
+    "accuse": lambda key: "accuse " + ", ".join("|".join(opts) for opts in key[1]),
+    "show": lambda key: "show " + "|".join(key[1][0]),
+    "move": lambda key: "move to " + "|".join(p if isinstance(p, str) else f"{p[0]},{p[1]}" for p in key[1][0]),
+    "ask": lambda key: f"ask {'|'.join(key[1][0])} about {_join(key[1][1][0])}",
+}
+
+#: English of the observation kinds, which read the fact's fields: kind -> (key, fields) -> text.
+_FACT_ENGLISH: dict[str, Callable[[Key, dict], str]] = {
+    "your-turn": lambda key, v: f"turn {key[1]}: my turn to suggest",
+    "disprove-request": lambda key, v: f"turn {key[1]}: {v.get('by', '?')} asks me to disprove "
+                                       f"{_join(v.get('cards', ()))}",
+    "accuse-offer": lambda key, v: f"turn {key[1]}: I may accuse",
+    "move-request": lambda key, v: f"turn {key[1]}: my move (roll {v.get('roll', '?')})",
+    "hand-size": lambda key, v: f"{key[1]} holds {v.get('size', '?')} cards",
+    "dealt": lambda key, v: f"{key[1]} was dealt {_join(v.get('cards', ()))}",
+    "game": lambda key, v: f"players in seat order: {_join(v.get('players', ()))}",
+    "passed": lambda key, v: f"turn {key[1]}: {key[2]} could not disprove {v.get('by', '?')}'s "
+                             f"{_join(v.get('cards', ()))}",
+    "showed": _showed_text,
+    "revealed": lambda key, v: f"turn {key[1]}: {key[2]} showed everyone the whole hand {_join(v.get('cards', ()))}",
+    "accused": _accused_text,
+    SEEN_KIND: lambda key, v: f"{v.get('by', 'I')} saw {key[1]}",
+    SHOW_CARD_KIND: lambda key, v: f"turn {key[1]}: {key[2]} was among the cards shown",
+    READING_KIND: lambda key, v: f"turn {key[1]} is being read",
+}
 
 
 def _setup_text(kind: str, name: str, v: dict) -> str:
