@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import reprlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -126,92 +127,126 @@ def _too_many(source: str, what: str, cap: int, where: str = "") -> FileLoadErro
                                  f"per {what} file, mapping keys and expanded aliases included)")
 
 
-def _key_seen(entry: list, ev, source: str) -> None:
-    """A value just read inside a mapping: when it is a key, refuse one the
-    mapping already has (YAML would keep the last silently)."""
-    if entry[4] is None:
-        return
-    entry[5] = not entry[5]
-    if not entry[5]:  # it was a key (the flag now waits for its value)
-        return
-    if isinstance(ev, yaml.ScalarEvent):
-        key = ev.value
-        if key == "<<" and ev.implicit[0]:
-            return  # a merge key
-        if key in entry[4]:
-            raise FileLoadError(source, f"the key {shorten(key, 60)} appears twice in one mapping{_mark_of(ev)} "
-                                        f"(a key may be given once)")
-        entry[4].add(key)
+@dataclass
+class _Open:
+    """A collection being read: its anchor, the values read before it, its
+    depth and the deepest level inside it so far; for a mapping, the keys
+    seen and whether the last value read in it was a key."""
+
+    anchor: str | None
+    start: int
+    depth: int
+    deepest: int
+    keys: set | None
+    after_key: bool = False
+
+    def key_seen(self, ev, source: str) -> None:
+        """A value just read inside a mapping: when it is a key, refuse one the
+        mapping already has (YAML would keep the last silently)."""
+        if self.keys is None:
+            return
+        self.after_key = not self.after_key
+        if not self.after_key:  # this value was a key's value: the next one is a key
+            return
+        if isinstance(ev, yaml.ScalarEvent):
+            key = ev.value
+            if key == "<<" and ev.implicit[0]:
+                return  # a merge key
+            if key in self.keys:
+                raise FileLoadError(source, f"the key {shorten(key, 60)} appears twice in one mapping{_mark_of(ev)} "
+                                            f"(a key may be given once)")
+            self.keys.add(key)
+
+
+class _EventCounter:
+    """Depth, alias, node-count and duplicate-key limits, counted event by
+    event (aliases expanded by the size of the value they name)."""
+
+    def __init__(self, source: str, what: str) -> None:
+        self.source, self.what, self.cap = source, what, nodes_for(what)
+        self.depth = 0
+        self.nodes = 0  # values so far, aliases expanded
+        self.aliases = 0
+        self.added = 0  # values the aliases added
+        self.stack: list[_Open] = []
+        self.done: dict[str, tuple[int, int]] = {}  # anchor -> (values, height)
+
+    def count(self, ev, size: int = 1) -> None:
+        self.nodes += size
+        if self.nodes > self.cap:
+            raise _too_many(self.source, self.what, self.cap, _mark_of(ev))
+
+    def scalar(self, ev) -> None:
+        self.count(ev)
+        if ev.anchor is not None:
+            self.done[ev.anchor] = (1, 0)
+        if self.stack:
+            self.stack[-1].key_seen(ev, self.source)
+
+    def open(self, ev) -> None:
+        self.count(ev)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise FileLoadError(self.source, f"nested more than {MAX_DEPTH} levels deep"
+                                             f"{_mark_of(ev)}; the limit is {MAX_DEPTH}")
+        if self.stack:
+            self.stack[-1].key_seen(ev, self.source)
+        mapping = isinstance(ev, yaml.MappingStartEvent)
+        self.stack.append(_Open(ev.anchor, self.nodes, self.depth, self.depth, set() if mapping else None))
+
+    def close(self, ev) -> None:
+        entry = self.stack.pop()
+        if entry.anchor is not None:
+            self.done[entry.anchor] = (self.nodes - entry.start + 1, entry.deepest - entry.depth + 1)
+        if self.stack:
+            self.stack[-1].deepest = max(self.stack[-1].deepest, entry.deepest)
+        self.depth -= 1
+
+    def alias(self, ev) -> None:
+        source = self.source
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            raise FileLoadError(source, f"more than {MAX_ALIASES} YAML aliases (*name){_mark_of(ev)}; "
+                                        f"write the values out")
+        if any(entry.anchor == ev.anchor for entry in self.stack):
+            raise FileLoadError(source, f"the YAML alias *{_one_line(ev.anchor, 40)} is inside the value "
+                                        f"it names{_mark_of(ev)}")
+        if ev.anchor not in self.done:
+            return  # an undefined alias: the loader reports it
+        if self.stack:
+            self.stack[-1].key_seen(ev, source)
+        size, height = self.done[ev.anchor]
+        self.count(ev, size)
+        self.added += size
+        if self.added > MAX_ALIAS_NODES:
+            raise FileLoadError(source, f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} "
+                                        f"values{_mark_of(ev)}")
+        if self.depth + height > MAX_DEPTH:
+            raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep (through the alias "
+                                        f"*{_one_line(ev.anchor, 40)}){_mark_of(ev)}; the limit is "
+                                        f"{MAX_DEPTH}")
+        if self.stack:
+            self.stack[-1].deepest = max(self.stack[-1].deepest, self.depth + height)
+
+    def event(self, ev) -> None:
+        if isinstance(ev, yaml.ScalarEvent):
+            self.scalar(ev)
+        elif isinstance(ev, _OPEN):
+            self.open(ev)
+        elif isinstance(ev, _CLOSE):
+            self.close(ev)
+        elif isinstance(ev, yaml.AliasEvent):
+            self.alias(ev)
 
 
 def _check_events(text: str, source: str, what: str = "record") -> None:
     """Depth, alias, node-count and duplicate-key limits, read off the
     parser's event stream (no recursion, nothing composed)."""
     loader = _LOADER(text)
-    cap = nodes_for(what)
+    counter = _EventCounter(source, what)
     try:
-        depth = 0
-        nodes = 0  # values so far, aliases expanded
-        aliases = 0
-        added = 0  # values the aliases added
-        # [anchor, nodes at start, depth, deepest inside, keys seen (a mapping) or None, the next value is a key]
-        stack: list[list] = []
-        done: dict[str, tuple[int, int]] = {}  # anchor -> (values, height)
         while loader.check_event():
-            ev = loader.get_event()
-            if isinstance(ev, yaml.ScalarEvent):
-                nodes += 1
-                if nodes > cap:
-                    raise _too_many(source, what, cap, _mark_of(ev))
-                if ev.anchor is not None:
-                    done[ev.anchor] = (1, 0)
-                if stack:
-                    _key_seen(stack[-1], ev, source)
-            elif isinstance(ev, _OPEN):
-                nodes += 1
-                if nodes > cap:
-                    raise _too_many(source, what, cap, _mark_of(ev))
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep"
-                                                f"{_mark_of(ev)}; the limit is {MAX_DEPTH}")
-                if stack:
-                    _key_seen(stack[-1], ev, source)
-                mapping = isinstance(ev, yaml.MappingStartEvent)
-                stack.append([ev.anchor, nodes, depth, depth, set() if mapping else None, False])
-            elif isinstance(ev, _CLOSE):
-                anchor, start, level, deepest = stack.pop()[:4]
-                if anchor is not None:
-                    done[anchor] = (nodes - start + 1, deepest - level + 1)
-                if stack:
-                    stack[-1][3] = max(stack[-1][3], deepest)
-                depth -= 1
-            elif isinstance(ev, yaml.AliasEvent):
-                aliases += 1
-                if aliases > MAX_ALIASES:
-                    raise FileLoadError(source, f"more than {MAX_ALIASES} YAML aliases (*name){_mark_of(ev)}; "
-                                                f"write the values out")
-                if any(entry[0] == ev.anchor for entry in stack):
-                    raise FileLoadError(source, f"the YAML alias *{_one_line(ev.anchor, 40)} is inside the value "
-                                                f"it names{_mark_of(ev)}")
-                if ev.anchor not in done:
-                    continue  # an undefined alias: the loader reports it
-                if stack:
-                    _key_seen(stack[-1], ev, source)
-                size, height = done[ev.anchor]
-                nodes += size
-                added += size
-                if nodes > cap:
-                    raise _too_many(source, what, cap, _mark_of(ev))
-                if added > MAX_ALIAS_NODES:
-                    raise FileLoadError(source, f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} "
-                                                f"values{_mark_of(ev)}")
-                if depth + height > MAX_DEPTH:
-                    raise FileLoadError(source, f"nested more than {MAX_DEPTH} levels deep (through the alias "
-                                                f"*{_one_line(ev.anchor, 40)}){_mark_of(ev)}; the limit is "
-                                                f"{MAX_DEPTH}")
-                if stack:
-                    stack[-1][3] = max(stack[-1][3], depth + height)
+            counter.event(loader.get_event())
     finally:
         loader.dispose()
 
