@@ -229,35 +229,7 @@ def _parse_edition(data: object, source: str) -> Edition:
     for c in envelope:
         if normalize(c) not in categories:
             raise bad(f"'envelope' names {shorten(c)}, which is not a category ({', '.join(categories)})")
-    counts: dict[str, int] = {}
-    cards: list[Card] = []
-    for raw_cat, category in zip(cats, categories):
-        entries = cats[raw_cat]
-        if not isinstance(entries, list) or not entries:
-            raise bad(f"category {shorten(category)} must be a non-empty list of cards")
-        for entry in entries:
-            if isinstance(entry, (str, int)):
-                entry = {"id": entry}
-            if not isinstance(entry, dict) or "id" not in entry or not normalize(entry["id"]):
-                raise bad(f"a card of {shorten(category)} must be a name or a mapping with an id")
-            extra = set(entry) - {"id", "name", "aliases"}
-            if extra:
-                raise bad(f"card {shorten(entry['id'])}: unknown key(s) {shorten(', '.join(sorted(map(str, extra))))}")
-            aliases = entry.get("aliases", []) or []
-            if not isinstance(aliases, list) or not all(isinstance(a, (str, int)) for a in aliases):
-                raise bad(f"card {shorten(entry['id'])}: 'aliases' must be a list of names")
-            cards.append(Card(id=visible(normalize(entry["id"])), name=visible(str(entry.get("name", entry["id"]))[:80]),
-                              category=category, aliases=tuple(normalize(a) for a in aliases), index=len(cards)))
-            if len(cards) > MAX_CARDS:
-                raise bad(f"more than {MAX_CARDS} cards")
-        n = next((v for k, v in envelope.items() if normalize(k) == category), 1)
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(entries):
-            raise bad(f"the envelope's count for {shorten(category)} must be a whole number from 0 to {len(entries)}")
-        counts[category] = n
-    if sum(counts.values()) < 1:
-        raise bad("the envelope must take at least one card")
-    if len({c.id for c in cards}) != len(cards):
-        raise bad("card ids must be distinct")
+    cards, counts = _edition_cards(cats, categories, envelope, bad)
     aliases = data.get("aliases", []) or []
     if not isinstance(aliases, list):
         raise bad("'aliases' must be a list of names")
@@ -268,6 +240,46 @@ def _parse_edition(data: object, source: str) -> Edition:
                        categories=categories, envelope_counts=counts)
     except ClueError as exc:
         raise bad(str(exc)) from None
+
+
+def _edition_cards(cats: dict, categories: tuple, envelope: dict, bad) -> tuple[list, dict]:
+    """An edition file's cards in sheet order, and how many of each category
+    the envelope takes (``bad``: the file's error for a problem)."""
+    counts: dict[str, int] = {}
+    cards: list[Card] = []
+    for raw_cat, category in zip(cats, categories):
+        entries = cats[raw_cat]
+        if not isinstance(entries, list) or not entries:
+            raise bad(f"category {shorten(category)} must be a non-empty list of cards")
+        for entry in entries:
+            cards.append(_edition_card(entry, category, len(cards), bad))
+            if len(cards) > MAX_CARDS:
+                raise bad(f"more than {MAX_CARDS} cards")
+        n = next((v for k, v in envelope.items() if normalize(k) == category), 1)
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(entries):
+            raise bad(f"the envelope's count for {shorten(category)} must be a whole number from 0 to {len(entries)}")
+        counts[category] = n
+    if sum(counts.values()) < 1:
+        raise bad("the envelope must take at least one card")
+    if len({c.id for c in cards}) != len(cards):
+        raise bad("card ids must be distinct")
+    return cards, counts
+
+
+def _edition_card(entry: object, category: str, index: int, bad) -> Card:
+    """One card of an edition file: a name, or a mapping with id, name and aliases."""
+    if isinstance(entry, (str, int)):
+        entry = {"id": entry}
+    if not isinstance(entry, dict) or "id" not in entry or not normalize(entry["id"]):
+        raise bad(f"a card of {shorten(category)} must be a name or a mapping with an id")
+    extra = set(entry) - {"id", "name", "aliases"}
+    if extra:
+        raise bad(f"card {shorten(entry['id'])}: unknown key(s) {shorten(', '.join(sorted(map(str, extra))))}")
+    aliases = entry.get("aliases", []) or []
+    if not isinstance(aliases, list) or not all(isinstance(a, (str, int)) for a in aliases):
+        raise bad(f"card {shorten(entry['id'])}: 'aliases' must be a list of names")
+    return Card(id=visible(normalize(entry["id"])), name=visible(str(entry.get("name", entry["id"]))[:80]),
+                category=category, aliases=tuple(normalize(a) for a in aliases), index=index)
 
 
 def load_edition_file(path: str | Path) -> Edition:
