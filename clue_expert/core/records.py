@@ -435,51 +435,58 @@ def _board_moves(data: dict, game: str, players: tuple, edition: Edition, turns:
     raw = data.get("moves") or []
     if not isinstance(raw, list) or len(raw) > MAX_TURNS * 3:
         raise RecordError(f"moves must be a list of at most {MAX_TURNS * 3} moves", source=source)
-
-    def position(value, what: str, n: int):
-        if isinstance(value, str) and value in board.rooms:
-            return value
-        if (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
-                and tuple(value) in board.hallway):
-            return tuple(value)
-        raise RecordError(f"move {n}: {what} {shorten(value)} is neither a hallway square [x, y] nor a room of "
-                          f"board {board.id}", source=source)
-    moves = []
-    last_round = 0
+    moves: list = []
     for n, m in enumerate(raw, start=1):
-        if not isinstance(m, dict) or set(m) - MOVE_KEYS or not {"round", "by", "pawn", "to"} <= set(m):
-            raise RecordError(f"move {n} must be a mapping with round, by, pawn, how, roll, from, to, turn; got "
-                              f"{shorten(m)}", source=source)
-        rnd, by, pawn, how, roll, turn = (m.get(k) for k in ("round", "by", "pawn", "how", "roll", "turn"))
-        if type(rnd) is not int or rnd < last_round:
-            raise RecordError(f"move {n}: round {shorten(rnd)} is not a whole number after round {last_round}",
-                              source=source)
-        last_round = rnd
-        if by not in players:
-            raise RecordError(f"move {n}: by {shorten(by)} is not one of the players {english_list(players)}",
-                              source=source)
-        if pawn not in board.starts or pawn not in edition.card_ids:
-            raise RecordError(f"move {n}: pawn {shorten(pawn)} is not a suspect of the board "
-                              f"({', '.join(board.starts)})", source=source)
-        how = how or "roll"
-        if how not in MOVE_HOWS:
-            raise RecordError(f"move {n}: how must be {english_list(MOVE_HOWS, 'or')}, not {shorten(how)}",
-                              source=source)
-        if roll is not None and (type(roll) is not int or not 1 <= roll <= 6 * board.dice):
-            raise RecordError(f"move {n}: roll {shorten(roll)} is not a roll of {board.dice} di"
-                              f"{'e' if board.dice == 1 else 'ce'}", source=source)
-        start = position(m.get("from"), "from", n) if m.get("from") is not None else None
-        end = position(m["to"], "to", n)
-        if turn is not None:
-            if type(turn) is not int or not 1 <= turn <= len(turns):
-                raise RecordError(f"move {n}: turn {shorten(turn)} is not a turn of the record (1 to {len(turns)})",
-                                  source=source)
-            t = turns[turn - 1]
-            if not isinstance(t, Suggestion) or t.by != by or end not in t.cards:
-                raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in {end if isinstance(end, str) else list(end)}",
-                                  source=source)
-        moves.append(Move(rnd, str(by), str(pawn), roll, start, end, turn, how))
+        last_round = moves[-1].round if moves else 0
+        moves.append(_board_move(m, n, last_round, board, players, edition, turns, source))
     return data["board"], moves
+
+
+def _board_position(board, value, what: str, n: int, source: str):
+    """A move's square ([x, y] on the hallway) or room, or the error saying it is neither."""
+    if isinstance(value, str) and value in board.rooms:
+        return value
+    if (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+            and tuple(value) in board.hallway):
+        return tuple(value)
+    raise RecordError(f"move {n}: {what} {shorten(value)} is neither a hallway square [x, y] nor a room of "
+                      f"board {board.id}", source=source)
+
+
+def _board_move(m: object, n: int, last_round: int, board, players: tuple, edition: Edition, turns: list,
+                source: str) -> Move:
+    """Move ``n`` of a board game's record, checked for shape."""
+    if not isinstance(m, dict) or set(m) - MOVE_KEYS or not {"round", "by", "pawn", "to"} <= set(m):
+        raise RecordError(f"move {n} must be a mapping with round, by, pawn, how, roll, from, to, turn; got "
+                          f"{shorten(m)}", source=source)
+    rnd, by, pawn, how, roll, turn = (m.get(k) for k in ("round", "by", "pawn", "how", "roll", "turn"))
+    if type(rnd) is not int or rnd < last_round:
+        raise RecordError(f"move {n}: round {shorten(rnd)} is not a whole number after round {last_round}",
+                          source=source)
+    if by not in players:
+        raise RecordError(f"move {n}: by {shorten(by)} is not one of the players {english_list(players)}",
+                          source=source)
+    if pawn not in board.starts or pawn not in edition.card_ids:
+        raise RecordError(f"move {n}: pawn {shorten(pawn)} is not a suspect of the board "
+                          f"({', '.join(board.starts)})", source=source)
+    how = how or "roll"
+    if how not in MOVE_HOWS:
+        raise RecordError(f"move {n}: how must be {english_list(MOVE_HOWS, 'or')}, not {shorten(how)}",
+                          source=source)
+    if roll is not None and (type(roll) is not int or not 1 <= roll <= 6 * board.dice):
+        raise RecordError(f"move {n}: roll {shorten(roll)} is not a roll of {board.dice} di"
+                          f"{'e' if board.dice == 1 else 'ce'}", source=source)
+    start = _board_position(board, m.get("from"), "from", n, source) if m.get("from") is not None else None
+    end = _board_position(board, m["to"], "to", n, source)
+    if turn is not None:
+        if type(turn) is not int or not 1 <= turn <= len(turns):
+            raise RecordError(f"move {n}: turn {shorten(turn)} is not a turn of the record (1 to {len(turns)})",
+                              source=source)
+        t = turns[turn - 1]
+        if not isinstance(t, Suggestion) or t.by != by or end not in t.cards:
+            raise RecordError(f"move {n}: turn {turn} is not a suggestion by {by} in "
+                              f"{end if isinstance(end, str) else list(end)}", source=source)
+    return Move(rnd, str(by), str(pawn), roll, start, end, turn, how)
 
 
 def _speed_clue_suggestion(raw: dict, by: str, players: tuple, edition: Edition, source: str, n: int, player):
