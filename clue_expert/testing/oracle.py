@@ -217,6 +217,52 @@ def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ())
     return out
 
 
+def _premise_clauses(key, v: dict, pool, x: dict) -> list | None:
+    """The clauses of one premise (``v``: an observation's fields), or None
+    when no deal meets it (a bound nothing satisfies)."""
+    kind = key[0]
+    if kind == "held":
+        return [[x[(key[1], key[2])]]]
+    if kind == "lacked":
+        return [[-x[(key[1], key[2])]]]
+    if kind == "one-of":
+        return [[x[(key[1], c)] for c in key[2]]]
+    if kind == "not-all":
+        return [[-x[(key[1], c)] for c in key[2]]]
+    if kind == "bound":
+        owner, cards, low, high = key[1:]
+        return _bound_clauses(pool, [x[(owner, c)] for c in cards], low, high)
+    if kind in ("dealt", "revealed"):
+        who = v["owner"] if kind == "dealt" else v["player"]
+        return [[x[(who, c)]] for c in v["cards"]]
+    if kind == "passed":
+        return [[-x[(v["player"], c)]] for c in v["cards"]]
+    if kind == "showed":
+        shown = [[x[(v["player"], v["card"])]]] if v.get("card") is not None else []
+        return shown + [[x[(v["player"], c)] for c in v["cards"]]]
+    if kind == "accused":
+        if v["correct"]:
+            return [[x[(ENVELOPE, c)]] for c in v["cards"]]
+        return [[-x[(ENVELOPE, c)] for c in v["cards"]]]
+    if kind in ("game", "hand-size"):
+        return []
+    raise ValueError(f"cannot encode {key!r}")
+
+
+def _negated_goal(key, x: dict) -> list:
+    """The clauses saying that the goal fact ``key`` does not hold."""
+    kind = key[0]
+    if kind == "held":
+        return [[-x[(key[1], key[2])]]]
+    if kind == "lacked":
+        return [[x[(key[1], key[2])]]]
+    if kind == "one-of":
+        return [[-x[(key[1], c)]] for c in key[2]]
+    if kind == "not-all":
+        return [[x[(key[1], c)]] for c in key[2]]
+    raise ValueError(f"cannot negate {key!r}")
+
+
 def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict | None = None) -> bool:
     """Whether the game's constraints (each card has one owner, the hand
     sizes, the envelope's count of each category) and ``premises`` entail
@@ -233,50 +279,11 @@ def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict
     pool, x, clauses = deal_clauses(edition, players, hand_sizes)
     values = values or {}
     for key in premises:
-        kind = key[0]
-        v = values.get(key, {})
-        if kind == "held":
-            clauses.append([x[(key[1], key[2])]])
-        elif kind == "lacked":
-            clauses.append([-x[(key[1], key[2])]])
-        elif kind == "one-of":
-            clauses.append([x[(key[1], c)] for c in key[2]])
-        elif kind == "not-all":
-            clauses.append([-x[(key[1], c)] for c in key[2]])
-        elif kind == "bound":
-            owner, cards, low, high = key[1:]
-            bound = _bound_clauses(pool, [x[(owner, c)] for c in cards], low, high)
-            if bound is None:
-                return True  # nothing meets it: the premises are contradictory, so entail anything
-            clauses.extend(bound)
-        elif kind in ("dealt", "revealed"):
-            who = v["owner"] if kind == "dealt" else v["player"]
-            clauses.extend([[x[(who, c)]] for c in v["cards"]])
-        elif kind == "passed":
-            clauses.extend([[-x[(v["player"], c)]] for c in v["cards"]])
-        elif kind == "showed":
-            if v.get("card") is not None:
-                clauses.append([x[(v["player"], v["card"])]])
-            clauses.append([x[(v["player"], c)] for c in v["cards"]])
-        elif kind == "accused":
-            if v["correct"]:
-                clauses.extend([[x[(ENVELOPE, c)]] for c in v["cards"]])
-            else:
-                clauses.append([-x[(ENVELOPE, c)] for c in v["cards"]])
-        elif kind not in ("game", "hand-size"):
-            raise ValueError(f"cannot encode {key!r}")
-    # the goal's negation: none of its facts holds
+        encoded = _premise_clauses(key, values.get(key, {}), pool, x)
+        if encoded is None:
+            return True  # nothing meets it: the premises are contradictory, so entail anything
+        clauses.extend(encoded)
     for key in goal:
-        kind = key[0]
-        if kind == "held":
-            clauses.append([-x[(key[1], key[2])]])
-        elif kind == "lacked":
-            clauses.append([x[(key[1], key[2])]])
-        elif kind == "one-of":
-            clauses.extend([[-x[(key[1], c)]] for c in key[2]])
-        elif kind == "not-all":
-            clauses.extend([[x[(key[1], c)]] for c in key[2]])
-        else:
-            raise ValueError(f"cannot negate {key!r}")
+        clauses.extend(_negated_goal(key, x))
     with Glucose3(bootstrap_with=clauses) as s:
         return not s.solve()
