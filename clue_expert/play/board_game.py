@@ -58,25 +58,53 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
     """Play one board game on ``deal`` (``players``: seat -> Player).
     ``rng`` rolls the die; ``on_event`` sees each suggestion and accusation
     with all cards; ``on_move(move, options)`` each move."""
-    board = get_board(board)
+    table = _BoardTable(deal, players, get_board(board), on_event, on_move)
     rng = rng if rng is not None else random.Random(0)
-    names, edition = deal.players, deal.edition
-    pawn_of = board_pawns(board, deal)
-    room_cat = room_category(board, deal)
-    result, tell = _deal_in(deal, players, on_event, "board")
-    result.board = board.id if board.path.startswith(str(boards_dir())) else board.path
-    where: dict = dict(board.starts)  # suspect -> square or room
-    pulled: set = set()  # pawns moved into their room by a suggestion since their last turn
-    out: set = set()
-    for rnd, by in _seats_in_turn(names, out, max_rounds, result):
-        me = pawn_of[by]
-        here = where[me]
-        may_stay = me in pulled and isinstance(here, str)
-        pulled.discard(me)
-        roll = sum(rng.randint(1, 6) for _ in range(board.dice))
-        options = MoveOptions.for_turn(board, me, where, roll, may_stay)
-        turn_no = len(result.round_of_turn) + 1
-        choice = players[by].move(turn_no, rnd, options)
+    result = table.result
+    for rnd, by in _seats_in_turn(deal.players, table.out, max_rounds, result):
+        roll = sum(rng.randint(1, 6) for _ in range(table.board.dice))
+        table.move_and_suggest(rnd, by, roll)
+        accusation = players[by].accuse(len(result.round_of_turn))
+        if accusation is None:
+            continue
+        if _judge_accusation(deal, by, accusation, rnd, result, table.tell, table.out):
+            break
+        table.clear_door(rnd, by)
+        if _last_one_left(deal.players, table.out, rnd, result):
+            break
+    result.reports = {p: players[p].report() for p in deal.players}
+    return result
+
+
+class _BoardTable:
+    """One board game's state between turns: where each pawn stands, the
+    pawns pulled into a room since their last turn, who is out; and the
+    moves of a turn."""
+
+    def __init__(self, deal: Deal, players: dict, board: Board, on_event: Callable | None,
+                 on_move: Callable | None) -> None:
+        self.deal, self.players, self.board, self.on_move = deal, players, board, on_move
+        self.pawn_of = board_pawns(board, deal)
+        self.room_cat = room_category(board, deal)
+        self.result, self.tell = _deal_in(deal, players, on_event, "board")
+        self.result.board = board.id if board.path.startswith(str(boards_dir())) else board.path
+        self.where: dict = dict(board.starts)  # suspect -> square or room
+        self.pulled: set = set()  # pawns moved into their room by a suggestion since their last turn
+        self.out: set = set()
+
+    def record(self, move: Move, options: MoveOptions | None) -> None:
+        self.result.moves.append(move)
+        if self.on_move is not None:
+            self.on_move(move, options)
+
+    def move_and_suggest(self, rnd: int, by: str, roll: int) -> None:
+        """``by``'s move, and its suggestion when it ends in a room."""
+        me = self.pawn_of[by]
+        here = self.where[me]
+        may_stay = me in self.pulled and isinstance(here, str)
+        self.pulled.discard(me)
+        options = MoveOptions.for_turn(self.board, me, self.where, roll, may_stay)
+        choice = self.players[by].move(len(self.result.round_of_turn) + 1, rnd, options)
         if isinstance(choice, list):
             choice = tuple(choice)
         if choice not in options.choices():
@@ -87,45 +115,38 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
             how, end = "roll", choice
         else:
             how, end = "passage", choice
-        where[me] = end
-        suggests = isinstance(end, str) and (how != "stay" or may_stay)
+        self.where[me] = end
         move = Move(rnd, by, me, roll if how == "roll" else None, here, end, None, how)
-        if suggests:
-            turn = result.new_turn(rnd)
-            move = Move(rnd, by, me, move.roll, here, end, turn, how)
-            result.moves.append(move)
-            if on_move is not None:
-                on_move(move, options)
-            cards = _check_triple(edition, players[by].suggest_in(turn, rnd, end, options), by, "suggestion")
-            room = next(c for c in cards if edition.category_of(c) == room_cat)
-            if room != end:
-                raise PlayerError(f"{by}'s suggestion names {room}, but {by}'s pawn is in {end}")
-            for c in cards:  # the suggested suspect's pawn is moved into the room
-                if c in where and c != me and where[c] != end:
-                    pull = Move(rnd, by, c, None, where[c], end, None, "pulled")
-                    where[c] = end
-                    pulled.add(c)
-                    result.moves.append(pull)
-                    if on_move is not None:
-                        on_move(pull, None)
-            _suggest_around(deal, players, by, cards, turn, rnd, tell)
-        else:
-            result.moves.append(move)
-            if on_move is not None:
-                on_move(move, options)
-        accusation = players[by].accuse(len(result.round_of_turn))
-        if accusation is None:
-            continue
-        if _judge_accusation(deal, by, accusation, rnd, result, tell, out):
-            break
-        door = next((d for d in board.doors if d.outside == where[me]), None)
-        if door is not None:  # the published rules: a wrong accuser's pawn does not block a door
-            clear = Move(rnd, by, me, None, where[me], door.room, None, "cleared")
-            where[me] = door.room
-            result.moves.append(clear)
-            if on_move is not None:
-                on_move(clear, None)
-        if _last_one_left(names, out, rnd, result):
-            break
-    result.reports = {p: players[p].report() for p in names}
-    return result
+        if not (isinstance(end, str) and (how != "stay" or may_stay)):
+            self.record(move, options)
+            return
+        turn = self.result.new_turn(rnd)
+        self.record(Move(rnd, by, me, move.roll, here, end, turn, how), options)
+        self.suggest(rnd, by, end, turn, options)
+
+    def suggest(self, rnd: int, by: str, end: str, turn: int, options: MoveOptions) -> None:
+        """``by``'s suggestion in room ``end``: the suggested suspect's pawn
+        is moved into the room, then the others disprove in turn."""
+        edition = self.deal.edition
+        cards = _check_triple(edition, self.players[by].suggest_in(turn, rnd, end, options), by, "suggestion")
+        room = next(c for c in cards if edition.category_of(c) == self.room_cat)
+        if room != end:
+            raise PlayerError(f"{by}'s suggestion names {room}, but {by}'s pawn is in {end}")
+        me = self.pawn_of[by]
+        for c in cards:
+            if c in self.where and c != me and self.where[c] != end:
+                pull = Move(rnd, by, c, None, self.where[c], end, None, "pulled")
+                self.where[c] = end
+                self.pulled.add(c)
+                self.record(pull, None)
+        _suggest_around(self.deal, self.players, by, cards, turn, rnd, self.tell)
+
+    def clear_door(self, rnd: int, by: str) -> None:
+        """The published rules: a wrong accuser's pawn does not block a door
+        (it moves into the door's room)."""
+        me = self.pawn_of[by]
+        door = next((d for d in self.board.doors if d.outside == self.where[me]), None)
+        if door is not None:
+            clear = Move(rnd, by, me, None, self.where[me], door.room, None, "cleared")
+            self.where[me] = door.room
+            self.record(clear, None)
