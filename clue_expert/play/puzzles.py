@@ -226,62 +226,76 @@ def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int,
     analysis names the envelope's card of that category; and a suggestion of
     the envelope's other cards with a card of its own that nobody can
     disprove.  Kept when the rules alone do not name the envelope; trimmed."""
-    others = [p for p in names if p != me]
     for _ in range(MAX_DEALS["hard"]):
         if progress is not None:
             progress()
-        deal = random_deal(ed, names, rng)
-        sizes = {p: len(h) for p, h in deal.hands.items()}
-        start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
-        k = knowledge_at(start, "hard")
-        prefix: list = []
-        found = None
-        for n in range(1, HARD_PREFIX + 1):
-            turn = _turn(deal, others[(n - 1) % len(others)], rng, me)
-            prefix.append(turn)
-            k.observe(turn, n)
-            found = next((key for key, j in k.justifications.items() if j.rule == CASE_ANALYSIS and (
-                (key[0] == "held" and key[1] != "envelope") or (key[0] == "lacked" and key[1] == "envelope"))), None)
-            if found is not None or k.solved():
-                break
-        if found is None:
-            continue
-        decoy = found[2]
-        cat = ed.category_of(decoy)
-        own = [c for c in ed.category_cards(cat) if c in deal.hands[me]]
-        if not own:
-            continue  # the closing suggestion needs a card of the decoy's category the seat holds
-        used = sorted({r[1] for r in k.roots(found) if r[0] in ("passed", "showed")})
-        turns = [prefix[t - 1] for t in used]
-        record = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, turns=turns,
-                        source="<puzzle>")
-        k = knowledge_at(record, "hard")
-        envelope_card = next(c for c in deal.envelope if ed.category_of(c) == cat)
-        reveals = [t for t in _reveals(deal, me, decoy) if ed.category_of(t.card) == cat]
-        rng.shuffle(reveals)
-        for turn in reveals:  # the decoy's category, until the case analysis settles it
-            if envelope_card in k.held_by("envelope"):
-                break
-            if turn.card in k.held_by(turn.shown_by):
-                continue  # already known: the turn would teach nothing
-            turns.append(turn)
-            k.observe(turn, len(turns))
-        # the other categories: a suggestion of their envelope cards and a card of the seat's that nobody disproves
-        closing = tuple(own[0] if c == cat else next(x for x in deal.envelope if ed.category_of(x) == c)
-                        for c in ed.categories)
-        turns.append(Suggestion(me, closing, tuple(p for p in names if p != me), None, None))
-        record.turns = turns
-        if not _fits(record, "hard"):
-            continue
-        record = _trim(record, "hard")
-        k = knowledge_at(record, "hard")
-        needed = rules_needed(k)
-        if CASE_ANALYSIS not in needed:  # pragma: no cover - the rules alone would solve it
-            continue
-        envelope = tuple(c for c in ed.card_ids if c in k.held_by("envelope"))
-        return Puzzle(record, "hard", envelope, needed, seed, deal)
+        puzzle = _hard_from(ed, names, me, rng, seed, random_deal(ed, names, rng))
+        if puzzle is not None:
+            return puzzle
     raise ClueError(f"no hard puzzle for {len(names)} players found from seed {seed} "
                     f"in {MAX_DEALS['hard']} deals; try another seed")
+
+
+def _decoy(deal, names: tuple, me: str, rng: random.Random, start: Record):
+    """Random suggestions by the other players until the case analysis finds
+    a card that is not in the envelope: (that fact's key, the turns, the
+    knowledge), the key None when none turned up."""
+    others = [p for p in names if p != me]
+    k = knowledge_at(start, "hard")
+    prefix: list = []
+    found = None
+    for n in range(1, HARD_PREFIX + 1):
+        turn = _turn(deal, others[(n - 1) % len(others)], rng, me)
+        prefix.append(turn)
+        k.observe(turn, n)
+        found = next((key for key, j in k.justifications.items() if j.rule == CASE_ANALYSIS and (
+            (key[0] == "held" and key[1] != "envelope") or (key[0] == "lacked" and key[1] == "envelope"))), None)
+        if found is not None or k.solved():
+            break
+    return found, prefix, k
+
+
+def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int, deal) -> Puzzle | None:
+    """The hard puzzle built on ``deal`` (see :func:`_hard`), or None when this deal gives none."""
+    sizes = {p: len(h) for p, h in deal.hands.items()}
+    start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
+    found, prefix, k = _decoy(deal, names, me, rng, start)
+    if found is None:
+        return None
+    decoy = found[2]
+    cat = ed.category_of(decoy)
+    own = [c for c in ed.category_cards(cat) if c in deal.hands[me]]
+    if not own:
+        return None  # the closing suggestion needs a card of the decoy's category the seat holds
+    used = sorted({r[1] for r in k.roots(found) if r[0] in ("passed", "showed")})
+    turns = [prefix[t - 1] for t in used]
+    record = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, turns=turns,
+                    source="<puzzle>")
+    k = knowledge_at(record, "hard")
+    envelope_card = next(c for c in deal.envelope if ed.category_of(c) == cat)
+    reveals = [t for t in _reveals(deal, me, decoy) if ed.category_of(t.card) == cat]
+    rng.shuffle(reveals)
+    for turn in reveals:  # the decoy's category, until the case analysis settles it
+        if envelope_card in k.held_by("envelope"):
+            break
+        if turn.card in k.held_by(turn.shown_by):
+            continue  # already known: the turn would teach nothing
+        turns.append(turn)
+        k.observe(turn, len(turns))
+    # the other categories: a suggestion of their envelope cards and a card of the seat's that nobody disproves
+    closing = tuple(own[0] if c == cat else next(x for x in deal.envelope if ed.category_of(x) == c)
+                    for c in ed.categories)
+    turns.append(Suggestion(me, closing, tuple(p for p in names if p != me), None, None))
+    record.turns = turns
+    if not _fits(record, "hard"):
+        return None
+    record = _trim(record, "hard")
+    k = knowledge_at(record, "hard")
+    needed = rules_needed(k)
+    if CASE_ANALYSIS not in needed:  # pragma: no cover - the rules alone would solve it
+        return None
+    envelope = tuple(c for c in ed.card_ids if c in k.held_by("envelope"))
+    return Puzzle(record, "hard", envelope, needed, seed, deal)
 
 
 def _reveals(deal, me: str, decoy: str) -> list:
