@@ -148,12 +148,24 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep")
     folder.mkdir(parents=True, exist_ok=True)
     if not table:
         raise ClueError("no finished cell to plot")
-    settings = list(dict.fromkeys(_setting(r) for r in table))
-    lineups = list(dict.fromkeys(r["lineup"] for r in table))
-    strategies = list(dict.fromkeys(r["strategy"] for r in table))
-    written = []
+    axes = _SweepAxes(table)
+    return [_save(plt, _win_rate_heatmaps(plt, table, axes, title), folder / "heatmap-win-rate.png"),
+            _save(plt, _rounds_heatmap(plt, table, axes, title), folder / "heatmap-rounds.png"),
+            _save(plt, _win_rate_intervals(plt, table, axes, title), folder / "win-rates.png")]
 
-    # 1. each strategy's win rate: one heat map per strategy, lineups (that seat it) x settings
+
+class _SweepAxes:
+    """A sweep's settings, lineups and strategies, each in first-seen order."""
+
+    def __init__(self, table: Sequence[dict]) -> None:
+        self.settings = list(dict.fromkeys(_setting(r) for r in table))
+        self.lineups = list(dict.fromkeys(r["lineup"] for r in table))
+        self.strategies = list(dict.fromkeys(r["strategy"] for r in table))
+
+
+def _win_rate_heatmaps(plt, table: Sequence[dict], a: _SweepAxes, title: str):
+    """Each strategy's win rate: one heat map per strategy, lineups (that seat it) x settings."""
+    settings, lineups, strategies = a.settings, a.lineups, a.strategies
     n = len(strategies)
     cols = min(n, 2)
     rows_ = math.ceil(n / cols)
@@ -171,9 +183,12 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep")
         ax.axis("off")
     fig.suptitle(f"{title}: win rate per seat-game, by lineup and setting")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / "heatmap-win-rate.png"))
+    return fig
 
-    # 2. mean rounds to a solution per cell
+
+def _rounds_heatmap(plt, table: Sequence[dict], a: _SweepAxes, title: str):
+    """The mean rounds to a solution per cell."""
+    settings, lineups = a.settings, a.lineups
     grid = [[math.nan] * len(settings) for _ in lineups]
     for r in table:
         if r["mean_rounds_to_solution"] is not None:
@@ -182,14 +197,17 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep")
     _heat(ax, grid, lineups, settings, "{:.1f}", cmap="viridis_r")
     ax.set_title(f"{title}: mean rounds to a solution")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / "heatmap-rounds.png"))
+    return fig
 
-    # 3. win rates with 95 % intervals across the settings, one panel per lineup (a strategy keeps its colour)
-    colour = {s: f"C{k % 10}" for k, s in enumerate(strategies)}
+
+def _win_rate_intervals(plt, table: Sequence[dict], a: _SweepAxes, title: str):
+    """Win rates with 95 % intervals across the settings, one panel per lineup (a strategy keeps its colour)."""
+    settings, lineups = a.settings, a.lineups
+    colour = {s: f"C{k % 10}" for k, s in enumerate(a.strategies)}
     fig, axes = plt.subplots(len(lineups), 1, squeeze=False, sharex=True,
                              figsize=(max(7.0, 1.1 * len(settings) + 3), 2.6 * len(lineups)))
     for ax, lu in zip(axes.flat, lineups):
-        mine = [s for s in strategies if any(r["lineup"] == lu and r["strategy"] == s for r in table)]
+        mine = [s for s in a.strategies if any(r["lineup"] == lu and r["strategy"] == s for r in table)]
         for k, s in enumerate(mine):
             pts = [(settings.index(_setting(r)), r) for r in table if r["lineup"] == lu and r["strategy"] == s]
             off = (k - (len(mine) - 1) / 2) * 0.12
@@ -207,8 +225,7 @@ def sweep_plots(table: Sequence[dict], folder: str | Path, title: str = "Sweep")
     axes.flat[-1].set_xticks(range(len(settings)), settings, rotation=30, ha="right")
     fig.suptitle(f"{title}: win rates with 95 % intervals")
     fig.tight_layout()
-    written.append(_save(plt, fig, folder / "win-rates.png"))
-    return written
+    return fig
 
 
 def _heat(ax, grid, rows: list, cols: list, text: str, **kw) -> None:
