@@ -968,48 +968,56 @@ def board_view(board, pawns: dict | None = None, marks: dict | None = None, name
             if r and letter.get(r) is None and ch not in "^v<>":
                 letter[r] = ch
     style = {r: _ROOM_STYLES[i % len(_ROOM_STYLES)] for i, r in enumerate(board.rooms)}
-    door_at = {d.square: d for d in board.doors}
-    start_at = {sq: s for s, sq in board.starts.items()}
     pawn_at = {tuple(p): label for label, p in pawns.items() if not isinstance(p, str)}
     lines = [Text("   " + "".join(f"{x:<2d}" if x % 2 == 0 else "  " for x in range(board.width)), style="dim")]
-    for y in range(board.height):
-        line = Text(f"{y:>2} ", style="dim")
-        for x in range(board.width):
-            sq = (x, y)
-            room = board.room_at(sq)
-            if sq in pawn_at:
-                line.append(f"{pawn_at[sq][:2]:<2}", style="bold reverse")
-            elif sq in marks:
-                line.append(f"{marks[sq]:<2}", style="bold black on yellow")
-            elif sq in door_at:
-                line.append(_ARROWS[door_at[sq].direction] * 2, style=f"bold {style[room]}")
-            elif room:
-                line.append(f"{letter[room].lower()} ", style=style[room])
-            elif sq in start_at:
-                line.append(f"{start_at[sq][:2]:<2}", style="bold")
-            elif sq in board.hallway:
-                line.append("· ", style="dim")
-            else:
-                line.append("  ")
-        lines.append(line)
+    lines += [_board_row(board, y, pawn_at, marks, letter, style) for y in range(board.height)]
     lines.append(Text(""))
-    for r in board.rooms:
-        doors = len(board.doors_of(r))
-        passage = board.passage_to(r)
-        here = [label for label, p in pawns.items() if p == r]
-        text = Text(f"{letter[r].lower()} ", style=style[r])
-        text.append(f" {names.get(r, r)}: {doors} door{'s' if doors != 1 else ''}", style="")
-        if passage:
-            text.append(f", secret passage to {names.get(passage, passage)}")
-        if r in marks:
-            text.append(f"  [{marks[r]}] reachable", style="bold")
-        if here:
-            text.append(f"  pawns here: {', '.join(here)}", style="bold")
-        lines.append(text)
+    lines += [_room_legend(board, r, pawns, marks, names, letter[r], style[r]) for r in board.rooms]
     starts = ", ".join(f"{names.get(s, s)} ({s[:2]}) at {x},{y}" for s, (x, y) in board.starts.items())
     lines.append(Text(f"Starting squares: {starts}."))
     lines.append(Text("Doors are drawn as the way they open (^ v < >); a square is x,y from the top left."))
     return Group(*lines)
+
+
+def _board_row(board, y: int, pawn_at: dict, marks: dict, letter: dict, style: dict) -> Text:
+    """Row ``y`` of the board, two characters a square (see :func:`board_view`)."""
+    door_at = {d.square: d for d in board.doors}
+    start_at = {sq: s for s, sq in board.starts.items()}
+    line = Text(f"{y:>2} ", style="dim")
+    for x in range(board.width):
+        sq = (x, y)
+        room = board.room_at(sq)
+        if sq in pawn_at:
+            line.append(f"{pawn_at[sq][:2]:<2}", style="bold reverse")
+        elif sq in marks:
+            line.append(f"{marks[sq]:<2}", style="bold black on yellow")
+        elif sq in door_at:
+            line.append(_ARROWS[door_at[sq].direction] * 2, style=f"bold {style[room]}")
+        elif room:
+            line.append(f"{letter[room].lower()} ", style=style[room])
+        elif sq in start_at:
+            line.append(f"{start_at[sq][:2]:<2}", style="bold")
+        elif sq in board.hallway:
+            line.append("· ", style="dim")
+        else:
+            line.append("  ")
+    return line
+
+
+def _room_legend(board, r: str, pawns: dict, marks: dict, names: dict, letter: str, style: str) -> Text:
+    """One room's line of the board's legend: its letter, doors, passage, marks and pawns."""
+    doors = len(board.doors_of(r))
+    passage = board.passage_to(r)
+    here = [label for label, p in pawns.items() if p == r]
+    text = Text(f"{letter.lower()} ", style=style)
+    text.append(f" {names.get(r, r)}: {doors} door{'s' if doors != 1 else ''}", style="")
+    if passage:
+        text.append(f", secret passage to {names.get(passage, passage)}")
+    if r in marks:
+        text.append(f"  [{marks[r]}] reachable", style="bold")
+    if here:
+        text.append(f"  pawns here: {', '.join(here)}", style="bold")
+    return text
 
 
 def _where(pos) -> str:
