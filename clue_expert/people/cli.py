@@ -524,54 +524,26 @@ def _game_edition(args) -> str:
 
 def cmd_play(args) -> int:
     console = _console(args)
-    if args.max_rounds < 1:
-        raise ClueError("--max-rounds must be at least 1")
-    if args.human is not None and not args.human.strip():
-        raise ClueError("--human needs a name")
-    if args.hints and not args.human:
-        raise ClueError("--hints is for a human seat: add --human NAME")
-    if args.seat is not None and not args.human:
-        raise ClueError("--seat is for a human seat: add --human NAME")
-    if args.deal:
-        deal = get_deal(args.deal)
-        if args.players and args.players != len(deal.players):
-            raise ClueError(f"deal {deal.id} has {len(deal.players)} players, not {args.players}")
-    elif args.players or args.seed is not None or args.human:
-        # a person never gets the fixed deal whose envelope `clue-expert play` prints:
-        # without --seed, his deal is a random one
-        n = args.players or 3
-        seed = args.seed if args.seed is not None else (random.SystemRandom().randrange(2 ** 32) if args.human else 0)
-        deal = random_deal(get_edition(_game_edition(args)), tuple(f"player{i + 1}" for i in range(n)),
-                           random.Random(seed))
-    elif args.game == "generalized" or args.edition is not None or args.board:
-        deal = random_deal(get_edition(_game_edition(args)), ("player1", "player2", "player3"), random.Random(0))
-    else:
-        deal = get_deal(DEFAULT_PLAY_DEAL)
+    _check_play_options(args)
+    deal = _play_deal(args)
     check_players(len(deal.players), deal.edition)
     if args.record_seat and args.record_seat not in deal.players and args.record_seat != args.human:
         raise ClueError(f"--record-seat {args.record_seat!r} is not one of the players {list(deal.players)}")
     if args.record:
         _check_writable(args.record)
     if args.human:
-        seat = (args.seat if args.seat is not None else 1) - 1
-        if not 0 <= seat < len(deal.players):
-            raise ClueError(f"--seat must be 1 to {len(deal.players)}")
-        if args.human in deal.players and deal.players.index(args.human) != seat:
-            raise ClueError(f"{args.human!r} is already another seat's name")
-        old = deal.players[seat]
-        deal = replace(deal, players=tuple(args.human if p == old else p for p in deal.players),
-                       hands={(args.human if p == old else p): h for p, h in deal.hands.items()})
-        return _play_human(args, deal, console)
+        return _play_human(args, _with_human_seat(args, deal), console)
     names = deal.players
     general = args.game == "generalized"
     strategies = _with_rules(_seats_named(args, len(names), showcase=True), args.rules)
-    fired: dict = {p: [] for p in names}
+    trace = _PlayTrace(args, console, names)
     players = {}
     board = _board_for(args, deal)
     for i, p in enumerate(names):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                 seed=(args.seed or 0) * 10 + i, on_fire=fired[p].append,
+                                 seed=(args.seed or 0) * 10 + i, on_fire=trace.fired[p].append,
                                  **({"move": DEFAULT_MOVE} if board else {}))
+    trace.players = players
     what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
     console.print(f"[bold]{escape(what)}[/bold] on {escape(deal.id)} "
                   f"({escape(deal.name or 'random deal')}), {len(names)} players")
@@ -580,76 +552,139 @@ def cmd_play(args) -> int:
                       f"holds {escape(', '.join(deal.hands[p]))}")
     if args.show != "quiet":
         console.print(f"  envelope (hidden from the players): {escape(', '.join(deal.envelope))}")
-    last_round = [0]
-    seen_decisions = {p: 0 for p in names}
-
-    def on_event(event):
-        if event.round != last_round[0]:
-            last_round[0] = event.round
-            console.rule(f"round {event.round}")
-        console.print(event_text(event))
-        if args.show in ("moves", "deductions", "all"):
-            for p in names:
-                decisions = players[p].decisions
-                for _, cand in decisions[seen_decisions[p]:]:
-                    if cand.kind in ("suggest", "ask") or args.show == "all":
-                        console.print(decision_text(p, cand))
-                seen_decisions[p] = len(decisions)
-
-    def after_event():
-        if args.show in ("deductions", "all"):
-            for p in names:
-                facts = [f for f in fired[p]
-                         if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
-                if args.show == "all":
-                    for f in facts:
-                        console.print(deduction_text(p, f))
-                    continue
-                counts: dict = {}
-                for f in facts:
-                    if any(c[0] == "held" for c in f.conclusions):
-                        console.print(deduction_text(p, f))
-                    else:
-                        counts[f.rule] = counts.get(f.rule, 0) + len(f.conclusions)
-                if counts:
-                    console.print(f"          [cyan]{escape(p)}[/cyan] [dim]also: " + ", ".join(
-                        f"{escape(rule)} ×{escape(n)}" for rule, n in counts.items()) + "[/dim]")
-        for p in names:
-            fired[p].clear()
-
-    started = [False]
-
-    def trace(event):
-        if not started[0]:
-            started[0] = True
-            for p in names:  # what each player deduced from its own hand
-                fired[p].clear()
-        else:
-            after_event()
-        on_event(event)
-
     if board:
         pawns = board_pawns(board, deal)
         console.print(plain("  pawns: " + ", ".join(f"{p} plays {pawns[p]}" for p in names)))
-
-        def on_move(move, options):
-            if args.show == "quiet":
-                return
-            if move.round != last_round[0]:
-                last_round[0] = move.round
-                console.rule(f"round {move.round}")
-            console.print(move_text(move, board))
-            if args.show != "quiet" and move.how not in ("pulled", "cleared"):  # why the pawn went there
-                decisions = players[move.by].decisions
-                for _, cand in decisions[seen_decisions[move.by]:]:
-                    if cand.kind == "move":
-                        console.print(decision_text(move.by, cand))
-                seen_decisions[move.by] = len(decisions)
-        result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=trace,
-                                 rng=random.Random(args.seed or 0), on_move=on_move)
+        trace.board = board
+        result = play_board_game(deal, players, board, max_rounds=args.max_rounds, on_event=trace.event,
+                                 rng=random.Random(args.seed or 0), on_move=trace.move)
     else:
-        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace, game=args.game)
-    after_event()
+        result = play_game(deal, players, max_rounds=args.max_rounds, on_event=trace.event, game=args.game)
+    trace.after_event()
+    _play_summary(args, console, deal, players, result)
+    return 0
+
+
+def _check_play_options(args) -> None:
+    """``play``'s options that only go together."""
+    if args.max_rounds < 1:
+        raise ClueError("--max-rounds must be at least 1")
+    if args.human is not None and not args.human.strip():
+        raise ClueError("--human needs a name")
+    if args.hints and not args.human:
+        raise ClueError("--hints is for a human seat: add --human NAME")
+    if args.seat is not None and not args.human:
+        raise ClueError("--seat is for a human seat: add --human NAME")
+
+
+def _play_deal(args):
+    """The deal ``play`` plays: ``--deal``, a seeded random one, or Kingston's deal 1."""
+    if args.deal:
+        deal = get_deal(args.deal)
+        if args.players and args.players != len(deal.players):
+            raise ClueError(f"deal {deal.id} has {len(deal.players)} players, not {args.players}")
+        return deal
+    if args.players or args.seed is not None or args.human:
+        # a person never gets the fixed deal whose envelope `clue-expert play` prints:
+        # without --seed, his deal is a random one
+        n = args.players or 3
+        seed = args.seed if args.seed is not None else (random.SystemRandom().randrange(2 ** 32) if args.human else 0)
+        return random_deal(get_edition(_game_edition(args)), tuple(f"player{i + 1}" for i in range(n)),
+                           random.Random(seed))
+    if args.game == "generalized" or args.edition is not None or args.board:
+        return random_deal(get_edition(_game_edition(args)), ("player1", "player2", "player3"), random.Random(0))
+    return get_deal(DEFAULT_PLAY_DEAL)
+
+
+def _with_human_seat(args, deal):
+    """``deal`` with the person's name (``--human``) at seat ``--seat``."""
+    seat = (args.seat if args.seat is not None else 1) - 1
+    if not 0 <= seat < len(deal.players):
+        raise ClueError(f"--seat must be 1 to {len(deal.players)}")
+    if args.human in deal.players and deal.players.index(args.human) != seat:
+        raise ClueError(f"{args.human!r} is already another seat's name")
+    old = deal.players[seat]
+    return replace(deal, players=tuple(args.human if p == old else p for p in deal.players),
+                   hands={(args.human if p == old else p): h for p, h in deal.hands.items()})
+
+
+class _PlayTrace:
+    """What ``play`` prints as the game goes: each event, the seats'
+    decisions and deductions (``--show``), each move on a board."""
+
+    def __init__(self, args, console, names) -> None:
+        self.args, self.console, self.names = args, console, names
+        self.fired: dict = {p: [] for p in names}
+        self.players: dict = {}
+        self.board = None
+        self.last_round = 0
+        self.seen_decisions = {p: 0 for p in names}
+        self.started = False
+
+    def new_round(self, rnd: int) -> None:
+        if rnd != self.last_round:
+            self.last_round = rnd
+            self.console.rule(f"round {rnd}")
+
+    def print_event(self, event) -> None:
+        self.new_round(event.round)
+        self.console.print(event_text(event))
+        if self.args.show in ("moves", "deductions", "all"):
+            for p in self.names:
+                decisions = self.players[p].decisions
+                for _, cand in decisions[self.seen_decisions[p]:]:
+                    if cand.kind in ("suggest", "ask") or self.args.show == "all":
+                        self.console.print(decision_text(p, cand))
+                self.seen_decisions[p] = len(decisions)
+
+    def after_event(self) -> None:
+        if self.args.show in ("deductions", "all"):
+            for p in self.names:
+                self.print_deductions(p)
+        for p in self.names:
+            self.fired[p].clear()
+
+    def print_deductions(self, p: str) -> None:
+        facts = [f for f in self.fired[p] if not (f.conclusions and f.conclusions[0][0] in DECISION_KINDS)]
+        if self.args.show == "all":
+            for f in facts:
+                self.console.print(deduction_text(p, f))
+            return
+        counts: dict = {}
+        for f in facts:
+            if any(c[0] == "held" for c in f.conclusions):
+                self.console.print(deduction_text(p, f))
+            else:
+                counts[f.rule] = counts.get(f.rule, 0) + len(f.conclusions)
+        if counts:
+            self.console.print(f"          [cyan]{escape(p)}[/cyan] [dim]also: " + ", ".join(
+                f"{escape(rule)} ×{escape(n)}" for rule, n in counts.items()) + "[/dim]")
+
+    def event(self, event) -> None:
+        if not self.started:
+            self.started = True
+            for p in self.names:  # what each player deduced from its own hand
+                self.fired[p].clear()
+        else:
+            self.after_event()
+        self.print_event(event)
+
+    def move(self, move, options) -> None:
+        if self.args.show == "quiet":
+            return
+        self.new_round(move.round)
+        self.console.print(move_text(move, self.board))
+        if move.how not in ("pulled", "cleared"):  # why the pawn went there
+            decisions = self.players[move.by].decisions
+            for _, cand in decisions[self.seen_decisions[move.by]:]:
+                if cand.kind == "move":
+                    self.console.print(decision_text(move.by, cand))
+            self.seen_decisions[move.by] = len(decisions)
+
+
+def _play_summary(args, console, deal, players: dict, result) -> None:
+    """``play``'s last lines: the winner, the first solution, the sheets, the record written."""
+    names = deal.players
     console.rule()
     if result.winner:
         console.print(f"[bold green]{escape(result.winner)} wins[/bold green] in round {escape(result.win_round)} "
@@ -668,7 +703,6 @@ def cmd_play(args) -> int:
         seat = args.record_seat or result.winner or names[0]
         dump_record(result.record(seat), args.record)
         console.print(f"record of the game from {escape(seat)}'s seat written to {escape(args.record)}")
-    return 0
 
 
 def _board_for(args, deal):
