@@ -724,7 +724,6 @@ def _play_human(args, deal, console) -> int:
     """A game with a person at one seat: only what he may see is printed."""
 
     names = deal.players
-    strategies = _with_rules(_seats_named(args, len(names), showcase=True), args.rules)
 
     def tell(item):
         console.print(output_item(item, deal.edition))
@@ -733,17 +732,8 @@ def _play_human(args, deal, console) -> int:
     line_editing()
     human = HumanPlayer(args.human, input, tell, hints=args.hints,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
-    players: dict[str, Player] = {}
-    others = [p for p in names if p != args.human]
-    for i, p in enumerate(others):
-        players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                 seed=(args.seed or 0) * 10 + i)
-    players[args.human] = human
     board = _board_for(args, deal)
-    if board:
-        for p in others:
-            players[p] = seat_player(p, strategies[others.index(p) % len(strategies)], args.response,
-                                     args.accusation, seed=(args.seed or 0) * 10 + others.index(p), move=DEFAULT_MOVE)
+    players = _seats_around(args, deal, human, board)
     what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
     console.print(f"[bold]{escape(what)}[/bold]: {escape(len(names))} "
                   f"players in seat order {escape(', '.join(names))}; the other players' strategies are hidden.")
@@ -752,28 +742,7 @@ def _play_human(args, deal, console) -> int:
         console.print(plain("Pawns: " + ", ".join(f"{p} plays {pawns[p]}" for p in names) + "."))
 
     def on_event(event):
-        obs = event.observation
-        if isinstance(obs, Accusation):
-            console.print(f"{escape(obs.by)} accuses {escape(', '.join(obs.cards))}: "
-                          + ("correct!" if obs.correct else "wrong, and is out.")
-                          + (f" {escape(obs.by)}'s hand laid open: {escape(', '.join(obs.revealed))}."
-                             if obs.revealed is not None else ""))
-            return
-        if obs.asks is not None:  # the generalized game
-            seen = obs.card if args.human in (obs.by, obs.shown_by) else "a card"
-            answer = (f"{obs.asks} shows {'you ' if obs.by == args.human else ''}{seen}" if obs.shown_by
-                      else f"{obs.asks} says no")
-            console.print(escape(f"turn {event.turn}: {obs.by} asks {obs.asks} about {', '.join(obs.cards)} — {answer}"))
-            return
-        text = f"turn {event.turn}: {obs.by} suggests {', '.join(obs.cards)}"
-        if obs.passed:
-            text += f" — {', '.join(obs.passed)} cannot disprove"
-        if obs.shown_by:
-            seen = obs.card if args.human in (obs.by, obs.shown_by) else "a card"
-            text += f" — {obs.shown_by} shows {'you ' if obs.by == args.human else ''}{seen}"
-        else:
-            text += " — nobody can disprove"
-        console.print(text)
+        console.print(_seen_by_human(event, args.human))
 
     def on_move(move, options):
         if move.by != args.human or move.how == "pulled":
@@ -788,6 +757,48 @@ def _play_human(args, deal, console) -> int:
     except HumanQuit as exc:
         console.print(f"{escape(exc)}; the envelope was {escape(', '.join(deal.envelope))}.")
         return 0
+    _human_summary(args, console, deal, human, result)
+    return 0
+
+
+def _seats_around(args, deal, human, board) -> dict:
+    """The seats of a game with a person: his, and rule-based seats for the others."""
+    strategies = _with_rules(_seats_named(args, len(deal.players), showcase=True), args.rules)
+    players: dict[str, Player] = {}
+    others = [p for p in deal.players if p != args.human]
+    for i, p in enumerate(others):
+        players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
+                                 seed=(args.seed or 0) * 10 + i, **({"move": DEFAULT_MOVE} if board else {}))
+    players[args.human] = human
+    return players
+
+
+def _seen_by_human(event, human: str) -> str:
+    """An event as the person at the table sees it (rich markup, escaped)."""
+    obs = event.observation
+    if isinstance(obs, Accusation):
+        return (f"{escape(obs.by)} accuses {escape(', '.join(obs.cards))}: "
+                + ("correct!" if obs.correct else "wrong, and is out.")
+                + (f" {escape(obs.by)}'s hand laid open: {escape(', '.join(obs.revealed))}."
+                   if obs.revealed is not None else ""))
+    if obs.asks is not None:  # the generalized game
+        seen = obs.card if human in (obs.by, obs.shown_by) else "a card"
+        answer = (f"{obs.asks} shows {'you ' if obs.by == human else ''}{seen}" if obs.shown_by
+                  else f"{obs.asks} says no")
+        return escape(f"turn {event.turn}: {obs.by} asks {obs.asks} about {', '.join(obs.cards)} — {answer}")
+    text = f"turn {event.turn}: {obs.by} suggests {', '.join(obs.cards)}"
+    if obs.passed:
+        text += f" — {', '.join(obs.passed)} cannot disprove"
+    if obs.shown_by:
+        seen = obs.card if human in (obs.by, obs.shown_by) else "a card"
+        text += f" — {obs.shown_by} shows {'you ' if obs.by == human else ''}{seen}"
+    else:
+        text += " — nobody can disprove"
+    return text
+
+
+def _human_summary(args, console, deal, human, result) -> None:
+    """The last lines of a game with a person: who won, the envelope, the sheet, the record written."""
     if result.winner == args.human:
         console.print(f"[bold green]You win[/bold green] in round {escape(result.win_round)}!")
     elif result.winner:
@@ -802,7 +813,6 @@ def _play_human(args, deal, console) -> int:
         dump_record(result.record(seat), args.record)
         whose = "your" if seat == args.human else f"{seat}'s"
         console.print(f"record of the game from {escape(whose)} seat written to {escape(args.record)}")
-    return 0
 
 
 def _with_rules(specs, rules) -> list:
