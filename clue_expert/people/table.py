@@ -426,6 +426,7 @@ class TableAssistant:
             "envelope": sheet.envelope, "solved": env is not None,
             "accuse": [nb.edition.display(c) for c in env] if env else None,
             "over": accused.by if accused is not None else None,
+            "over_turn": nb.record.turns.index(accused) + 1 if accused is not None else None,
             "turns": [{"n": n, "text": self.turn_text(n, t), "turn": t} for n, t in enumerate(nb.turns, start=1)],
             "out": self.out_players(),
             "counts": {o: [sum(1 for st in sheet.cells[o].values() if st == "held"),
