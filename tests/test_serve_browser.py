@@ -551,7 +551,7 @@ def test_a_four_player_game_kept_by_tapping(browser, server, tmp_path, viewport,
     shown = _visible_text(d, "#panel")
     assert "no player holds Professor Plum, so it is in the envelope" in shown
     assert not re.search(r"record-pass-as-lacked|card-nobody-holds|(?<![\w-])plum(?![\w-])", shown), shown
-    _screenshot(d, tmp_path, f"notebook-proof-{viewport}.png")
+    _screenshot(d, tmp_path, f"notebook-proof-in-view-{viewport}.png")
     # ---- a mark and a note of my own: drawn apart, never deduced from, a contradicting deduction pointed out
     cells = _sheet(d)
     _tap(d, "#mark-choice button[data-mark=held]")
@@ -579,13 +579,13 @@ def test_a_four_player_game_kept_by_tapping(browser, server, tmp_path, viewport,
         .get_attribute("class")
     _clean(d, "marks")
     # ---- the column headers stay in view down the sheet, with the count of known cards
-    d.execute_script("""const row = [...document.querySelectorAll('#sheet tr.cat')][2];
+    d.execute_script("""const row = [...document.querySelectorAll('#sheet tr.cat')][1];
         const box = innerWidth < 900 ? null : document.getElementById('col-right');
         const head = document.querySelector(innerWidth < 900 ? 'header' : '#sheet thead').getBoundingClientRect();
         const by = row.getBoundingClientRect().top - (innerWidth < 900 ? head.bottom : 0) - 60;
         if (box) box.scrollTop += row.getBoundingClientRect().top - box.getBoundingClientRect().top - 60;
         else window.scrollBy(0, by);""")
-    rooms_row = d.find_elements(By.CSS_SELECTOR, "#sheet tr.cat")[2]
+    rooms_row = d.find_elements(By.CSS_SELECTOR, "#sheet tr.cat")[1]  # (the weapons')
     th = d.find_element(By.CSS_SELECTOR, '#sheet thead th[data-owner="bob"]')
     assert th.text.split() == ["bob", "5/5"] or th.text.split()[0] == "bob", th.text
     top = d.execute_script("return arguments[0].getBoundingClientRect().bottom", th)
