@@ -503,7 +503,7 @@ def test_a_four_player_game_kept_by_tapping(browser, server, tmp_path, viewport,
     _enter(d, _answer("bob", ["plum", "revolver", "conservatory"]))  # ann, out, still shows a card
     assert _pressed(d, '#by button[data-by="cat"]')
     _enter(d, _answer("cat", ["peacock", "spanner", "lounge"]))
-    assert _pressed(d, '#by button[data-by="me"]')  # after cat comes me; ann is skipped on the round after
+    assert _pressed(d, '#by button[data-by="me"]')
     # ---- card names everywhere a person reads; ids only behind a details toggle
     turns_text = _visible_text(d, "#turns")
     assert "turn 1: ann suggests Reverend Green, Rope, Library; bob and cat cannot disprove; me shows Reverend Green" \
@@ -523,6 +523,8 @@ def test_a_four_player_game_kept_by_tapping(browser, server, tmp_path, viewport,
     _tap(d, "#clear")
     _enter(d, _answer("me", ENVELOPE))
     assert d.find_element(By.ID, "accuse").text == "The envelope is known — accuse: Professor Plum, Rope, Library"
+    # after me comes ann, who is out: bob is preselected (recording ann's turn would be refused)
+    assert _pressed(d, '#by button[data-by="bob"]') and not _pressed(d, '#by button[data-by="ann"]')
     v = _version(d)
     _tap(d, "#undo")
     _settled(d, v)
