@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -128,3 +129,31 @@ def test_shower_after_everyone_passed_and_bad_deal_are_errors_not_crashes():
         d["deal"] = bad
         with pytest.raises(RecordError):
             parse_record(d)
+
+
+def test_marks_are_read_checked_kept_and_never_deduced_from(tmp_path):
+    """The seat's own marks (made in clue-expert serve): names resolved, shape checked, round-tripped."""
+    data = dict(copy.deepcopy(BASE), marks=[{"owner": "bob", "card": "Mrs Peacock", "mark": "held", "note": " saw it "},
+                                            {"owner": "envelope", "card": "pipe", "note": "a hunch"}])
+    r = parse_record(data)
+    assert r.marks == [{"owner": "bob", "card": "peacock", "mark": "held", "note": "saw it"},
+                       {"owner": "envelope", "card": "lead-pipe", "note": "a hunch"}]
+    plain = parse_record(copy.deepcopy(BASE))
+    assert replay(r).sheet().cells == replay(plain).sheet().cells
+    dump_record(r, tmp_path / "r.yaml")
+    assert load_record(tmp_path / "r.yaml").marks == r.marks
+    assert "marks" not in plain.to_dict()  # a record without marks is written as before
+    for marks, message in [
+        ("bob", "marks must be a list"),
+        ([{"owner": "dan", "card": "rope", "mark": "held"}], "mark 1: owner 'dan' is not one of"),
+        ([{"owner": "bob", "card": "ropes", "mark": "held"}], "mark 1: card:"),
+        ([{"owner": "bob", "card": "rope", "mark": "maybe"}], "mark 1: mark must be held or lacked"),
+        ([{"owner": "bob", "card": "rope"}], "mark 1: give a mark (held or lacked), a note, or both"),
+        ([{"owner": "bob", "card": "rope", "note": 5}], "mark 1: note must be text of at most 500 characters"),
+        ([{"owner": "bob", "card": "rope", "note": "x" * 501}], "at most 500 characters"),
+        ([{"owner": "bob", "card": "rope", "mark": "held"}, {"owner": "bob", "card": "rope", "mark": "lacked"}],
+         "mark 2: bob / Rope is marked twice"),
+        ([{"owner": "bob", "card": "rope", "colour": "red"}], "mark 1 must be a mapping of owner, card, mark and note"),
+    ]:
+        with pytest.raises(RecordError, match=re.escape(message)):
+            parse_record(dict(copy.deepcopy(BASE), marks=marks))

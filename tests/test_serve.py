@@ -107,8 +107,9 @@ def test_a_contradiction_is_refused_naming_its_turns_and_nothing_changes(tmp_pat
     r = c.post("/api/turns", json={"by": "player1", "suggest": ["prof-plum", "spanner", "study"], "shown_by": None})
     assert r.status_code == 409
     err = r.json()
+    # the edition's card names, not ids, in what a person reads
     assert err["error"].startswith("refused, nothing changed: turn 6 contradicts turn 4: player2 cannot both hold "
-                                   "and lack study")
+                                   "and lack Study")
     assert err["contradiction"]["turns"] == [4, 6]
     assert c.get("/api/state").json()["game"] == before and (tmp_path / "game.yaml").read_text() == text
     # bad input: one clear error each
@@ -140,14 +141,23 @@ def test_cells_give_proofs_or_what_would_settle_them(tmp_path):
         c.post("/api/turns", json=turn)
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
     items = r["proof"]["items"]
-    assert r["fact"] == "envelope holds hall" and r["turn"] == 16 and len(items) == 28
+    assert r["fact"] == "envelope holds Hall" and r["turn"] == 16 and len(items) == 28
+    assert r["question"] == "Why is Hall in the envelope?"
     assert items[-1]["cites"] == ["5", "14", "27"] and items[-1]["rule"] == "card-nobody-holds-is-in-envelope"
-    c.post("/api/undo")
+    # each line read in the edition's names with the rule's own sentence; the ids kept for a details toggle
+    assert items[-1]["text"] == "envelope holds Hall" and items[-1]["id_text"] == "envelope holds hall"
+    assert items[-1]["message"] == "no player holds Hall, so it is in the envelope"
+    assert items[-2]["message"] == "player3 holds 6 cards, a full hand of 6, so player3 lacks Hall"
+    state = c.post("/api/undo").json()
+    # undo names the turn it removed, and says the cells it reopened as reopened
+    assert state["said"] == ("undone: removed turn 16: player1 suggests Miss Scarlett, Dagger, Hall; player2 cannot "
+                             "disprove; player3 shows Dagger; 29 cells reopened")
     r = c.get("/api/cell", params={"owner": "envelope", "card": "hall"}).json()
-    assert r["status"] == "unknown" and "proof" not in r
+    assert r["status"] == "unknown" and "proof" not in r and r["question"] == "Is Hall in the envelope?"
     texts = [m["text"] for m in r["why_not"]]
-    assert texts[0].startswith("envelope holds hall is still open")
-    assert "  player2 shows you hall → envelope lacks hall" in texts
+    assert texts[0].startswith("envelope holds Hall is still open")
+    assert "  player2 shows you Hall → envelope lacks Hall" in texts
+    assert c.post("/api/redo").json()["said"].startswith("redone: put back turn 16: player1 suggests Miss Scarlett")
     assert c.get("/api/cell", params={"owner": "nobody", "card": "hall"}).status_code == 404
 
 
@@ -271,3 +281,77 @@ def test_the_generalized_game_through_the_api(tmp_path, capsys):
     assert g["cells"] == json.loads(capsys.readouterr().out)["cells"]
     advice = c.get("/api/advice").json()
     assert advice["strategy"] == "clue-expert-generalized" and advice["ask"] in ("bob", "cat")
+
+
+def test_turns_read_with_card_names_each_thing_said_once(tmp_path):
+    c = _client(tmp_path / "game.yaml")
+    _start(c)
+    for turn in GAME["turns"][:5]:
+        c.post("/api/turns", json=turn)
+    texts = [t["text"] for t in c.get("/api/state").json()["game"]["turns"]]
+    assert texts[0] == ("turn 1: player1 suggests Colonel Mustard, Candlestick, Kitchen; player2 cannot disprove; "
+                        "player3 shows Candlestick")
+    assert texts[1] == "turn 2: player2 suggests Mrs Peacock, Lead Pipe, Billiard Room; player3 shows a card"
+    nobody = c.post("/api/turns", json={"by": "player1", "suggest": ["prof-plum", "lead-pipe", "hall"],
+                                        "shown_by": None}).json()
+    # not "player2, player3 cannot disprove; nobody can disprove"
+    assert nobody["game"]["turns"][-1]["text"] == ("turn 6: player1 suggests Professor Plum, Lead Pipe, Hall; nobody can "
+                                                   "disprove")
+
+
+def test_players_out_after_a_wrong_accusation_and_counts_of_known_cards(tmp_path):
+    c = _client(tmp_path / "game.yaml")
+    g = _start(c)["game"]
+    assert g["out"] == [] and g["counts"]["player1"] == [6, 6] and g["counts"]["envelope"] == [0, 3]
+    g = c.post("/api/turns", json={"by": "player1", "suggest": ["col-mustard", "candlestick", "kitchen"],
+                                   "shown_by": "player3", "card": "candlestick"}).json()["game"]
+    assert g["counts"]["player3"] == [1, 6]
+    g = c.post("/api/turns", json={"by": "player2", "accuse": ["prof-plum", "rope", "hall"],
+                                   "correct": False}).json()["game"]
+    assert g["out"] == ["player2"]
+    # a turn of a player who is out is refused in card names
+    err = c.post("/api/turns", json={"by": "player2", "suggest": ["prof-plum", "rope", "hall"],
+                                     "shown_by": None}).json()["error"]
+    assert "player2 made a wrong accusation earlier and is out of the game" in err
+
+
+def test_marks_and_notes_are_kept_apart_from_deduction(tmp_path, capsys):
+    path = tmp_path / "game.yaml"
+    c = _client(path)
+    _start(c)
+    for turn in GAME["turns"]:
+        c.post("/api/turns", json=turn)
+    cells = c.get("/api/state").json()["game"]["cells"]
+    r = c.put("/api/marks", json={"owner": "player2", "card": "hall", "mark": "held", "note": "saw a corner"})
+    assert r.status_code == 200 and r.json()["said"] == "marked player2 holds Hall? (saw a corner)"
+    g = r.json()["game"]
+    assert g["cells"] == cells  # never deduced from
+    # the deduction (player2 lacks hall) contradicts the mark: pointed out
+    assert g["marks"] == [{"owner": "player2", "card": "hall", "mark": "held", "note": "saw a corner",
+                           "text": "player2 holds Hall? (saw a corner)", "contradicted": "lacked"}]
+    g = c.put("/api/marks", json={"owner": "envelope", "card": "study", "note": "a hunch"}).json()["game"]
+    assert [m["text"] for m in g["marks"]][1] == "envelope / Study (a hunch)" and g["marks"][1]["contradicted"] is None
+    assert c.get("/api/cell", params={"owner": "player2", "card": "hall"}).json()["mark"]["note"] == "saw a corner"
+    # marks survive undo and redo
+    assert len(c.post("/api/undo").json()["game"]["marks"]) == 2
+    assert len(c.post("/api/redo").json()["game"]["marks"]) == 2
+    assert c.put("/api/marks", json={"owner": "bob", "card": "hall", "mark": "held"}).status_code == 404
+    assert "held, lacked or none" in c.put("/api/marks", json={"owner": "player2", "card": "hall",
+                                                         "mark": "maybe"}).json()["error"]
+    # saved in the file: deduce reads it (the same sheet), the terminal notebook opens it with the marks
+    saved = yaml.safe_load(path.read_text())
+    assert saved["marks"] == [{"owner": "player2", "card": "hall", "mark": "held", "note": "saw a corner"},
+                              {"owner": "envelope", "card": "study", "note": "a hunch"}]
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(path.read_text())
+    assert main(["deduce", "--json", str(copy)]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == cells
+    session = NotebookSession(copy)
+    said = " ".join(m.text for m in session.start() if hasattr(m, "text"))
+    assert "your marks (2, never deduced from): player2 holds Hall? (saw a corner); envelope / Study (a hunch)" in said
+    assert "the deductions contradict your mark player2 holds Hall? (saw a corner): player2 lacks Hall" in said
+    session.handle("undo")
+    assert yaml.safe_load(copy.read_text())["marks"] == saved["marks"]  # kept by the terminal's saves
+    # a mark with neither hunch nor note is removed
+    g = c.put("/api/marks", json={"owner": "envelope", "card": "study", "note": " "}).json()["game"]
+    assert len(g["marks"]) == 1

@@ -76,6 +76,10 @@ class Record:
     moves: list = field(default_factory=list)
     """The board game: every pawn's :class:`~clue_expert.core.board.Move`
     (deduction does not read them)."""
+    marks: list = field(default_factory=list)
+    """The seat's own marks on its sheet (``{owner, card, mark, note}``: a
+    hunch ``held`` or ``lacked``, a note, or both), kept for the person
+    (deduction never reads them; see :func:`parse_marks`)."""
 
     def as_seat(self, player: str) -> "Record":
         """The same game from another seat.  Needs the true deal; the cards
@@ -120,6 +124,8 @@ class Record:
         if self.board is not None:
             d["board"] = self.board
             d["moves"] = [m.to_dict() for m in self.moves]
+        if self.marks:
+            d["marks"] = [dict(m) for m in self.marks]
         if self.deal is not None:
             d["deal"] = {"envelope": list(self.deal.envelope), "hands": {p: list(h) for p, h in self.deal.hands.items()}}
         return d
@@ -199,14 +205,15 @@ class _RecordReader:
         self.read_deal()
         self.read_turns()
         board, moves = _board_moves(self.data, self.game, self.players, self.edition, self.turns, self.source)
+        marks = parse_marks(self.data.get("marks"), self.edition, self.players, self.source)
         return Record(edition=self.edition, players=self.players, me=self.me, hand=self.hand,
                       hand_sizes=self.sizes, turns=self.turns, deal=self.deal, source=self.source,
-                      game=self.game, board=board, moves=moves)
+                      game=self.game, board=board, moves=moves, marks=marks)
 
     def read_header(self) -> None:
         data = self.data
         unknown = set(data) - {"game", "edition", "players", "me", "hand", "hand_sizes", "turns", "deal", "board",
-                               "moves"}
+                               "moves", "marks"}
         if unknown:
             raise self.fail(f"unknown key(s) {shorten(sorted(map(str, unknown)))}")
         self.game = data.get("game", "speed-clue")
@@ -408,6 +415,57 @@ class _RecordReader:
         if card is not None and card not in deal.hands[shown_by]:
             raise self.fail(f"{shown_by} showed {edition.display(card)} but the deal does not give it to {shown_by}",
                             n)
+
+
+#: A mark's hunch: the seat thinks the owner holds the card, or lacks it.
+MARK_VALUES = ("held", "lacked")
+#: The longest note a mark keeps (a glimpse, a hunch: a line, not a file).
+MAX_NOTE = 500
+
+
+def parse_marks(raw: object, edition: Edition, players, source: str = "<record>") -> list:
+    """A record's ``marks:``, checked for shape: each ``{owner, card}`` (a
+    player or ``envelope``, and a card of the edition) with a ``mark``
+    (``held`` or ``lacked``), a ``note``, or both; one mark a cell.  Returned
+    as plain dicts, the card as its id, in the order given."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RecordError(f"marks must be a list, got {shorten(raw)}", source=source)
+    if len(raw) > len(edition.cards) * (len(players) + 1):
+        raise RecordError(f"{len(raw)} marks, more than the sheet's cells", source=source)
+    owners = (*players, "envelope")
+    out: list = []
+    seen: set = set()
+    for n, m in enumerate(raw, start=1):
+        if not isinstance(m, dict) or set(m) - {"owner", "card", "mark", "note"}:
+            raise RecordError(f"mark {n} must be a mapping of owner, card, mark and note, got {shorten(m)}",
+                              source=source)
+        owner = m.get("owner")
+        if not isinstance(owner, (str, int)) or isinstance(owner, bool) or str(owner) not in owners:
+            raise RecordError(f"mark {n}: owner {shorten(owner)} is not one of {english_list(owners, 'or')}",
+                              source=source)
+        try:
+            card = edition.resolve(str(m.get("card")))
+        except ClueError as exc:
+            raise RecordError(f"mark {n}: card: {exc}", source=source) from None
+        if (str(owner), card) in seen:
+            raise RecordError(f"mark {n}: {owner} / {edition.display(card)} is marked twice", source=source)
+        seen.add((str(owner), card))
+        mark, note = m.get("mark"), m.get("note")
+        if mark is not None and mark not in MARK_VALUES:
+            raise RecordError(f"mark {n}: mark must be held or lacked, got {shorten(mark)}", source=source)
+        if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE):
+            raise RecordError(f"mark {n}: note must be text of at most {MAX_NOTE} characters", source=source)
+        if mark is None and not (note or "").strip():
+            raise RecordError(f"mark {n}: give a mark (held or lacked), a note, or both", source=source)
+        d: dict = {"owner": str(owner), "card": card}
+        if mark is not None:
+            d["mark"] = mark
+        if note is not None and note.strip():
+            d["note"] = note.strip()
+        out.append(d)
+    return out
 
 
 MOVE_KEYS = {"round", "by", "pawn", "how", "roll", "from", "to", "turn"}

@@ -34,7 +34,7 @@ from ..core.cards import Edition, get_edition
 from ..core.errors import ClueError, ContradictionError, UnknownCardError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..engine.knowledge import Knowledge
-from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_record
+from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_marks, parse_record
 from ..engine.knowledge import replay_record as replay
 from ..engine.beliefs import compute
 from ..engine.language import check_edition
@@ -172,6 +172,18 @@ def hand_fit_warning(edition: Edition, players: Iterable[str], me: str, first: s
         hint = (f"; with {len(players)} players the {dealt} cards dealt make hands of "
                 f"{english_list(sorted(set(sizes.values())), 'or')}: check your cards")
     return f"you listed {hand_size} cards, but dealing from {first or players[0]} gives you {sizes[me]}" + hint
+
+
+def mark_text(edition: Edition, mark: dict) -> str:
+    """A seat's mark in words: ``bob holds Rope? (saw a corner)``."""
+    owner, card = mark["owner"], edition.display(mark["card"])
+    if mark.get("mark") == "held":
+        text = f"{card} in the envelope?" if owner == "envelope" else f"{owner} holds {card}?"
+    elif mark.get("mark") == "lacked":
+        text = f"{card} not in the envelope?" if owner == "envelope" else f"{owner} lacks {card}?"
+    else:
+        text = f"{owner} / {card}"
+    return text + (f" ({mark['note']})" if mark.get("note") else "")
 
 
 def conflict_turns(knowledge: Knowledge, exc: ContradictionError) -> list:
@@ -391,7 +403,7 @@ class Notebook:
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
                  knowledge: str | Level = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
-                 board: str | None = None, moves: list | None = None):
+                 board: str | None = None, moves: list | None = None, marks: list | None = None):
         self.edition = edition
         #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
         self.rules = tuple(rules)
@@ -401,6 +413,9 @@ class Notebook:
         #: notebook takes no new moves: movement does not change what can be deduced).
         self.board = board
         self.moves: list = list(moves or [])
+        #: The seat's own marks (``{owner, card, mark, note}``, see
+        #: :func:`~clue_expert.core.records.parse_marks`): saved with the game, never deduced from.
+        self.marks: list = [dict(m) for m in marks or []]
         #: Which game of the family: ``speed-clue`` or ``generalized``.
         self.game = game
         #: The seat's knowledge level (which deductions the sheet shows).
@@ -437,6 +452,8 @@ class Notebook:
         if self.board is not None:  # moves that led to turns since undone are left out
             n = len(d["turns"])
             d.update(board=self.board, moves=[m for m in self.moves if m.get("turn") is None or m["turn"] <= n])
+        if self.marks:
+            d["marks"] = [dict(m) for m in self.marks]
         return d
 
     def _validate(self, turns) -> Record:
@@ -476,6 +493,33 @@ class Notebook:
         if over is not None:
             raise ClueError(f"the game is over: {over[0]} accused correctly on turn {over[1]} ('undo' removes it)")
         return self._apply(self.turns + [turn])
+
+    def set_mark(self, owner: str, card: str, mark: str | None = None, note: str | None = None) -> dict | None:
+        """Mark a cell by hand (``held`` or ``lacked``, or None) with a note
+        (or none); with neither, the cell's mark is removed.  Checked like the
+        file's ``marks:``; saved.  Returns the mark kept (None: removed)."""
+        card = self.edition.resolve(card)
+        others = [m for m in self.marks if (m["owner"], m["card"]) != (owner, card)]
+        new: dict = {"owner": owner, "card": card}
+        if mark is not None:
+            new["mark"] = mark
+        if note is not None and note.strip():
+            new["note"] = note.strip()
+        marks = others + ([new] if len(new) > 2 else [])
+        marks = parse_marks(marks, self.edition, self.players, str(self.path or "<notebook>"))
+        self.marks = marks
+        self.autosave()
+        return next((m for m in marks if (m["owner"], m["card"]) == (owner, card)), None)
+
+    def mark_conflicts(self) -> list:
+        """The marks the deductions contradict: ``(mark, status)`` with the
+        cell's deduced status (a mark ``held`` on a lacked cell, or the reverse)."""
+        out = []
+        for m in self.marks:
+            status = self.knowledge.status(m["owner"], m["card"])
+            if m.get("mark") in ("held", "lacked") and status in ("held", "lacked") and status != m["mark"]:
+                out.append((m, status))
+        return out
 
     def winner(self) -> tuple | None:
         """(who, turn) of the correct accusation that ended the game, or None."""
@@ -554,7 +598,7 @@ class Notebook:
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
                    knowledge=knowledge, game=r.game, rules=rules, board=r.board,
-                   moves=[m.to_dict() for m in r.moves])
+                   moves=[m.to_dict() for m in r.moves], marks=r.marks)
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:
@@ -775,6 +819,13 @@ class NotebookSession:
         out = [Message(f"loaded {self.path}: {nb.me} in a {len(nb.players)}-player game, {len(nb.turns)} turns")]
         if self.cleaned:
             out.append(Message(f"removed {self.cleaned} temporary file(s) left by interrupted saves", "dim"))
+        if nb.marks:  # a seat's own marks (made in clue-expert serve): kept, never deduced from
+            out.append(Message(f"your marks ({len(nb.marks)}, never deduced from): "
+                               + "; ".join(mark_text(nb.edition, m) for m in nb.marks), "dim"))
+            for m, status in nb.mark_conflicts():
+                out.append(Message(f"the deductions contradict your mark {mark_text(nb.edition, m)}: "
+                                   f"{m['owner']} {'holds' if status == 'held' else 'lacks'} "
+                                   f"{nb.edition.display(m['card'])}", "error"))
         return out + self._repair_notes() + [nb.knowledge.sheet()]
 
     def _repair_notes(self) -> list:

@@ -111,6 +111,7 @@ def build_app(table: TableAssistant, token: str | None = None):
         Route("/api/turns/{n:int}", endpoint(lambda r, b: table.edit(r.path_params["n"], b)), methods=["PUT"]),
         Route("/api/undo", endpoint(lambda r, b: table.undo()), methods=["POST"]),
         Route("/api/redo", endpoint(lambda r, b: table.redo()), methods=["POST"]),
+        Route("/api/marks", endpoint(lambda r, b: table.mark(b)), methods=["PUT"]),
         Route("/api/cell", endpoint(lambda r, b: table.cell(r.query_params.get("owner", ""),
                                                             r.query_params.get("card", "")))),
         Route("/api/odds", endpoint(lambda r, b: table.odds())),

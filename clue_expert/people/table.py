@@ -13,6 +13,7 @@ the engine's own functions.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..core.cards import editions, get_edition
@@ -23,9 +24,8 @@ from ..engine.beliefs import compute
 from ..engine.levels import DEFAULT_LEVEL
 from ..engine.proofs import fact_text, prove
 from ..play.players import available
-from .notebook import (Notebook, clean_stale_temps, conflict_turns, dealt_sizes, hand_fit_warning)
+from .notebook import (Notebook, clean_stale_temps, conflict_turns, dealt_sizes, hand_fit_warning, mark_text)
 from .output import english_list, envelope_cards
-from .replay import describe_turn
 
 #: The strategy the advice button uses unless another is chosen.
 DEFAULT_STRATEGY = "clue-expert-focused"
@@ -58,6 +58,9 @@ class TableAssistant:
         if self.path.exists():
             self.notebook = Notebook.load(self.path, knowledge=knowledge)
         self._advice: dict = {}
+        #: The edition whose card names :meth:`named` puts in, and its pattern of card ids.
+        self._names_for: object = None
+        self._names_re: re.Pattern | None = None
 
     # ------------------------------------------------------------- set-up
     @staticmethod
@@ -218,8 +221,11 @@ class TableAssistant:
             changes = nb.replace(turns)
         except ContradictionError as exc:
             raise TableError(self._contradiction_text(exc), 409,
-                             {"contradiction": {"turn": exc.turn, "reason": exc.reason, "facts": exc.facts,
+                             {"contradiction": {"turn": exc.turn, "reason": self.named(exc.reason),
+                                                "facts": [self.named(f) for f in exc.facts],
                                                 "turns": conflict_turns(nb.knowledge, exc)}}) from None
+        except ClueError as exc:  # a turn the record's rules refuse, said with the edition's names
+            raise TableError(self.named(str(exc))) from None
         self.undo_stack.append(before)
         self.redo_stack, self._advice = [], {}
         return self.state(changes)
@@ -228,7 +234,8 @@ class TableAssistant:
         turns = conflict_turns(self._nb().knowledge, exc)
         others = [t for t in turns if t != exc.turn]
         with_ = f"turn{'s' if len(others) > 1 else ''} {english_list(others)}" if others else ""
-        return f"refused, nothing changed: turn {exc.turn} contradicts {with_ or 'the turns before it'}: {exc.reason}"
+        return (f"refused, nothing changed: turn {exc.turn} contradicts {with_ or 'the turns before it'}: "
+                f"{self.named(exc.reason)}")
 
     def add(self, body: dict) -> dict:
         """Record a new turn."""
@@ -265,7 +272,7 @@ class TableAssistant:
             self.undo_stack.pop()
         self.redo_stack.append(current)
         self._advice = {}
-        return self.state(changes)
+        return self.state(changes, said="undone: " + self._difference(current, turns) + self._changes_text(changes))
 
     def redo(self) -> dict:
         """Redo the last change undone."""
@@ -273,15 +280,130 @@ class TableAssistant:
         if not self.redo_stack:
             raise TableError("nothing to redo", 409)
         current = list(nb.turns)
-        changes = nb.replace(self.redo_stack[-1])
+        turns = self.redo_stack[-1]
+        changes = nb.replace(turns)
         self.redo_stack.pop()
         self.undo_stack.append(current)
         self._advice = {}
-        return self.state(changes)
+        return self.state(changes, said="redone: " + self._difference(current, turns, redo=True)
+                          + self._changes_text(changes))
+
+    def _difference(self, before: list, after: list, redo: bool = False) -> str:
+        """What going from the turns ``before`` to ``after`` did, in words:
+        a turn removed, put back, or changed."""
+        nb = self._nb()
+        same = next((i for i, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+        if len(after) < len(before):
+            gone = range(len(after) + 1, len(before) + 1)
+            what = "; ".join(self.turn_text(n, before[n - 1]) for n in gone)
+            return f"removed {what}"
+        if len(after) > len(before):
+            back = range(len(before) + 1, len(after) + 1)
+            return ("put back " if redo else "added ") + "; ".join(self.turn_text(n, after[n - 1]) for n in back)
+        if same < len(after):
+            return f"{self.turn_text(same + 1, after[same])} (as it was before the edit)" if not redo else \
+                f"the edit of {self.turn_text(same + 1, after[same])}"
+        return f"nothing changed in the {len(nb.turns)} turns"
+
+    @staticmethod
+    def _changes_text(changes: list) -> str:
+        """``; 3 cells settled, 14 reopened``: the sheet's changes counted
+        (settled: now known; reopened: known before, open now)."""
+        settled = sum(1 for _, _, _, after in changes if after != "unknown")
+        reopened = len(changes) - settled
+        def cells(n: int) -> str:
+            return f"{n} cell{'s' if n != 1 else ''}"
+        parts = [f"{cells(settled)} settled"] if settled else []
+        if reopened:
+            parts.append(f"{reopened if settled else cells(reopened)} reopened")
+        return "; " + ", ".join(parts) if parts else "; no change to the sheet"
 
     # ------------------------------------------------------------- reading
-    def state(self, changes: list | None = None) -> dict:
-        """Everything the page shows."""
+    # ------------------------------------------------------------- words
+    def named(self, text: str) -> str:
+        """``text`` (an engine or rule message) with every card id in it
+        replaced by the edition's name of the card: ``plum, lead-pipe`` ->
+        ``Professor Plum, Lead Pipe``.  Ids that are also player names are left."""
+        nb = self._nb()
+        ed = nb.edition
+        if self._names_for is not ed:
+            ids = sorted((c for c in ed.card_ids if c not in nb.players and c != ENVELOPE and ed.display(c) != c),
+                         key=len, reverse=True)
+            self._names_re = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, ids)) + r")(?![\w-])") if ids else None
+            self._names_for = ed
+        if self._names_re is None:
+            return text
+        return self._names_re.sub(lambda m: ed.display(m.group(1)), text)
+
+    def turn_text(self, n: int, turn: dict) -> str:
+        """A turn (record form) in words with the edition's card names, each
+        thing said once: ``turn 3: ann suggests Professor Plum, Rope, Hall;
+        bob cannot disprove; cat shows a card``."""
+        nb = self._nb()
+        ed = nb.edition
+        names = ", ".join(ed.display(c) for c in turn.get("accuse") or turn.get("suggest") or [])
+        if turn.get("accuse") is not None:
+            verb = "guesses" if nb.game == "generalized" else "accuses"
+            text = f"turn {n}: {turn['by']} {verb} {names} — {'right' if turn.get('correct') else 'wrong'}"
+            if turn.get("revealed"):
+                text += f"; {turn['by']}'s hand laid open: {', '.join(ed.display(c) for c in turn['revealed'])}"
+            return text
+        shown = turn.get("shown_by")
+        what = ed.display(turn["card"]) if turn.get("card") else "a card"
+        if turn.get("asks"):
+            return (f"turn {n}: {turn['by']} asks {turn['asks']} about {names}; "
+                    + (f"{shown} shows {what}" if shown else f"{turn['asks']} says no"))
+        parts = [f"turn {n}: {turn['by']} suggests {names}"]
+        passed = list(turn.get("passed") or [])
+        if shown is None:
+            parts.append("nobody can disprove")
+        else:
+            if passed:
+                parts.append(f"{english_list(passed)} cannot disprove")
+            parts.append(f"{shown} shows {what}")
+        return "; ".join(parts)
+
+    def question(self, owner: str, card: str, status: str) -> str:
+        """The question a cell answers, in words: ``Why does bob hold Rope?``,
+        ``Is Rope in the envelope?``."""
+        name = self._nb().edition.display(card)
+        if owner == ENVELOPE:
+            return {"held": f"Why is {name} in the envelope?", "lacked": f"Why is {name} not in the envelope?"}.get(
+                status, f"Is {name} in the envelope?")
+        return {"held": f"Why does {owner} hold {name}?", "lacked": f"Why does {owner} not hold {name}?"}.get(
+            status, f"Does {owner} hold {name}?")
+
+    def out_players(self) -> list:
+        """Players out of the game after a wrong accusation (they still show cards)."""
+        return [t["by"] for t in self._nb().turns if t.get("accuse") is not None and not t.get("correct")]
+
+    # ------------------------------------------------------------- marks
+    def mark(self, body: dict) -> dict:
+        """Mark a cell by hand: ``{owner, card, mark: held|lacked|null, note}``
+        (neither mark nor note: the mark is removed).  A mark is the seat's
+        own (a glimpse, a hunch): drawn apart, never deduced from, saved in
+        the game file, kept through undo; a deduction that contradicts it is
+        pointed out."""
+        nb = self._nb()
+        owner = str(body.get("owner") or "")
+        if owner not in nb.knowledge.owners:
+            raise TableError(f"unknown owner {owner!r}", 404)
+        mark = body.get("mark")
+        if mark not in (None, "held", "lacked"):
+            raise TableError("a mark is held, lacked or none")
+        note = body.get("note")
+        if note is not None and not isinstance(note, str):
+            raise TableError("a note is text")
+        try:
+            kept = nb.set_mark(owner, str(body.get("card") or ""), mark, note)
+        except ClueError as exc:
+            raise TableError(self.named(str(exc))) from None
+        card = nb.edition.resolve(str(body.get("card")))
+        where = f"{owner} / {nb.edition.display(card)}"
+        return self.state(said=f"marked {mark_text(nb.edition, kept)}" if kept else f"mark removed from {where}")
+
+    def state(self, changes: list | None = None, said: str | None = None) -> dict:
+        """Everything the page shows (``said``: what the change just made did, in words)."""
         out: dict = {"file": str(self.path), "editions": self.editions(), "game": None,
                      "strategies": available("strategy"), "default_strategy": DEFAULT_STRATEGY}
         if self.notebook is not None and self.notebook.game == "generalized":
@@ -295,7 +417,8 @@ class TableAssistant:
         conflict = None
         if nb.conflict is not None:
             c = nb.conflict
-            conflict = {"turn": c.turn, "reason": c.reason, "facts": c.facts, "turns": conflict_turns(k, c)}
+            conflict = {"turn": c.turn, "reason": self.named(c.reason), "facts": [self.named(f) for f in c.facts],
+                        "turns": conflict_turns(k, c)}
         accused = next((t for t in nb.record.turns if getattr(t, "correct", False)), None)
         out["game"] = {
             "game": nb.game, "edition": self.edition_json(nb.edition), "players": nb.players, "me": nb.me, "hand": nb.hand,
@@ -303,13 +426,20 @@ class TableAssistant:
             "envelope": sheet.envelope, "solved": env is not None,
             "accuse": [nb.edition.display(c) for c in env] if env else None,
             "over": accused.by if accused is not None else None,
-            "turns": [{"n": n, "text": describe_turn(n, t), "turn": nb.turns[n - 1]}
-                      for n, t in enumerate(nb.record.turns, start=1)],
+            "over_turn": nb.record.turns.index(accused) + 1 if accused is not None else None,
+            "turns": [{"n": n, "text": self.turn_text(n, t), "turn": t} for n, t in enumerate(nb.turns, start=1)],
+            "out": self.out_players(),
+            "counts": {o: [sum(1 for st in sheet.cells[o].values() if st == "held"),
+                           nb.edition.envelope_size if o == ENVELOPE else nb.hand_sizes[o]] for o in sheet.owners},
+            "marks": [{**m, "text": mark_text(nb.edition, m),
+                       "contradicted": k.status(m["owner"], m["card"]) if (m, k.status(m["owner"], m["card"]))
+                       in nb.mark_conflicts() else None} for m in nb.marks],
             "conflict": conflict,
             "clauses": {p: [", ".join(nb.edition.display(c) for c in sorted(cl, key=k.sheet_position))
                             for cl in k.one_of_clauses(p)] for p in nb.players},
             "undo": len(self.undo_stack) or len(nb.turns), "redo": len(self.redo_stack),
             "unsaved": nb.unsaved, "changed": [[o, c] for o, c, _, _ in (changes or [])]}
+        out["said"] = said
         return out
 
     def cell(self, owner: str, card: str) -> dict:
@@ -324,11 +454,22 @@ class TableAssistant:
         if status != "unknown":
             key = (held_key if status == "held" else lacked_key)(owner, card)
             j = k.justification(key)
-            return {"owner": owner, "card": card, "status": status, "fact": fact_text(k, key),
-                    "turn": j.turn if j is not None else None, "proof": prove(k, key).to_json()}
+            proof = prove(k, key).to_json()
+            for item in proof["items"]:  # what a person reads, in the edition's names (ids kept under id_)
+                item["id_text"], item["id_message"] = item["text"], item["message"]
+                item["text"], item["message"] = self.named(item["text"]), self.named(item["message"] or "")
+            proof["header"] = self.named(proof["header"])
+            return {"owner": owner, "card": card, "status": status, "fact": self.named(fact_text(k, key)),
+                    "question": self.question(owner, card, status), "name": nb.edition.display(card),
+                    "turn": j.turn if j is not None else None, "proof": proof, "mark": self._mark_of(owner, card)}
         text = f"{owner} holds {card}"
-        return {"owner": owner, "card": card, "status": status, "fact": text,
-                "why_not": [{"text": m.text, "kind": m.kind} for m in nb.why_not(text)]}
+        return {"owner": owner, "card": card, "status": status, "fact": self.named(text),
+                "question": self.question(owner, card, status), "name": nb.edition.display(card),
+                "why_not": [{"text": self.named(m.text), "kind": m.kind} for m in nb.why_not(text)],
+                "mark": self._mark_of(owner, card)}
+
+    def _mark_of(self, owner: str, card: str) -> dict | None:
+        return next((dict(m) for m in self._nb().marks if (m["owner"], m["card"]) == (owner, card)), None)
 
     def odds(self) -> dict:
         """Exact probabilities of every cell and the likeliest envelopes."""
@@ -360,15 +501,15 @@ class TableAssistant:
             elif got[1].kind == "ask":
                 (whom, cards), cand = got
                 self._advice[strategy] = {"strategy": strategy, "ask": whom, "cards": list(cards),
-                                          "text": f"ask {whom} about {english_list(cards)}",
-                                          "reason": cand.message}
+                                          "text": f"ask {whom} about {english_list(nb.edition.display(c) for c in cards)}",
+                                          "reason": self.named(cand.message or "")}
             else:
                 cards, cand = got
                 mine = nb.refuters(cards)
                 self._advice[strategy] = {
                     "strategy": strategy, "cards": list(cards),
                     "text": f"suggest {english_list(nb.edition.display(c) for c in cards)}",
-                    "reason": cand.message,
+                    "reason": self.named(cand.message or ""),
                     "note": f"you hold {english_list(nb.edition.display(c) for c in mine)} of these" if mine else ""}
         return self._advice[strategy]
 
