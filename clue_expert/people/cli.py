@@ -16,6 +16,7 @@ import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..core.version import __version__
 from ..core.board import get_board
@@ -231,7 +232,29 @@ def cmd_why(args) -> int:
                       complete=level.completion, check_premises=bool(args.rules))
     _completion_note(k, args.record)
     key = parse_fact(args.fact, record.edition, k.owners)
-    answer: dict = {"query": args.fact, "fact": describe(key)}
+    answer, tree = _why_answer(k, key, args.fact)
+    roots = _tree_roots(k, tree) if tree else []
+    proof = None
+    if args.steps and tree is not None and answer["status"] not in ("probable", "refuted"):
+        proof = _steps(k, tree)
+    if args.json:
+        answer["explanation"] = explanation_json(tree) if tree else None
+        if args.steps:
+            answer["steps"] = proof.to_json() if proof else None
+        answer["roots"] = [describe(r, k.values) for r in roots]
+        print(json.dumps(answer))
+    else:
+        _print_why(console, args, answer, tree, proof, [describe(r, k.values) for r in roots])
+    if error is not None:
+        print(f"error: {args.record}: {error}", file=sys.stderr)
+        return 1
+    return 0 if answer["status"] != "unknown" else 3
+
+
+def _why_answer(k, key, query: str) -> tuple[dict, Any]:
+    """``why``'s verdict on ``key`` (known, entailed, false, probable,
+    refuted or unknown) and the explanation tree behind it (None: none)."""
+    answer: dict = {"query": query, "fact": describe(key)}
     tree = None
     if key in k.probable:
         answer["status"] = "refuted" if key in k.probable_clues(refuted=True) else "probable"
@@ -252,43 +275,31 @@ def cmd_why(args) -> int:
             answer["opposite"] = tree.text
         else:
             answer["status"] = "unknown"
-    roots = _tree_roots(k, tree) if tree else []
-    proof = None
-    if args.steps and tree is not None and answer["status"] not in ("probable", "refuted"):
-        proof = _steps(k, tree)
-    if args.json:
-        answer["explanation"] = explanation_json(tree) if tree else None
-        if args.steps:
-            answer["steps"] = proof.to_json() if proof else None
-        answer["roots"] = [describe(r, k.values) for r in roots]
-        print(json.dumps(answer))
-    else:
-        if answer["status"] == "unknown":
-            console.print(f"Not known: {answer['fact']} — the record does not settle it"
-                          + (f" (after turn {args.turn})" if args.turn is not None else "") + ".", markup=False)
-        else:
-            if answer["status"] == "false":
-                console.print(f"No: the opposite is known — {answer['opposite']}.", markup=False)
-            elif answer["status"] == "entailed":
-                console.print(f"Yes: {answer['fact']} — it follows from what is known.", markup=False)
-            elif answer["status"] in ("probable", "refuted"):
-                console.print("A probable clue from an opponent model, not a deduction"
-                              + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."),
-                              markup=False)
-            if proof is not None:
-                console.print(ProofView(proof))
-                if error is not None:
-                    print(f"error: {args.record}: {error}", file=sys.stderr)
-                    return 1
-                return 0
-            if tree is not None:  # (every status but unknown has its tree)
-                console.print(ExplanationView(tree))
-            console.print("rests on:", style="dim", end=" ", markup=False)
-            console.print("; ".join(describe(r, k.values) for r in roots), markup=False)
-    if error is not None:
-        print(f"error: {args.record}: {error}", file=sys.stderr)
-        return 1
-    return 0 if answer["status"] != "unknown" else 3
+    return answer, tree
+
+
+def _print_why(console, args, answer: dict, tree, proof, roots: list) -> None:
+    """``why``'s answer for a person: the verdict, then the proof (``--steps``)
+    or the explanation and the observations it rests on."""
+    if answer["status"] == "unknown":
+        console.print(f"Not known: {answer['fact']} — the record does not settle it"
+                      + (f" (after turn {args.turn})" if args.turn is not None else "") + ".", markup=False)
+        return
+    if answer["status"] == "false":
+        console.print(f"No: the opposite is known — {answer['opposite']}.", markup=False)
+    elif answer["status"] == "entailed":
+        console.print(f"Yes: {answer['fact']} — it follows from what is known.", markup=False)
+    elif answer["status"] in ("probable", "refuted"):
+        console.print("A probable clue from an opponent model, not a deduction"
+                      + (" — and the sheet has since refuted it." if answer["status"] == "refuted" else "."),
+                      markup=False)
+    if proof is not None:
+        console.print(ProofView(proof))
+        return
+    if tree is not None:  # (every status but unknown has its tree)
+        console.print(ExplanationView(tree))
+    console.print("rests on:", style="dim", end=" ", markup=False)
+    console.print("; ".join(roots), markup=False)
 
 
 def _steps(k, tree):
