@@ -1117,39 +1117,12 @@ def cmd_replay(args) -> int:
         if args.export:
             continue
         console.print(StepView(step, record.edition, show_sheet=args.sheets))
-        while interactive:
-            try:
-                answer = input("Enter: next step, s: sheet, why FACT: its numbered proof, q: quit > ").strip()
-            except (EOFError, KeyboardInterrupt):
-                console.print()
-                answer = "q"
-            if answer.lower() == "s":
-                console.print(SheetView(step.sheet, record.edition))
-                continue
-            if answer.lower().startswith("why "):
-                _replay_why(console, step.knowledge, record, answer[4:])
-                continue
-            break
-        if interactive and answer.lower() == "q":
+        if interactive and _replay_prompt(console, step, record) == "q":
             break
     final = all_steps[-1]
     _completion_note(final.knowledge, args.record)
     if path is not None:
-        k = final.knowledge
-        if path.suffix == ".md":
-            proofs = [prove(k, ("held", "envelope", c)) for c in k.envelope().values() if c]
-            path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
-        elif path.suffix == ".html":
-            other_steps = list(steps(record, complete=other.completion and not args.no_complete,
-                                     rulesets=other.rulesets())) if other else None
-            path.write_text(lesson_page(record, all_steps, hind, level=level, compare=other,
-                                        compare_steps=other_steps), encoding="utf-8")
-        else:  # a slide: the final sheet, light and offline
-            rec = make_console(width=80, color=True, record=True, file=io.StringIO())
-            rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet after turn {final.turn}"))
-            if hind:
-                rec.print(hindsight_text(hind))
-            path.write_text(slide_svg(rec, f"clue-expert replay: {record.me}"), encoding="utf-8")
+        _export_replay(args, path, record, all_steps, hind, level, other)
         print(f"exported {len(all_steps)} steps to {path}")
     else:
         console.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet at the end"))
@@ -1159,6 +1132,45 @@ def cmd_replay(args) -> int:
         print(f"error: {args.record}: {final.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replay_prompt(console, step, record) -> str:
+    """Ask what next after a step until the reader moves on: ``""`` (the
+    next step) or ``"q"``; ``s`` shows the sheet, ``why FACT`` a proof."""
+    while True:
+        try:
+            answer = input("Enter: next step, s: sheet, why FACT: its numbered proof, q: quit > ").strip()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            answer = "q"
+        if answer.lower() == "s":
+            console.print(SheetView(step.sheet, record.edition))
+            continue
+        if answer.lower().startswith("why "):
+            _replay_why(console, step.knowledge, record, answer[4:])
+            continue
+        return "q" if answer.lower() == "q" else ""
+
+
+def _export_replay(args, path: Path, record, all_steps: list, hind, level, other) -> None:
+    """``replay --export``: Markdown with the envelope's proofs, the classroom
+    page (HTML), or a slide of the final sheet (SVG)."""
+    final = all_steps[-1]
+    k = final.knowledge
+    if path.suffix == ".md":
+        proofs = [prove(k, ("held", "envelope", c)) for c in k.envelope().values() if c]
+        path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
+    elif path.suffix == ".html":
+        other_steps = list(steps(record, complete=other.completion and not args.no_complete,
+                                 rulesets=other.rulesets())) if other else None
+        path.write_text(lesson_page(record, all_steps, hind, level=level, compare=other,
+                                    compare_steps=other_steps), encoding="utf-8")
+    else:  # a slide: the final sheet, light and offline
+        rec = make_console(width=80, color=True, record=True, file=io.StringIO())
+        rec.print(SheetView(final.sheet, record.edition, title=f"{record.me}'s sheet after turn {final.turn}"))
+        if hind:
+            rec.print(hindsight_text(hind))
+        path.write_text(slide_svg(rec, f"clue-expert replay: {record.me}"), encoding="utf-8")
 
 
 def _compare_level(args, path, level):
