@@ -961,98 +961,114 @@ class NotebookSession:
         return [Message(f"the game is NOT saved: {nb.unsaved}", "error")]
 
     def _handle_setup(self, line: str) -> list:
+        step = {"edition": self._setup_edition, "players": self._setup_players, "me": self._setup_me,
+                "first": self._setup_first, "hand": self._setup_hand, "sizes": self._setup_sizes}.get(self._stage or "")
+        return step(line) if step is not None else []
+
+    def _setup_edition(self, line: str) -> list:
+        if not line and self.game == "generalized":
+            raise ClueError("name the pool, e.g. pool-14-2 (14 cards, 2 of them hidden)")
+        self._setup["edition"] = get_edition(line or "cluedo")
+        self._stage = "players"
+        return [Message(f"edition {self._setup['edition'].name}")]
+
+    def _setup_players(self, line: str) -> list:
+        players = [p for p in re.split(r"[\s,]+", line) if p]
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS or len(set(p.lower() for p in players)) != len(players):
+            raise ClueError(f"give {MIN_PLAYERS} to {MAX_PLAYERS} different player names, in seat order")
+        if any(p.lower() == "envelope" for p in players):
+            raise ClueError("'envelope' is the case file's name; choose another player name")
+        self._setup["players"] = players
+        self._stage = "me"
+        return []
+
+    def _setup_me(self, line: str) -> list:
         s = self._setup
-        if self._stage == "edition":
-            if not line and self.game == "generalized":
-                raise ClueError("name the pool, e.g. pool-14-2 (14 cards, 2 of them hidden)")
-            s["edition"] = get_edition(line or "cluedo")
-            self._stage = "players"
-            return [Message(f"edition {s['edition'].name}")]
-        if self._stage == "players":
-            players = [p for p in re.split(r"[\s,]+", line) if p]
-            if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS or len(set(p.lower() for p in players)) != len(players):
-                raise ClueError(f"give {MIN_PLAYERS} to {MAX_PLAYERS} different player names, in seat order")
-            if any(p.lower() == "envelope" for p in players):
-                raise ClueError("'envelope' is the case file's name; choose another player name")
-            s["players"] = players
-            self._stage = "me"
+        match = [p for p in s["players"] if p.lower() == line.lower()]
+        if not match:
+            raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
+        s["me"] = match[0]
+        s["first"] = s["players"][0]
+        s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+        if len(set(s["sizes"].values())) > 1:  # who was dealt first decides who holds the extra cards
+            self._stage = "first"
             return []
-        if self._stage == "me":
+        self._stage = "hand"
+        return [Message(f"each player holds {s['sizes'][s['me']]} cards by the dealing rule")]
+
+    def _setup_first(self, line: str) -> list:
+        s = self._setup
+        if line:
             match = [p for p in s["players"] if p.lower() == line.lower()]
             if not match:
-                raise ClueError(f"you must be one of {english_list(s['players'], 'or')}")
-            s["me"] = match[0]
-            s["first"] = s["players"][0]
-            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
-            if len(set(s["sizes"].values())) > 1:  # who was dealt first decides who holds the extra cards
-                self._stage = "first"
-                return []
-            self._stage = "hand"
-            return [Message(f"each player holds {s['sizes'][s['me']]} cards by the dealing rule")]
-        if self._stage == "first":
-            if line:
-                match = [p for p in s["players"] if p.lower() == line.lower()]
-                if not match:
-                    raise ClueError(f"name the player dealt the first card: {english_list(s['players'], 'or')}")
-                s["first"] = match[0]
-            s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
-            self._stage = "hand"
-            return [Message(f"dealt from {s['first']}: {self._sizes_text()}, so you hold {s['sizes'][s['me']]} "
-                            f"cards")]
-        if self._stage == "hand" and line.lower().startswith("first "):
+                raise ClueError(f"name the player dealt the first card: {english_list(s['players'], 'or')}")
+            s["first"] = match[0]
+        s["sizes"] = dealt_sizes(s["edition"], s["players"], s["first"])
+        self._stage = "hand"
+        return [Message(f"dealt from {s['first']}: {self._sizes_text()}, so you hold {s['sizes'][s['me']]} "
+                        f"cards")]
+
+    def _setup_hand(self, line: str) -> list:
+        s = self._setup
+        if line.lower().startswith("first "):
             self._stage = "first"
-            return self._handle_setup(line[len("first "):].strip())
-        if self._stage == "hand":
-            cards = split_cards(s["edition"], line)
-            if len(set(cards)) != len(cards):
-                raise ClueError("a card is listed twice")
-            warning = hand_fit_warning(s["edition"], s["players"], s["me"], s["first"], len(cards))
-            if warning:
-                raise ClueError(warning + " (type your cards again"
-                                + ("; 'first NAME' changes who was dealt first)"
-                                   if len(set(s["sizes"].values())) > 1 else ")"))
-            s["hand"] = cards
-            self._stage = "sizes"
-            return [Message("your cards: " + english_list(cards))]
-        if self._stage == "sizes":
-            if line:
-                words = line.split()
-                if words[0].lower() not in ("sizes", "size"):
-                    # never read a turn (or anything else) as hand sizes
-                    looks = ":" in line or "/" in line or "accuse" in line.lower()
-                    raise ClueError(("that looks like a turn, but the game has not started: " if looks else
-                                     f"cannot read {line!r} as hand sizes: ")
-                                    + f"press Enter to accept the hand sizes {self._sizes_text()} (or correct "
-                                      f"them with 'sizes {self._size_example()}'), then enter the turns")
-                words = words[1:]
-                if not words or len(words) % 2:
-                    raise ClueError(f"write names and numbers in pairs, e.g. 'sizes {self._size_example()}'")
-                sizes = dict(s["sizes"])
-                for name, n in zip(words[::2], words[1::2]):
-                    p = next((q for q in s["players"] if q.lower() == name.lower()), None)
-                    if p is None or not n.isdigit():
-                        raise ClueError(f"cannot read {name} {n}: write a player's name and a number")
-                    if p == s["me"] and int(n) != len(s["hand"]):
-                        raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
-                    sizes[p] = int(n)
-                dealt = len(s["edition"].cards) - s["edition"].envelope_size
-                if sum(sizes.values()) != dealt:
-                    raise ClueError(f"hand sizes {english_list(f'{p} {n}' for p, n in sizes.items())} add up to "
-                                    f"{sum(sizes.values())}, but {dealt} cards are dealt: correct two sizes at "
-                                    f"once (e.g. 'sizes {self._size_example()} ...'), or press Enter to keep "
-                                    f"{self._sizes_text()}")
-                s["sizes"] = sizes
-                return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
-            self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
-                                     strategy=self.strategy, path=self.path, knowledge=self.knowledge_level,
-                                     game=self.game, rules=self.rules)
-            self._stage = None
-            if self.notebook.autosave() is None:
-                out = [Message(f"game saved to {self.path} after every entry")]
-            else:
-                out = self._save_notes()
-            return out + [self.notebook.knowledge.sheet()] + self._advice()
-        return []
+            return self._setup_first(line[len("first "):].strip())
+        cards = split_cards(s["edition"], line)
+        if len(set(cards)) != len(cards):
+            raise ClueError("a card is listed twice")
+        warning = hand_fit_warning(s["edition"], s["players"], s["me"], s["first"], len(cards))
+        if warning:
+            raise ClueError(warning + " (type your cards again"
+                            + ("; 'first NAME' changes who was dealt first)"
+                               if len(set(s["sizes"].values())) > 1 else ")"))
+        s["hand"] = cards
+        self._stage = "sizes"
+        return [Message("your cards: " + english_list(cards))]
+
+    def _setup_sizes(self, line: str) -> list:
+        if line:
+            self._setup["sizes"] = self._corrected_sizes(line)
+            return [Message(f"hand sizes now {self._sizes_text()}; Enter accepts them")]
+        s = self._setup
+        self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
+                                 strategy=self.strategy, path=self.path, knowledge=self.knowledge_level,
+                                 game=self.game, rules=self.rules)
+        self._stage = None
+        if self.notebook.autosave() is None:
+            out = [Message(f"game saved to {self.path} after every entry")]
+        else:
+            out = self._save_notes()
+        return out + [self.notebook.knowledge.sheet()] + self._advice()
+
+    def _corrected_sizes(self, line: str) -> dict:
+        """The hand sizes a ``sizes NAME N ...`` line gives (checked to add up)."""
+        s = self._setup
+        words = line.split()
+        if words[0].lower() not in ("sizes", "size"):
+            # never read a turn (or anything else) as hand sizes
+            looks = ":" in line or "/" in line or "accuse" in line.lower()
+            raise ClueError(("that looks like a turn, but the game has not started: " if looks else
+                             f"cannot read {line!r} as hand sizes: ")
+                            + f"press Enter to accept the hand sizes {self._sizes_text()} (or correct "
+                              f"them with 'sizes {self._size_example()}'), then enter the turns")
+        words = words[1:]
+        if not words or len(words) % 2:
+            raise ClueError(f"write names and numbers in pairs, e.g. 'sizes {self._size_example()}'")
+        sizes = dict(s["sizes"])
+        for name, n in zip(words[::2], words[1::2]):
+            p = next((q for q in s["players"] if q.lower() == name.lower()), None)
+            if p is None or not n.isdigit():
+                raise ClueError(f"cannot read {name} {n}: write a player's name and a number")
+            if p == s["me"] and int(n) != len(s["hand"]):
+                raise ClueError(f"you hold {len(s['hand'])} cards; your hand size is not asked")
+            sizes[p] = int(n)
+        dealt = len(s["edition"].cards) - s["edition"].envelope_size
+        if sum(sizes.values()) != dealt:
+            raise ClueError(f"hand sizes {english_list(f'{p} {n}' for p, n in sizes.items())} add up to "
+                            f"{sum(sizes.values())}, but {dealt} cards are dealt: correct two sizes at "
+                            f"once (e.g. 'sizes {self._size_example()} ...'), or press Enter to keep "
+                            f"{self._sizes_text()}")
+        return sizes
 
     def _command(self, line: str) -> list:
         nb = self._nb
