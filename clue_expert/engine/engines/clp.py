@@ -718,4 +718,25 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 __all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
-           "export_facts", "export_program", "fact_text", "native_of", "salience_globals", "templates"]
+           "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
+           "templates"]
+
+
+#: The commands a batch file (:func:`batch_chunks`) gives before the first
+#: fact: the watches of ``deduce --watch``.
+WATCHES = ("(watch facts)", "(watch activations)", "(watch rules)")
+
+
+def batch_chunks(program: str, turns: Iterable[Iterable[EngineFact]]) -> list[str]:
+    """A CLIPS batch file in parts, one per turn: the first loads the program
+    at the path ``program`` (``load*``, which prints nothing), resets and
+    turns on CLIPS's watch of facts, activations and rules; each then asserts
+    its turn's facts, one ``(assert ...)`` a line, and runs the rules.  The
+    parts joined are the file (``deduce --export-batch``; no comments: CLIPS
+    6.4's ``batch*`` refuses them)."""
+    head = "".join(f"{c}\n" for c in (f"(load* {_string(program)})", "(reset)", *WATCHES))
+    chunks = []
+    for facts in turns:
+        chunks.append(head + "".join(f"(assert {fact_text(f)})\n" for f in facts) + "(run)\n")
+        head = ""
+    return chunks
