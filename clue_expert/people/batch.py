@@ -150,13 +150,19 @@ def clips_watch(k: Knowledge, program: str, inputs: TurnInputs, chunks: Sequence
     file of ``inputs`` (``chunks``, else made loading ``program`` from a
     temporary file)."""
     turns = [turn for turn, _ in inputs.turns]
-    if chunks is not None:
-        return list(traced(run_batch(chunks), turns, k))
-    with tempfile.TemporaryDirectory(prefix="clue-watch-") as folder:
-        clp = Path(folder) / "game.clp"
-        clp.write_text(program, encoding="utf-8")
-        outputs = run_batch(batch_chunks(str(clp), (facts for _, facts in inputs.turns)))
-    return list(traced(outputs, turns, k))
+    if chunks is None:
+        with tempfile.TemporaryDirectory(prefix="clue-watch-") as folder:
+            clp = Path(folder) / "game.clp"
+            clp.write_text(program, encoding="utf-8")
+            outputs = run_batch(batch_chunks(str(clp), (facts for _, facts in inputs.turns)))
+    else:
+        outputs = run_batch(chunks)
+    return [HEADER, *traced(outputs, turns, k)]
+
+
+#: The first line of ``--watch`` on CLIPS.
+HEADER = (";; What CLIPS 6.4 prints running this game's batch file (deduce --export-batch FILE), "
+          "with clue-expert's own lines, like this one, starting ;;")
 
 
 __all__ = ["TurnInputs", "clips_watch", "comment", "exported", "seat_inputs", "traced", "write_batch"]
