@@ -12,10 +12,13 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import clips
 import pytest
 
+from clue_expert.engine.knowledge import Firing
+from clue_expert.people.batch import traced
 from clue_expert.people.cli import main
 
 THREE = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml")
@@ -201,3 +204,20 @@ def test_export_names_saliences_comments_messages_and_binds_only_what_it_uses(tm
 def test_export_batch_takes_one_record(capsys, tmp_path):
     code = main(["deduce", LESSON, THREE, "--export-batch", str(tmp_path / "game.bat")])
     assert code != 0 and "one record" in capsys.readouterr().err
+
+
+def test_trace_places_each_account_under_the_firing_that_asserted_its_fact():
+    """The seat's account goes under the CLIPS firing that asserted its
+    conclusion, named as the seat's when CLIPS's rule is another; an
+    account CLIPS never asserted the fact of comes after its turn's run."""
+    held, lacked = ("held", "ann", "rope"), ("lacked", "bob", "rope")
+    firings = [Firing(1, "rule-a", "ann has it", (held,), (), 0), Firing(2, "rule-c", "bob lacks it", (lacked,), (), 0)]
+    seat = SimpleNamespace(firings=firings, values={held: {"owner": "ann", "card": "rope"},
+                                                    lacked: {"owner": "bob", "card": "rope"}})
+    output = ("==> f-1     (passed (turn 1))\nFIRE    1 rule-b: f-1\n==> f-2     (held (owner ann) (card rope))\n"
+              "FIRE    2 rule-a: f-1\n")
+    assert list(traced([output], [0], seat)) == [
+        "==> f-1     (passed (turn 1))", "FIRE    1 rule-b: f-1",
+        ";; the seat concluded this by rule-a: ann has it => ann holds rope",
+        "==> f-2     (held (owner ann) (card rope))", "FIRE    2 rule-a: f-1",
+        ";; not in CLIPS's run: rule-c: bob lacks it => bob lacks rope"]

@@ -98,9 +98,10 @@ def traced(outputs: Sequence[str], turns: Sequence[int], k: Knowledge) -> Iterat
     """CLIPS's output of each turn's part of the batch (``outputs``, for
     ``turns``), line for line, with the seat's account of each of its
     firings (``;; ...``) after the ``FIRE`` line of the CLIPS firing that
-    asserted its first conclusion (after the fact's line when no rule
-    asserted it in CLIPS); the seat's firings whose conclusions CLIPS never
-    asserted (the case analysis, for one) after their turn's run."""
+    asserted its first conclusion (``;; the seat concluded this by RULE:
+    ...`` when that firing is another rule's; after the fact's line when no
+    rule asserted it in CLIPS); the seat's firings whose conclusions CLIPS
+    never asserted (the case analysis, for one) after their turn's run."""
     pending: dict[str, list[Firing]] = {}
     for firing in k.firings:
         for key in firing.conclusions:
@@ -134,7 +135,9 @@ def traced(outputs: Sequence[str], turns: Sequence[int], k: Knowledge) -> Iterat
                         said.append(comment(firing))
             if block or line.startswith("FIRE"):
                 block.append(line)
-                notes.extend(said)
+                fired = block[0].split()[2].rstrip(":").split("--")[0]  # FIRE n rule[--variant]: basis
+                notes.extend(note if note.startswith(f";; {fired}: ") else
+                             note.replace(";; ", ";; the seat concluded this by ", 1) for note in said)
             else:
                 yield line
                 yield from said

@@ -1322,7 +1322,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
     p.add_argument("--watch", action="store_true",
                    help="print what the engine does, as CLIPS's (watch facts), (watch activations) and (watch rules) "
-                        "do: facts asserted, activations added and removed, each firing with its salience")
+                        "do: facts asserted, activations added and removed, each firing; on the clips engine, what "
+                        "CLIPS prints running the game's batch file (--export-batch), clue-expert's lines "
+                        "starting ;;")
     p.add_argument("--agenda", action="store_true",
                    help="list the agenda when the rules start on turn --turn's observations (default: the last turn)")
     p.add_argument("--export-batch", metavar="FILE",
