@@ -162,20 +162,24 @@ def test_clips_watch_explains_every_firing_of_the_seat_after_its_fire_line(lesso
 
 @pytest.mark.skipif(shutil.which("clips") is None, reason="no stock CLIPS shell (Debian's clips package)")
 def test_stock_clips_630_fires_the_same_rules_on_the_batch(lesson):
-    """Debian's CLIPS 6.30 shell on the same batch file (``clips -f``): it
-    echoes each command (``CLIPS> ...``, ``<Fact-N>``) and its ``modify``
-    asserts the count again under a new index, so from the first count's
-    raise on the fact numbers differ; it fires the same rules in the same
-    order and asserts the same facts."""
+    """Debian's CLIPS 6.30 shell on the same batch file (``clips -f2``, its
+    ``batch*``: no command echoed; then its banner and prompt): its
+    ``modify`` asserts the count again under a new index, printing the
+    whole fact, so from the first count's raise on the fact numbers differ;
+    it fires the same rules in the same order and asserts the same facts."""
     bat, out = lesson
-    run = subprocess.run(["clips", "-f", bat.name], input="(exit)\n", capture_output=True, text=True, timeout=120,
+    run = subprocess.run(["clips", "-f2", bat.name], input="(exit)\n", capture_output=True, text=True, timeout=120,
                          cwd=bat.parent)
-    stock = [line for line in run.stdout.splitlines()
-             if not re.match(r"CLIPS> |<Fact-\d+>$|TRUE$|\s+CLIPS \(6\.30", line)]
+    stock = run.stdout.splitlines()
+    assert re.match(r"\s+CLIPS \(6\.30", stock[-2]) and stock[-1].strip() == "CLIPS>"
+    stock = stock[:-2]
     ours = [line for line in out if not line.startswith(";;")]
     assert len(stock) == len(ours)
     first = next(i for i, (a, b) in enumerate(zip(ours, stock)) if a != b)
-    assert re.match(r"<== f-\d+ +\(held-count \.\.\. \(n 0\)\)", ours[first])  # 6.4's modify, 6.30's whole fact
+    assert ours[:first] == stock[:first] and first > 80
+    assert re.match(r"<== f-30 +\(held-count \.\.\. \(n 0\)\)", ours[first])  # 6.4's modify
+    assert re.match(r"<== f-30 +\(held-count \(owner player1\) \(n 0\)\)", stock[first])  # 6.30's: the whole fact
+    assert re.match(r"==> f-30 ", ours[first + 1]) and not re.match(r"==> f-30 ", stock[first + 1])  # a new index
     assert [line.split()[2] for line in ours if line.startswith("FIRE")] == \
         [line.split()[2] for line in stock if line.startswith("FIRE")]
     facts = re.compile(r"==> f-\d+ +(\((?![a-z-]+-count ).*)")

@@ -107,11 +107,12 @@ def cmd_deduce(args) -> int:
     for option, path in (("--export-facts", args.export_facts), ("--export-batch", args.export_batch)):
         if path:
             if len(loaded) != 1:
-                raise ClueError(f"{option} writes one record's facts; {len(loaded)} records given")
+                what = "facts" if option == "--export-facts" else "game"
+                raise ClueError(f"{option} writes one record's {what}; {len(loaded)} records given")
             _check_writable(path)
     for path, record in loaded:
         level = get_level(args.knowledge)
-        k, error = _deduce_replay(args, record, level, console)
+        k, error, traced = _deduce_replay(args, record, level, console)
         _completion_note(k, path)
         if args.export_facts:
             _write_facts(k, args.export_facts, path, console)
@@ -134,7 +135,7 @@ def cmd_deduce(args) -> int:
                 sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
             print(json.dumps(sheet))
         else:
-            with _commented(console, getattr(args, "commented", False)):
+            with _commented(console, traced):
                 if len(records) > 1:
                     console.rule(escape(str(path)))
                 console.print(SheetView(k.sheet(), record.edition))
@@ -173,9 +174,12 @@ def _completion_note(k: Knowledge, path) -> None:
 def _deduce_replay(args, record, level, console):
     """``deduce``'s replay of one record: with ``--watch``, every engine event
     printed as CLIPS's watch prints it (and the seat's account of each firing
-    as a comment); with ``--agenda``, the agenda when the rules start on the
-    observations of turn ``--turn`` (the last turn by default), before the
-    first firing."""
+    as a comment) -- on CLIPS, what CLIPS prints running the game's batch
+    file (:mod:`.batch`), which ``--export-batch`` writes; with ``--agenda``,
+    the agenda when the rules start on the observations of turn ``--turn``
+    (the last turn by default), before the first firing.  Returns the
+    knowledge, the contradiction if any, and whether CLIPS's trace was
+    printed (the sheet then follows as ``;;`` lines)."""
     at = args.turn if args.turn is not None else len(record.turns)
     agenda: list = []  # filled at turn `at`'s first firing
     armed = [False]
@@ -211,19 +215,21 @@ def _deduce_replay(args, record, level, console):
         if exc.turn is None:
             exc.turn = k.last_turn
         error = exc
+    traced = False
     if inputs is not None and program is not None:
         chunks = None
         if args.export_batch:
             clp, chunks = write_batch(args.export_batch, program, inputs)
-            print(f"wrote {args.export_batch} and {clp} (CLIPS: clips -f {args.export_batch})", file=sys.stderr)
+            print(f"wrote {args.export_batch} and {clp} (CLIPS: clips -f2 {args.export_batch}, or "
+                  f"(batch* \"{args.export_batch}\") from the same folder)", file=sys.stderr)
         if args.watch and not args.json:
             for line in clips_watch(k, program, inputs, chunks):
                 print(line)  # as CLIPS prints it: never wrapped
-            args.commented = True  # the sheet after it as ;; lines (cmd_deduce)
+            traced = True  # the sheet after it as ;; lines (cmd_deduce)
     if args.agenda and not args.json:
         console.rule(f"agenda at turn {at}, before its first firing" + (" (the deal)" if at == 0 else ""))
         console.print(trace.agenda(agenda))
-    return k, error
+    return k, error, traced
 
 
 def exported_rules(args, record) -> str | None:
@@ -1330,7 +1336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export-batch", metavar="FILE",
                    help="write the game as a CLIPS batch file (FILE.clp beside it, the rules as a plain CLIPS "
                         "program): watch facts, activations and rules, then each turn's facts and (run); "
-                        "clips -f FILE prints the trace --watch prints (docs/classroom.md)")
+                        "CLIPS running it (clips -f2 FILE) prints the trace --watch prints (docs/clips.md)")
     p.add_argument("--export-facts", metavar="FILE",
                    help="write the record's facts (observations, set-up) in CLIPS's load-facts format, for the "
                         "knowledge base of rules --export clips")
