@@ -225,3 +225,15 @@ def test_trace_places_each_account_under_the_firing_that_asserted_its_fact():
         ";; the seat concluded this by rule-a: ann has it => ann holds rope",
         "==> f-2     (held (owner ann) (card rope))", "FIRE    2 rule-a: f-1",
         ";; not in CLIPS's run: rule-c: bob lacks it => bob lacks rope"]
+
+
+def test_rules_that_run_python_are_watched_in_the_seat_s_engine_and_export_no_batch(capsys, monkeypatch, tmp_path):
+    """An opponent model's rules compute their right-hand sides: no plain
+    CLIPS program, so --watch shows the seat's engine's events (a firing
+    with its salience) and --export-batch says why it writes nothing."""
+    text = deduce(capsys, monkeypatch, 100, THREE, "--model", "first-round-asks", "--no-complete", "--watch",
+                  "--turn", "1")
+    assert re.search(r"FIRE +1 [a-z-]+: f-\d+,f-\d+ \(salience \d+\)", text) and "What CLIPS 6.4 prints" not in text
+    code = main(["deduce", THREE, "--model", "first-round-asks", "--export-batch", str(tmp_path / "game.bat")])
+    assert code != 0 and "rules do not export as a plain CLIPS program" in capsys.readouterr().err
+    assert not (tmp_path / "game.bat").exists()
