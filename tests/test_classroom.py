@@ -11,6 +11,7 @@ import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import clips
 import pytest
 
 from clue_expert.people.cli import main
@@ -18,6 +19,27 @@ from clue_expert.play.puzzles import make_puzzle
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "classroom.md"
+
+
+class _Capture(clips.Router):
+    def __init__(self) -> None:
+        super().__init__("test-capture", 30)
+        self.out: list[str] = []
+
+    def query(self, name: str) -> bool:
+        return name in ("t", "stdout", "stderr", "stdwrn")
+
+    def write(self, name: str, message: str) -> None:
+        self.out.append(message)
+
+
+def clips_prints(batch: Path) -> list[str]:
+    """The lines CLIPS 6.4 (clipspy's) prints running ``batch`` (from its folder), no clue-expert code."""
+    env = clips.Environment()
+    capture = _Capture()
+    env.add_router(capture)
+    env.batch_star(str(batch))
+    return "".join(capture.out).splitlines()
 
 
 def blocks(kind: str) -> list:
@@ -136,6 +158,17 @@ def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
                  "k. impossible: envelope must hold one of revolver, spanner but lacks them all "
                  "[lacked-card-empties-one-of: 9, j, b]"]:
         assert line in hard, line
+    # E14: --watch is what CLIPS prints running the batch file (a bare clipspy environment runs it here)
+    watch = (tmp_path / "watch.txt").read_text().splitlines()
+    trace = [line for line in watch if not line.startswith(";;")]
+    assert trace == clips_prints(tmp_path / "game.bat")
+    at = trace.index("FIRE    5 record-pass-as-lacked: f-98,f-11")
+    assert trace[at + 1].startswith("FIRE    6 ") and watch[watch.index(trace[at]) + 1] == trace[at + 1]
+    assert "FIRE    1 record-pass-as-lacked: f-98,f-28" in trace and "FIRE    3 record-pass-as-lacked: f-98,f-18" in trace
+    assert "==> f-85    (lacked (owner player2) (card col-mustard))" in trace
+    assert "==> f-11    (card (id col-mustard) (category suspect))" in trace
+    assert "<== f-58    (lacker-count ... (n 0))" in trace and "==> f-58    (lacker-count ... (n 1))" in trace
+    assert "==> Activation 6190   holder-excludes-other-owners: f-102,f-4,*" in trace
     # after class: the model and the notebook
     model = " ".join(out("clue-expert why --model").split())
     assert "player2 named billiard-room in the first round" in model

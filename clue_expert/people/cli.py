@@ -28,10 +28,9 @@ from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
-from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
-from ..engine.engines.base import EngineFact
-from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program, input_facts
-from ..engine.knowledge import GIVEN, Knowledge, replay_record as replay
+from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, choose_engine, set_engine
+from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program
+from ..engine.knowledge import Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
 from ..engine.language import ID_PATTERN, check_edition
@@ -62,6 +61,7 @@ from .render import (WatchTrace, ComparisonView, ExplanationView, ProbabilityVie
                      decision_text, deduction_text, event_text, explanation_json, knowledge_summary,
                      escape, make_console, plain, output_item, probable_clues, progress_bar, slide_svg, EditionsView,
                      sweep_progress, board_view, move_text)
+from .batch import TurnInputs, clips_watch, exported, seat_inputs, write_batch
 from .page import lesson_page, puzzle_page
 from .replay import hindsight, hindsight_text, markdown, steps
 
@@ -105,13 +105,15 @@ def cmd_deduce(args) -> int:
         if args.turn is not None and args.turn > len(record.turns):
             raise ClueError(f"--turn {args.turn}: {path} has {len(record.turns)} turn"
                             f"{'' if len(record.turns) == 1 else 's'} (0 is the deal)")
-    if args.export_facts:
-        if len(loaded) != 1:
-            raise ClueError(f"--export-facts writes one record's facts; {len(loaded)} records given")
-        _check_writable(args.export_facts)
+    for option, path in (("--export-facts", args.export_facts), ("--export-batch", args.export_batch)):
+        if path:
+            if len(loaded) != 1:
+                what = "facts" if option == "--export-facts" else "game"
+                raise ClueError(f"{option} writes one record's {what}; {len(loaded)} records given")
+            _check_writable(path)
     for path, record in loaded:
         level = get_level(args.knowledge)
-        k, error = _deduce_replay(args, record, level, console)
+        k, error, traced = _deduce_replay(args, record, level, console)
         _completion_note(k, path)
         if args.export_facts:
             _write_facts(k, args.export_facts, path, console)
@@ -134,19 +136,33 @@ def cmd_deduce(args) -> int:
                 sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
             print(json.dumps(sheet))
         else:
-            if len(records) > 1:
-                console.rule(escape(str(path)))
-            console.print(SheetView(k.sheet(), record.edition))
-            console.print(knowledge_summary(k))
-            if args.model:
-                table = probable_clues(k)
-                console.print(table if table is not None else "no probable clues")
-            if beliefs is not None:
-                console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
+            with _commented(console, traced):
+                if len(records) > 1:
+                    console.rule(escape(str(path)))
+                console.print(SheetView(k.sheet(), record.edition))
+                console.print(knowledge_summary(k))
+                if args.model:
+                    table = probable_clues(k)
+                    console.print(table if table is not None else "no probable clues")
+                if beliefs is not None:
+                    console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
         if error is not None:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
     return status
+
+
+@contextlib.contextmanager
+def _commented(console, commented: bool):
+    """With ``commented`` (after ``--watch``'s CLIPS trace), what is printed
+    inside the block comes out as ``;;`` lines, which ``grep -v '^;;'`` removes."""
+    if not commented:
+        yield
+        return
+    with console.capture() as captured:
+        yield
+    for line in captured.get().splitlines():
+        print(f";; {line}".rstrip())
 
 
 def _completion_note(k: Knowledge, path) -> None:
@@ -159,13 +175,21 @@ def _completion_note(k: Knowledge, path) -> None:
 def _deduce_replay(args, record, level, console):
     """``deduce``'s replay of one record: with ``--watch``, every engine event
     printed as CLIPS's watch prints it (and the seat's account of each firing
-    as a comment); with ``--agenda``, the agenda when the rules start on the
-    observations of turn ``--turn`` (the last turn by default), before the
-    first firing."""
+    as a comment) -- on CLIPS, what CLIPS prints running the game's batch
+    file (:mod:`.batch`), which ``--export-batch`` writes; with ``--agenda``,
+    the agenda when the rules start on the observations of turn ``--turn``
+    (the last turn by default), before the first firing.  Returns the
+    knowledge, the contradiction if any, and whether CLIPS's trace was
+    printed (the sheet then follows as ``;;`` lines)."""
     at = args.turn if args.turn is not None else len(record.turns)
     agenda: list = []  # filled at turn `at`'s first firing
     armed = [False]
     printing = args.watch and not args.json
+    # on CLIPS, --watch prints what CLIPS prints running the batch file of the game (see people/batch.py)
+    program = exported_rules(args, record) if (printing and choose_engine() == "clips") or args.export_batch else None
+    inputs = TurnInputs() if program is not None else None
+    if program is not None:
+        printing = False
     trace = WatchTrace()  # numbers the facts (for --agenda too)
 
     def watch(what: str, sign: str, item) -> None:
@@ -186,23 +210,45 @@ def _deduce_replay(args, record, level, console):
         for turn, obs in record.observations(args.turn):
             armed[0] = args.agenda and turn == at
             k.observe(obs, turn)
+            if inputs is not None:
+                inputs.take(k, turn)
     except ContradictionError as exc:
         if exc.turn is None:
             exc.turn = k.last_turn
         error = exc
+    traced = False
+    if inputs is not None and program is not None:
+        chunks = None
+        if args.export_batch:
+            clp, chunks = write_batch(args.export_batch, program, inputs)
+            print(f"wrote {args.export_batch} and {clp} (CLIPS: clips -f2 {args.export_batch}, or "
+                  f"(batch* \"{args.export_batch}\") from the same folder)", file=sys.stderr)
+        if args.watch and not args.json:
+            for line in clips_watch(k, program, inputs, chunks):
+                print(line)  # as CLIPS prints it: never wrapped
+            traced = True  # the sheet after it as ;; lines (cmd_deduce)
     if args.agenda and not args.json:
         console.rule(f"agenda at turn {at}, before its first firing" + (" (the deal)" if at == 0 else ""))
         console.print(trace.agenda(agenda))
-    return k, error
+    return k, error, traced
+
+
+def exported_rules(args, record) -> str | None:
+    """The rules ``deduce`` runs on ``record`` as a plain CLIPS program
+    (None when one runs Python: ``--watch`` then prints the seat's engine's
+    events; ``--export-batch`` fails)."""
+    program = exported(all_rules(_with_models(args, record.edition)))
+    if program is None and args.export_batch:
+        raise ClueError("--export-batch: some rule runs Python (its right-hand side is computed by the seat), "
+                        "so the rules do not export as a plain CLIPS program")
+    return program
 
 
 def _write_facts(k: Knowledge, path: str, record_path, console) -> None:
     """``deduce --export-facts``: the facts the seat gave its engine that no
     deduction rule concludes (observations, the set-up, facts given), in
     CLIPS's ``load-facts`` format."""
-    given = [EngineFact(key[0], tuple((f, k.values[key][f]) for f in KINDS[key[0]]))
-             for key, j in k.justifications.items() if j.rule == GIVEN]
-    facts = input_facts(k.rule_engine.facts(), k.rules, given)
+    facts = seat_inputs(k)
     Path(path).write_text(f";;; {record_path}: the seat's facts; (load-facts \"{Path(path).name}\") after "
                           f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts),
                           encoding="utf-8")
@@ -1349,9 +1395,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turn", type=_turn, help="the sheet after turn N (0 = just the deal)")
     p.add_argument("--watch", action="store_true",
                    help="print what the engine does, as CLIPS's (watch facts), (watch activations) and (watch rules) "
-                        "do: facts asserted, activations added and removed, each firing with its salience")
+                        "do: facts asserted, activations added and removed, each firing; on the clips engine, what "
+                        "CLIPS prints running the game's batch file (--export-batch), clue-expert's lines "
+                        "starting ;;")
     p.add_argument("--agenda", action="store_true",
                    help="list the agenda when the rules start on turn --turn's observations (default: the last turn)")
+    p.add_argument("--export-batch", metavar="FILE",
+                   help="write the game as a CLIPS batch file (FILE.clp beside it, the rules as a plain CLIPS "
+                        "program): watch facts, activations and rules, then each turn's facts and (run); "
+                        "CLIPS running it (clips -f2 FILE) prints the trace --watch prints (docs/clips.md)")
     p.add_argument("--export-facts", metavar="FILE",
                    help="write the record's facts (observations, set-up) in CLIPS's load-facts format, for the "
                         "knowledge base of rules --export clips")

@@ -30,6 +30,7 @@ Python (``python_value``), and an ``eval`` parses its text each time.
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import replace
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -563,6 +564,45 @@ class ClipsEngine(RuleEngine):
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
 
 
+class _Capture(clips.Router):
+    """Everything a CLIPS environment prints (its watch trace, ``printout t``
+    and its warnings and errors), kept in order."""
+
+    #: The logical names CLIPS 6.4 prints to (``t`` is standard output's alias).
+    NAMES = frozenset({"t", "stdout", "stderr", "stdwrn"})
+
+    def __init__(self) -> None:
+        super().__init__("clue-capture", 30)
+        self.out: list[str] = []
+
+    def query(self, name: str) -> bool:
+        return name in self.NAMES
+
+    def write(self, name: str, message: str) -> None:
+        self.out.append(message)
+
+
+def run_batch(chunks: Sequence[str]) -> list[str]:
+    """What CLIPS 6.4 prints running a batch file (``batch*``) made of
+    ``chunks``, in a new environment, each part's output apart (``deduce
+    --watch``; :func:`.clp.batch_chunks`).  The parts run one after the
+    other on one environment, so the output joined is the whole file's."""
+    env = _new_environment()
+    capture = _Capture()
+    env.add_router(capture)
+    outputs = []
+    with tempfile.TemporaryDirectory(prefix="clue-batch-") as folder:
+        for n, chunk in enumerate(chunks):
+            path = f"{folder}/{n}.bat"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(chunk)
+            env.batch_star(path)
+            outputs.append("".join(capture.out))
+            capture.out.clear()
+    capture.delete()
+    return outputs
+
+
 class _Facts(dict):
     """CLIPS fact index -> the fact, where a count (CLIPS modifies its
     ``n``, keeping its index) is made only when needed: unwatched, with the
@@ -667,4 +707,4 @@ def _sorted_clause(fact: EngineFact) -> EngineFact:
     return EngineFact(fact.kind, tuple([(f, tuple(sorted(v)) if f == "cards" else v) for f, v in fact.values]))
 
 
-__all__ = ["ClipsEngine"]
+__all__ = ["ClipsEngine", "run_batch"]

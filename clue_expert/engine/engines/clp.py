@@ -596,19 +596,26 @@ def templates(kinds: Mapping[str, Sequence[str]] = KINDS) -> list[str]:
 
 
 def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rules") -> str:
-    """The rules as a plain CLIPS program: the deftemplates, the rules that
-    keep the counts the rules read, and one defrule per rule, with no Python
-    call.  Raises :class:`RuleFileError` naming a rule whose right-hand side
-    is computed in Python (see :func:`exportable`)."""
+    """The rules as a plain CLIPS program: the deftemplates, the named
+    salience levels (:func:`salience_globals`), the rules that keep the
+    counts the rules read, and one defrule per rule, with no Python call,
+    each under a comment with its rule's message (:func:`_exported`).
+    Raises :class:`RuleFileError` naming a rule whose right-hand side is
+    computed in Python (see :func:`exportable`)."""
     rules = list(rules)
     parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION}: "
-             "(load kb.clp) (load-facts facts.clp) (run) (facts)", ""]
+             "(load kb.clp) (load-facts facts.clp) (run) (facts)",
+             ";;; One deftemplate per fact kind; the rules that keep the counts (count-...), which CLIPS",
+             ";;; modifies in place; then one defrule per deduction rule, under its message, where",
+             ";;; {placeholders} name the rule's variables.", ""]
     parts.extend(templates())
-    parts.append("")
+    parts += ["", *salience_globals(), ""]
+    parts.append(";; The counts the rules read, each raised by one (modify) for every fact it counts.")
     for tally in tallies_read(rules):
-        parts += [tally_rule(tally), ""]
+        parts += [_exported(tally_rule(tally)), ""]
     if "one-of" in derived_kinds(rules):
-        parts += [SUPERSEDE_ONE_OF, ""]
+        parts += [";; A narrower one-of clause of an owner supersedes the wider ones that contain it.",
+                  _exported(SUPERSEDE_ONE_OF), ""]
     for order, rule in enumerate(rules):
         native = exportable(rule)
         if not native:
@@ -616,8 +623,51 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
                                                     "let/for/each, tests with if/where, calls library functions or "
                                                     "decides), so it cannot run in plain CLIPS")
         for compiled in compile_rule(rule, native, order):
-            parts += [compiled.plain, ""]
+            parts += [_exported(compiled.plain, rule, order), ""]
     return "\n".join(parts)
+
+
+#: The name of the global that holds the salience of the rules that keep the
+#: counts and supersede clauses (:data:`TALLY_SALIENCE`) in an exported program.
+BOOKKEEPING = "bookkeeping"
+
+
+def salience_globals() -> list[str]:
+    """The exported program's named salience levels: one global per group of
+    :data:`~clue_expert.engine.language.SALIENCE` (its salience times
+    :data:`RULE_SLOTS`, plus the slots for the rules' file order) and
+    ``?*bookkeeping*`` for the counts; a defrule's salience is its group's
+    less its place in load order, so that within a group rules fire in file
+    order, as on the seat's engines (see :func:`salience_of`)."""
+    levels = " ".join(f"?*{group}* = {salience_of(group, 0)}" for group in SALIENCE)
+    return [";; Salience levels: a rule's salience is its group's less its place in the file order, so",
+            ";; that a group's rules fire in file order; the counts are kept first.",
+            f"(defglobal {levels} ?*{BOOKKEEPING}* = {TALLY_SALIENCE})"]
+
+
+_BINDING = re.compile(r"\?(f\d+|t|w) <- ")
+_SALIENCE = re.compile(r"\(declare \(salience (-?\d+)\)\)")
+
+
+def _exported(text: str, rule: Any = None, order: int = 0) -> str:
+    """A defrule of the exported program: its salience a named level's
+    (:func:`salience_globals`), no ``?f1 <-`` binding its right-hand side
+    does not use, and, for a rule's defrule, its message as a comment."""
+    def binding(m: re.Match) -> str:
+        name = m.group(1)
+        return m.group(0) if re.search(rf"\?{name}(?![\w-])", text[m.end():]) else ""
+
+    def salience(m: re.Match) -> str:
+        value = int(m.group(1))
+        if rule is None or value != salience_of(rule.group, order):
+            return f"(declare (salience ?*{BOOKKEEPING}*))" if value == TALLY_SALIENCE else m.group(0)
+        return f"(declare (salience (- ?*{rule.group}* {min(order, RULE_SLOTS - 1)})))"
+
+    text = _SALIENCE.sub(salience, _BINDING.sub(binding, text))
+    if rule is None:
+        return text
+    message = " ".join(str(getattr(rule, "message", "") or "").split())
+    return f";; {rule.id} ({rule.group}): {message}\n{text}"
 
 
 #: In a plain CLIPS program whose rules narrow one-of clauses: a narrower
@@ -668,4 +718,25 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 __all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
-           "export_facts", "export_program", "fact_text", "native_of", "templates"]
+           "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
+           "templates"]
+
+
+#: The commands a batch file (:func:`batch_chunks`) gives before the first
+#: fact: the watches of ``deduce --watch``.
+WATCHES = ("(watch facts)", "(watch activations)", "(watch rules)")
+
+
+def batch_chunks(program: str, turns: Iterable[Iterable[EngineFact]]) -> list[str]:
+    """A CLIPS batch file in parts, one per turn: the first loads the program
+    at the path ``program`` (``load*``, which prints nothing), resets and
+    turns on CLIPS's watch of facts, activations and rules; each then asserts
+    its turn's facts, one ``(assert ...)`` a line, and runs the rules.  The
+    parts joined are the file (``deduce --export-batch``; no comments: CLIPS
+    6.4's ``batch*`` refuses them)."""
+    head = "".join(f"{c}\n" for c in (f"(load* {_string(program)})", "(reset)", *WATCHES))
+    chunks = []
+    for facts in turns:
+        chunks.append(head + "".join(f"(assert {fact_text(f)})\n" for f in facts) + "(run)\n")
+        head = ""
+    return chunks
