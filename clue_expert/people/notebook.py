@@ -1085,78 +1085,97 @@ class NotebookSession:
                                                  "shows only what is new)")]
         if word in ("odds", "probabilities"):
             return [Probabilities(nb.knowledge.sheet(), compute(nb.knowledge))]
-        if word == "history":
-            if not nb.turns:
-                return [Message("no turns yet")]
-            bad = nb.conflict.turn if nb.conflict is not None else None
-            return [Message(describe_turn(n, t) + ("   ← contradicts the turns before it" if n == bad else ""),
-                            "error" if n == bad else "info") for n, t in enumerate(nb.record.turns, start=1)]
-        if word == "why":
-            steps = rest.strip().startswith("--steps")
-            if steps:
-                rest = rest.strip()[len("--steps"):]
-            key = parse_fact(rest, nb.edition, nb.knowledge.owners)
-            if nb.knowledge.known(key):
-                return [prove(nb.knowledge, key) if steps else nb.knowledge.explain(key)]
-            return nb.why_not(rest)
-        if word == "why-not":
-            return nb.why_not(rest)
-        if word == "undo":
-            turn, changes = nb.undo()
-            self._redo.append(turn)
-            out = self._report(changes, f"removed turn {len(nb.turns) + 1}")
-            return out[:1] + [Message("('redo' puts it back)", "dim")] + out[1:]
-        if word == "redo":
-            if not self._redo:
-                raise ClueError("nothing to redo")
-            changes = nb.add(self._redo[-1])
-            self._redo.pop()
-            return self._report(changes, f"turn {len(nb.turns)} put back")
-        if word == "edit":
-            if not rest.strip().isdigit():
-                raise ClueError("edit needs a turn number, e.g. 'edit 3'")
-            n = int(rest)
-            if not 1 <= n <= len(nb.turns):
-                raise ClueError(f"there is no turn {n}")
-            self._edit = n
-            return [Message("was: " + describe_turn(n, nb.record.turns[n - 1]) +
-                            "; type the corrected turn (Enter to cancel)")]
-        if word == "save":
-            try:
-                path = nb.save(rest.strip() or None)
-            except SaveError as exc:
-                return [Message(f"not saved: {exc}; the game is kept in this session — try 'save OTHERFILE'",
-                                "error")]
-            if path is None:
-                return [Message("not saved: this game has no file; type 'save FILE'", "error")]
-            previous = self.path
-            self.path = nb.path or Path(path)
-            if previous is not None and Path(previous).resolve() != Path(path).resolve():
-                note = (f"from now on the game is saved to {path} after every entry; "
-                        f"{previous} is no longer updated")
-            else:
-                note = f"the game is saved to {path} after every entry"
-            return [Message(f"saved to {path}"), Message(note, "advice")]
-        if word == "load":
-            if not rest.strip():
-                raise ClueError("load needs a file name")
-            if nb.unsaved is not None:
-                raise ClueError(f"this game is not saved ({nb.unsaved}): 'save OTHERFILE' first")
-            opened = self.notebook = self._open(rest.strip())
-            self.path = opened.path or Path(rest.strip())
-            return self._opened()
-        if word == "turn":
-            if nb.game == "generalized":
-                raise ClueError("step-by-step entry is for Speed Clue; enter the turn on one line (type 'help')")
-            nb.check_repaired()
-            self._step = {}
-            return [Message("step by step: who suggested?")]
+        command = {"history": self._cmd_history, "why": self._cmd_why, "why-not": nb.why_not,
+                   "undo": self._cmd_undo, "redo": self._cmd_redo, "edit": self._cmd_edit,
+                   "save": self._cmd_save, "load": self._cmd_load, "turn": self._cmd_turn}.get(word)
+        if command is not None:
+            return command(rest)
         turn = nb.parse_turn(line)
         if turn.get("accuse") is not None and turn["correct"] is None:
             nb.check_repaired()
             self._verdict = turn
             return []
         return self._entry(turn)
+
+    def _cmd_history(self, rest: str) -> list:
+        nb = self._nb
+        if not nb.turns:
+            return [Message("no turns yet")]
+        bad = nb.conflict.turn if nb.conflict is not None else None
+        return [Message(describe_turn(n, t) + ("   ← contradicts the turns before it" if n == bad else ""),
+                        "error" if n == bad else "info") for n, t in enumerate(nb.record.turns, start=1)]
+
+    def _cmd_why(self, rest: str) -> list:
+        nb = self._nb
+        steps = rest.strip().startswith("--steps")
+        if steps:
+            rest = rest.strip()[len("--steps"):]
+        key = parse_fact(rest, nb.edition, nb.knowledge.owners)
+        if nb.knowledge.known(key):
+            return [prove(nb.knowledge, key) if steps else nb.knowledge.explain(key)]
+        return nb.why_not(rest)
+
+    def _cmd_undo(self, rest: str) -> list:
+        nb = self._nb
+        turn, changes = nb.undo()
+        self._redo.append(turn)
+        out = self._report(changes, f"removed turn {len(nb.turns) + 1}")
+        return out[:1] + [Message("('redo' puts it back)", "dim")] + out[1:]
+
+    def _cmd_redo(self, rest: str) -> list:
+        nb = self._nb
+        if not self._redo:
+            raise ClueError("nothing to redo")
+        changes = nb.add(self._redo[-1])
+        self._redo.pop()
+        return self._report(changes, f"turn {len(nb.turns)} put back")
+
+    def _cmd_edit(self, rest: str) -> list:
+        nb = self._nb
+        if not rest.strip().isdigit():
+            raise ClueError("edit needs a turn number, e.g. 'edit 3'")
+        n = int(rest)
+        if not 1 <= n <= len(nb.turns):
+            raise ClueError(f"there is no turn {n}")
+        self._edit = n
+        return [Message("was: " + describe_turn(n, nb.record.turns[n - 1]) +
+                        "; type the corrected turn (Enter to cancel)")]
+
+    def _cmd_save(self, rest: str) -> list:
+        nb = self._nb
+        try:
+            path = nb.save(rest.strip() or None)
+        except SaveError as exc:
+            return [Message(f"not saved: {exc}; the game is kept in this session — try 'save OTHERFILE'",
+                            "error")]
+        if path is None:
+            return [Message("not saved: this game has no file; type 'save FILE'", "error")]
+        previous = self.path
+        self.path = nb.path or Path(path)
+        if previous is not None and Path(previous).resolve() != Path(path).resolve():
+            note = (f"from now on the game is saved to {path} after every entry; "
+                    f"{previous} is no longer updated")
+        else:
+            note = f"the game is saved to {path} after every entry"
+        return [Message(f"saved to {path}"), Message(note, "advice")]
+
+    def _cmd_load(self, rest: str) -> list:
+        nb = self._nb
+        if not rest.strip():
+            raise ClueError("load needs a file name")
+        if nb.unsaved is not None:
+            raise ClueError(f"this game is not saved ({nb.unsaved}): 'save OTHERFILE' first")
+        opened = self.notebook = self._open(rest.strip())
+        self.path = opened.path or Path(rest.strip())
+        return self._opened()
+
+    def _cmd_turn(self, rest: str) -> list:
+        nb = self._nb
+        if nb.game == "generalized":
+            raise ClueError("step-by-step entry is for Speed Clue; enter the turn on one line (type 'help')")
+        nb.check_repaired()
+        self._step = {}
+        return [Message("step by step: who suggested?")]
 
     def _handle_verdict(self, line: str) -> list:
         """The answer to "was the accusation right"."""
