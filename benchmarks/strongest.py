@@ -132,7 +132,7 @@ def clue_precision(players: int, games: int, seed: int, candidates: list[str]) -
         names = spec.deal.players
         seats = {p: seat_player(p, s, seed=spec.seed * 10 + i) for i, (p, s) in enumerate(zip(names, spec.strategies))}
         play_game(spec.deal, seats)
-        for p, player in seats.items():
+        for player in seats.values():
             k = player.knowledge
             for model in player.models:
                 for kind, owner, card in (k.probable_clues(model=model.id)

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from clue_expert.core.cards import build_edition, get_edition
-from clue_expert.core.errors import ClueError, RuleLimitError
+from clue_expert.core.errors import ClueError
 from clue_expert.engine import interpret
 from clue_expert.people.cli import main
 from clue_expert.play import simulate

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clue_expert.core.board import DIRECTIONS, MoveOptions, distances, get_board, reachable, shortest_path
+from clue_expert.core.board import DIRECTIONS, distances, get_board, reachable, shortest_path
 from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import RecordError

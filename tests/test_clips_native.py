@@ -71,7 +71,7 @@ def test_a_native_rule_never_fires_to_assert_a_fact_clips_holds(monkeypatch):
     record = random_record(random.Random(3), n_players=4, n_turns=14)
     native = []
     _spy(monkeypatch, lambda rule, made: made is None or rule in CLAUSE_RULES or native.append(made))
-    k = _observed(record, "clips", complete=False)
+    _observed(record, "clips", complete=False)
     assert len(native) > 30 and all(native)
 
 

@@ -101,7 +101,7 @@ def test_comparison_keeps_title_notes_and_cells(width):
     for note in COMPARISON.notes:
         assert words(note) in text
     assert words(COMPARISON.title) in text
-    for label, cells in COMPARISON.rows:  # a cell may wrap beside others: its words, each whole
+    for label, _cells in COMPARISON.rows:  # a cell may wrap beside others: its words, each whole
         assert set(label.split()) <= set(text.split())
     assert {"10.33", "12.5", "5.25", "—"} <= set(text.split())
 

@@ -6,7 +6,6 @@ contradiction or splits into cases the cited facts leave as the only ones."""
 from __future__ import annotations
 
 import functools
-import random
 
 import pytest
 

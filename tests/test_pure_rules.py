@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from clue_expert.engine.engines.clp import exportable
 from clue_expert.engine.language import pure_problems

@@ -107,5 +107,5 @@ def test_sound_on_every_seat_of_many_games(players):
                 assert (deal.owner_of(c) == o) == (s == "held")
             # the envelope is named only when it is the real one
             env = k.envelope()
-            for cat, card in env.items():
+            for _cat, card in env.items():
                 assert card is None or card in deal.envelope

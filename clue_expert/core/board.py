@@ -518,6 +518,7 @@ class Move:
 
     def to_dict(self) -> dict:
         """The record (YAML/JSON) form."""
-        pos = (lambda p: p if p is None or isinstance(p, str) else list(p))
+        def pos(p):
+            return p if p is None or isinstance(p, str) else list(p)
         return {"round": self.round, "by": self.by, "pawn": self.pawn, "how": self.how, "roll": self.roll,
                 "from": pos(self.start), "to": pos(self.end), "turn": self.turn}

@@ -115,7 +115,7 @@ def traced(outputs: Sequence[str], turns: Sequence[int], k: Knowledge) -> Iterat
         block: list[str] = []  # a FIRE line and what follows it, its comments after its first line
         notes: list[str] = []
 
-        def flush() -> Iterator[str]:
+        def flush(block: list[str] = block, notes: list[str] = notes) -> Iterator[str]:
             if block:
                 yield block[0]
                 yield from notes

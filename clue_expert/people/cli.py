@@ -23,7 +23,7 @@ from ..core.board import get_board
 from ..core.cards import edition_errors, editions, get_edition
 from ..core.deals import get_deal, random_deal, shipped_deals
 from ..core.errors import ClueError, ContradictionError, RuleFileError
-from ..core.facts import DECISION_KINDS, KINDS, describe, parse_fact
+from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml

@@ -48,13 +48,13 @@ def deals(record: Record) -> Iterator[dict]:
         rest = [c for c in ed.card_ids if c not in env]
         sizes = [record.hand_sizes[p] for p in players]
 
-        def assign(i, remaining):
+        def assign(i, remaining, sizes=sizes):
             if i == len(players):
                 yield {}
                 return
             for hand in itertools.combinations(remaining, sizes[i]):
                 left = [c for c in remaining if c not in hand]
-                for tail in assign(i + 1, left):
+                for tail in assign(i + 1, left, sizes):
                     tail[players[i]] = set(hand)
                     yield tail
         for hands in assign(0, rest):

@@ -317,7 +317,8 @@ def board_options(spec: dict) -> MoveOptions:
     moved into its room by a suggestion)."""
     board = get_board(spec.get("board", "classic"))
     pawn = spec.get("pawn", next(iter(board.starts)))
-    pos = (lambda p: p if isinstance(p, str) else tuple(p))
+    def pos(p):
+        return p if isinstance(p, str) else tuple(p)
     where: dict[str, Position] = {s: sq for s, sq in board.starts.items()}
     where.update({s: pos(p) for s, p in (spec.get("pawns") or {}).items()})
     here = pos(spec.get("here", where[pawn]))
