@@ -15,9 +15,11 @@ do, wherever they are sent (issue 39, docs/exit-codes.md).
   to the whole process group) stops the command as a first signal to the
   parent would (:func:`note_worker_stop`): the parent never waits for a
   worker that is gone.
-* Once a stopped command has returned, both signals are absorbed until the
-  process exits (so a late second SIGTERM cannot kill it by its default
-  action before its buffered output is written).
+* Once a stopped command has returned, its output is flushed and the
+  process ends at once (``os._exit``) with its code: the interpreter's
+  finalization, which puts the default actions back (a late SIGTERM would
+  then kill the process and lose its code) and frees every engine, is
+  skipped.
 
 :func:`signals_held` holds both signals back around writes that must be
 whole (a line of ``cells.jsonl``, a record renamed into place) and around
@@ -126,19 +128,16 @@ def _on_signal(signum: int, frame: Any) -> None:
     first = not _received
     _received.append(signum)
     if not first:
-        if signum == signal.SIGINT and _after[0] is None:
+        if signum == signal.SIGINT:
             _quit_now(signum)  # Ctrl-C again: now
         return  # a second SIGTERM: the first stop goes on
     if _first:  # a worker's end already stops the command: this signal is part of the same stop
         return
     _first.append(signum)
-    if _after[0] is not None:  # the command has returned: nothing left to stop
-        return
     interrupt(signum, frame)
 
 
 _parent = [os.getpid()]
-_after: list = [None]  # the exit code of a command that returned after a stop, else None
 
 
 def _absorb(signum: int, frame: Any) -> None:
@@ -159,7 +158,6 @@ def stoppable(cmd: Callable[[Any], int]) -> Callable[[Any], int]:
             return cmd(args)
         _received.clear()
         _first.clear()
-        _after[0] = None
         _parent[0] = os.getpid()
         old = {s: signal.getsignal(s) for s in STOP_SIGNALS}
         ignored = {s for s, h in old.items() if h is signal.SIG_IGN}  # nohup: left ignored
@@ -171,24 +169,24 @@ def stoppable(cmd: Callable[[Any], int]) -> Callable[[Any], int]:
             code = cmd(args)
             if code == 130:
                 code = exit_code(130)
-            return code
         except KeyboardInterrupt:
             code = exit_code(130)
             print("terminated" if code == 143 else "interrupted", file=sys.stderr)
-            return code
         finally:
-            if _received:
-                # a real signal came: the process is stopping; any further one is absorbed
-                # until it exits (its default action would lose the output still buffered)
-                _after[0] = code if code is not None else exit_code(130)
+            _STOP_ASKED.clear()
+            if _first:
+                # a real stop came (a signal, or a worker's end by one): any further signal is
+                # absorbed, and the process ends here, its output flushed -- the interpreter's
+                # finalization puts the default actions back, and a late SIGTERM would then kill
+                # it with its code lost (it also frees every engine: time a stop need not take)
                 for s in STOP_SIGNALS:
                     if s not in ignored:
                         signal.signal(s, _absorb)
                 _flush()
-            else:
-                for s in STOP_SIGNALS:
-                    signal.signal(s, old[s])
-            _STOP_ASKED.clear()
+                os._exit(code if code is not None else exit_code(130))
+            for s in STOP_SIGNALS:
+                signal.signal(s, old[s])
+        return code
     return run
 
 
