@@ -49,7 +49,7 @@ from ..play.seats import default_seat_for
 from ..play.simulate import Interrupted, LocalExecutor, check_players, make_specs, run_games, summarize
 from ..play.stopping import stoppable
 from ..play.cluster import DaskExecutor
-from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
+from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, stopped_summary, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession, line_editing
@@ -901,13 +901,16 @@ def cmd_sweep(args) -> int:
                         on_cell=(lambda i, line: bar.cell(i, f"done: {labels[i]}")) if bar is not None else None)
     table = rows(sweep, run.finished)
     files = write_tables(out, table)
-    if args.plot and table:
+    if args.plot and table and run.interrupted is None:  # (stopped: the next run draws them)
         files += sweep_plots(table, args.plot, title=sweep.title)
     done = [(c, run.finished[sweep.key(c)]) for c in sweep.cells if sweep.key(c) in run.finished]
     if args.json:
         print(json.dumps({"title": sweep.title, "cells": [{"cell": c.to_json(), "summary": line["summary"]}
                                                           for c, line in done],
                           "planned_cells": len(sweep.cells), "files": [str(f) for f in files]}))
+    elif run.interrupted is not None:  # a short summary, not thousands of lines of tables
+        for line in stopped_summary(sweep, run, files):
+            _console(args).print(escape(line))
     else:
         console = _console(args)
         labels_of = _seat_labels({s for c, _ in done for s in c.seats})
