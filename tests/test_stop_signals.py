@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -153,3 +154,30 @@ def test_kept_shadows_answer_as_fresh_ones(seed, monkeypatch):
     assert work["kept"] * 3 < work["fresh"], work
     assert sorted(kept.kept_shadows) == ["bob", "cat", "dan"]
     assert all(len(e.taken) == len(kept.observations()) for e in kept.kept_shadows.values())
+
+
+UNHEEDED = """
+import os, signal, sys, time
+from clue_expert.play.stopping import stoppable
+
+class Finalized:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs here: its KeyboardInterrupt would be dropped
+
+def cmd(args):
+    Finalized()
+    while True:  # a command that never looks at the stop noted
+        time.sleep(0.05)
+
+sys.exit(stoppable(cmd)(None))
+"""
+
+
+def test_a_stop_noted_in_a_finalizer_and_never_acted_on_still_ends_the_process():
+    """A signal whose KeyboardInterrupt would be dropped (it came in a
+    ``__del__``) is only noted; a command that never looks at it (play,
+    the notebook) still ends, STOP_GRACE seconds later, with 130."""
+    proc = subprocess.run([sys.executable, "-c", UNHEEDED], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "interrupted"

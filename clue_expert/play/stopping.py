@@ -3,7 +3,7 @@ contest-agent, notebook, serve): what a first and a second SIGINT or SIGTERM
 do, wherever they are sent (issue 39, docs/exit-codes.md).
 
 * The **first** signal the process receives stops the command cleanly: it is
-  noted (:func:`.simulate.stop_asked`) and raised as
+  noted (:func:`stop_asked`) and raised as
   :class:`KeyboardInterrupt`, so the work finished is kept and summarised;
   the exit code is 128 + that signal (130 for SIGINT, 143 for SIGTERM).
 * A **second** signal while that stop is under way: a SIGTERM is absorbed
@@ -135,6 +135,23 @@ def _on_signal(signum: int, frame: Any) -> None:
         return
     _first.append(signum)
     interrupt(signum, frame)
+    # reached only when the signal came in a finalizer, where the exception would be dropped:
+    # the stop is noted; a game loop acts on it after its game, and should nothing act on it
+    # (a command that does not look), the process ends STOP_GRACE seconds later
+    timer = threading.Timer(STOP_GRACE, _unheeded, (signum,))
+    timer.daemon = True
+    timer.start()
+
+
+#: Seconds after which a stop noted but not acted on (:func:`interrupt` in a
+#: finalizer, nothing looking at :data:`_STOP_ASKED`) ends the process.
+STOP_GRACE = 2.0
+
+
+def _unheeded(signum: int) -> None:
+    """The end of a stop nobody acted on (see :func:`_on_signal`)."""
+    if _STOP_ASKED:
+        _quit_now(signum)
 
 
 _parent = [os.getpid()]
