@@ -173,7 +173,7 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
     import signal
     import sys
 
-    monkeypatch.setattr(simulate, "_STOP_ASKED", [])
+    simulate._STOP_ASKED.clear()
 
     class Holder:
         def __del__(self):
@@ -185,6 +185,7 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
     assert dropped == [] and simulate._STOP_ASKED == [signal.SIGINT]
     with pytest.raises(KeyboardInterrupt):
         simulate.interrupt(signal.SIGINT, sys._getframe())
+    simulate._STOP_ASKED.clear()
 
 
 def test_a_clips_environment_is_made_with_ctrl_c_held_back(monkeypatch):

@@ -42,20 +42,17 @@ class _CountingSpecs:
             yield s
 
 
-class _Pool:
-    """A pool that plays each task at once."""
-
-    def apply_async(self, fn, args, callback, error_callback):
-        callback(("played", args[0].index))
+def _index_of(spec):
+    return ("played", spec.index), None
 
 
-def test_the_pool_is_handed_a_bounded_window_of_games():
+def test_the_workers_are_handed_a_bounded_window_of_games(monkeypatch):
+    monkeypatch.setattr(simulate, "_play", _index_of)
     specs = _CountingSpecs(list(make_specs(players=3, games=50, seed=1, strategies=["mitchell-basic"])))
-    results = simulate._windowed(_Pool(), specs, 6)
     seen = []
-    for result in results:
+    for result, _ in LocalExecutor(3).results(specs):
         seen.append(result)
-        assert specs.read <= len(seen) + 6  # not the 50 imap's feeder reads at once
+        assert specs.read <= len(seen) + 3 * simulate.WORKER_QUEUE  # not the 50 a pool's feeder reads at once
     assert specs.read == 50
     assert sorted(seen) == sorted(("played", i) for i in range(50))
 

@@ -6,6 +6,7 @@ contradictions, proofs, why-not, odds, advice, the shared game file and the
 access token are checked."""
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import warnings
@@ -229,8 +230,11 @@ def test_serve_cli_prints_where_to_open_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: runs.append(kw))
     assert main(["serve", str(tmp_path / "g.yaml"), "--port", "8899"]) == 0
     out = capsys.readouterr().out
+    # a stop waits at most 1 s for requests under way (issue 39), where uvicorn takes the bound
+    bounded = {"timeout_graceful_shutdown": 1} \
+        if "timeout_graceful_shutdown" in inspect.signature(uvicorn.Config).parameters else {}
     assert "open http://127.0.0.1:8899/\n" in out and runs == [{"host": "127.0.0.1", "port": 8899,
-                                                                "log_level": "warning"}]
+                                                                "log_level": "warning", **bounded}]
     assert main(["serve", str(tmp_path / "g.yaml"), "--host", "0.0.0.0", "--port", "8899"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"open http://\S+:8899/\?token=[\w-]{20,} \(every request needs this token\)", out), out

@@ -71,11 +71,11 @@ def test_sigterm_on_sweep_keeps_the_finished_cells(tmp_path):
 
 
 def test_sigterm_in_a_just_forked_worker_ends_it_at_once():
-    """A worker forked a moment before SIGTERM still has the parent's handler
-    (its initializer has not run): the handler ends it there with 143 instead
-    of raising KeyboardInterrupt, which an at-fork hook can swallow (CI saw
-    such a worker hang the parent's ``Pool.terminate``)."""
-    from clue_expert.people.cli import _terminable
+    """A process forked a moment before SIGTERM still has the parent's handler
+    (the pool holds the signals back across its own forks, but a fork made
+    elsewhere does not): the handler ends it there with 143 instead of
+    raising KeyboardInterrupt, which an at-fork hook can swallow."""
+    from clue_expert.play.stopping import stoppable
 
     def cmd(args):
         pid = os.fork()
@@ -88,38 +88,41 @@ def test_sigterm_in_a_just_forked_worker_ends_it_at_once():
             os._exit(0)
         return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
-    assert _terminable(cmd)(None) == 143
+    assert stoppable(cmd)(None) == 143
 
 
-def test_a_pool_worker_whose_sigterm_exit_is_dropped_still_ends():
-    """A pool worker's SIGTERM handler raises SystemExit; raised inside a
-    finalizer, that exception is printed and dropped, and the worker went
-    back to waiting on a queue lock the terminating parent holds (simulate
-    hung after a SIGTERM to its process group).  The handler's SIGALRM
-    fallback ends such a worker (by SIGALRM, not by the dropped exit)."""
-    from clue_expert.play import simulate
+def _worker_pids(parent: int) -> list[int]:
+    """The children of ``parent`` (Linux: /proc)."""
+    out = []
+    for task in Path(f"/proc/{parent}/task").iterdir():
+        children = (task / "children").read_text().split()
+        out += [int(c) for c in children]
+    return out
 
-    class Finalized:
-        def __del__(self):
-            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here; its SystemExit is dropped
 
-    pid = os.fork()
-    if pid == 0:  # the worker
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the dropped exception's report
-            signal.signal(signal.SIGTERM, simulate._worker_term)
-            Finalized()
-            signal.pause()  # back to waiting, as on the queue lock
-            signal.pause()
-        finally:
-            os._exit(0)  # reached only if no signal ended the worker
-    for _ in range(300):  # polls for at most ~30 s; the fallback takes WORKER_TERM_GRACE
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the worker whose SystemExit was dropped did not end")
-    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM, status
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the worker pids from /proc (Linux)")
+def test_sigterm_to_a_worker_alone_stops_the_run_cleanly(tmp_path):
+    """A worker ended by SIGTERM (sent to it alone) stops the command as a
+    SIGTERM to the parent would: the games finished kept and summarised,
+    143; the parent never waits for the game the worker took with it."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "clue_expert", "simulate", "--games", "5000", "--workers", "2",
+                             "--players", "3", "--strategy", "mitchell-basic", "--records", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    try:
+        for _ in range(3000):
+            if _records(tmp_path) >= 3 or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        workers = _worker_pids(proc.pid)
+        assert workers
+        os.kill(workers[0], signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, (proc.returncode, err)
+    assert "Simulation (interrupted)" in out and "interrupted after" in err
+    assert "Traceback" not in err, err

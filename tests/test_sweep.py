@@ -105,9 +105,12 @@ def test_sweep_command_json_resume_and_exit_130(tmp_path, monkeypatch, capsys):
     assert code == 130
     assert all(len(line) <= 60 for line in captured.out.splitlines()) and "…" not in captured.out
     text = " ".join(captured.out.split())
-    for words in ("tiny, cell 1 of 2: mitchell-basic + clue-expert-focused — 3 players, cluedo", "per strategy",
-                  "1 of 2 cells (1 played now, 0 from before)"):
+    # stopped: a short summary (issue 39), not the finished cells' tables
+    for words in ("tiny: stopped with 1 of 2 cells finished (1 played now, 0 from before); 1 left to play",
+                  "run the same command again to play the other 1 cells"):
         assert words in text, words
+    assert "per strategy" not in text and "cell 1 of 2" not in text
+    assert len(captured.out.splitlines()) <= 12
     assert str(out / CSV_FILE) in captured.out.replace("\n", "")  # a long path folds, whole
     assert "interrupted after 1 of 2 cells; run the same command again to play the other 1" in captured.err
     monkeypatch.setattr(sweep_module, "run_games", real)

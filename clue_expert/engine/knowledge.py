@@ -129,6 +129,11 @@ class Knowledge(CompletionStep):
         self.check_premises = check_premises
         #: While a rule without ``because:`` decides: what its queries read (see _read_premises).
         self._reads: list | None = None
+        #: player -> the shadow of what he knows, kept between reads and fed only the new
+        #: observations (a dict), or None: built afresh at each read (``library._shadow``).
+        #: Kept, a shadow is a whole knowledge with its own engine per opponent: the contest
+        #: agent's one seat keeps them; simulations of many seats do not.
+        self.kept_shadows: dict | None = None
         #: The premises' meaning, for checking and minimising them (built on first use).
         self._logic: PremiseLogic | None = None
         self._load_rules(rulesets, only, engine, watch)

@@ -833,20 +833,58 @@ def probable_envelope(k: KnowledgeView, model=None):
 def _shadow(k: KnowledgeView, player: str):
     """The player's view as far as the seat can model it: every public
     event (suggestions, accusations, revealed hands), the cards the seat showed him, and what the seat knows of his own
-    hand (which he knows too).  Deduction by rules only."""
-    shadow = k.fresh(player, complete=False)
-    try:
-        shadow.assume([held_key(player, c) for c in k.held_by(player)]
-                      + [lacked_key(player, c) for c in k.lacked_by(player)])
-        for turn, obs in k.observations():
-            if isinstance(obs, Suggestion):
-                seen = obs.card if (obs.by == player and obs.shown_by == k.me) else None
-                shadow.observe(replace(obs, card=seen), turn)
-            elif isinstance(obs, (Accusation, RevealedHand)):  # public
-                shadow.observe(obs, turn)
-    except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
-        pass
-    return shadow
+    hand (which he knows too).  Deduction by rules only.
+
+    Built afresh -- the seat's facts about his hand assumed, then every
+    observation of the game replayed -- unless the knowledge keeps its
+    shadows (``kept_shadows`` a dict: the contest agent's, whose games can
+    run to thousands of messages, where replaying the history at every
+    disprove grew each reply with the game).  A kept shadow takes only the
+    observations that arrived since it was last read, as long as the facts
+    assumed are the same list and the observations it took are still the
+    first ones of the game: the very steps a fresh build would take, in the
+    same order, so its answers are the same; else it is built afresh."""
+    keys = [held_key(player, c) for c in k.held_by(player)] + [lacked_key(player, c) for c in k.lacked_by(player)]
+    kept = getattr(k, "kept_shadows", None)
+    observations = k.observations()
+    entry = kept.get(player) if kept is not None else None
+    if entry is not None and (entry.keys != keys or len(observations) < len(entry.taken)
+                              or any(a is not b for a, b in zip(observations, entry.taken))):
+        entry = None
+    if entry is None:
+        entry = _KeptShadow(k.fresh(player, complete=False), keys)
+        try:
+            entry.shadow.assume(keys)
+        except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
+            entry.stopped = True
+        if kept is not None:
+            kept[player] = entry
+    if not entry.stopped:
+        try:
+            for item in observations[len(entry.taken):]:
+                entry.taken.append(item)
+                turn, obs = item
+                if isinstance(obs, Suggestion):
+                    seen = obs.card if (obs.by == player and obs.shown_by == k.me) else None
+                    entry.shadow.observe(replace(obs, card=seen), turn)
+                elif isinstance(obs, (Accusation, RevealedHand)):  # public
+                    entry.shadow.observe(obs, turn)
+        except ContradictionError:  # pragma: no cover - the seat's own facts are consistent
+            entry.stopped = True  # as a fresh build, which stops there
+    return entry.shadow
+
+
+class _KeptShadow:
+    """A shadow (:func:`_shadow`), the facts assumed in it and the observations it took."""
+
+    __slots__ = ("shadow", "keys", "taken", "stopped")
+
+    def __init__(self, shadow, keys: list):
+        self.shadow = shadow
+        self.keys = keys
+        self.taken: list = []
+        #: A contradiction stopped it (a fresh build stops at the same observation).
+        self.stopped = False
 
 
 @function("the seat's cards that the player is modelled to know the seat holds (Siebel's proposed model "

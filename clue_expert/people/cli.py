@@ -9,9 +9,7 @@ import io
 import json
 import os
 import random
-import functools
 import re
-import signal
 import socket
 import sys
 from dataclasses import replace
@@ -48,9 +46,10 @@ from ..play.group1_grid import group1
 from ..play.puzzles import DIFFICULTIES, make_puzzle
 from ..play.reproduce import ReproductionInterrupted, kingston, mitchell
 from ..play.seats import default_seat_for
-from ..play.simulate import Interrupted, LocalExecutor, check_players, interrupt, make_specs, run_games, summarize
+from ..play.simulate import Interrupted, LocalExecutor, check_players, make_specs, run_games, summarize
+from ..play.stopping import stoppable
 from ..play.cluster import DaskExecutor
-from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, write_tables
+from ..play.sweep import CELLS_FILE, PARQUET_FILE, load_sweep, rows, run_sweep, stopped_summary, write_tables
 from ..testing.scenarios import run_rule_file
 from .human import HumanPlayer, HumanQuit
 from .notebook import NotebookSession, line_editing
@@ -579,6 +578,7 @@ def _game_edition(args) -> str:
     return f"pool-{players * hand + hidden}-{hidden}"
 
 
+@stoppable
 def cmd_play(args) -> int:
     console = _console(args)
     _check_play_options(args)
@@ -916,43 +916,7 @@ def _executor(args, workers: int):
     return DaskExecutor(args.cluster, workers)
 
 
-def _terminable(cmd):
-    """SIGTERM handled as Ctrl-C by a long command (simulate, sweep,
-    reproduce): the work finished is kept and summarised as on Ctrl-C, the
-    workers are ended (quietly: they take SIGTERM's default action), and the
-    exit code is 143 (128 + SIGTERM) instead of 130."""
-    @functools.wraps(cmd)
-    def run(args) -> int:
-        got = []
-        parent = os.getpid()
-
-        def on_term(signum, frame):
-            if os.getpid() != parent:
-                # a pool worker forked a moment ago, before its initializer
-                # replaced this handler: a KeyboardInterrupt there can land in
-                # an at-fork hook, be ignored, and leave a worker that later
-                # holds the task queue's lock while the parent waits on it
-                os._exit(128 + signum)
-            got.append(signum)
-            interrupt(signum, frame)  # noted too: looked at after each game, should the exception be dropped
-        try:
-            old = signal.signal(signal.SIGTERM, on_term)
-        except ValueError:  # not the main thread: left as it is
-            return cmd(args)
-        try:
-            code = cmd(args)
-        except KeyboardInterrupt:
-            if not got:
-                raise
-            print("terminated", file=sys.stderr)
-            return EXIT_TERMINATED
-        finally:
-            signal.signal(signal.SIGTERM, old)
-        return EXIT_TERMINATED if got and code == EXIT_INTERRUPTED else code
-    return run
-
-
-@_terminable
+@stoppable
 def cmd_simulate(args) -> int:
     if args.games is not None and args.games < 1:
         raise ClueError("--games must be at least 1")
@@ -1015,7 +979,7 @@ def _games_interrupted(interrupted) -> int:
     return EXIT_INTERRUPTED
 
 
-@_terminable
+@stoppable
 def cmd_sweep(args) -> int:
     sweep = load_sweep(args.file)
     out = Path(args.out or f"{Path(args.file).stem}-results")
@@ -1038,13 +1002,16 @@ def cmd_sweep(args) -> int:
                         on_cell=(lambda i, line: bar.cell(i, f"done: {labels[i]}")) if bar is not None else None)
     table = rows(sweep, run.finished)
     files = write_tables(out, table)
-    if args.plot and table:
+    if args.plot and table and run.interrupted is None:  # (stopped: the next run draws them)
         files += sweep_plots(table, args.plot, title=sweep.title)
     done = [(c, run.finished[sweep.key(c)]) for c in sweep.cells if sweep.key(c) in run.finished]
     if args.json:
         print(json.dumps({"title": sweep.title, "cells": [{"cell": c.to_json(), "summary": line["summary"]}
                                                           for c, line in done],
                           "planned_cells": len(sweep.cells), "files": [str(f) for f in files]}))
+    elif run.interrupted is not None:  # a short summary, not thousands of lines of tables
+        for line in stopped_summary(sweep, run, files):
+            _console(args).print(escape(line))
     else:
         console = _console(args)
         labels_of = _seat_labels({s for c, _ in done for s in c.seats})
@@ -1063,7 +1030,7 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-@_terminable
+@stoppable
 def cmd_reproduce(args) -> int:
     if args.paper == "group1-dp":  # computed exactly, no games: no progress bar, no interruption
         if args.json:
@@ -1118,6 +1085,7 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+@stoppable
 def cmd_contest_agent(args) -> int:
     if not 1 <= args.port <= 65535:
         raise ClueError(f"port {args.port} is not a TCP port (1-65535)")
@@ -1282,6 +1250,7 @@ def cmd_puzzle(args) -> int:
     return 0
 
 
+@stoppable
 def cmd_notebook(args) -> int:
     console = _console(args)
     session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game,
@@ -1309,6 +1278,7 @@ def cmd_notebook(args) -> int:
     return 0
 
 
+@stoppable
 def cmd_serve(args) -> int:
     if not 0 < args.port < 65536:
         raise ClueError(f"--port {args.port} is out of range (1-65535)")
@@ -1678,7 +1648,7 @@ EXIT_NOT_SETTLED = 3
 EXIT_CONNECTION = 5
 EXIT_INTERNAL = 70  # EX_SOFTWARE
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
-EXIT_TERMINATED = 143  # 128 + SIGTERM: simulate, sweep and reproduce stopped by SIGTERM, finished work kept
+EXIT_TERMINATED = 143  # 128 + SIGTERM: a long command stopped by SIGTERM (play/stopping.py), finished work kept
 # The exit codes of every command: docs/exit-codes.md.
 
 CONNECTION_ERRORS = (ConnectionError, socket.gaierror, socket.herror, socket.timeout)

@@ -15,11 +15,12 @@ without it the answer is 403.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import secrets
 import socket
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..core.errors import ClueError
 from ..engine.levels import DEFAULT_LEVEL
@@ -120,6 +121,10 @@ def build_app(table: TableAssistant, token: str | None = None):
     return Starlette(routes=routes)
 
 
+#: Seconds a stopped server waits for the requests under way.
+STOP_WAIT = 1
+
+
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge: str = DEFAULT_LEVEL,
           say: Callable[[str], object] = print) -> None:
     """Run the server until Ctrl-C, after saying (through ``say``) where to open it."""
@@ -147,4 +152,8 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge
     else:
         say(f"the table assistant: open {url}")
     say(f"the game is saved to {table.path} after every change; Ctrl-C stops the server")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # a stop (Ctrl-C, SIGTERM) waits at most this long for requests under way (uvicorn >= 0.24;
+    # without a bound a client that keeps a request open kept the server running)
+    bounded: dict[str, Any] = {"timeout_graceful_shutdown": STOP_WAIT} \
+        if "timeout_graceful_shutdown" in inspect.signature(uvicorn.Config).parameters else {}
+    uvicorn.run(app, host=host, port=port, log_level="warning", **bounded)

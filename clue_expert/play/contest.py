@@ -425,6 +425,7 @@ class ContestAgent:
         player = RuleBasedPlayer(getattr(self, "me", None) or "p0", d["strategy"], d["response"], d["accusation"],
                                  models=d["models"], knowledge=d["knowledge"], seed=self.seed,
                                  rules=d.get("rules", ()))
+        player.keep_shadows = True  # a contest game can run to thousands of messages (issue 39)
         full = seat_spec(d)
         self.seat_spec, self.seat_reason = full, reason
         if announce:

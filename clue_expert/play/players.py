@@ -177,6 +177,11 @@ class RuleBasedPlayer(Player):
         self.on_fire = on_fire
         self._pending: list = []
         self._knowledge: Knowledge | None = None
+        #: Whether the knowledge keeps its opponents' shadows between reads
+        #: (``Knowledge.kept_shadows``): the same decisions, each read fed only
+        #: the new observations instead of the whole game -- for a seat whose
+        #: games run long (the contest agent); each kept shadow holds an engine.
+        self.keep_shadows = False
         #: The decisions made this game: (turn, Candidate).
         self.decisions: list = []
         self._solved_turn: int | None = None
@@ -202,6 +207,7 @@ class RuleBasedPlayer(Player):
             k.defer_completion = True  # the player reads it only through requests and solved()
         k.rng = self.rng
         k.on_fire = self.on_fire
+        k.kept_shadows = {} if self.keep_shadows else None  # (a new game: the last game's shadows dropped)
         self.decisions = []
         self._solved_turn = None
         self._pending = []

@@ -12,11 +12,12 @@ import gc
 import itertools
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
-import queue
 import signal
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ from ..core.board import get_board
 from .board_game import board_pawns, play_board_game
 from .game import play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, parse_seat, seat_player
+from .stopping import STOP_SIGNALS, _STOP_ASKED, in_finalizer, interrupt, note_worker_stop, signals_held, stop_asked
+
+
 
 #: The fewest players of the board game (the classic rules: 3 to 6).
 MIN_BOARD_PLAYERS = 3
@@ -397,8 +401,9 @@ def _write_record(folder: str | Path, index: int, record) -> None:
     path = Path(folder) / f"game-{index + 1:05d}.yaml"
     tmp = path.with_name(f"{PARTIAL_PREFIX}{path.stem}.{os.getpid()}.yaml")
     try:
-        dump_record(record, tmp)
-        os.replace(tmp, path)
+        with signals_held():  # a stop signal waits for the record to be whole (and renamed)
+            dump_record(record, tmp)
+            os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -410,41 +415,6 @@ def run_game(spec: GameSpec) -> GameSummary:
     if record is not None and spec.records is not None:
         _write_record(spec.records, spec.index, record)
     return summary
-
-
-#: Signals (SIGINT, SIGTERM) that asked this process to stop and have not
-#: been acted on.  Their handlers raise KeyboardInterrupt, which may land in a
-#: C library's callback into Python (CLIPS calling a rule's Python code
-#: through cffi), where it is printed and dropped and the game carries on;
-#: the in-process game loop looks here after each game.  (A sweep of
-#: one-game cells in one process ignored a Ctrl-C in 1 of about 10 tries.)
-_STOP_ASKED: list = []
-
-
-def stop_asked(signum: int) -> None:
-    """Note that ``signum`` asked this process to stop (a handler's first step)."""
-    _STOP_ASKED.append(signum)
-
-
-def in_finalizer(frame: Any) -> bool:
-    """Whether ``frame`` (where a signal came in) runs inside a ``__del__``:
-    an exception raised there is printed as "Exception ignored in …" and
-    dropped (clipspy's ``Environment.__del__`` is a common place), so a
-    handler only notes the stop there (:func:`stop_asked`)."""
-    while frame is not None:
-        if frame.f_code.co_name == "__del__":
-            return True
-        frame = frame.f_back
-    return False
-
-
-def interrupt(signum: int, frame: Any) -> None:
-    """A stop signal's handler: the stop noted (:func:`stop_asked`), and
-    KeyboardInterrupt raised unless ``frame`` is in a finalizer, where it
-    would only be printed (:func:`in_finalizer`)."""
-    stop_asked(signum)
-    if not in_finalizer(frame):
-        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -463,68 +433,189 @@ def _noting_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _ignore_sigint() -> None:
-    """Ctrl-C goes to the whole process group, but only the parent handles
-    it (it terminates the workers), so no worker prints a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+#: Games handed to one local worker ahead of those it finished: the one it
+#: plays and the next, waiting in its pipe (it never waits for the parent
+#: between games; at the end of a run at most one game per worker is queued
+#: behind a slower one).
+WORKER_QUEUE = 2
+#: Seconds the parent gives its workers to end once asked (end of input on
+#: their pipes after the last game, SIGKILL on a stop) before it kills them,
+#: and then before it stops waiting for them at all.
+WORKER_END_WAIT = 1.0
+#: Seconds between two looks at the stop noted (:data:`_STOP_ASKED`) while
+#: the parent waits for results.
+RESULT_POLL = 0.2
 
 
-#: Seconds after a SIGTERM by which a pool worker has ended even if the
-#: handler's SystemExit was dropped (:func:`_worker_term`).
-WORKER_TERM_GRACE = 2
-
-_worker_busy = [False]  # a pool worker is playing a game (not waiting for one, not sending a result)
-
-
-def _worker_term(signum: int, frame: Any) -> None:
-    """A pool worker's SIGTERM: stop at once, quietly, and never holding
-    the pool's queue locks.  A worker waiting for its next game holds the
-    task queue's reader lock; killed there (SIGTERM's default action), it
-    left the lock taken for ever, and the parent's ``Pool.terminate`` waited
-    on it (simulate hung after a SIGTERM to its process group).  Waiting or
-    sending, it raises SystemExit, which releases the lock on its way out
-    (and prints nothing); in a game it holds no queue lock and exits at once.
-
-    Python runs a signal handler wherever the worker is, and an exception
-    raised inside a finalizer (``__del__``, a weakref callback, an at-fork
-    hook) is printed and dropped: the worker then went back to waiting for
-    a task whose lock the terminating parent holds, and the parent waited
-    for it for ever (a hang seen once in 12 SIGTERMs to the process group).
-    So the handler also arms :data:`WORKER_TERM_GRACE` seconds of
-    ``SIGALRM`` with its default action: a worker whose SystemExit was
-    dropped ends there, one that exits normally never sees it."""
-    if _worker_busy[0]:
-        os._exit(128 + signum)
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    signal.alarm(WORKER_TERM_GRACE)
-    raise SystemExit(128 + signum)
+class WorkerDied(ClueError):
+    """A worker process ended while it had games to play, and not by a stop
+    signal (a crash, SIGKILL from the out-of-memory killer): the run stops
+    with an error, never waiting for the game it took with it."""
 
 
-def _play_in_worker(spec: GameSpec) -> tuple:
-    """:func:`_play` on a pool worker, marked busy while the game runs (see :func:`_worker_term`)."""
-    _worker_busy[0] = True
+class _Worker:
+    """One forked worker process and the parent's end of its own pipe (no
+    queue or lock is shared between workers, so a worker ended anywhere --
+    even in the middle of sending a result -- leaves nothing the parent or
+    another worker waits on)."""
+
+    def __init__(self, pid: int, conn: Any):
+        self.pid = pid
+        self.conn = conn
+        #: Indices of the games sent and not yet answered, in order.
+        self.tasks: list = []
+        #: Games sent to this process in all (it ends after GAMES_PER_WORKER).
+        self.sent = 0
+        #: The wait status once reaped, else None.
+        self.status: int | None = None
+
+
+def _worker_main(conn: Any) -> None:
+    """A worker's life: games from its pipe, one ``(ok, payload)`` answer per
+    game, until end of input or :data:`GAMES_PER_WORKER` games; then it
+    exits (never returns into the parent's code).  SIGINT and SIGTERM take
+    their default action here -- the worker ends at once, wherever it is
+    (nothing it holds is shared) -- and the parent, which sees the end of the
+    pipe and the signal in the wait status, decides what the command does."""
+    code = 0
     try:
-        return _play(spec)
+        for s in STOP_SIGNALS:
+            signal.signal(s, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held back across the fork
+        _collector_on()
+        for _ in range(GAMES_PER_WORKER):
+            try:
+                spec = conn.recv()
+            except (EOFError, OSError):  # the parent is done, or gone
+                break
+            if spec is None:
+                break
+            try:
+                answer: tuple = (True, _play(spec))
+            except Exception as exc:  # the game's error, raised again in the parent
+                answer = (False, exc)
+            try:
+                conn.send(answer)
+            except (OSError, ValueError):
+                break
+            except Exception:  # an exception that does not pickle (nothing was sent)
+                conn.send((False, RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
+    except BaseException:
+        code = 1
     finally:
-        _worker_busy[0] = False
+        os._exit(code)
 
 
-def _start_worker() -> None:
-    """Pool worker initializer: Ctrl-C ignored (:func:`_ignore_sigint`),
-    SIGTERM stopping the worker quietly (:func:`_worker_term`: the parent's
-    handler, inherited by the fork, would raise KeyboardInterrupt in the
-    worker and print a traceback), and the collector's policy for games
-    (:func:`games_collector`) for the worker's life."""
-    _ignore_sigint()
-    signal.signal(signal.SIGTERM, _worker_term)
-    _collector_on()
+class _Pool:
+    """Worker processes forked from this one, each with its own pipe; the
+    parent never waits without a bound (:meth:`stop`)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.workers: list[_Worker] = []
+
+    def start_worker(self) -> _Worker:
+        parent_end, child_end = multiprocessing.Pipe(duplex=True)
+        # SIGINT and SIGTERM held back across the fork: the child sets its own
+        # dispositions before any can run the parent's handler in it
+        with signals_held():
+            pid = os.fork()
+            if pid == 0:  # the worker
+                try:
+                    parent_end.close()
+                    for w in self.workers:  # the other workers' pipes: they must see the parent's end alone
+                        w.conn.close()
+                finally:
+                    _worker_main(child_end)
+        child_end.close()
+        worker = _Worker(pid, parent_end)
+        self.workers.append(worker)
+        return worker
+
+    def send(self, worker: _Worker, spec: GameSpec) -> None:
+        worker.tasks.append(spec.index)
+        worker.sent += 1
+        try:
+            worker.conn.send(spec)
+        except OSError:  # it is gone: its end is read (and explained) by the loop, as EOF
+            pass
+
+    def reap(self, worker: _Worker, wait: float) -> int | None:
+        """The worker's wait status, waiting at most ``wait`` seconds (None: still running)."""
+        deadline = time.monotonic() + wait
+        while worker.status is None:
+            try:
+                pid, status = os.waitpid(worker.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                worker.status = 0
+                break
+            if pid:
+                worker.status = status
+                break
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+        return worker.status
+
+    def retire(self, worker: _Worker) -> None:
+        """A worker that has played its games: it ends by itself (bounded wait, then SIGKILL)."""
+        with signals_held():
+            worker.conn.close()
+            if self.reap(worker, WORKER_END_WAIT) is None:
+                self._kill(worker)
+            self.workers.remove(worker)
+
+    def _kill(self, worker: _Worker) -> None:
+        try:
+            os.kill(worker.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.reap(worker, WORKER_END_WAIT)
+
+    def stop(self, now: bool) -> None:
+        """End every worker: ``now`` SIGKILL at once (a stop, an error),
+        else end of input on their pipes; never a wait without a bound, and
+        SIGINT and SIGTERM held back meanwhile (a second signal cannot leave
+        a worker running)."""
+        with signals_held():
+            for w in self.workers:
+                if now:
+                    try:
+                        os.kill(w.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                w.conn.close()
+            deadline = time.monotonic() + WORKER_END_WAIT
+            for w in self.workers:
+                if self.reap(w, max(0.0, deadline - time.monotonic())) is None:
+                    self._kill(w)
+            self.workers = []
+
+    def died(self, worker: _Worker) -> BaseException:
+        """What the end of ``worker``'s pipe means: a stop (KeyboardInterrupt,
+        noted with the signal) when SIGINT or SIGTERM ended it, else :class:`WorkerDied`."""
+        status = self.reap(worker, WORKER_END_WAIT)
+        if status is None:  # the pipe closed but the process lives on: end it
+            self._kill(worker)
+            status = worker.status
+        self.workers.remove(worker)
+        sig = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None
+        if sig in STOP_SIGNALS:
+            note_worker_stop(sig)
+            stop_asked(sig)
+            return KeyboardInterrupt()
+        how = (f"killed by signal {sig}" if sig is not None else
+               f"with exit code {os.waitstatus_to_exitcode(status)}" if status is not None else "still running")
+        games = ", ".join(str(i + 1) for i in worker.tasks)
+        return WorkerDied(f"a worker process ended ({how}) while playing game(s) {games}")
 
 
 class LocalExecutor:
-    """Games on this machine: in this process (``workers`` <= 1, or a single
-    game) or on a pool of ``workers`` forked processes, one game per task.
-    The default executor of :func:`run_games`; another one (the Dask cluster
-    of :mod:`clue_expert.play.cluster`) has the same :meth:`results`."""
+    """Games on this machine: in this process (``workers`` <= 1, a single
+    game, or a platform without ``fork``) or on ``workers`` forked
+    processes, one game per task.  The default executor of
+    :func:`run_games`; another one (the Dask cluster of
+    :mod:`clue_expert.play.cluster`) has the same :meth:`results`."""
 
     def __init__(self, workers: int = 1):
         #: Processes to play on.
@@ -537,8 +628,8 @@ class LocalExecutor:
     def results(self, specs: Sequence[GameSpec]) -> Generator[tuple, None, None]:
         """``(summary, record)`` of every game, in the order they finish.
         Closing the iterator early (an error or Ctrl-C in the consumer)
-        terminates and joins the workers."""
-        if self.workers <= 1 or len(specs) < 2:
+        ends the workers (SIGKILL, a bounded wait)."""
+        if self.workers <= 1 or len(specs) < 2 or not hasattr(os, "fork"):
             with games_collector(), _noting_sigint():
                 for spec in specs:
                     result = _play(spec)
@@ -546,53 +637,55 @@ class LocalExecutor:
                         raise KeyboardInterrupt
                     yield result
             return
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        pool = ctx.Pool(self.workers, initializer=_start_worker, maxtasksperchild=GAMES_PER_WORKER)
-        try:
-            # one game per task: a game takes far longer than sending it, and an
-            # interruption loses no finished game waiting in a chunk; at most
-            # GAMES_AHEAD per worker are handed out ahead, so the specs are
-            # read as the games are played
-            yield from _windowed(pool, specs, self.workers * GAMES_AHEAD)
-            pool.close()
-        except BaseException:
-            pool.terminate()
-            raise
-        finally:
-            pool.join()
+        yield from _pooled(_Pool(min(self.workers, len(specs))), specs)
 
 
-class _Failed:
-    """A game that raised in a worker."""
-
-    def __init__(self, exc: BaseException):
-        self.exc = exc
-
-
-def _windowed(pool, specs: Sequence[GameSpec], window: int) -> Iterator[tuple]:
-    """``pool.imap_unordered(_play, specs)`` with at most ``window`` games
-    handed out and not yet finished (imap's feeder would read every spec at once)."""
-    done: queue.SimpleQueue = queue.SimpleQueue()
+def _pooled(pool: _Pool, specs: Sequence[GameSpec]) -> Iterator[tuple]:
+    """The games of ``specs`` on ``pool``'s workers, at most
+    :data:`WORKER_QUEUE` games handed to each ahead of those it finished (the
+    specs are read as the games are played).  Every wait is bounded: the
+    stop noted is looked at every :data:`RESULT_POLL` seconds, and a worker
+    that ends (by a signal, a crash) is seen at once by the end of its pipe."""
     todo = iter(specs)
-    out = 0
-    for spec in itertools.islice(todo, window):
-        pool.apply_async(_play_in_worker, (spec,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
-        out += 1
-    while out:
+    pending = [True]  # specs may be left
+
+    def feed(worker: _Worker) -> None:
+        while pending[0] and len(worker.tasks) < WORKER_QUEUE and worker.sent < GAMES_PER_WORKER:
+            spec = next(todo, None)
+            if spec is None:
+                pending[0] = False
+                return
+            pool.send(worker, spec)
+    finished = False
+    try:
+        for _ in range(pool.size):
+            feed(pool.start_worker())
         while True:
-            try:
-                result = done.get(timeout=0.2)  # a timeout: Ctrl-C and SIGTERM are seen at once
+            busy = {w.conn: w for w in pool.workers if w.tasks}
+            if not busy:
                 break
-            except queue.Empty:
-                continue
-        out -= 1
-        if isinstance(result, _Failed):
-            raise result.exc
-        following = next(todo, None)
-        if following is not None:
-            pool.apply_async(_play_in_worker, (following,), callback=done.put, error_callback=lambda e: done.put(_Failed(e)))
-            out += 1
-        yield result
+            ready = multiprocessing.connection.wait(list(busy), timeout=RESULT_POLL)
+            if _STOP_ASKED:  # an interrupt the parent's handler noted but could not raise
+                raise KeyboardInterrupt
+            for conn in ready:
+                worker = busy[conn]
+                try:
+                    ok, payload = worker.conn.recv()
+                except (EOFError, OSError):
+                    raise pool.died(worker) from None
+                worker.tasks.pop(0)
+                if not ok:
+                    raise payload
+                if worker.sent >= GAMES_PER_WORKER and not worker.tasks:
+                    pool.retire(worker)  # it has played its games: a fresh process replaces it
+                    if pending[0]:
+                        feed(pool.start_worker())
+                else:
+                    feed(worker)
+                yield payload
+        finished = True
+    finally:
+        pool.stop(now=not finished)
 
 
 def run_games(specs: Sequence[GameSpec], workers: int = 1,

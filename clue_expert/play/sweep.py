@@ -34,6 +34,7 @@ from ..core.cards import get_edition
 from ..core.errors import ClueError
 from ..core.yamlio import FileLoadError, load_file, shorten
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, load_decisions, parse_seat
+from .stopping import signals_held
 from .simulate import GameSpec, GameSpecs, GameSummary, Interrupted, check_players, make_specs, run_games, summarize
 
 #: Most cells a sweep may have, and most games in all.
@@ -328,8 +329,10 @@ def read_finished(folder: str | Path, sweep: Sweep) -> dict:
 
 
 def _append(folder: Path, line: dict) -> None:
-    with open(folder / CELLS_FILE, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(line, sort_keys=True) + "\n")
+    """One finished cell, appended whole: a stop signal waits for the line (and its fsync)."""
+    text = json.dumps(line, sort_keys=True) + "\n"
+    with signals_held(), open(folder / CELLS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -378,9 +381,28 @@ def write_tables(folder: str | Path, table: list[dict]) -> list[Path]:
         import pyarrow.parquet
     except ImportError:
         return written
+    tmp = folder / (PARQUET_FILE + ".tmp")
     pyarrow.parquet.write_table(pyarrow.Table.from_pylist(table, schema=None) if table else
-                                pyarrow.table({c: [] for c in COLUMNS}), folder / PARQUET_FILE)
+                                pyarrow.table({c: [] for c in COLUMNS}), tmp)
+    os.replace(tmp, folder / PARQUET_FILE)  # never a half-written file under the results' name
     return written + [folder / PARQUET_FILE]
+
+
+def stopped_summary(sweep: Sweep, run: "SweepRun", files: Sequence[Path]) -> list[str]:
+    """What ``sweep`` says when it was stopped (Ctrl-C, SIGTERM) instead of
+    every finished cell's table, which for a long sweep is thousands of
+    lines: how many cells are done, where their results are, and how to go
+    on.  (The tables stay available: the same command prints them all once
+    the sweep is finished, and results.csv holds their figures.)"""
+    total = len(sweep.cells)
+    done = sum(1 for c in sweep.cells if sweep.key(c) in run.finished)
+    lines = [f"{sweep.title}: stopped with {done} of {total} cells finished ({run.played_cells} played now, "
+             f"{run.skipped_cells} from before); {total - done} left to play",
+             "results in " + ", ".join(str(f) for f in files) + " (every finished cell)"]
+    if total > done:
+        lines.append(f"run the same command again to play the other {total - done} cells "
+                     f"(it reads {files[0].parent / CELLS_FILE} and prints every cell's table when all are done)")
+    return lines
 
 
 # -- running ---------------------------------------------------------------------------
