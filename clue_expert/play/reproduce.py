@@ -9,6 +9,7 @@ basic/advanced mixes).  The published figures are data in
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import statistics
 from dataclasses import dataclass, field
@@ -427,3 +428,127 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             t.rows.append((f"test {test}", cells))
         out.append(t)
     return runs.done(out)
+
+
+# --- Kingston's No-intelligence row in closed form, and his six-player splits ----------------------
+
+#: The No-intelligence seat whose solution round :func:`no_intelligence_round` gives.
+NO_INTELLIGENCE_SEAT = "kingston-no-intelligence:knowledge=kingston"
+#: The level the calibrated column gives Deduction and Next-not-held: Kingston's without the possible-set inference.
+WITHOUT_POSSIBLE_SETS = "kingston-without-possible-sets"
+#: Mitchell's calibrated column: complete deduction, taken in at her own turn.
+COMPLETE_OWN_TURN = "complete-own-turn"
+
+
+def unheld_before_envelope(deal: Deal, player: str) -> int:
+    """How many cards the player does not hold come before the envelope's in
+    the edition's list of each category, summed over the categories."""
+    ed = deal.edition
+    need = 0
+    for cat, env in zip(ed.categories, deal.envelope):
+        cards = list(ed.category_cards(cat))
+        need += sum(1 for c in cards[:cards.index(env)] if c not in deal.hands[player])
+    return need
+
+
+def no_intelligence_round(deal: Deal, exhaustive: bool = True) -> int:
+    """Kingston's No-intelligence row in closed form: the round in which the
+    first seat running :data:`NO_INTELLIGENCE_SEAT` names the envelope, every
+    seat playing it.
+
+    Such a seat asks, per category, for the first card in list order that it
+    neither holds nor has seen, so each turn it is either shown a card before
+    the envelope's in its list that it had not seen, or nobody answers and the
+    three cards are the envelope's.  Its own suggestion is therefore the
+    envelope on its turn ``1 + unheld_before_envelope``; and, seeing a new card
+    every turn, it has seen every card outside its hand and the envelope by
+    its turn ``cards - envelope - hand`` (exhaustive elimination).  The round
+    is the least of the two over the seats.  ``exhaustive=False``: the first
+    only (a seat that solves only when its own suggestion goes unanswered).
+
+    Exact for the kingston level (tests/test_reproductions.py checks it
+    against the simulator on random splits of his hands): the level draws no
+    inference from the others' questions that lets a seat name the envelope
+    before either of these turns."""
+    ed = deal.edition
+    best = None
+    for p in deal.players:
+        turn = 1 + unheld_before_envelope(deal, p)
+        if exhaustive:
+            turn = min(turn, len(ed.cards) - ed.envelope_size - len(deal.hands[p]))
+        best = turn if best is None else min(best, turn)
+    return int(best or 0)
+
+
+#: The positions (0-5) of a three-player hand that player1..3 may keep in a six-player split.
+KEEPS = tuple(itertools.combinations(range(6), 3))
+
+
+def kingston_split(d: int, keep: tuple) -> Deal:
+    """Kingston's deal ``d`` for six players under the split rule ``keep``:
+    player i (1-3) keeps the positions ``keep[i - 1]`` of his appendix hand,
+    player i+3 takes the other three.  (0, 1, 2) for every player is the
+    shipped split (player4..6 take the latter half, Mitchell's reading)."""
+    base, six = get_deal(f"kingston-{d}-3p"), get_deal(f"kingston-{d}-6p")
+    hands = {}
+    for i in range(1, 4):
+        hand = base.hands[f"player{i}"]
+        hands[f"player{i}"] = tuple(c for j, c in enumerate(hand) if j in keep[i - 1])
+        hands[f"player{i + 3}"] = tuple(c for j, c in enumerate(hand) if j not in keep[i - 1])
+    if all(tuple(k) == (0, 1, 2) for k in keep):
+        return six
+    name = "/".join("".join(str(j + 1) for j in k) for k in keep)
+    return Deal(id=f"{six.id}-keep-{name.replace('/', '-')}", edition=six.edition, players=six.players,
+                envelope=six.envelope, hands=hands, name=f"{six.name}, player1..3 keep positions {name}",
+                source=f"{six.source}; split rule: player1..3 keep positions {name} of their appendix hands")
+
+
+def fits_deal_5_trace(keep: tuple) -> bool:
+    """Whether the split rule fits Kingston's six-player deal-5 trace:
+    player1 shows Miss Scarlett and Colonel Mustard, and player4 holds the
+    Hall."""
+    deal = kingston_split(5, keep)
+    return ({"miss-scarlett", "col-mustard"} <= set(deal.hands["player1"])
+            and "hall" in deal.hands["player4"])
+
+
+@dataclass(frozen=True)
+class SplitRule:
+    """A per-player split rule with the No-intelligence rounds it gives."""
+
+    keep: tuple
+    """The positions player1..3 keep (0-based)."""
+    rounds: tuple
+    """No intelligence's round on the six-player deals 1-5 (closed form)."""
+    matches: int
+    """How many of them equal Kingston's."""
+
+    def label(self) -> str:
+        return "/".join("".join(str(j + 1) for j in k) for k in self.keep)
+
+
+def split_rules(his: list | None = None) -> list[SplitRule]:
+    """The 8,000 per-player split rules (20 choices of kept positions for
+    each of player1..3) that fit his deal-5 trace, with the rounds each gives
+    (closed form) and how many of his six-player No-intelligence cells
+    (``his``, deals 1-5) they equal."""
+    his = list(his if his is not None else published("kingston")["players"][6]["kingston-no-intelligence"][:5])
+    out = []
+    for keep in itertools.product(KEEPS, repeat=3):
+        if not fits_deal_5_trace(keep):
+            continue
+        rounds = tuple(no_intelligence_round(kingston_split(d, keep)) for d in range(1, 6))
+        out.append(SplitRule(keep, rounds, sum(a == b for a, b in zip(rounds, his))))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def calibrated_split() -> tuple[SplitRule, int]:
+    """The split rule of the calibrated column: among the rules that fit his
+    deal-5 trace, the first (in the order of :func:`split_rules`) of those
+    whose No-intelligence rounds equal the most of his six-player cells; and
+    how many rules give that most."""
+    rules = split_rules()
+    best = max(r.matches for r in rules)
+    tied = [r for r in rules if r.matches == best]
+    return tied[0], len(tied)
