@@ -619,7 +619,9 @@ class SummaryView:
 
 
 class ComparisonView:
-    """A published table with our figures beside it."""
+    """A published table with our figures beside it (and, when the table has
+    one, the calibrated column: a third figure per cell, headed as such, with
+    its flagged cells marked † and their reasons under the table)."""
 
     def __init__(self, comparison):
         self.c = comparison
@@ -628,13 +630,26 @@ class ComparisonView:
         c = self.c
         table = Table(title=plain(c.title), header_style="bold")
         table.add_column("", overflow="fold")
+        cal = bool(c.calibrated)
         for col in c.columns:
-            table.add_column(plain(f"{col}\npub. / ours"), justify="center")
+            table.add_column(plain(f"{col}\npub. / ours" + (" / cal." if cal else "")), justify="center")
+        flagged = []
         for label, cells in c.rows:
-            table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
-                                          for p, o in cells])
+            shown = []
+            for i, (p, o) in enumerate(cells):
+                text = f"{'—' if p is None else p} / {'—' if o is None else o}"
+                if label in c.calibrated:
+                    k = c.calibrated[label][i]
+                    text += f" / {'—' if k is None else k}"
+                    if (label, c.columns[i]) in c.flags:
+                        text += " †"
+                        flagged.append(f"† {label}, {c.columns[i]}: {c.flags[(label, c.columns[i])]}")
+                shown.append(plain(text))
+            table.add_row(plain(label), *shown)
         # the notes under the table, each a line of its own (as wide as the output, not the table)
-        return Group(Fit(table), *[Hang(plain(note)) for note in c.notes])
+        head = [Hang(plain(f"columns: published / ours as the text gives it / {c.calibrated_heading}"))] if cal else []
+        return Group(Fit(table), *head, *[Hang(plain(note)) for note in c.notes],
+                     *[Hang(plain(line)) for line in flagged])
 
 
 class StepView:
