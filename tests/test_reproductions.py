@@ -300,6 +300,9 @@ def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
         assert any(n.startswith(f"cal.: {cal} of 30 ") for n in table["notes"])
         assert "calibrated, not his text" in table["calibrated_heading"]
     rows = {r["label"]: r["cells"] for r in three["rows"]}
+    # a list-order cell is one game, a random choice's one per seed
+    assert rows["kingston-no-intelligence"][0]["ours"]["runs"] == 1
+    assert rows["kingston-next-possible"][0]["ours"]["runs"] == 2
     # calibrated: Deduction asks No intelligence's questions, so his three-player row
     assert [c["calibrated"]["ours"]["mean"] for c in rows["kingston-deduction"][:5]] == [6, 12, 6, 7, 4]
     assert [c["ours"]["mean"] for c in rows["kingston-deduction"][:5]] != [6, 12, 6, 7, 4]

@@ -254,15 +254,18 @@ class _Plan:
         """A cell's estimate from the games played (``rounds``: index -> round):
         a deal cell over every game, the 'all' cell over each seed's mean."""
         values = []
+        played: set = set()  # a deal cell's distinct games (a list-order game is every seed's)
         for (k, lab, c, _s), games in self.uses.items():
             if (k, lab, c) != (kind, label, col):
                 continue
+            if col != "all":
+                played.update(games)
+                continue
             xs = [rounds[i] for i in games if rounds.get(i) is not None]
-            if col == "all":
-                if xs:
-                    values.append(sum(xs) / len(xs))
-            else:
-                values.extend(xs)
+            if xs:
+                values.append(sum(xs) / len(xs))
+        if col != "all":
+            values = [rounds[i] for i in sorted(played) if rounds.get(i) is not None]
         return estimate(values)
 
 
