@@ -312,11 +312,16 @@ def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
 
 
 def test_reproduce_mitchell_calibrated_column_is_counted_apart():
-    tables = mitchell(games=1, tables=("5.2",))
-    t = tables[0]
-    assert set(t.calibrated) == {label for label, _ in t.rows}
-    assert any(n.startswith("cal.: ") and "counted on its own" in n for n in t.notes)
-    assert not mitchell(games=1, tables=("5.2",), calibrated=False)[0].calibrated
+    """Her tables with and without the calibrated column: the same headline
+    cells (means and bootstrap ranges), the calibrated one counted apart."""
+    tables = mitchell(games=1, tables=("5.1", "5.2"))
+    without = mitchell(games=1, tables=("5.1", "5.2"), calibrated=False)
+    for t, w in zip(tables, without):
+        assert set(t.calibrated) == {label for label, _ in t.rows} and not w.calibrated
+        assert t.rows == w.rows
+        assert any(n.startswith("cal.: ") and "counted on its own" in n for n in t.notes)
+        assert [n for n in t.notes if n.endswith("cells match")] == [n for n in w.notes if n.endswith("cells match")]
+    assert tables[0].calibrated != {label: [o for _, o in cells] for label, cells in tables[0].rows}
 
 
 def test_progress_lines_keep_coming_while_no_game_finishes():
