@@ -2,111 +2,88 @@
 which round count, his No-intelligence row allows (docs/reproductions.md).
 
 His appendix lists the three-player hands and says only that the six-player
-version "split each player's holding in half, assigning half of player1's
-holding to player4 and so on"; Mitchell (appendix B) reads it as player4
-taking the latter three cards.  No intelligence asks, in list order, for the
-first cards it neither holds nor has seen, so it is deterministic and its
-solution round depends only on the split.  This script prints
+version splits each holding in half, half of player1's going to player4 and
+so on; Mitchell (appendix B) reads it as player4 taking the latter three
+cards.  No intelligence asks, in list order, for the first cards it neither
+holds nor has seen, so it is deterministic and its solution round depends
+only on the split; :func:`clue_expert.play.reproduce.no_intelligence_round`
+gives it in closed form.  This script
 
-1. the earliest round at which some seat's list-order suggestion can be the
-   envelope (each seat must first be shown the cards before the envelope's
-   in each list that it does not hold, one per turn) and the latest at which
-   exhaustive elimination must have finished (a seat is shown a new card
-   every turn it does not solve), for the shipped split, beside his row;
-2. our No-intelligence rounds on deals 1-5 for each of the 20 splits that
-   give player1..3 the same three positions of their appendix hands;
-3. for deal 5, the rounds over all 1,200 splits his 6-player deal-5 trace
-   allows (player1 holds Miss Scarlett and Colonel Mustard, player4 the Hall).
+1. checks the closed form against the simulator on ``--check`` random split
+   rules (each on a random deal 1-5) and the shipped split's five deals;
+2. searches the 8,000 per-player split rules (each of player1..3 keeps 3 of
+   the 6 positions of its appendix hand, 20 choices each, the same rule for
+   deals 1-5) and keeps the 1,200 that fit his six-player deal-5 trace
+   (player1 shows Miss Scarlett and Colonel Mustard, player4 holds the Hall);
+3. prints how many of those give each row of rounds, his row first, and the
+   rules that give the most of his five cells;
+4. prints deal 2 without exhaustive elimination (a seat solves only when its
+   own suggestion goes unanswered), at three and six players.
 
-Usage: ``python benchmarks/kingston_splits.py [--workers N]`` (about a
-minute on one core).
+Usage: ``python benchmarks/kingston_splits.py [--check N] [--workers N]``.
 """
 from __future__ import annotations
 
 import argparse
 import collections
-import itertools
+import random
+import time
 
-from clue_expert.core.deals import Deal, get_deal
+from clue_expert.core.deals import get_deal
+from clue_expert.play.reproduce import (KEEPS, NO_INTELLIGENCE_SEAT, calibrated_split, kingston_split,
+                                        no_intelligence_round, published, split_rules)
 from clue_expert.play.simulate import GameSpec, run_games
 
-HIS_SIX = [7, 16, 7, 9, 5]
-SEAT = "kingston-no-intelligence:knowledge=kingston"
 
-
-def bounds(deal: Deal) -> tuple[int, int]:
-    """(earliest round an unanswered list-order suggestion can name the
-    envelope, round by which exhaustive elimination has finished) over the
-    deal's seats."""
-    ed = deal.edition
-    earliest = None
-    for p in deal.players:
-        need = 0
-        for cat, env in zip(ed.categories, deal.envelope):
-            cards = list(ed.category_cards(cat))
-            need += sum(1 for c in cards[:cards.index(env)] if c not in deal.hands[p])
-        earliest = need + 1 if earliest is None else min(earliest, need + 1)
-    latest = min(len(ed.cards) - ed.envelope_size - len(h) for h in deal.hands.values())
-    return int(earliest or 0), latest
-
-
-def split(d: int, keep: dict) -> Deal:
-    """Kingston's deal ``d`` for six players: player i (1-3) keeps the cards
-    ``keep[i]`` of his three-player hand, player i+3 takes the rest."""
-    base, six = get_deal(f"kingston-{d}-3p"), get_deal(f"kingston-{d}-6p")
-    hands = {}
-    for i in range(1, 4):
-        hand = base.hands[f"player{i}"]
-        hands[f"player{i}"] = tuple(c for c in hand if c in keep[i])
-        hands[f"player{i + 3}"] = tuple(c for c in hand if c not in keep[i])
-    return Deal(id=f"{six.id}-split", edition=six.edition, players=six.players, envelope=six.envelope,
-                hands=hands, name=six.name, source="split experiment")
-
-
-def rounds(deals: list, workers: int) -> list:
-    """Our No-intelligence solution round on each deal (list order: one game each)."""
-    specs = [GameSpec(i, deal, (SEAT,) * len(deal.players), 1) for i, deal in enumerate(deals)]
+def simulated(deals: list, workers: int) -> list:
+    """Our No-intelligence solution round on each deal, played (one game each)."""
+    specs = [GameSpec(i, deal, (NO_INTELLIGENCE_SEAT,) * len(deal.players), 1) for i, deal in enumerate(deals)]
     return [r.solution_round for r in sorted(run_games(specs, workers, None), key=lambda r: r.index)]
 
 
 def main() -> None:
-    """Print the three tables."""
+    """Print the check, the search and deal 2."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", type=int, default=100, help="random split rules played to check the closed form")
     ap.add_argument("--workers", type=int, default=1)
-    workers = ap.parse_args().workers
-    print("1. shipped split (player4..6 take the latter half): earliest possible / exhaustive by / ours / his")
-    shipped = [get_deal(f"kingston-{d}-6p") for d in range(1, 6)]
-    ours = rounds(shipped, workers)
-    for d, (deal, o) in enumerate(zip(shipped, ours), start=1):
-        lo, hi = bounds(deal)
-        print(f"   deal {d}: {lo} / {hi} / {o} / {HIS_SIX[d - 1]}")
-    print("2. player1..3 keep the same positions (1-6) of their appendix hands: ours on deals 1-5, his", HIS_SIX)
-    keeps = list(itertools.combinations(range(6), 3))
-    deals = []
-    for pos in keeps:
-        for d in range(1, 6):
-            base = get_deal(f"kingston-{d}-3p")
-            deals.append(split(d, {i: {base.hands[f"player{i}"][j] for j in pos} for i in range(1, 4)}))
-    got = rounds(deals, workers)
-    for k, pos in enumerate(keeps):
-        row = got[5 * k:5 * k + 5]
-        print(f"   keep {tuple(j + 1 for j in pos)}: {row}  ({sum(a == b for a, b in zip(row, HIS_SIX))} of 5 his)")
-    print("3. deal 5, every split his trace allows (player1: Scarlett, Mustard; player4: Hall)")
-    base = get_deal("kingston-5-3p")
-    h = base.hands
-    options = []
-    for third in (c for c in h["player1"] if c not in ("miss-scarlett", "col-mustard", "hall")):
-        for two in itertools.combinations(h["player2"], 3):
-            for three in itertools.combinations(h["player3"], 3):
-                options.append((third, split(5, {1: {"miss-scarlett", "col-mustard", third}, 2: set(two),
-                                                 3: set(three)})))
-    got = rounds([deal for _, deal in options], workers)
-    by_third: dict = collections.defaultdict(collections.Counter)
-    for (third, _), r in zip(options, got):
-        by_third[third][r] += 1
-    print(f"   {len(options)} splits; rounds (count) by player1's third card, his 5:")
-    for third, counts in by_third.items():
-        print(f"   player1 keeps {third}: {dict(sorted(counts.items()))}")
+    ap.add_argument("--seed", type=int, default=37)
+    args = ap.parse_args()
+    his = published("kingston")["players"][6]["kingston-no-intelligence"][:5]
+    rng = random.Random(args.seed)
+    deals = [kingston_split(d, ((0, 1, 2),) * 3) for d in range(1, 6)]
+    deals += [kingston_split(rng.randint(1, 5), tuple(rng.choice(KEEPS) for _ in range(3))) for _ in range(args.check)]
+    cpu, wall = time.process_time(), time.monotonic()
+    played = simulated(deals, args.workers)
+    agree = sum(p == no_intelligence_round(d) for p, d in zip(played, deals))
+    print(f"1. closed form against the simulator: {agree} of {len(deals)} games agree (the shipped split's five "
+          f"deals and {args.check} random split rules; played in {time.process_time() - cpu:.1f} s CPU in this "
+          f"process, {time.monotonic() - wall:.1f} s wall)")
+    for d, deal in enumerate(deals[:5], start=1):
+        print(f"   shipped split, deal {d}: closed form {no_intelligence_round(deal)}, played {played[d - 1]}, "
+              f"his {his[d - 1]}")
+    cpu = time.process_time()
+    rules = split_rules(his)
+    rule, tied = calibrated_split()
+    print(f"2. {20 ** 3:,} per-player split rules, {len(rules):,} fit his deal-5 trace "
+          f"(closed form, {time.process_time() - cpu:.1f} s CPU)")
+    counts = collections.Counter((r.rounds, r.matches) for r in rules)
+    print(f"3. rounds on deals 1-5 (his {' / '.join(map(str, his))}): rules giving them, cells equal to his")
+    for (rounds, matches), k in sorted(counts.items(), key=lambda kv: (-kv[0][1], -kv[1], kv[0][0])):
+        print(f"   {' / '.join(map(str, rounds))}: {k} rules, {matches} of 5")
+    best = [r for r in rules if r.matches == rule.matches]
+    print(f"   the {len(best)} rules giving {rule.matches} of 5 (player1/player2/player3 keep positions):")
+    for k in range(0, len(best), 8):
+        print("   " + "  ".join(r.label() for r in best[k:k + 8]))
+    print(f"   the calibrated column's: {rule.label()} (the first of {tied}); deal 5 then gives player1 "
+          f"{', '.join(kingston_split(5, rule.keep).hands['player1'])}")
+    alike = [r for r in rules if r.keep[0] == r.keep[1] == r.keep[2]]
+    print(f"   of the 20 rules that treat every hand alike, {len(alike)} fit the trace: "
+          + "; ".join(f"{r.label()}: {' / '.join(map(str, r.rounds))}" for r in alike))
+    six = collections.Counter(no_intelligence_round(kingston_split(2, r.keep), exhaustive=False) for r in rules)
+    print(f"4. deal 2 without exhaustive elimination: three players {no_intelligence_round(get_deal('kingston-2-3p'), exhaustive=False)} "
+          f"(his 12); six players {dict(sorted(six.items()))} over the {len(rules):,} rules (his 16); with it, "
+          f"three players {no_intelligence_round(get_deal('kingston-2-3p'))}, six players at most "
+          f"{max(no_intelligence_round(kingston_split(2, r.keep)) for r in rules)}")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def kingston_part(envelopes: int, workers: int) -> None:
     # reproduction's unbiased sample (stratified when a multiple of 36)
     # one seed: these strategies are deterministic on a deal (each cell is then one game, 'all' one sample)
     tables = kingston(envelopes=envelopes, workers=workers, extra=tuple(OURS), knowledge="complete", beside=None,
-                      seeds=1)
+                      seeds=1, calibrated=False)
     print(f"Kingston's deals (a sample of {envelopes} envelope variants of deal 1 in 'all', complete deduction; "
           f"{time.perf_counter() - t:.0f} s)")
     for table in tables:

@@ -106,6 +106,22 @@ def test_comparison_keeps_title_notes_and_cells(width):
     assert {"10.33", "12.5", "5.25", "—"} <= set(text.split())
 
 
+
+@pytest.mark.parametrize("width", [40, 80, 200])
+def test_comparison_with_a_calibrated_column_shows_it_headed_and_flagged(width):
+    """The calibrated column is a third figure per cell, headed as such, and
+    a flagged cell's reason is a line under the table."""
+    from dataclasses import replace
+    table = replace(COMPARISON, calibrated={"kingston-previous-possible": [7.5] * 5 + [None]},
+                    calibrated_heading="cal. (calibrated, not his text)",
+                    flags={("kingston-previous-possible", "all"): "not played: a reason of one line"})
+    out = render(ComparisonView(table), width)
+    assert fits(out, width) and "…" not in out
+    text = flat(out)
+    assert "cal. (calibrated, not his text)" in text and "7.5" in text.split()
+    assert "† kingston-previous-possible, all: not played: a reason of one line" in text
+    assert "7.5" not in flat(render(ComparisonView(COMPARISON), width)).split()
+
 def test_reproduce_small_run_piped(capsys, monkeypatch):
     code, out, _ = cli(capsys, monkeypatch, 80, "reproduce", "kingston", "--envelopes", "0", "--no-beside",
                        "--seeds", "2", "--workers", "1")

@@ -212,3 +212,130 @@ def test_no_intelligence_is_shown_a_new_card_every_turn_so_six_player_deal_2_end
             assert obs.card not in seen[obs.by] and obs.card not in deal.hands[obs.by]
             seen[obs.by].add(obs.card)
     assert result.solution_round is not None and result.solution_round <= 15
+
+
+# ------------------------------------------- issue 37: the closed form, the calibrated columns
+def _no_intelligence_games(deals: list) -> list:
+    from clue_expert.play.reproduce import NO_INTELLIGENCE_SEAT
+    from clue_expert.play.simulate import GameSpec, run_games
+    specs = [GameSpec(i, d, (NO_INTELLIGENCE_SEAT,) * len(d.players), 1) for i, d in enumerate(deals)]
+    return [r.solution_round for r in run_games(specs, 1)]
+
+
+def test_no_intelligence_closed_form_agrees_with_the_simulator_on_random_splits():
+    """The closed form (the least over the seats of 1 + the unheld cards
+    listed before the envelope's, and of the cards outside hand and envelope)
+    is what the simulator plays, on random per-player splits of his deals
+    and on random envelope variants of them."""
+    import random
+
+    from clue_expert.play.reproduce import KEEPS, kingston_split, no_intelligence_round
+    from clue_expert.play.simulate import envelope_variants
+    rng = random.Random(37)
+    deals = []
+    for _ in range(8):
+        deal = kingston_split(rng.randint(1, 5), tuple(rng.choice(KEEPS) for _ in range(3)))
+        deals += [deal, rng.choice(envelope_variants(deal))]
+    deals += [get_deal(f"kingston-{d}-3p") for d in (2, 5)]
+    played = _no_intelligence_games(deals)
+    assert played == [no_intelligence_round(d) for d in deals]
+    assert len(set(played)) >= 3  # not one figure for all
+    # without exhaustive elimination the deal-2 figure is his 16 at six players, but 13 (his 12) at three
+    assert no_intelligence_round(get_deal("kingston-2-6p"), exhaustive=False) == 16
+    assert no_intelligence_round(get_deal("kingston-2-3p"), exhaustive=False) == 13
+
+
+def test_split_rules_that_fit_his_deal_5_trace():
+    from clue_expert.play.reproduce import calibrated_split, fits_deal_5_trace, kingston_split, split_rules
+    rules = split_rules()
+    assert len(rules) == 1200  # of 20 ** 3
+    rule, tied = calibrated_split()
+    assert (rule.rounds, rule.matches, tied) == ((7, 15, 7, 9, 5), 4, 160)
+    assert fits_deal_5_trace(rule.keep)
+    five = kingston_split(5, rule.keep)
+    assert set(five.hands["player1"]) == {"miss-scarlett", "col-mustard", "library"}
+    assert kingston_split(1, ((0, 1, 2),) * 3) == get_deal("kingston-1-6p")  # the shipped split
+    # of the 20 rules that treat every hand alike, those that fit the trace give at most 2 of his 5
+    alike = [r for r in rules if r.keep[0] == r.keep[1] == r.keep[2]]
+    assert alike and max(r.matches for r in alike) == 2
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_list_order_strategies_play_the_same_game_whatever_the_seed(n):
+    """reproduce plays a list-order cell once: two seeds give the same questions."""
+    from clue_expert.play.reproduce import KINGSTON_STRATEGIES, _list_order
+    for strategy in KINGSTON_STRATEGIES:
+        if not _list_order(strategy, "random", "minimal-information"):
+            continue
+        seat = f"{strategy}:knowledge=kingston"
+        assert _questions(f"kingston-4-{n}p", seat, 1) == _questions(f"kingston-4-{n}p", seat, 7)
+    assert not _list_order("kingston-next-possible", "random", "minimal-information")
+    assert _list_order("kingston-next-possible", "first", "minimal-information")
+    assert not _list_order("kingston-deduction", "first", "random-card")
+
+
+def test_calibrated_column_is_never_counted_into_the_headline():
+    """The headline count reads the 'ours' figures only: a calibrated column
+    that matches every cell leaves it as it was, and is counted apart."""
+    from clue_expert.play.reproduce import Comparison, _calibrated_count, _match_count
+    far, near = Estimate(20.0, 19.0, 21.0, 3), Estimate(6.0, 5.0, 7.0, 3)
+    table = Comparison("t", ["deal-1", "deal-2"], rows=[("a", [(6, far), (6, far)])])
+    before = _match_count(table, ["a"])
+    table.calibrated = {"a": [near, None]}
+    assert _match_count(table, ["a"]) == before and before.startswith("0 of 2 ")
+    assert _calibrated_count(table).startswith("cal.: 1 of 2 ")
+    cell = table.to_json()["rows"][0]["cells"][0]
+    assert cell["inside_range"] is False and cell["calibrated"]["inside_range"] is True
+
+
+def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
+    assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "2", "--workers", "1",
+                 "--quiet"]) == 0
+    three, six = json.loads(capsys.readouterr().out)
+    for table in (three, six):
+        cells = [c for r in table["rows"] for c in r["cells"] if isinstance(c["published"], (int, float))]
+        inside = sum(bool(c.get("inside_range")) for c in cells)
+        assert any(n.startswith(f"{inside} of ") and "main rows" in n for n in table["notes"])
+        cal = sum(bool(c["calibrated"].get("inside_range")) for c in cells)
+        assert any(n.startswith(f"cal.: {cal} of 30 ") for n in table["notes"])
+        assert "calibrated, not his text" in table["calibrated_heading"]
+    rows = {r["label"]: r["cells"] for r in three["rows"]}
+    # a list-order cell is one game, a random choice's one per seed
+    assert rows["kingston-no-intelligence"][0]["ours"]["runs"] == 1
+    assert rows["kingston-next-possible"][0]["ours"]["runs"] == 2
+    # calibrated: Deduction asks No intelligence's questions, so his three-player row
+    assert [c["calibrated"]["ours"]["mean"] for c in rows["kingston-deduction"][:5]] == [6, 12, 6, 7, 4]
+    assert [c["ours"]["mean"] for c in rows["kingston-deduction"][:5]] != [6, 12, 6, 7, 4]
+    six_rows = {r["label"]: r["cells"] for r in six["rows"]}
+    assert "no single rule gives both his deal-2 figures" in six_rows["kingston-no-intelligence"][1]["calibrated"]["flag"]
+    assert six_rows["kingston-no-intelligence"][5]["calibrated"]["ours"] is None
+
+
+def test_reproduce_mitchell_calibrated_column_is_counted_apart():
+    """Her tables with and without the calibrated column: the same headline
+    cells (means and bootstrap ranges), the calibrated one counted apart."""
+    tables = mitchell(games=1, tables=("5.1", "5.2"))
+    without = mitchell(games=1, tables=("5.1", "5.2"), calibrated=False)
+    for t, w in zip(tables, without):
+        assert set(t.calibrated) == {label for label, _ in t.rows} and not w.calibrated
+        assert t.rows == w.rows
+        assert any(n.startswith("cal.: ") and "counted on its own" in n for n in t.notes)
+        assert [n for n in t.notes if n.endswith("cells match")] == [n for n in w.notes if n.endswith("cells match")]
+    assert tables[0].calibrated != {label: [o for _, o in cells] for label, cells in tables[0].rows}
+
+
+def test_progress_lines_keep_coming_while_no_game_finishes():
+    import io
+    import time
+
+    from clue_expert.people.render import ProgressLines
+    out = io.StringIO()
+    lines = ProgressLines("work", None, file=out, every=0.2)
+    lines.start()
+    time.sleep(1.5)
+    lines.done()
+    text = out.getvalue().splitlines()
+    assert len(text) >= 4 and text[-1].startswith("work: 0 games, done in")
+    n = len(out.getvalue())
+    time.sleep(0.5)
+    assert len(out.getvalue()) == n  # stopped with the work

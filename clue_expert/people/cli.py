@@ -1054,14 +1054,15 @@ def cmd_reproduce(args) -> int:
                             seeds=args.seeds, choice=args.choice, bases=tuple(args.base_deal or (1,)),
                             response=args.response or "minimal-information",
                             knowledge=args.knowledge or "kingston", progress=progress,
-                            beside=None if args.no_beside else "complete", executor=executor)
+                            beside=None if args.no_beside else args.beside, executor=executor,
+                            calibrated=not args.no_calibrated)
         if args.paper == "group1":
             return group1(games=args.games or 10, seed=args.seed, workers=workers, progress=progress,
                           players=tuple(args.players or ()), hands=tuple(args.hand or ()), executor=executor)
         return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
                         response=args.response or "mitchell",
                         tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell",
-                        executor=executor)
+                        executor=executor, calibrated=not args.no_calibrated)
     with _executor(args, workers) as executor:
         try:
             # (the number of games is the reproduction's own business)
@@ -1486,11 +1487,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="group1: only the cells of N players (repeatable; 2, 3, 5, 7, 9 or 10)")
     p.add_argument("--hand", type=int, action="append", metavar="C",
                    help="group1: only the cells of C cards per player (repeatable; 1, 2, 3, 5, 8 or 16)")
-    p.add_argument("--envelopes", type=int, default=36,
+    p.add_argument("--envelopes", type=int, default=12,
                    help="kingston: each seed's 'all' figure is the mean over a seeded random sample of this many "
-                        "envelope variants of the base deals (default 36; 0 leaves the column out)")
-    p.add_argument("--seeds", type=int, default=20,
-                   help="kingston: seeded runs per cell; each cell is their mean and 10-90 %% range (default 20)")
+                        "envelope variants of the base deals (default 12; 0 leaves the column out)")
+    p.add_argument("--seeds", type=int, default=10,
+                   help="kingston: seeded runs per cell; each cell is their mean and 10-90 %% range (default 10; "
+                        "a strategy asking in list order plays one game a deal, the same whatever the seed)")
     p.add_argument("--choice", choices=["first", "random"], default="random",
                    help="kingston: how Next- and Previous-possible choose (the seat option choice=; default random, "
                         "as his text says; first: list order)")
@@ -1498,8 +1500,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="kingston: a deal (1-5) whose envelope variants make the 'all' column (repeatable; default 1)")
     p.add_argument("--knowledge", metavar="LEVEL",
                    help="the published players' knowledge level (default: the paper's own, kingston or mitchell)")
+    p.add_argument("--beside", metavar="LEVEL",
+                   help="kingston: each strategy also in a row of its own at this knowledge level (e.g. complete)")
     p.add_argument("--no-beside", action="store_true",
-                   help="kingston: leave out the rows with complete deduction")
+                   help="kingston: no rows at another level (the default; overrides --beside)")
+    p.add_argument("--no-calibrated", action="store_true",
+                   help="leave out the calibrated column (as the authors' programs evidently ran, not their text; "
+                        "kingston: Deduction and Next-not-held without the possible-set inference, his six-player "
+                        "split chosen by his trace and No-intelligence row; mitchell: complete deduction at her "
+                        "own turn)")
     p.add_argument("--table", action="append", choices=["5.1", "5.2", "5.3"], help="mitchell: which tables")
     p.add_argument("--response", metavar="ID|FILE",
                    help="the published players' response rules (default: kingston minimal-information, mitchell "

@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Iterable
@@ -619,7 +620,9 @@ class SummaryView:
 
 
 class ComparisonView:
-    """A published table with our figures beside it."""
+    """A published table with our figures beside it (and, when the table has
+    one, the calibrated column: a third figure per cell, headed as such, with
+    its flagged cells marked † and their reasons under the table)."""
 
     def __init__(self, comparison):
         self.c = comparison
@@ -628,13 +631,26 @@ class ComparisonView:
         c = self.c
         table = Table(title=plain(c.title), header_style="bold")
         table.add_column("", overflow="fold")
+        cal = bool(c.calibrated)
         for col in c.columns:
-            table.add_column(plain(f"{col}\npub. / ours"), justify="center")
+            table.add_column(plain(f"{col}\npub. / ours" + (" / cal." if cal else "")), justify="center")
+        flagged = []
         for label, cells in c.rows:
-            table.add_row(plain(label), *[plain(f"{'—' if p is None else p} / {'—' if o is None else o}")
-                                          for p, o in cells])
+            shown = []
+            for i, (p, o) in enumerate(cells):
+                text = f"{'—' if p is None else p} / {'—' if o is None else o}"
+                if label in c.calibrated:
+                    k = c.calibrated[label][i]
+                    text += f" / {'—' if k is None else k}"
+                    if (label, c.columns[i]) in c.flags:
+                        text += " †"
+                        flagged.append(f"† {label}, {c.columns[i]}: {c.flags[(label, c.columns[i])]}")
+                shown.append(plain(text))
+            table.add_row(plain(label), *shown)
         # the notes under the table, each a line of its own (as wide as the output, not the table)
-        return Group(Fit(table), *[Hang(plain(note)) for note in c.notes])
+        head = [Hang(plain(f"columns: published / ours as the text gives it / {c.calibrated_heading}"))] if cal else []
+        return Group(Fit(table), *head, *[Hang(plain(note)) for note in c.notes],
+                     *[Hang(plain(line)) for line in flagged])
 
 
 class StepView:
@@ -772,7 +788,9 @@ class ProgressLines:
     done (a reader of the log sees the work produce before the interval
     passes), then at most one every ``every`` seconds, and one when it is
     done -- ``label: N of TOTAL unit, S s`` (``label: N unit, S s`` when the
-    total is not known)."""
+    total is not known).  While no step finishes, a line still comes every
+    ``every`` seconds (a thread of its own; not with ``every`` 0), so a log
+    never goes quiet while the work runs."""
 
     def __init__(self, label: str, total: int | None, unit: str = "games", file=None,
                  every: float | None = None):
@@ -782,9 +800,14 @@ class ProgressLines:
         #: Steps finished so far.
         self.count = 0
         self._start = self._last = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
 
     def _line(self, text: str) -> None:
-        print(text, file=self.file, flush=True)
+        with self._lock:
+            self._last = time.monotonic()
+            print(text, file=self.file, flush=True)
 
     def _status(self, done: bool = False) -> str:
         of = f" of {self.total}" if self.total is not None else ""
@@ -792,24 +815,38 @@ class ProgressLines:
         return f"{self.label}: {self.count}{of} {self.unit}, " + (f"done in {seconds:.0f} s" if done
                                                                   else f"{seconds:.0f} s")
 
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(max(0.5, self.every / 5)):
+            if time.monotonic() - self._last >= self.every:
+                self._line(self._status())
+
     def start(self) -> None:
-        """The first line: nothing done yet."""
+        """The first line: nothing done yet (and, with an interval, the thread that keeps the lines coming)."""
         self._line(self._status())
+        if self.every > 0:
+            self._beat = threading.Thread(target=self._heartbeat, name="progress-lines", daemon=True)
+            self._beat.start()
 
     def advance(self) -> None:
         """One step finished: a line for the first step, and when the last line is ``every`` seconds old."""
         self.count += 1
-        now = time.monotonic()
-        if self.count == 1 or now - self._last >= self.every:
-            self._last = now
+        if self.count == 1 or time.monotonic() - self._last >= self.every:
             self._line(self._status())
 
     def note(self, text: str) -> None:
         """A line of its own (``label: text``)."""
         self._line(f"{self.label}: {text}")
 
+    def stop(self) -> None:
+        """No more heartbeat lines."""
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join()
+            self._beat = None
+
     def done(self) -> None:
         """The last line (``done in``, unless fewer steps than the total were made)."""
+        self.stop()
         self._line(self._status(done=self.total is None or self.count >= self.total))
 
 
@@ -825,7 +862,10 @@ def progress_bar(label: str, total: int | None, *, unit: str = "games", quiet: b
     if not _terminal(sys.stderr):
         lines = ProgressLines(label, total, unit)
         lines.start()
-        yield lines.advance
+        try:
+            yield lines.advance
+        finally:
+            lines.stop()  # the heartbeat, whether the work ended or raised
         lines.done()
         return
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -857,6 +897,8 @@ class SweepLines:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._lines is not None:
+            self._lines.stop()
         if exc[0] is None and self._lines is not None:
             self._lines.done()
 

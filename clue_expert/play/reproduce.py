@@ -8,7 +8,9 @@ basic/advanced mixes).  The published figures are data in
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import random
 import statistics
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ import yaml
 from ..core.deals import Deal, get_deal
 from ..core.errors import ClueError
 from ..core.paths import published_dir
-from .players import CHOICES
+from .players import CHOICES, load_decisions
 from .simulate import GameSpec, Interrupted, envelope_variants, hash_seed, make_specs, run_games, summarize
 
 KINGSTON_STRATEGIES = ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible",
@@ -82,11 +84,35 @@ class Comparison:
     """(label, [(published, ours), ...])."""
     notes: list = field(default_factory=list)
     """How ours were measured."""
+    calibrated: dict = field(default_factory=dict)
+    """row label -> a second figure per column (an :class:`Estimate` or
+    None): ours as the author's program evidently ran, not as the text
+    gives it; never counted with ``rows``."""
+    calibrated_heading: str = ""
+    """How the calibrated column is headed (empty: none)."""
+    flags: dict = field(default_factory=dict)
+    """(row label, column) -> why no consistent reading reaches that calibrated cell."""
 
     def to_json(self) -> dict:
-        return {"title": self.title, "columns": self.columns, "notes": self.notes,
-                "rows": [{"label": label, "cells": [_cell_json(p, o) for p, o in cells]}
-                         for label, cells in self.rows]}
+        out = {"title": self.title, "columns": self.columns, "notes": self.notes,
+               "rows": [{"label": label, "cells": [self._cell(label, c, p, o) for c, (p, o) in
+                                                   zip(self.columns, cells)]}
+                        for label, cells in self.rows]}
+        if self.calibrated_heading:
+            out["calibrated_heading"] = self.calibrated_heading
+        return out
+
+    def _cell(self, label: str, column: str, published_value, ours) -> dict:
+        out = _cell_json(published_value, ours)
+        if label in self.calibrated:
+            cal = self.calibrated[label][self.columns.index(column)]
+            out["calibrated"] = {"ours": None if cal is None else cal.to_json()}
+            if cal is not None and isinstance(published_value, (int, float)):
+                out["calibrated"]["inside_range"] = cal.contains(published_value)
+                out["calibrated"]["difference"] = round(cal.mean - published_value, 2)
+            if (label, column) in self.flags:
+                out["calibrated"]["flag"] = self.flags[(label, column)]
+        return out
 
 
 def _cell_json(published_value, ours) -> dict:
@@ -188,22 +214,88 @@ def envelope_sample(deal, envelopes: int, seed: int = 1) -> list:
     return out
 
 
-def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", bases: tuple = (1,),
+def _list_order(strategy: str, choice: str, response: str) -> bool:
+    """Whether every game of the strategy on a deal is the same game,
+    whatever its seed: one of Kingston's strategies asking in list order
+    (No intelligence, Deduction, Next-not-held; the possible ones with
+    choice=first) and a response that answers in list order too.  Such a cell
+    is one game (tests/test_reproductions.py checks two seeds play alike)."""
+    if strategy not in KINGSTON_STRATEGIES or (strategy in KINGSTON_RANDOM and choice != "first"):
+        return False
+    return load_decisions("response", response).choice == "first"
+
+
+def _deal_key(deal: Deal) -> tuple:
+    return (deal.players, deal.envelope, tuple(sorted(deal.hands.items())))
+
+
+class _Plan:
+    """The games of a reproduction, each distinct game once: a game is
+    named by its deal, seats, response and seed (no seed for a list-order
+    seat, whose games are alike whatever it is), and every cell that needs
+    it reads it."""
+
+    def __init__(self, response: str):
+        self.response = response
+        self.specs: list[GameSpec] = []
+        self._index: dict = {}
+        #: (column, row label, table column, seed) -> the indexes of its games
+        self.uses: dict = {}
+
+    def add(self, use: tuple, deal: Deal, seat: str, seed: int | None) -> None:
+        key = (_deal_key(deal), seat, seed)
+        i = self._index.get(key)
+        if i is None:
+            i = self._index[key] = len(self.specs)
+            self.specs.append(GameSpec(i, deal, (seat,) * len(deal.players), seed if seed is not None else 1,
+                                       response=self.response))
+        self.uses.setdefault(use, []).append(i)
+
+    def cell(self, rounds: dict, kind: str, label: str, col: str) -> Estimate | None:
+        """A cell's estimate from the games played (``rounds``: index -> round):
+        a deal cell over every game, the 'all' cell over each seed's mean."""
+        values = []
+        played: set = set()  # a deal cell's distinct games (a list-order game is every seed's)
+        for (k, lab, c, _s), games in self.uses.items():
+            if (k, lab, c) != (kind, label, col):
+                continue
+            if col != "all":
+                played.update(games)
+                continue
+            xs = [rounds[i] for i in games if rounds.get(i) is not None]
+            if xs:
+                values.append(sum(xs) / len(xs))
+        if col != "all":
+            values = [rounds[i] for i in sorted(played) if rounds.get(i) is not None]
+        return estimate(values)
+
+
+def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", bases: tuple = (1,),
              workers: int = 1, response: str = "minimal-information", progress: Callable | None = None,
-             extra: tuple = (), knowledge: str = "kingston", beside: str | None = "complete", seed: int = 1,
-             executor=None) -> list[Comparison]:
+             extra: tuple = (), knowledge: str = "kingston", beside: str | None = None, seed: int = 1,
+             executor=None, calibrated: bool = True) -> list[Comparison]:
     """Table 1, each cell over ``seeds`` seeded runs: a deal cell is
-    ``seeds`` games of that deal (their random choices seeded apart), the
-    'all' cell ``seeds`` means, each over a seeded sample of ``envelopes``
-    envelope variants (see :func:`envelope_sample`) of the base deals
-    ``bases`` (shared out evenly).  Every cell is an :class:`Estimate` (the
-    mean and the 10-90 % range over the runs), its published value inside
-    or outside that range.  Kingston's two possible strategies break ties
-    by ``choice`` (the seat option; ``random`` by default, as his text
-    says); the others play in list order.  Every seat plays at the
-    knowledge level ``knowledge`` (Kingston's by default); with ``beside``
-    each strategy gets a second row at that level.  ``extra`` strategies
-    (seat specs) get rows of their own, with no published figures."""
+    ``seeds`` games of that deal (their random choices seeded apart; one game
+    for a strategy that asks in list order, which plays the same game
+    whatever the seed), the 'all' cell ``seeds`` means, each over a seeded
+    sample of ``envelopes`` envelope variants (see :func:`envelope_sample`)
+    of the base deals ``bases`` (shared out evenly).  Every cell is an
+    :class:`Estimate` (the mean and the 10-90 % range over the runs), its
+    published value inside or outside that range.  Kingston's two possible
+    strategies break ties by ``choice`` (the seat option; ``random`` by
+    default, as his text says); the others play in list order.  Every seat
+    plays at the knowledge level ``knowledge`` (Kingston's by default); with
+    ``beside`` each strategy gets a second row at that level.  ``extra``
+    strategies (seat specs) get rows of their own, with no published figures.
+
+    With ``calibrated`` each of his strategies also gets a calibrated
+    column -- as his program evidently ran, not his text: Deduction and
+    Next-not-held without the possible-set inference
+    (:data:`WITHOUT_POSSIBLE_SETS`), and at six players the split of his
+    hands chosen from those that fit his deal-5 trace by his No-intelligence
+    row (:func:`calibrated_split`).  Its deal cells are played as the
+    headline's are; its 'all' cells are not played (flagged, with the reason);
+    it is counted on its own."""
     if seeds < 1:
         raise ClueError("--seeds must be at least 1")
     if choice not in CHOICES:
@@ -215,10 +307,10 @@ def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", ba
     tables = []
     levels = [knowledge] + ([beside] if beside and beside != knowledge else [])
     per_base = envelopes // len(bases) if envelopes > 0 else 0
+    rule, tied = calibrated_split()
     plans = []
     for n in (3, 6):
-        specs: list[GameSpec] = []
-        index = {}
+        plan = _Plan(response)
         rows = []
         for level in levels:
             for strategy in (*KINGSTON_STRATEGIES, *extra):
@@ -227,32 +319,45 @@ def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", ba
                 if strategy in KINGSTON_RANDOM:
                     seat += f":choice={choice}"
                 rows.append((label, strategy))
+                fixed = _list_order(strategy, choice, response)
                 for d in range(1, 6):
                     deal = get_deal(f"kingston-{d}-{n}p")
                     for s in range(seeds):
-                        index[len(specs)] = (label, f"deal-{d}", s)
-                        specs.append(GameSpec(len(specs), deal, (seat,) * n, hash_seed(seed * 100003 + s, d * 10 + n),
-                                              response=response))
+                        plan.add(("ours", label, f"deal-{d}", s), deal, seat,
+                                 None if fixed else hash_seed(seed * 100003 + s, d * 10 + n))
                 if per_base:
                     for s in range(seeds):
                         for b in bases:
-                            for v in envelope_sample(get_deal(f"kingston-{b}-{n}p"), per_base, seed * 1009 + s):
-                                index[len(specs)] = (label, "all", s)
-                                specs.append(GameSpec(len(specs), v, (seat,) * n,
-                                                      hash_seed(seed * 100003 + s, len(specs)), response=response))
-        plans.append((n, specs, index, rows))
-    runs = _Runs(workers, progress, sum(len(plan[1]) for plan in plans), executor)
-    for n, specs, index, rows in plans:
-        results = runs.run(specs)
+                            sample = envelope_sample(get_deal(f"kingston-{b}-{n}p"), per_base, seed * 1009 + s)
+                            for k, v in enumerate(sample):
+                                plan.add(("ours", label, "all", s), v, seat,
+                                         None if fixed else hash_seed(seed * 100003 + s, 1000 * b + k))
+                if calibrated and level == knowledge and strategy in KINGSTON_STRATEGIES:
+                    cal_seat = seat
+                    if strategy in ("kingston-deduction", "kingston-next-not-held"):
+                        cal_seat = seat.replace(f":knowledge={level}", f":knowledge={WITHOUT_POSSIBLE_SETS}")
+                    elif level != "kingston":
+                        cal_seat = seat.replace(f":knowledge={level}", ":knowledge=kingston")
+                    for d in range(1, 6):
+                        deal = get_deal(f"kingston-{d}-{n}p") if n == 3 else kingston_split(d, rule.keep)
+                        for s in range(seeds):
+                            plan.add(("calibrated", label, f"deal-{d}", s), deal, cal_seat,
+                                     None if fixed else hash_seed(seed * 100003 + s, d * 10 + n))
+        plans.append((n, plan, rows))
+    runs = _Runs(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
+    for n, plan, rows in plans:
+        results = runs.run(plan.specs)
         if results is None:
             break
+        rounds = {r.index: r.solution_round for r in results}
         cols = pub["columns"]
         n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
         bases_text = "deal " + ", ".join(str(b) for b in bases)
         table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
                            cols, notes=[
-                               f"ours: mean (10-90 % range) over {seeds} seeds; every seat runs the strategy at the "
-                               f"knowledge level '{knowledge}'"
+                               f"ours (as his text gives it): mean (10-90 % range) over {seeds} seeds (one game "
+                               f"for a strategy asking in list order: every seed plays it alike); every seat runs "
+                               f"the strategy at the knowledge level '{knowledge}'"
                                + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
                                   if len(levels) > 1 else "")
                                + f"; responses '{response}'; Next- and Previous-possible choose with "
@@ -262,26 +367,81 @@ def kingston(*, seeds: int = 20, envelopes: int = 36, choice: str = "random", ba
                                 f"the new envelope cards into the hands)") if per_base else
                                "'all': not computed (use --envelopes N)",
                                "match: the published value inside our 10-90 % range (stated before the runs)"])
-        runs.note(table, len(specs), len(results))
+        runs.note(table, len(plan.specs), len(results))
+        main_rows = [label for label, _ in rows if "(with" not in label]
         for label, strategy in rows:
-            per_seed: dict[str, dict] = {}
-            for r in results:
-                row, col, s = index[r.index]
-                if row == label and r.solution_round is not None:
-                    per_seed.setdefault(col, {}).setdefault(s, []).append(r.solution_round)
             published_row = pub["players"][n].get(strategy, [None] * len(cols))
-            cells = []
-            for p, c in zip(published_row, cols):
-                by_seed = per_seed.get(c, {})
-                if c == "all":
-                    values = [sum(v) / len(v) for v in by_seed.values()]
-                else:
-                    values = [x for v in by_seed.values() for x in v]
-                cells.append((p, estimate(values)))
-            table.rows.append((label, cells))
-        table.notes.append(_match_count(table, knowledge_rows=[label for label, _ in rows if "(with" not in label]))
+            table.rows.append((label, [(p, plan.cell(rounds, "ours", label, c)) for p, c in zip(published_row, cols)]))
+            if calibrated and label in main_rows and strategy in KINGSTON_STRATEGIES:
+                table.calibrated[label] = [None if c == "all" else plan.cell(rounds, "calibrated", label, c)
+                                           for c in cols]
+        table.notes.append(_match_count(table, knowledge_rows=main_rows))
+        if calibrated:
+            table.calibrated_heading = "cal. (calibrated, not his text)"
+            _kingston_flags(table, n, bases, rule)
+            table.notes += [
+                "cal. -- calibrated, not his text: as his program evidently ran, not as his paper describes it. "
+                "Deduction and Next-not-held at the level 'kingston-without-possible-sets' (without the "
+                "possible-set inference his text gives them), the others at 'kingston'"
+                + ("" if n == 3 else
+                   f"; the six-player deals split by the rule 'player1..3 keep positions {rule.label()} of their "
+                   f"appendix hands', the first of the {tied} rules of the 1,200 that fit his deal-5 trace whose "
+                   f"No-intelligence rounds (closed form) equal the most of his row: "
+                   f"{' / '.join(map(str, rule.rounds))} ({rule.matches} of 5)")
+                + "; its deal cells are played as ours are",
+                _calibrated_count(table)]
         tables.append(table)
     return runs.done(tables)
+
+
+def _kingston_flags(table: "Comparison", n: int, bases: tuple, rule: SplitRule) -> None:
+    """The calibrated cells that no consistent reading reaches, each with its
+    one-line reason (computed: the closed form, and counting)."""
+    pub = published("kingston")
+    for label, row in table.calibrated.items():
+        his_all = pub["players"][n][label][-1]
+        if label == "kingston-no-intelligence":
+            means = []
+            for b in range(1, 6):
+                base = get_deal(f"kingston-{b}-{n}p") if n == 3 else kingston_split(b, rule.keep)
+                variants = envelope_variants(base)
+                means.append(sum(no_intelligence_round(v) for v in variants) / len(variants))
+            table.flags[(label, "all")] = (
+                f"not played: his generator's hands are not given, and no base deal reaches his {his_all}: "
+                f"No intelligence over every envelope of base deals 1-5 gives {min(means):.2f}-{max(means):.2f} "
+                f"(closed form)")
+        else:
+            table.flags[(label, "all")] = (f"not played: his generator's hands are not given (see No intelligence's "
+                                           f"'all' cell)")
+    if n == 6:
+        three = no_intelligence_round(get_deal("kingston-2-3p"), exhaustive=False)
+        six = sorted({no_intelligence_round(kingston_split(2, r.keep), exhaustive=False)
+                      for r in split_rules()})
+        ed = get_deal("kingston-2-6p").edition
+        cap = len(ed.cards) - ed.envelope_size - 3  # every six-player hand has three cards
+        reason = (f"no single rule gives both his deal-2 figures (16 here, 12 at three players): with exhaustive "
+                  f"elimination a seat of three cards, shown a new card every turn, solves by round {cap}; "
+                  f"without it (a seat solves only when its own suggestion goes unanswered) every split that fits "
+                  f"his trace gives {'/'.join(map(str, six))} here but {three} at three players")
+        for label in ("kingston-no-intelligence", "kingston-deduction"):
+            if label in table.calibrated:
+                table.flags[(label, "deal-2")] = reason
+
+
+def _calibrated_count(table: "Comparison") -> str:
+    """'K of M' for the calibrated column alone (a flagged or unplayed cell is a miss)."""
+    inside = total = 0
+    for label, cells in table.rows:
+        cal = table.calibrated.get(label)
+        if cal is None:
+            continue
+        for (p, _), o in zip(cells, cal):
+            if p is None:
+                continue
+            total += 1
+            inside += o is not None and o.contains(p)
+    return (f"cal.: {inside} of {total} published cells inside the calibrated column's 10-90 % range, counted "
+            f"on its own (its unplayed 'all' cells count as misses; never added to the line above)")
 
 
 def _match_count(table: Comparison, knowledge_rows: list) -> str:
@@ -346,7 +506,7 @@ def _within(published_value, ours: Estimate | None, rounds: float = 0.5) -> bool
 
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
              tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell",
-             response: str = "mitchell", executor=None) -> list[Comparison]:
+             response: str = "mitchell", executor=None, calibrated: bool = True) -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
@@ -355,20 +515,28 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     answer with ``response`` (hers by default: the card already shown to
     the asker, else the first matching card in suspect, weapon, room
     order); ``extra`` strategies at the level and with the response their
-    seat spec names (complete and minimal-information by default)."""
+    seat spec names (complete and minimal-information by default).
+
+    With ``calibrated`` tables 5.1 and 5.2 get a calibrated column: her
+    players at the level :data:`COMPLETE_OWN_TURN` (complete deduction,
+    taken in at her own turn), the same games' seeds -- as her program
+    evidently ran, not her text (her sections 6.3.2 and 6.4 say her players
+    did not cross-reference earlier suggestions); counted on its own."""
     pub = published("mitchell")
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
             f"players at the knowledge level '{knowledge}' with responses '{response}'")
 
-    def hers(kind: str) -> str:
-        return f"{MITCHELL[kind]}:knowledge={knowledge}:response={response}"
+    def hers(kind: str, level: str = knowledge) -> str:
+        return f"{MITCHELL[kind]}:knowledge={level}:response={response}"
     cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
 
-    def cell(deal: str, column: str, strategy: str | None = None) -> int:
+    def cell(deal: str, column: str, strategy: str | None = None, level: str = knowledge) -> int:
         n, kind = column.split("p-")
-        cells.append((f"mitchell-{deal}-{n}p", strategy or hers(kind)))
+        cells.append((f"mitchell-{deal}-{n}p", strategy or hers(kind, level)))
         return len(cells) - 1
     layouts = []  # (table, [(row label, [(published, cell index)])])
+    cal_cells: dict = {}  # table title -> {row label: [cell index]}
+    cal_layouts: list = []  # (table title, its published data): the calibrated cells, after all others
     for name, title, notes in (
             ("5.1", "Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
              ["published rows are labelled deals 1, 2, 3, 4, 6, 7; read here as deals 1-6"]),
@@ -379,6 +547,8 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
         layouts.append((Comparison(title, data["columns"], notes=[note, *notes]),
                         [(f"deal {d}", [(p, cell(d, col)) for p, col in zip(row, data["columns"])])
                          for d, row in data["rows"].items()]))
+        if calibrated:
+            cal_layouts.append((title, data))
         advanced = [c for c in data["columns"] if c.endswith("-advanced")]
         for strategy in extra:
             layouts.append((
@@ -387,6 +557,11 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                 [(f"deal {d}", [(p, cell(d, col, strategy)) for p, col in zip(row, data["columns"])
                                 if col in advanced])
                  for d, row in data["rows"].items()]))
+    # the calibrated cells come after every other, so that the others' indexes (and the seeds of their
+    # bootstrap ranges) are the same with the column as without it
+    for title, data in cal_layouts:
+        cal_cells[title] = {f"deal {d}": [cell(d, col, level=COMPLETE_OWN_TURN) for col in data["columns"]]
+                            for d in data["rows"]}
     specs, cell_of = _same_strategy_specs(cells, games, seed)
     criterion = ("match: within 0.5 rounds of the published mean, or the published mean inside our 10-90 % range of "
                  "the mean (bootstrap over the games); stated before the runs")
@@ -396,8 +571,15 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
             tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
                                                               seed=seed * 1000 + int(test), strategies=strategies)))
-    runs = _Runs(workers, progress, len(specs) + sum(len(t[3]) for t in tests), executor)
-    results = (runs.run(specs) or []) if specs else []  # the first run: never None (not interrupted yet)
+    # every game in one run (one pool of workers, started once): table 5.3's games after the others,
+    # numbered on from them
+    offsets, every = [], list(specs)
+    for test in tests:
+        offsets.append(len(every))
+        every += [dataclasses.replace(spec, index=offsets[-1] + k) for k, spec in enumerate(test[3])]
+    runs = _Runs(workers, progress, len(every), executor)
+    played = (runs.run(every) or []) if every else []  # the only run: never None (not interrupted before)
+    results = [r for r in played if r.index < len(specs)]
     means = _same_strategy_means(cells, cell_of, results, seed)
     out = []
     for table, rows in layouts:
@@ -407,17 +589,25 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             hits = sum(_within(p, o) for _, cells_ in table.rows for p, o in cells_)
             total = sum(1 for _, cells_ in table.rows for _ in cells_)
             table.notes += [criterion, f"{hits} of {total} cells match"]
+            if table.title in cal_cells:
+                table.calibrated = {label: [means[i] for i in idx] for label, idx in cal_cells[table.title].items()}
+                table.calibrated_heading = "cal. (calibrated, not her text)"
+                cal_hits = sum(_within(p, table.calibrated[label][k]) for label, cells_ in table.rows
+                               for k, (p, _) in enumerate(cells_))
+                table.notes += [
+                    f"cal. -- calibrated, not her text: her players at the level '{COMPLETE_OWN_TURN}' (every fact "
+                    f"her observations entail, taken in at her own turn), the same seeds; her sections 6.3.2 and "
+                    f"6.4 say her players did not cross-reference earlier suggestions, so this is not what she "
+                    f"describes but where her figures lie",
+                    f"cal.: {cal_hits} of {total} cells match, counted on its own (never added to the line above)"]
         out.append(table)
-    if tests and not runs.interrupted:
+    if tests:
         t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
                        [f"seat {i}" for i in range(1, 7)],
                        notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
                               f"games; cells are win shares in % (published: wins/500)", note])
-        for test, seats, strategies, test_specs in tests:
-            test_results = runs.run(test_specs)
-            if test_results is None:
-                break
-            runs.note(t, len(test_specs), len(test_results))
+        for (test, seats, strategies, test_specs), start in zip(tests, offsets):
+            test_results = [r for r in played if start <= r.index < start + len(test_specs)]
             summary = summarize(test_results)
             cells = []
             for i, (kind, wins) in enumerate(seats):
@@ -425,5 +615,130 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
                 share = summary["strategies"].get(strategies[i], {}).get("win_rate")
                 cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
             t.rows.append((f"test {test}", cells))
+        runs.note(t, len(every) - len(specs), len(played) - len(results))
         out.append(t)
     return runs.done(out)
+
+
+# --- Kingston's No-intelligence row in closed form, and his six-player splits ----------------------
+
+#: The No-intelligence seat whose solution round :func:`no_intelligence_round` gives.
+NO_INTELLIGENCE_SEAT = "kingston-no-intelligence:knowledge=kingston"
+#: The level the calibrated column gives Deduction and Next-not-held: Kingston's without the possible-set inference.
+WITHOUT_POSSIBLE_SETS = "kingston-without-possible-sets"
+#: Mitchell's calibrated column: complete deduction, taken in at her own turn.
+COMPLETE_OWN_TURN = "complete-own-turn"
+
+
+def unheld_before_envelope(deal: Deal, player: str) -> int:
+    """How many cards the player does not hold come before the envelope's in
+    the edition's list of each category, summed over the categories."""
+    ed = deal.edition
+    need = 0
+    for cat, env in zip(ed.categories, deal.envelope):
+        cards = list(ed.category_cards(cat))
+        need += sum(1 for c in cards[:cards.index(env)] if c not in deal.hands[player])
+    return need
+
+
+def no_intelligence_round(deal: Deal, exhaustive: bool = True) -> int:
+    """Kingston's No-intelligence row in closed form: the round in which the
+    first seat running :data:`NO_INTELLIGENCE_SEAT` names the envelope, every
+    seat playing it.
+
+    Such a seat asks, per category, for the first card in list order that it
+    neither holds nor has seen, so each turn it is either shown a card before
+    the envelope's in its list that it had not seen, or nobody answers and the
+    three cards are the envelope's.  Its own suggestion is therefore the
+    envelope on its turn ``1 + unheld_before_envelope``; and, seeing a new card
+    every turn, it has seen every card outside its hand and the envelope by
+    its turn ``cards - envelope - hand`` (exhaustive elimination).  The round
+    is the least of the two over the seats.  ``exhaustive=False``: the first
+    only (a seat that solves only when its own suggestion goes unanswered).
+
+    Exact for the kingston level (tests/test_reproductions.py checks it
+    against the simulator on random splits of his hands): the level draws no
+    inference from the others' questions that lets a seat name the envelope
+    before either of these turns."""
+    ed = deal.edition
+    best = None
+    for p in deal.players:
+        turn = 1 + unheld_before_envelope(deal, p)
+        if exhaustive:
+            turn = min(turn, len(ed.cards) - ed.envelope_size - len(deal.hands[p]))
+        best = turn if best is None else min(best, turn)
+    return int(best or 0)
+
+
+#: The positions (0-5) of a three-player hand that player1..3 may keep in a six-player split.
+KEEPS = tuple(itertools.combinations(range(6), 3))
+
+
+def kingston_split(d: int, keep: tuple) -> Deal:
+    """Kingston's deal ``d`` for six players under the split rule ``keep``:
+    player i (1-3) keeps the positions ``keep[i - 1]`` of his appendix hand,
+    player i+3 takes the other three.  (0, 1, 2) for every player is the
+    shipped split (player4..6 take the latter half, Mitchell's reading)."""
+    base, six = get_deal(f"kingston-{d}-3p"), get_deal(f"kingston-{d}-6p")
+    hands = {}
+    for i in range(1, 4):
+        hand = base.hands[f"player{i}"]
+        hands[f"player{i}"] = tuple(c for j, c in enumerate(hand) if j in keep[i - 1])
+        hands[f"player{i + 3}"] = tuple(c for j, c in enumerate(hand) if j not in keep[i - 1])
+    if all(tuple(k) == (0, 1, 2) for k in keep):
+        return six
+    name = "/".join("".join(str(j + 1) for j in k) for k in keep)
+    return Deal(id=f"{six.id}-keep-{name.replace('/', '-')}", edition=six.edition, players=six.players,
+                envelope=six.envelope, hands=hands, name=f"{six.name}, player1..3 keep positions {name}",
+                source=f"{six.source}; split rule: player1..3 keep positions {name} of their appendix hands")
+
+
+def fits_deal_5_trace(keep: tuple) -> bool:
+    """Whether the split rule fits Kingston's six-player deal-5 trace:
+    player1 shows Miss Scarlett and Colonel Mustard, and player4 holds the
+    Hall."""
+    deal = kingston_split(5, keep)
+    return ({"miss-scarlett", "col-mustard"} <= set(deal.hands["player1"])
+            and "hall" in deal.hands["player4"])
+
+
+@dataclass(frozen=True)
+class SplitRule:
+    """A per-player split rule with the No-intelligence rounds it gives."""
+
+    keep: tuple
+    """The positions player1..3 keep (0-based)."""
+    rounds: tuple
+    """No intelligence's round on the six-player deals 1-5 (closed form)."""
+    matches: int
+    """How many of them equal Kingston's."""
+
+    def label(self) -> str:
+        return "/".join("".join(str(j + 1) for j in k) for k in self.keep)
+
+
+def split_rules(his: list | None = None) -> list[SplitRule]:
+    """The 8,000 per-player split rules (20 choices of kept positions for
+    each of player1..3) that fit his deal-5 trace, with the rounds each gives
+    (closed form) and how many of his six-player No-intelligence cells
+    (``his``, deals 1-5) they equal."""
+    his = list(his if his is not None else published("kingston")["players"][6]["kingston-no-intelligence"][:5])
+    out = []
+    for keep in itertools.product(KEEPS, repeat=3):
+        if not fits_deal_5_trace(keep):
+            continue
+        rounds = tuple(no_intelligence_round(kingston_split(d, keep)) for d in range(1, 6))
+        out.append(SplitRule(keep, rounds, sum(a == b for a, b in zip(rounds, his))))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def calibrated_split() -> tuple[SplitRule, int]:
+    """The split rule of the calibrated column: among the rules that fit his
+    deal-5 trace, the first (in the order of :func:`split_rules`) of those
+    whose No-intelligence rounds equal the most of his six-player cells; and
+    how many rules give that most."""
+    rules = split_rules()
+    best = max(r.matches for r in rules)
+    tied = [r for r in rules if r.matches == best]
+    return tied[0], len(tied)
