@@ -68,9 +68,9 @@ class CompletionStep:
         #: request kind -> what its rules need of a waiting completion step (see _before_request).
         self._request_needs: dict[str, str] = {}
 
-    def clear(self) -> None:
-        """Nothing waits (a new game)."""
-        self.deferred = None
+    def clear(self, deferred: tuple | None = None) -> None:
+        """Nothing waits (a new game), or the step of ``deferred`` (see :attr:`deferred`: put back)."""
+        self.deferred = deferred
 
     def settle(self) -> None:
         """Run the completion step now if it is waiting (see :attr:`defer_completion`)."""

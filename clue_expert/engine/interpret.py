@@ -98,9 +98,9 @@ class RuleInterpreter:
         self.base_env = {**self.base_env, "ME": me}
         self.game_matches = {}
 
-    def restart(self) -> None:
-        """The count of matches starts again (the game is replayed)."""
-        self.game_matches = {}
+    def restart(self, matches: dict[str | None, int] | None = None) -> None:
+        """The count of matches starts again (the game is replayed), or from ``matches`` (a copy of it)."""
+        self.game_matches = dict(matches or {})
 
     # ------------------------------------------------------------ dispatch
     def run_engine(self) -> None:

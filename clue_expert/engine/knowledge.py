@@ -425,9 +425,12 @@ class Knowledge:
         may read the knowledge through its queries (after a contradiction,
         as it stood when the contradiction was found).  On leaving, the
         knowledge is as it was.  Blocks nest.  For step-by-step proofs by
-        cases (:mod:`clue_expert.engine.proofs`); each block replays every
-        observation, so keep the knowledge small (the completion step off)."""
+        cases (:mod:`clue_expert.engine.proofs`); leaving a block restores
+        the snapshot taken on entering it (:meth:`_snapshot`), with no
+        observation taken in again."""
         before = set(self.justifications)
+        saved = self._snapshot()
+        deferred, matches = self._completion.deferred, self._runner.game_matches
         item = Observed(self._log.turn or 0, Given(tuple(keys)))
         self._observations.append(item)
         error = None
@@ -439,7 +442,20 @@ class Knowledge:
             yield {k: j for k, j in self.justifications.items() if k not in before}, error
         finally:
             del self._observations[max(i for i, x in enumerate(self._observations) if x is item)]
-            self._replay()
+            self._undo(saved, deferred, matches)
+
+    def _undo(self, saved: Snapshot, deferred: tuple | None, matches: dict[str | None, int]) -> None:
+        """Back to :meth:`_snapshot` ``saved`` (the completion step waiting
+        as ``deferred``, the rules' joins having made ``matches``): every
+        part restored, the ledger's on a new model, nothing reported."""
+        if self._ledger is not None:
+            self._ledger.renew(self._new_model())
+        self._restore(saved)
+        self._completion.clear(deferred)
+        self._runner.restart(matches)
+        self._reading = None
+        self._memo = Memo()
+        self._state_memo = Memo()
 
     def _apply(self, item: Observed) -> None:
         self._observations.append(item)
