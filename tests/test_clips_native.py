@@ -31,10 +31,10 @@ def _spy(monkeypatch, seen) -> None:
     the seat records (handed to it straight, or reported as a firing with a
     watch) and ``seen(rule id, None)`` for each firing whose right-hand side
     the seat computes."""
-    on_firing, on_native = RuleInterpreter._on_firing, RuleInterpreter._on_native
-    monkeypatch.setattr(RuleInterpreter, "_on_firing", lambda self, firing: (
+    on_firing, on_native = RuleInterpreter.on_firing, RuleInterpreter.on_native
+    monkeypatch.setattr(RuleInterpreter, "on_firing", lambda self, firing: (
         firing.native is None and seen(firing.rule, None), on_firing(self, firing)))
-    monkeypatch.setattr(RuleInterpreter, "_on_native", lambda self, rule, facts, binder, native, *rest: (
+    monkeypatch.setattr(RuleInterpreter, "on_native", lambda self, rule, facts, binder, native, *rest: (
         seen(rule, native), on_native(self, rule, facts, binder, native, *rest)))
 
 

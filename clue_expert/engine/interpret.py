@@ -3,7 +3,7 @@
 The engine (an adapter of :mod:`clue_expert.engine.engines`) matches the
 rules' left-hand sides and reports each firing with the facts it matched;
 :class:`RuleInterpreter` runs the fired rule's right-hand side in those
-bindings (``_on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
+bindings (``on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
 ``_fire``): its lets, loops and tests over the knowledge's queries, then its
 conclusions -- sheet facts recorded with their justification
 (:meth:`~clue_expert.engine.store.FactStore._declare_known`), a
@@ -59,7 +59,8 @@ class RunnerParts:
 
 class RuleInterpreter:
     """Runs the right-hand sides of the rules the engine fires (see the
-    module docstring).  A part of the seat's knowledge: it owns the rules'
+    module docstring): the engine's :class:`~.engines.base.FiringSink`
+    (``on_firing``, ``on_native``), the one channel its firings reach the seat by.  A part of the seat's knowledge: it owns the rules'
     plans, the bindings every firing starts from, the work budget and the
     count of matches; it reads and adds to the other parts through the
     references it is given."""
@@ -107,10 +108,9 @@ class RuleInterpreter:
         """Run the rules to quiescence on a fresh work budget."""
         self.budget.start_run()
         self._join_matches = {}
-        for firing in self._engine.run(sink=self._on_native):
-            self._on_firing(firing)
+        self._engine.run_into(self)
 
-    def _on_firing(self, firing: EngineFiring) -> None:
+    def on_firing(self, firing: EngineFiring) -> None:
         """One activation fired: run its rule's right-hand side in the
         variables its patterns bound (``when: KIND`` is the one pattern it
         stands for: language.when_patterns); a native one ran inside the
@@ -134,10 +134,10 @@ class RuleInterpreter:
 
     def _on_native_firing(self, firing: EngineFiring) -> None:
         """A native rule fired inside the engine, reported as a firing (with a
-        watch, or by an engine that takes no sink): see :meth:`_on_native`."""
-        self._on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
+        watch, or by an engine that takes no sink): see :meth:`on_native`."""
+        self.on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
 
-    def _on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
+    def on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
                    native: tuple[EngineFact, ...], bindings: tuple | None = None) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
         variables, or one one-of clause; see Knowledge._load_rules) on
@@ -448,7 +448,7 @@ def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tupl
 
 
 class _NativeJustification(_ReadJustification):
-    """The justification of a native firing (:meth:`RuleInterpreter._on_native`):
+    """The justification of a native firing (:meth:`RuleInterpreter.on_native`):
     its premises -- the keys of the facts it matched, as they stood when it
     fired -- put in order, and its message formatted, each only when first
     read.  The message's bindings (:func:`_bound_env`) are made then, from
