@@ -139,13 +139,11 @@ def test_no_code_assigns_another_objects_private_attribute():
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_checks_find_what_they_look_for(tmp_path):
+def test_the_checks_find_what_they_look_for():
     """The structure checks fail on the shapes issue 34 named (an attribute
     declared in one class and assigned in another; a counter written in two)."""
     source = ("class Base:\n    step: int\n    def bump(self):\n        return self.step\n"
               "class Seat(Base):\n    def __init__(self):\n        self.step = 0\n")
-    path = tmp_path / "seat.py"
-    path.write_text(source)
     classes = [_Class(ENGINE / "seat.py", n) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)]
     related = _related(classes)
     assert related == {"Base": {"Seat"}, "Seat": {"Base"}}
@@ -218,3 +216,15 @@ def test_a_refused_observation_leaves_every_part_as_it_was(complete):
     after = (dict(k.justifications), k.sheet().to_json(), k.firings[:], k._engine.facts(),
              k._ledger.assumptions() if complete else None)
     assert after == before
+
+
+def test_the_completion_steps_answers_are_named():
+    k = Knowledge(get_edition("classic"), ["ann", "bob", "cat"], "ann")
+    k.observe(DealtHand("ann", HAND))
+    answer = k.entailment(lacked_key("bob", "rope"))
+    assert answer.follows is True and answer.tree is not None and answer.tree.key == lacked_key("bob", "rope")
+    follows, tree = k.entailment(held_key("bob", "green"))  # still a pair
+    assert (follows, tree) == (None, None)
+    cells = k.settling_cells(held_key("bob", "green"))
+    assert cells and all(c.result in (held_key("bob", "green"), lacked_key("bob", "green")) for c in cells)
+    assert any(c.owner == "bob" and c.card == "green" and c.holds for c in cells)

@@ -9,7 +9,7 @@ known facts, running the rules again after each.  The same model answers
 """
 from __future__ import annotations
 
-from typing import Iterable, NoReturn
+from typing import Iterable, NamedTuple, NoReturn
 
 from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
@@ -30,6 +30,28 @@ SETTLE_FREE = frozenset({"shown_to", "shown_to_anyone", "category_cards", "same_
 #: Rule functions that ask whether the envelope is known (``solved()``): exact
 #: while the step waits (:meth:`CompletionStep.solved`).
 ASKS_SOLVED = frozenset({"solved_all", "envelope_cards"})
+
+
+class Entailment(NamedTuple):
+    """Whether a fact follows from what is known (:meth:`CompletionStep.entailment`)."""
+
+    follows: bool | None
+    """True: it does; False: its negation does; None: neither."""
+    tree: Explanation | None
+    """The explanation of the answer (None when neither follows)."""
+
+
+class SettlingCell(NamedTuple):
+    """One cell that would settle an open fact (:meth:`CompletionStep.settling_cells`)."""
+
+    owner: str
+    """Whose cell."""
+    card: str
+    """Which card."""
+    holds: bool
+    """Learning that the owner holds the card (True) or lacks it (False)..."""
+    result: Key
+    """...entails this: the fact or its opposite."""
 
 
 class CompletionStep:
@@ -207,9 +229,9 @@ class CompletionStep:
         ledger = self._needs_ledger()
         return ledger.model.consistent(ledger.assumptions())
 
-    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[SettlingCell]:
         """Single cells that would settle an open held/lacked fact: each
-        (owner, card, holds, result) such that learning "owner holds card"
+        :class:`SettlingCell` (owner, card, holds, result) such that learning "owner holds card"
         (``holds``) or "owner lacks card" is consistent with what is known
         and entails ``result`` (the fact or its opposite).  Owners in
         ``skip`` are left out.  Needs the completion step."""
@@ -229,9 +251,9 @@ class CompletionStep:
                     if not sat.consistent(assumptions + [obs]):
                         continue
                     if sat.entails(assumptions + [obs], lit):
-                        out.append((o, c, holds, key))
+                        out.append(SettlingCell(o, c, holds, key))
                     elif sat.entails(assumptions + [obs], -lit):
-                        out.append((o, c, holds, opposite))
+                        out.append(SettlingCell(o, c, holds, opposite))
         return out
 
     def _refuted(self, extra: list[int]) -> tuple[Key, ...] | None:
@@ -239,7 +261,11 @@ class CompletionStep:
         None when some deal satisfies them (or there is no SAT model)."""
         return self._ledger.refuting(extra) if self._ledger is not None else None
 
-    def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+    def entailment(self, key: Key) -> Entailment:
+        """See :meth:`_entailment`."""
+        return Entailment(*self._entailment(key))
+
+    def _entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
         is known, decided by entailment: ``(True, tree)`` when it does,
         ``(False, tree)`` when its negation does (every card of it is known

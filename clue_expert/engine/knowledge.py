@@ -40,7 +40,7 @@ from ..core.observations import Accusation, DealtHand, Given, Observation, Revea
 from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
 from ..core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
                           player_name_problem)
-from .completion import CompletionStep
+from .completion import CompletionStep, Entailment, SettlingCell
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
 from .engines.clp import exportable, records_clause
@@ -56,9 +56,9 @@ from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
 from .store import FactStore, Memo, Observed, ReadingView, Seating, Sheet, StoreSnapshot, engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
-           "CompletionStep", "Deciding", "Explanation", "Explanations", "FactStore", "Firing", "Justification",
+           "CompletionStep", "Deciding", "Entailment", "Explanation", "Explanations", "FactStore", "Firing", "Justification",
            "JustificationLog", "Knowledge", "LazyMessage", "Memo", "Observed", "Opening", "PendingCore",
-           "PremiseOrders", "ReadRecord", "ReadingView", "RuleInterpreter", "SatFact", "Seating", "Sheet", "Snapshot",
+           "PremiseOrders", "ReadRecord", "ReadingView", "RuleInterpreter", "SatFact", "Seating", "SettlingCell", "Sheet", "Snapshot",
            "replay_record"]
 
 
@@ -765,11 +765,11 @@ class Knowledge:
         """See :meth:`CompletionStep.completion_check`."""
         return self._completion.completion_check(key)
 
-    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[SettlingCell]:
         """See :meth:`CompletionStep.settling_cells`."""
         return self._completion.settling_cells(key, skip)
 
-    def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+    def entailment(self, key: Key) -> Entailment:
         """See :meth:`CompletionStep.entailment`."""
         return self._completion.entailment(key)
 
