@@ -83,7 +83,7 @@ def risk_of(path: str) -> str:
 
 def evaluate(expression, k, turn: int):
     """``expression`` on the knowledge ``k`` as a rule of the seat reads it at an accusation offer."""
-    env = dict(k._base_env)  # the bindings every firing starts from (ME, PLAYERS, ...)
+    env = dict(k._runner.base_env)  # the bindings every firing starts from (ME, PLAYERS, ...)
     env.update({"__lib__": k, "__budget__": Budget(), "turn": turn})
     return expression(env)
 

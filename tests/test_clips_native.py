@@ -12,8 +12,8 @@ import pytest
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand, Given
 from clue_expert.engine import interpret as interpret_module
-from clue_expert.engine import knowledge as knowledge_module
 from clue_expert.engine.engines import EngineFiring, clips as clips_adapter, clp
+from clue_expert.engine.interpret import RuleInterpreter
 from clue_expert.engine.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_record
 
@@ -31,10 +31,10 @@ def _spy(monkeypatch, seen) -> None:
     the seat records (handed to it straight, or reported as a firing with a
     watch) and ``seen(rule id, None)`` for each firing whose right-hand side
     the seat computes."""
-    on_firing, on_native = knowledge_module.Knowledge._on_firing, knowledge_module.Knowledge._on_native
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_firing", lambda self, firing: (
+    on_firing, on_native = RuleInterpreter.on_firing, RuleInterpreter.on_native
+    monkeypatch.setattr(RuleInterpreter, "on_firing", lambda self, firing: (
         firing.native is None and seen(firing.rule, None), on_firing(self, firing)))
-    monkeypatch.setattr(knowledge_module.Knowledge, "_on_native", lambda self, rule, facts, binder, native, *rest: (
+    monkeypatch.setattr(RuleInterpreter, "on_native", lambda self, rule, facts, binder, native, *rest: (
         seen(rule, native), on_native(self, rule, facts, binder, native, *rest)))
 
 
@@ -48,8 +48,8 @@ def test_native_firings_give_the_facts_and_justifications_experta_gives(monkeypa
     record = random_record(random.Random(seed), n_players=4, n_turns=14)
     native, python, runs, takes = [], [], [], []
     _spy(monkeypatch, lambda rule, made: (python if made is None else native).append(rule))
-    run = knowledge_module.Knowledge._run_engine
-    monkeypatch.setattr(knowledge_module.Knowledge, "_run_engine", lambda self: runs.append(1) or run(self))
+    run = RuleInterpreter.run_engine
+    monkeypatch.setattr(RuleInterpreter, "run_engine", lambda self: runs.append(1) or run(self))
     take = clips_adapter.ClipsEngine._take_log
     monkeypatch.setattr(clips_adapter.ClipsEngine, "_take_log", lambda self: takes.append(1) or take(self))
     monkeypatch.setattr(clp, "LOG_CHUNK", 4000)  # no halt for a full log chunk in these runs
@@ -107,7 +107,7 @@ def test_clause_rules_run_inside_clips_as_the_store_records_a_clause(monkeypatch
     observations = [(0, DealtHand(k.me, tuple(record.hand)))] + list(enumerate(record.turns, start=1))
     for turn, observation in observations:
         k.observe(observation, turn)
-        store = {(o, tuple(sorted(c))) for o, clauses in k._clauses.items() for c in clauses}
+        store = {(o, tuple(sorted(c))) for o, clauses in k._store.clauses.items() for c in clauses}
         known, count = _clips_clauses(k)
         assert known == store and count == len(store), turn
     fired = {rule for rule, _ in native}
@@ -128,7 +128,7 @@ def test_a_clause_firing_watched_step_by_step_records_what_a_run_records():
     fired = {item.rule for what, item in events if what == "fire"}
     assert {"narrow-one-of", "record-unseen-show-as-one-of"} <= fired
     assert _account(watched) == _account(_observed(record, "clips", complete=False))
-    store = {(o, tuple(sorted(c))) for o, clauses in watched._clauses.items() for c in clauses}
+    store = {(o, tuple(sorted(c))) for o, clauses in watched._store.clauses.items() for c in clauses}
     assert _clips_clauses(watched) == (store, len(store))
 
 

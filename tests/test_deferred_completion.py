@@ -91,9 +91,9 @@ def test_a_seat_player_waits_and_its_knowledge_reads_settled():
     other = next(p for p in record.players if p != record.me)
     card = next(c for c in record.edition.card_ids if c not in record.hand)
     k.observe(Given((("lacked", other, card),)), 1)
-    assert k._deferred is not None  # waiting for a read
+    assert k._completion.deferred is not None  # waiting for a read
     # the player's knowledge, as anyone reads it, has run the step
-    assert player.knowledge._deferred is None
+    assert player.knowledge._completion.deferred is None
 
 
 def test_an_inconsistent_observation_is_refused_by_itself_and_changes_nothing():
@@ -110,7 +110,7 @@ def test_an_inconsistent_observation_is_refused_by_itself_and_changes_nothing():
     with pytest.raises(ContradictionError, match="no deal is consistent"):
         k.observe(Given(tuple(cards_key("one-of", other, pair) for pair in pairs)), 1)
     assert k.sheet().cells == before
-    assert k._deferred is None  # nothing waits: the state before was kept
+    assert k._completion.deferred is None  # nothing waits: the state before was kept
 
 
 def _started(record, strategy: str, accusation: str):
@@ -156,7 +156,7 @@ def test_a_request_that_reads_no_sheet_leaves_the_step_waiting_and_decides_as_af
             for kind, values in asks:
                 waited = [(c.kind, c.options, c.rule) for c in waiting.request(kind, values)]
                 assert waited == [(c.kind, c.options, c.rule) for c in eager.request(kind, values)], (kind, n)
-                left_waiting += waiting._deferred is not None
+                left_waiting += waiting._completion.deferred is not None
                 accused += bool(waited) and kind == "accuse-offer"
             if eager.solved():
                 break

@@ -9,21 +9,22 @@ known facts, running the rules again after each.  The same model answers
 """
 from __future__ import annotations
 
-from typing import Iterable, NoReturn
+from typing import Iterable, NamedTuple, NoReturn
 
 from .backbone import Unsatisfiable
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
-from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Firing, Justification
+from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Explanations, Firing, Justification, \
+    JustificationLog
 from .ledger import PendingCore, SatLedger
-from .store import Sheet
+from .store import FactStore, Seating
 
 
 #: Rule functions whose answers the completion step cannot change: they read
 #: what the seat showed, the edition, or only their arguments.  A request whose
 #: rules call no other function needs no waiting step run first (see
-#: :meth:`CompletionStep._before_request`).
+#: :meth:`CompletionStep.before_request`).
 SETTLE_FREE = frozenset({"shown_to", "shown_to_anyone", "category_cards", "same_category", "first", "second",
                          "sorted", "set", "reversed", "len", "round"})
 #: Rule functions that ask whether the envelope is known (``solved()``): exact
@@ -31,14 +32,37 @@ SETTLE_FREE = frozenset({"shown_to", "shown_to_anyone", "category_cards", "same_
 ASKS_SOLVED = frozenset({"solved_all", "envelope_cards"})
 
 
-class CompletionStep(RuleInterpreter):
-    """The SAT completion step and the questions its model answers (see the module docstring)."""
+class Entailment(NamedTuple):
+    """Whether a fact follows from what is known (:meth:`CompletionStep.entailment`)."""
 
-    complete: bool
-    _deferred: tuple | None
-    _category_cards: dict
-    rules: tuple
-    _request_needs: dict[str, str]
+    follows: bool | None
+    """True: it does; False: its negation does; None: neither."""
+    tree: Explanation | None
+    """The explanation of the answer (None when neither follows)."""
+
+
+class SettlingCell(NamedTuple):
+    """One cell that would settle an open fact (:meth:`CompletionStep.settling_cells`)."""
+
+    owner: str
+    """Whose cell."""
+    card: str
+    """Which card."""
+    holds: bool
+    """Learning that the owner holds the card (True) or lacks it (False)..."""
+    result: Key
+    """...entails this: the fact or its opposite."""
+
+
+class CompletionStep:
+    """The SAT completion step and the questions its model answers (see the
+    module docstring).  A part of the seat's knowledge: it owns whether the
+    step waits for a read and what each request needs of it; it reads the
+    other parts through the references it is given (``ledger`` None: the
+    step is off)."""
+
+    deferred: tuple | None
+    """(turn,): the step waits for a read (see :meth:`settle`); None: it does not."""
 
     #: Whether the completion step may wait until the knowledge is next read
     #: (a request, :meth:`solved`, :meth:`settle`) instead of running after
@@ -50,15 +74,37 @@ class CompletionStep(RuleInterpreter):
     #: contradiction is raised by the observation that makes it.  What a read
     #: sees is the same: every entailed fact.  A case-analysis fact found
     #: late carries the turn of the observation after which it was found.
-    defer_completion: bool = False
+    defer_completion: bool
+
+    def __init__(self, seating: Seating, log: JustificationLog, explanations: Explanations, store: FactStore,
+                 ledger: SatLedger | None, runner: RuleInterpreter, rules: tuple) -> None:
+        self._seating = seating
+        self._log = log
+        self._explanations = explanations
+        self._store = store
+        self._ledger = ledger
+        self._runner = runner
+        self._rules = rules
+        self.defer_completion = False
+        self.deferred = None
+        #: request kind -> what its rules need of a waiting completion step (see _before_request).
+        self._request_needs: dict[str, str] = {}
+
+    def clear(self, deferred: tuple | None = None) -> None:
+        """Nothing waits (a new game), or the step of ``deferred`` (see :attr:`deferred`: put back)."""
+        self.deferred = deferred
 
     def settle(self) -> None:
         """Run the completion step now if it is waiting (see :attr:`defer_completion`)."""
-        if self._deferred is not None:
-            (turn,), self._deferred = self._deferred, None
+        if self.deferred is not None:
+            (turn,), self.deferred = self.deferred, None
             self._case_analysis(turn)
 
-    def _before_request(self, kind: str) -> None:
+    def run(self, turn: int | None) -> None:
+        """Run the step after an observation of ``turn`` (see :meth:`_case_analysis`)."""
+        self._case_analysis(turn)
+
+    def before_request(self, kind: str) -> None:
         """What a request of ``kind`` needs of a waiting completion step
         before its rules run: the step run (:meth:`settle`) when some rule
         it triggers reads the sheet; only :meth:`solved` (which runs the
@@ -70,7 +116,7 @@ class CompletionStep(RuleInterpreter):
         one, where it would run the engine within the engine's run)."""
         need = self._request_needs.get(kind)
         if need is None:
-            need = self._request_needs[kind] = _request_need(kind, self.rules)
+            need = self._request_needs[kind] = _request_need(kind, self._rules)
         if need == "sheet":
             self.settle()
         elif need == "solved":
@@ -86,21 +132,16 @@ class CompletionStep(RuleInterpreter):
         another witness: the same question would get the same answer from
         the same witnesses, with no solve."""
         ledger = self._ledger
-        if self._deferred is not None and ledger is not None and not super().solved():
+        if self.deferred is not None and ledger is not None and not self._store.solved():
             sat = ledger.model
             if ledger.unpinned != (len(ledger.facts), sat.kept):
-                if sat.pinned(ledger.assumptions(), sat.owner_groups(ENVELOPE, self._category_cards)):
+                if sat.pinned(ledger.assumptions(), sat.owner_groups(ENVELOPE, self._seating.category_cards)):
                     self.settle()
                 else:
                     ledger.unpinned = (len(ledger.facts), sat.kept)
-        return super().solved()
+        return self._store.solved()
 
-    def sheet(self) -> Sheet:
-        """The detective sheet, every entailed fact on it (a waiting completion step runs first)."""
-        self.settle()
-        return super().sheet()
-
-    def _defer_case_analysis(self, turn: int | None) -> None:
+    def defer(self, turn: int | None) -> None:
         """The completion step left for the next read, once some deal is known
         to satisfy everything known (else the contradiction is raised now)."""
         ledger = self._ledger
@@ -110,7 +151,7 @@ class CompletionStep(RuleInterpreter):
             ledger.model.check(ledger.assumptions())
         except Unsatisfiable as exc:
             self._no_deal(exc, turn)
-        self._deferred = (turn,)
+        self.deferred = (turn,)
 
     def _no_deal(self, exc: Unsatisfiable, turn: int | None) -> NoReturn:
         """Raise the contradiction of an unsatisfiable SAT query: the known facts in its minimised core."""
@@ -118,19 +159,21 @@ class CompletionStep(RuleInterpreter):
         keys = ledger.keys(x for x in ledger.model.minimize(exc.core) if x in ledger.facts)
         raise ContradictionError(
             "no deal is consistent with these facts together (with the hand sizes and the envelope's cards per category)",
-            turn=turn, facts=[f"{describe(k, self.values)} (from {self._roots_text(k)})" for k in keys]) from None
+            turn=turn, facts=[f"{describe(k, self._log.values)} (from {self._explanations.roots_text(k)})"
+                              for k in keys]) from None
 
     # ------------------------------------------------------- case analysis
     def _case_analysis(self, turn: int | None) -> None:
         ledger = self._ledger
         if ledger is None or len(ledger.facts) == ledger.done:
             return  # no SAT model (not complete), or nothing new since the last one: everything entailed is known
-        self._deferred = None
+        self.deferred = None
         sat = ledger.model
         assumptions = ledger.assumptions()
         unknown_vars = []
+        store, log = self._store, self._log
         for o, cells in sat.owner_cells():
-            held, lacked = self._held[o], self._lacked[o]
+            held, lacked = store.held[o], store.lacked[o]
             unknown_vars += [v for c, v in cells if c not in held and c not in lacked]
         try:
             found = sat.backbone(assumptions, unknown_vars)
@@ -139,7 +182,7 @@ class CompletionStep(RuleInterpreter):
         for lit, core in found:
             owner, card = sat.cell(abs(lit))
             key = held_key(owner, card) if lit > 0 else lacked_key(owner, card)
-            if key in self.justifications:
+            if key in log.justifications:
                 continue  # a rule got there first while earlier ones were added
             current = set(ledger.assumptions())
             core = [x for x in core if x in current]
@@ -149,12 +192,12 @@ class CompletionStep(RuleInterpreter):
             # fact is first explained (see justification()), which keeps the
             # deletion-based minimisation off the hot path.
             premises = ledger.keys(core)
-            step = self._new_step()
-            just = Justification(CASE_ANALYSIS, self._case_message(key, len(premises)), premises, step, turn)
+            step = log.new_step()
+            just = Justification(CASE_ANALYSIS, Explanations.case_message(key, len(premises)), premises, step, turn)
             ledger.pending[key] = PendingCore(lit, tuple(core))
-            if self._declare_known(key, just):
-                self._log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
-                self._run_engine()
+            if store.declare_known(key, just):
+                log.log(Firing(step, CASE_ANALYSIS, just.message, (key,), premises, turn))
+                self._runner.run_engine()
         # what the rules added since follows from the same facts: complete
         ledger.done = len(ledger.facts)
 
@@ -177,7 +220,7 @@ class CompletionStep(RuleInterpreter):
             owner = None
             model = sat.example(assumptions + [want])
             if model is not None:
-                owner = next(o for o in self.owners if sat.var(o, key[2]) in model)
+                owner = next(o for o in self._seating.owners if sat.var(o, key[2]) in model)
             out[label] = owner
         return out
 
@@ -186,9 +229,9 @@ class CompletionStep(RuleInterpreter):
         ledger = self._needs_ledger()
         return ledger.model.consistent(ledger.assumptions())
 
-    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[tuple[str, str, bool, Key]]:
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[SettlingCell]:
         """Single cells that would settle an open held/lacked fact: each
-        (owner, card, holds, result) such that learning "owner holds card"
+        :class:`SettlingCell` (owner, card, holds, result) such that learning "owner holds card"
         (``holds``) or "owner lacks card" is consistent with what is known
         and entails ``result`` (the fact or its opposite).  Owners in
         ``skip`` are left out.  Needs the completion step."""
@@ -197,20 +240,20 @@ class CompletionStep(RuleInterpreter):
         lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
         opposite = (LACKED if key[0] == HELD else HELD, key[1], key[2])
         out = []
-        for o in self.owners:
+        for o in self._seating.owners:
             if o in skip:
                 continue
-            for c in self._cards:
-                if self.status(o, c) != UNKNOWN:
+            for c in self._seating.cards:
+                if self._store.status(o, c) != UNKNOWN:
                     continue
                 for holds in (True, False):
                     obs = sat.var(o, c) * (1 if holds else -1)
                     if not sat.consistent(assumptions + [obs]):
                         continue
                     if sat.entails(assumptions + [obs], lit):
-                        out.append((o, c, holds, key))
+                        out.append(SettlingCell(o, c, holds, key))
                     elif sat.entails(assumptions + [obs], -lit):
-                        out.append((o, c, holds, opposite))
+                        out.append(SettlingCell(o, c, holds, opposite))
         return out
 
     def _refuted(self, extra: list[int]) -> tuple[Key, ...] | None:
@@ -218,7 +261,11 @@ class CompletionStep(RuleInterpreter):
         None when some deal satisfies them (or there is no SAT model)."""
         return self._ledger.refuting(extra) if self._ledger is not None else None
 
-    def entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+    def entailment(self, key: Key) -> Entailment:
+        """See :meth:`_entailment`."""
+        return Entailment(*self._entailment(key))
+
+    def _entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
         is known, decided by entailment: ``(True, tree)`` when it does,
         ``(False, tree)`` when its negation does (every card of it is known
@@ -229,48 +276,49 @@ class CompletionStep(RuleInterpreter):
         consistent with a minimal set of known facts makes it false.  Without
         the completion step only what the rules concluded counts."""
         kind, owner = key[0], key[1]
-        if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in self._owner_set:
+        seating, store, known, explain = self._seating, self._store, self._log.justifications, self._explanations.explain
+        if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in seating.owner_set:
             raise ClueError(f"cannot decide {describe(key)} by entailment")
         cards = (key[2],) if kind in (HELD, LACKED) else tuple(key[2])
-        if not cards or any(c not in self._all_cards for c in cards):
+        if not cards or any(c not in seating.all_cards for c in cards):
             raise ClueError(f"cannot decide {describe(key)}: it names no card or an unknown one")
         sign = 1 if kind in (HELD, "one-of") else -1
         same, other = (held_key, lacked_key) if sign > 0 else (lacked_key, held_key)
-        turn = self.last_turn
+        turn = self._log.last_turn
 
         def node(k: Key, text: str, rule: str, message: str, premises: tuple, children: list) -> Explanation:
             return Explanation(k, text, Justification(rule, message, premises, 0, turn), children)
 
-        if key in self.justifications:
-            return True, self.explain(key)
+        if key in known:
+            return True, explain(key)
         for c in cards:  # a card of it known the fact's way
-            if self.status(owner, c) == (HELD if sign > 0 else LACKED):
+            if store.status(owner, c) == (HELD if sign > 0 else LACKED):
                 cell = same(owner, c)
                 return True, node(key, describe(key), "entailment", f"{describe(cell)}, one of them", (cell,),
-                                  [self.explain(cell)])
-        clauses = self._clauses if kind == "one-of" else self._not_all if kind == "not-all" else {}
+                                  [explain(cell)])
+        clauses = store.clauses if kind == "one-of" else store.not_all if kind == "not-all" else {}
         for clause, clause_key in clauses.get(owner, {}).items():
-            if clause <= set(cards) and clause_key in self.justifications:
+            if clause <= set(cards) and clause_key in known:
                 return True, node(key, describe(key), "entailment",
                                   f"{describe(clause_key)}, and these cards include those", (clause_key,),
-                                  [self.explain(clause_key)])
+                                  [explain(clause_key)])
         var = self._ledger.model.var if self._ledger is not None else None
         premises = self._refuted([-sign * var(owner, c) for c in cards]) if var else None
         if premises is not None:
-            return True, node(key, describe(key), CASE_ANALYSIS, self._case_message(key, len(premises)), premises,
-                              [self.explain(p) for p in premises])
+            return True, node(key, describe(key), CASE_ANALYSIS, Explanations.case_message(key, len(premises)), premises,
+                              [explain(p) for p in premises])
         # the negation: every card of it known (or entailed) the other way
         children = []
         for c in cards:
             cell = other(owner, c)
-            if cell in self.justifications:
-                children.append(self.explain(cell))
+            if cell in known:
+                children.append(explain(cell))
                 continue
             found = self._refuted([sign * var(owner, c)]) if var else None
             if found is None:
                 return None, None
-            children.append(node(cell, describe(cell), CASE_ANALYSIS, self._case_message(cell, len(found)), found,
-                                 [self.explain(p) for p in found]))
+            children.append(node(cell, describe(cell), CASE_ANALYSIS, Explanations.case_message(cell, len(found)), found,
+                                 [explain(p) for p in found]))
         if kind in (HELD, LACKED):
             return False, children[0]
         text = (f"{owner} holds none of {', '.join(cards)}" if kind == "one-of"
@@ -281,7 +329,7 @@ class CompletionStep(RuleInterpreter):
 
 def _request_need(kind: str, rules: Iterable) -> str:
     """What the rules that a request of ``kind`` triggers read (see
-    :meth:`CompletionStep._before_request`): ``sheet`` when some rule is
+    :meth:`CompletionStep.before_request`): ``sheet`` when some rule is
     not a ``when:`` rule on request kinds alone (a join may match sheet
     facts) or calls a function outside :data:`SETTLE_FREE` and
     :data:`ASKS_SOLVED`; else ``solved`` when one asks whether the envelope

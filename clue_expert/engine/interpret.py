@@ -3,7 +3,7 @@
 The engine (an adapter of :mod:`clue_expert.engine.engines`) matches the
 rules' left-hand sides and reports each firing with the facts it matched;
 :class:`RuleInterpreter` runs the fired rule's right-hand side in those
-bindings (``_on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
+bindings (``on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
 ``_fire``): its lets, loops and tests over the knowledge's queries, then its
 conclusions -- sheet facts recorded with their justification
 (:meth:`~clue_expert.engine.store.FactStore._declare_known`), a
@@ -13,18 +13,21 @@ kept apart from the sheet).
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
 from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
                           bound_key, cards_key, describe)
 from .decisions import Deciding
-from .engines import Binder, EngineFact, EngineFiring, bound
+from .justify import Explanations, JustificationLog
+from .store import FactStore, ReadingView, Seating
+from .engines import Binder, EngineFact, EngineFiring, RuleEngine, bound
 from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
 from .justify import (HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _premises_read, _ReadFiring,
                       _ReadJustification)
-from .language import RulePlan
-from .rules import CompiledRule, RuleSet, format_template
+from .language import RulePlan, rule_plan
+from .rules import CompiledRule, format_template
 
 #: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
 #: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
@@ -41,27 +44,73 @@ MAX_GAME_MATCHES = 100_000
 _NOT_PREMISES = SETUP_KINDS | TALLY_KINDS | TRANSIENT_KINDS
 
 
-class RuleInterpreter(Deciding):
-    """Runs the right-hand sides of the rules the engine fires (see the module docstring)."""
+@dataclass(frozen=True)
+class RunnerParts:
+    """The parts of the seat's knowledge a :class:`RuleInterpreter` reads and adds to."""
 
-    check_premises: bool
-    _rules_by_id: dict[str, CompiledRule]
-    _plans: dict[str, RulePlan]
-    _base_env: dict[str, Any]
-    _budget: Budget
-    _join_matches: dict[str, int]
-    _game_matches: dict[str | None, int]
-    _rulesets: tuple[RuleSet, ...]
+    seating: Seating
+    log: JustificationLog
+    explanations: Explanations
+    store: FactStore
+    view: ReadingView
+    deciding: Deciding
+    engine: RuleEngine
+
+
+class RuleInterpreter:
+    """Runs the right-hand sides of the rules the engine fires (see the
+    module docstring): the engine's :class:`~.engines.base.FiringSink`
+    (``on_firing``, ``on_native``), the one channel its firings reach the seat by.  A part of the seat's knowledge: it owns the rules'
+    plans, the bindings every firing starts from, the work budget and the
+    count of matches; it reads and adds to the other parts through the
+    references it is given."""
+
+    base_env: dict[str, Any]
+    """The bindings every rule firing starts from (read by rule expressions, so any value; a new
+    dict when one changes, never changed in place: a native firing's message reads it later)."""
+    game_matches: dict[str | None, int]
+    """rule id -> matches its join made since the knowledge started (None: all rules'; MAX_GAME_MATCHES)."""
+
+    def __init__(self, parts: "RunnerParts", rules: Sequence[CompiledRule], check_premises: bool,
+                 base_env: dict[str, Any], budget: Budget) -> None:
+        self._seating = parts.seating
+        self._log = parts.log
+        self._explanations = parts.explanations
+        self._store = parts.store
+        self._view = parts.view
+        self._deciding = parts.deciding
+        self._engine = parts.engine
+        #: Whether a rule's stated ``because:`` premises are checked to entail each of its conclusions.
+        self.check_premises = check_premises
+        self._rules_by_id = {r.id: r for r in rules}
+        #: rule id -> how it runs (its compiled closures; see language.rule_plan).
+        self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
+        self.base_env = base_env
+        #: The rules' work budget (see Knowledge: each run of the engine starts it afresh, each firing too).
+        self.budget = budget
+        self.game_matches = {}
+        #: rule id -> matches its join made in this run of the engine.
+        self._join_matches: dict[str, int] = {}
+
+    def reseat(self, me: str | None) -> None:
+        """A new game for seat ``me``: the bindings say so (a new dict: the
+        messages of the last game's native firings read the old one), the
+        count of matches starts again."""
+        self.base_env = {**self.base_env, "ME": me}
+        self.game_matches = {}
+
+    def restart(self, matches: dict[str | None, int] | None = None) -> None:
+        """The count of matches starts again (the game is replayed), or from ``matches`` (a copy of it)."""
+        self.game_matches = dict(matches or {})
 
     # ------------------------------------------------------------ dispatch
-    def _run_engine(self) -> None:
+    def run_engine(self) -> None:
         """Run the rules to quiescence on a fresh work budget."""
-        self._budget.start_run()
-        self._join_matches: dict[str, int] = {}
-        for firing in self._engine.run(sink=self._on_native):
-            self._on_firing(firing)
+        self.budget.start_run()
+        self._join_matches = {}
+        self._engine.run_into(self)
 
-    def _on_firing(self, firing: EngineFiring) -> None:
+    def on_firing(self, firing: EngineFiring) -> None:
         """One activation fired: run its rule's right-hand side in the
         variables its patterns bound (``when: KIND`` is the one pattern it
         stands for: language.when_patterns); a native one ran inside the
@@ -73,8 +122,8 @@ class RuleInterpreter(Deciding):
         rule = self._rules_by_id[firing.rule]
         guard = self._plans[rule.id].guard
         if guard is not None:
-            env = dict(self._base_env)
-            env["__lib__"] = self
+            env = dict(self.base_env)
+            env["__lib__"] = self._view
             env.update((k, frozenset(v) if k in rule.set_vars else v) for k, v in firing.activation.bindings)
             try:
                 if not guard(env):
@@ -85,10 +134,10 @@ class RuleInterpreter(Deciding):
 
     def _on_native_firing(self, firing: EngineFiring) -> None:
         """A native rule fired inside the engine, reported as a firing (with a
-        watch, or by an engine that takes no sink): see :meth:`_on_native`."""
-        self._on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
+        watch, or by an engine that takes no sink): see :meth:`on_native`."""
+        self.on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
 
-    def _on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
+    def on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
                    native: tuple[EngineFact, ...], bindings: tuple | None = None) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
         variables, or one one-of clause; see Knowledge._load_rules) on
@@ -100,11 +149,11 @@ class RuleInterpreter(Deciding):
         ``bindings``) only when its message is."""
         rule = self._rules_by_id[rule_id]
         self._count_match(rule)
-        self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        self.budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
-        owners, cards = self._owner_set, self._all_cards
+        owners, cards = self._seating.owner_set, self._seating.all_cards
         for fact in native:
             key = fact.key()
             kind, owner = key[0], key[1]
@@ -119,14 +168,13 @@ class RuleInterpreter(Deciding):
                     self._check_conclusion(rule, kind, owner, card)
             new.append(key)
         keys = self._matched_keys(facts)  # the counts as they stand now
-        self._step += 1
-        just = _NativeJustification(rule, self._step, self._turn, self._orders, keys, self, self._base_env, bindings,
-                                    facts, binder)
+        just = _NativeJustification(rule, self._log.new_step(), self._log.turn, self._explanations.orders, keys,
+                                    self._view, self.base_env, bindings, facts, binder)
         # asserted inside the engine already, unless it runs one firing at a time (a watch)
         in_engine = self._engine.watch is None
-        made_keys = tuple([k for k in new if self._declare_known(k, just, in_engine)])
+        made_keys = tuple([k for k in new if self._store.declare_known(k, just, in_engine)])
         if made_keys:
-            self._log(_ReadFiring(made_keys, just))
+            self._log.log(_ReadFiring(made_keys, just))
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its
@@ -143,14 +191,14 @@ class RuleInterpreter(Deciding):
         if made > MAX_JOIN_MATCHES:
             raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
                                                      f"run (the limit on matches per rule and observation)")
-        game = self._game_matches
+        game = self.game_matches
         game[rule.id] = game.get(rule.id, 0) + 1
         game[None] = total = game.get(None, 0) + 1
         if total > MAX_GAME_MATCHES:
             raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
                                                      f"in this game or record, {game[rule.id]:,} of them this rule's "
                                                      f"(the limit on matches per game)")
-        self._budget.charge(1)
+        self.budget.charge(1)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
         """The bindings a firing's right-hand side runs in: the base ones,
@@ -158,7 +206,7 @@ class RuleInterpreter(Deciding):
         would make the knowledge a cycle), the variables its patterns bound
         (a multislot as a tuple, or a frozenset for a set variable), and the
         facts it matched as premises (``this``, ``__matched__``)."""
-        return _bound_env(rule, self, self._base_env, firing.activation.bindings, self._matched_keys(firing.facts))
+        return _bound_env(rule, self._view, self.base_env, firing.activation.bindings, self._matched_keys(firing.facts))
 
     def _matched_keys(self, facts: Sequence[EngineFact]) -> tuple:
         """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
@@ -177,7 +225,7 @@ class RuleInterpreter(Deciding):
             if kind in SETUP_KINDS or kind in TRANSIENT_KINDS:
                 continue
             if kind in TALLY_KINDS:
-                out.extend(self._counted(kind, key[1]))
+                out.extend(self._store.counted(kind, key[1]))
             else:
                 out.append(key)
         return tuple(dict.fromkeys(out)) or tuple(keys[:1])
@@ -187,9 +235,9 @@ class RuleInterpreter(Deciding):
         plan = self._plans[rule.id]
         pre, condition, lets, loops, each, where = plan.pre, plan.condition, plan.lets, plan.loops, plan.each, \
             plan.where
-        self._budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        self.budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if rule.auto_premises:
-            self._reads = []  # what its queries read become its premises (_read_premises)
+            self._view.record()  # what its queries read become its premises (Explanations.read_premises)
         try:
             for name, fn in pre:  # the lets the if: reads
                 env[name] = fn(env)
@@ -216,7 +264,7 @@ class RuleInterpreter(Deciding):
             text = text if len(text) <= 200 else text[:200] + "…"
             raise RuleFileError(rule.path, rule.id, f"failed while running: {type(exc).__name__}: {text}") from exc
         finally:
-            self._reads = None
+            self._view.stop()
 
     def _loop(self, rule: CompiledRule, env: dict, i: int) -> None:
         plan = self._plans[rule.id]
@@ -226,8 +274,8 @@ class RuleInterpreter(Deciding):
         values = sorted(values) if isinstance(values, (set, frozenset)) else list(values)
         if len(values) > MAX_LENGTH:
             raise LimitError(f"for {name}: {len(values):,} values, over {MAX_LENGTH:,} (the limit on lengths)")
-        self._budget.charge(len(values) + 1)
-        reads = self._reads
+        self.budget.charge(len(values) + 1)
+        reads = self._view.reads
         last = i + 1 == len(loops)
         for value in values:  # each combination rebinds the loop's names in the same environment
             env[name] = value
@@ -249,26 +297,26 @@ class RuleInterpreter(Deciding):
             kind, owner_fn, card_fn = cell.kind, cell.owner, cell.card
             owner = owner_fn(env)
             card = card_fn(env)
-            if type(owner) is not str or owner not in self._owner_set or type(card) is not str \
-                    or card not in self._all_cards:
+            if type(owner) is not str or owner not in self._seating.owner_set or type(card) is not str \
+                    or card not in self._seating.all_cards:
                 self._check_conclusion(rule, kind, owner, card)
             key = (kind, owner, card)
-            if key in self.justifications:
+            if key in self._log.justifications:
                 return
             message = LazyMessage(rule, dict(env))  # the bindings of this firing
-            self._step += 1
-            step = self._step
-            reads = self._reads
+            step = self._log.new_step()
+            reads = self._view.reads
             tokens = tuple(reads) if reads else ()
             if ("seen",) in tokens:
-                tokens = self._read_tokens()
-            read_just = _ReadJustification(rule.id, message, step, self._turn,
-                                           ReadRecord(self._orders, env.get("__matched__") or (env["this"],), tokens))
-            if self._declare_known(key, read_just):
-                self._log(_ReadFiring((key,), read_just))
+                tokens = self._explanations.read_tokens(self._view.reads, self._seating.me)
+            read_just = _ReadJustification(rule.id, message, step, self._log.turn,
+                                           ReadRecord(self._explanations.orders,
+                                                      env.get("__matched__") or (env["this"],), tokens))
+            if self._store.declare_known(key, read_just):
+                self._log.log(_ReadFiring((key,), read_just))
             return
         if rule.then and rule.then[0].kind in DECISION_KINDS:
-            self._decide(rule, env)
+            self._deciding.decide(rule, env)
             return
         if rule.then and rule.then[0].kind in PROBABLE_KINDS:
             self._suppose(rule, env)
@@ -287,8 +335,8 @@ class RuleInterpreter(Deciding):
             owner = c.args[0](env)
             arg = c.args[1](env)
             if c.kind in ("held", "lacked"):
-                if type(owner) is not str or owner not in self._owner_set or type(arg) is not str \
-                        or arg not in self._all_cards:
+                if type(owner) is not str or owner not in self._seating.owner_set or type(arg) is not str \
+                        or arg not in self._seating.all_cards:
                     self._check_conclusion(rule, c.kind, owner, arg)
                 key = (c.kind, owner, arg)
             elif c.kind == "bound":
@@ -298,7 +346,7 @@ class RuleInterpreter(Deciding):
             else:
                 self._check_conclusion(rule, c.kind, owner, arg)
                 key = cards_key(c.kind, owner, arg)
-            if self._is_new(key) and key not in new:
+            if self._store.is_new(key) and key not in new:
                 new.append(key)
         return new, contradiction
 
@@ -310,37 +358,41 @@ class RuleInterpreter(Deciding):
             return
         message = LazyMessage(rule, dict(env))  # the bindings of this firing
         if rule.auto_premises and contradiction is None:  # premises put in order when first read
-            step = self._new_step()
-            read_just = _ReadJustification(rule.id, message, step, self._turn,
-                                           ReadRecord(self._orders, env.get("__matched__") or (env["this"],),
-                                            self._read_tokens()))
-            made = tuple(k for k in new if self._declare_known(k, read_just))
+            step = self._log.new_step()
+            tokens = self._explanations.read_tokens(self._view.reads, self._seating.me)
+            read_just = _ReadJustification(rule.id, message, step, self._log.turn,
+                                           ReadRecord(self._explanations.orders,
+                                                      env.get("__matched__") or (env["this"],), tokens))
+            made = tuple(k for k in new if self._store.declare_known(k, read_just))
             if made:
-                self._log(_ReadFiring(made, read_just))
+                self._log.log(_ReadFiring(made, read_just))
             return
         if rule.auto_premises:
-            premises, read_from = self._read_premises(env.get("__matched__") or (env["this"],))
+            premises, read_from = self._explanations.read_premises(
+                env.get("__matched__") or (env["this"],),
+                self._explanations.read_tokens(self._view.reads, self._seating.me))
         else:
-            premises, read_from = self._premises(rule, env), None
+            premises, read_from = self._explanations.stated(rule, env), None
             if self.check_premises:
-                self._check_stated(rule, premises, [None] if contradiction is not None else new)
+                self._explanations.check_stated(rule, premises, [None] if contradiction is not None else new)
         if contradiction is not None:
             if read_from is not None:  # the facts that contradict each other, not all it read
-                premises = premises[:read_from] + self._minimal(premises[:read_from], premises[read_from:], None)
-            raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._turn,
-                                     facts=[f"{describe(p, self.values)} (from {self._roots_text(p)})"
+                premises = premises[:read_from] + self._explanations.minimal(premises[:read_from],
+                                                                             premises[read_from:], None)
+            raise ContradictionError(f"{contradiction} (rule {rule.id})", turn=self._log.turn,
+                                     facts=[f"{describe(p, self._log.values)} (from {self._explanations.roots_text(p)})"
                                             for p in premises], cause=(rule.id, tuple(premises), contradiction))
-        step = self._new_step()
-        just = Justification(rule.id, message, tuple(premises), step, self._turn, read_from)
-        made = tuple(k for k in new if self._declare_known(k, just))
+        step = self._log.new_step()
+        just = Justification(rule.id, message, tuple(premises), step, self._log.turn, read_from)
+        made = tuple(k for k in new if self._store.declare_known(k, just))
         if made:
-            self._log(Firing(step, rule.id, message, made, tuple(premises), self._turn))
+            self._log.log(Firing(step, rule.id, message, made, tuple(premises), self._log.turn))
 
     def _check_conclusion(self, rule: CompiledRule, kind: str, owner, arg) -> None:
         """A conclusion's owner and card(s) must be the game's (not a KeyError later)."""
-        if type(owner) is not str or owner not in self._owner_set:
+        if type(owner) is not str or owner not in self._seating.owner_set:
             raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(owner, 80)}, which is not "
-                                                    f"an owner ({', '.join(self.owners)})")
+                                                    f"an owner ({', '.join(self._seating.owners)})")
         if kind in ("one-of", "not-all"):
             if isinstance(arg, str) or not isinstance(arg, (list, tuple, set, frozenset)):
                 raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
@@ -358,9 +410,9 @@ class RuleInterpreter(Deciding):
                 if type(n) is not int:
                     raise RuleFileError(rule.path, rule.id, f"concludes a bound whose {what} count is "
                                                             f"{clip(n, 80)}, which is not a whole number")
-        elif type(arg) is not str or arg not in self._all_cards:
+        elif type(arg) is not str or arg not in self._seating.all_cards:
             raise RuleFileError(rule.path, rule.id, f"concludes {kind} about {clip(arg, 80)}, which is not "
-                                                    f"a card of edition {self.edition.id!r}")
+                                                    f"a card of edition {self._seating.edition.id!r}")
 
     def _suppose(self, rule: CompiledRule, env: dict) -> None:
         """A model rule fired: record its probable clues (not sheet facts)."""
@@ -368,37 +420,17 @@ class RuleInterpreter(Deciding):
         for c in rule.then:
             key = (c.kind, c.args[0](env), c.args[1](env))
             self._check_conclusion(rule, c.kind, key[1], key[2])
-            if key not in self.probable and key not in new:
+            if key not in self._log.probable and key not in new:
                 new.append(key)
         if not new:
             return
-        premises = self._premises(rule, env, probable_ok=True)
-        step = self._new_step()
+        premises = self._explanations.stated(rule, env, probable_ok=True)
+        step = self._log.new_step()
         message = LazyMessage(rule, dict(env))  # the bindings of this firing
-        just = Justification(rule.id, message, tuple(premises), step, self._turn)
+        just = Justification(rule.id, message, tuple(premises), step, self._log.turn)
         for key in new:
-            self.probable[key] = just
-        self._log(Firing(step, rule.id, message, tuple(new), tuple(premises), self._turn))
-
-    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
-        """The probable clues in the order they were made: by default those
-        the sheet has not refuted (a probably-held card the owner is known to
-        lack, or the reverse); with ``refuted=True`` only the refuted ones;
-        with ``model`` only those made by that model rule set's rules."""
-        rules = None
-        if model is not None:
-            rules = {r.id for rs in self._rulesets if rs.id == model for r in rs.rules}
-        out = []
-        for key in self.probable:
-            if rules is not None and self.probable[key].rule not in rules:
-                continue
-            kind, owner, card = key
-            status = self.status(owner, card)
-            wrong = status == (LACKED if kind == "probably-held" else HELD)
-            if wrong == refuted:
-                out.append(key)
-        return out
-
+            self._log.probable[key] = just
+        self._log.log(Firing(step, rule.id, message, tuple(new), tuple(premises), self._log.turn))
 
 def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tuple[str, Any]], keys: tuple) -> dict:
     """The bindings a firing's right-hand side runs in (see :meth:`RuleInterpreter._match_env`)."""
@@ -416,7 +448,7 @@ def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tupl
 
 
 class _NativeJustification(_ReadJustification):
-    """The justification of a native firing (:meth:`RuleInterpreter._on_native`):
+    """The justification of a native firing (:meth:`RuleInterpreter.on_native`):
     its premises -- the keys of the facts it matched, as they stood when it
     fired -- put in order, and its message formatted, each only when first
     read.  The message's bindings (:func:`_bound_env`) are made then, from

@@ -6,13 +6,14 @@ proposed) and :class:`Explanation` (a node of a ``why`` tree).  The premises
 of a rule without ``because:`` are put in order only when first read
 (:class:`ReadRecord`, :func:`_premises_read`): most facts are never explained.
 
-:class:`Justifying` is the lowest part of a seat's knowledge
-(:class:`~clue_expert.engine.knowledge.Knowledge`): the firing log and step
-counter, the premises a rule cites or reads (checked and minimised through
-:class:`~clue_expert.engine.premises.PremiseLogic`), and the explanations
-(``justification``, ``roots``, ``derivation``, ``explain``).  It reads the
-fact store's ``justifications`` and ``values`` and the completion step's SAT
-model, which the parts above it fill.
+Two parts of a seat's knowledge (:class:`~clue_expert.engine.knowledge.Knowledge`)
+live here, the lowest ones: :class:`JustificationLog` owns the record of what
+is known and why (``justifications``, ``values``, ``probable``, the firings,
+the step counter, the turn being processed), with its own ``snapshot`` and
+``restore``; :class:`Explanations` reads it (and the completion step's ledger)
+to work out premises -- those a rule cites, or reads, checked and minimised
+through :class:`~clue_expert.engine.premises.PremiseLogic` -- and the
+explanations (``justification``, ``roots``, ``derivation``, ``explain``).
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ class Justification:
     read_from: int | None = None
     """For a rule without ``because:``: the premises from this index on are
     those its queries read, minimised to the ones the fact needs the first
-    time it is explained (:meth:`Justifying.justification`); the ones before
+    time it is explained (:meth:`Explanations.justification`); the ones before
     it -- the fact the rule matched, and observations -- always stay.  None:
     the premises are final."""
 
@@ -160,6 +161,12 @@ class PremiseOrders:
     read: _ReadOrder
     """premise key -> its place among the facts a rule read."""
 
+    @classmethod
+    def of(cls, order: dict[str, int]) -> "PremiseOrders":
+        """The sort keys of premises over sheet order ``order`` (name -> place)."""
+        premise = _PremiseOrder(order)
+        return cls(premise, _ReadOrder(premise))
+
 
 @dataclass(slots=True)
 class ReadRecord:
@@ -171,12 +178,12 @@ class ReadRecord:
     matched: Sequence[Key]
     """The facts the rule matched (its trigger, or its ``match:`` patterns' facts)."""
     tokens: Sequence[tuple]
-    """What its queries read (see :meth:`Justifying._read_tokens`)."""
+    """What its queries read (see :meth:`Explanations.read_tokens`)."""
 
 
 def _premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, int]:
     """The premises of a firing of a rule without ``because:`` (see
-    :meth:`Justifying._read_premises`) from the facts it matched and the
+    :meth:`Explanations.read_premises`) from the facts it matched and the
     tokens its queries left, and the index where the premises that may be
     left out start.  ``known``: keep only the keys in it (None: every key
     is known -- the queries leave tokens of known facts only)."""
@@ -322,124 +329,210 @@ class Explanation:
     """True when this fact was already explained higher up the tree."""
 
 
-class Justifying:
-    """The firing log, premises and explanations of a seat's knowledge (the
-    base of :class:`~clue_expert.engine.knowledge.Knowledge`; see the module
-    docstring).  The attributes below are the state it reads; the seat sets
-    them (see ``Knowledge.__init__`` and ``Knowledge._reset``)."""
+@dataclass(frozen=True)
+class LogSnapshot:
+    """What a :class:`JustificationLog` held at one moment (copies), to put
+    back with :meth:`JustificationLog.restore`."""
 
-    edition: Edition
-    owners: tuple[str, ...]
-    me: str | None
-    on_fire: Callable[[Firing], None] | None
+    justifications: dict
+    values: dict
+    probable: dict
+    firings: list
+    step: int
+    turn: int | None
+    last_turn: int
+
+
+class JustificationLog:
+    """What a seat knows and why, in derivation order: every fact's
+    :class:`Justification` and field values, the probable clues, every
+    firing, the step counter and the turn being processed.  It owns this
+    state; the other parts read it and add to it through its methods."""
+
     justifications: dict[Key, Justification]
+    """key -> Justification, in derivation order."""
     values: dict[Key, dict]
+    """key -> field values."""
     probable: dict[Key, Justification]
+    """Probable clues (opponent models): key -> Justification.  Kept apart
+    from the sheet: deduction, the SAT backbone and the beliefs never read them."""
     firings: list[Firing]
-    _step: int
-    _turn: int | None
-    _reads: list | None
-    _logic: PremiseLogic | None
-    _orders: PremiseOrders
-    _cards: tuple[str, ...]
-    _category_cards: dict[str, frozenset]
-    _hand_size: dict[str, int]
-    _ledger: SatLedger | None
+    """Every firing so far."""
+    step: int
+    """The last step given (see :meth:`new_step`)."""
+    turn: int | None
+    """The turn being processed (0: the deal)."""
+    last_turn: int
+    """The turn of the last observation taken in."""
+    on_fire: Callable[[Firing], None] | None
+    """Called with each :class:`Firing` as it happens (``--watch``)."""
 
-    def _new_step(self) -> int:
-        self._step += 1
-        return self._step
+    def __init__(self, on_fire: Callable[[Firing], None] | None = None) -> None:
+        self.on_fire = on_fire
+        self.justifications = {}
+        self.values = {}
+        self.probable = {}
+        self.firings = []
+        self.step = 0
+        self.turn = 0
+        self.last_turn = 0
 
-    def _log(self, firing: Firing) -> None:
+    def clear(self) -> None:
+        """Forget everything (a new game)."""
+        self.restore(LogSnapshot({}, {}, {}, [], 0, 0, 0))
+
+    def watch(self, on_fire: Callable[[Firing], None] | None) -> None:
+        """Call ``on_fire`` with each firing from now on (None: nobody)."""
+        self.on_fire = on_fire
+
+    def begin(self, turn: int | None) -> None:
+        """The facts from now on are derived on ``turn``."""
+        self.turn = turn
+
+    def observed(self, turn: int) -> None:
+        """The observation of ``turn`` has been taken in."""
+        self.last_turn = turn
+
+    def new_step(self) -> int:
+        """The next step number."""
+        self.step += 1
+        return self.step
+
+    def log(self, firing: Firing) -> None:
+        """Record one firing (and report it to :attr:`on_fire`)."""
         self.firings.append(firing)
         if self.on_fire is not None:
             self.on_fire(firing)
 
-    def _premise_order(self, key: Key) -> tuple:
-        return self._orders.premise[key]
+    def snapshot(self) -> LogSnapshot:
+        """What the log holds now (copies)."""
+        return LogSnapshot(self.justifications.copy(), self.values.copy(), self.probable.copy(), self.firings.copy(),
+                           self.step, self.turn, self.last_turn)
 
-    def _premise_texts(self, premises, roots: bool = False) -> str | list:
+    def restore(self, saved: LogSnapshot) -> None:
+        """Put back a :meth:`snapshot` (copies of it: the snapshot may be restored again)."""
+        self.justifications = saved.justifications.copy()
+        self.values = saved.values.copy()
+        self.probable = saved.probable.copy()
+        self.firings = saved.firings.copy()
+        self.step = saved.step
+        self.turn = saved.turn
+        self.last_turn = saved.last_turn
+
+
+class Explanations:
+    """The premises and explanations of a seat's facts (see the module
+    docstring): reads the :class:`JustificationLog` and the completion
+    step's ledger (None: the step is off); owns only the premises' meaning
+    (built on first use) and the sort keys of premises."""
+
+    def __init__(self, log: JustificationLog, ledger: SatLedger | None, edition: Edition, owners: tuple[str, ...],
+                 cards: tuple[str, ...], category_cards: dict[str, frozenset], hand_sizes: dict[str, int],
+                 orders: PremiseOrders) -> None:
+        self._log = log
+        self._ledger = ledger
+        self._edition = edition
+        self._owners = owners
+        self._cards = cards
+        self._category_cards = category_cards
+        #: The seat's hand sizes (its dict, read as it stands).
+        self._hand_sizes = hand_sizes
+        #: Sort keys of premises (see _premises_read), kept from game to game.
+        self.orders = orders
+        #: The premises' meaning, for checking and minimising them (built on first use).
+        self._logic: PremiseLogic | None = None
+
+    def premise_order(self, key: Key) -> tuple:
+        """A premise's place in a list of premises."""
+        return self.orders.premise[key]
+
+    def premise_texts(self, premises, roots: bool = False) -> str | list:
+        """The premises described (``roots``: the observations they rest on, in one line)."""
+        values = self._log.values
         if roots:
             obs: dict = {}
             for p in premises:
                 for r in self.roots(p):
                     obs[r] = None
-            return "; ".join(describe(r, self.values) for r in obs) or "nothing"
-        return [describe(p, self.values) for p in premises]
+            return "; ".join(describe(r, values) for r in obs) or "nothing"
+        return [describe(p, values) for p in premises]
 
-    def _roots_text(self, key: Key) -> str:
-        return "; ".join(describe(r, self.values) for r in self.roots(key)) or "nothing"
+    def roots_text(self, key: Key) -> str:
+        """The observations a fact rests on, in one line."""
+        return "; ".join(describe(r, self._log.values) for r in self.roots(key)) or "nothing"
 
-    def _read_tokens(self) -> tuple:
-        """What the queries of the rule firing now have read, kept for its
-        premises: the tokens so far, a "seen" token replaced by the shows
-        this seat has seen now."""
-        tokens = tuple(self._reads or ())
+    def read_tokens(self, reads: Sequence[tuple] | None, me: str | None) -> tuple:
+        """What the queries of the rule firing now have read (``reads``),
+        kept for its premises: a "seen" token replaced by the shows seat
+        ``me`` has seen now."""
+        tokens = tuple(reads or ())
         if any(t[0] == "seen" for t in tokens):
-            known = self.justifications
-            seen = ("K", tuple(k for k, v in self.values.items() if k[0] == "showed" and v.get("card") is not None
-                               and v.get("by") == self.me and k in known))
+            known = self._log.justifications
+            seen = ("K", tuple(k for k, v in self._log.values.items() if k[0] == "showed"
+                               and v.get("card") is not None and v.get("by") == me and k in known))
             tokens = tuple(seen if t[0] == "seen" else t for t in tokens)
         return tokens
 
-    def _read_premises(self, matched: Sequence[Key]) -> tuple[list[Key], int]:
+    def read_premises(self, matched: Sequence[Key], tokens: Sequence[tuple]) -> tuple[list[Key], int]:
         """The premises of a firing of a rule without ``because:``: the facts
         it matched (its trigger, or its ``match:`` patterns' facts), the
-        observations its queries read, then the other facts they read (cells
-        before clauses, in sheet order: the order in which
-        :meth:`justification` tries to leave them out); and the index where
-        the facts that may be left out start."""
-        premises, read_from = _premises_read(ReadRecord(self._orders, matched, self._read_tokens()),
-                                            self.justifications)
+        observations its queries read (``tokens``: see :meth:`read_tokens`),
+        then the other facts they read (cells before clauses, in sheet order:
+        the order in which :meth:`justification` tries to leave them out);
+        and the index where the facts that may be left out start."""
+        premises, read_from = _premises_read(ReadRecord(self.orders, matched, tokens), self._log.justifications)
         return list(premises), read_from
 
-    def _premise_logic(self) -> PremiseLogic:
+    def premise_logic(self) -> PremiseLogic:
         """The premises' meaning over this game's deal (rebuilt when the hand sizes change)."""
-        stamp = tuple(sorted(self._hand_size.items()))
+        stamp = tuple(sorted(self._hand_sizes.items()))
         if self._logic is None or self._logic.stamp != stamp:
-            self._logic = PremiseLogic(self.owners, self._cards,
+            self._logic = PremiseLogic(self._owners, self._cards,
                                        {cat: sorted(cs) for cat, cs in self._category_cards.items()},
-                                       self._hand_size, self.edition.envelope_counts)
+                                       self._hand_sizes, self._edition.envelope_counts)
         return self._logic
 
-    def _minimal(self, keep: Sequence[Key], candidates: Sequence[Key], conclusion: Key | None) -> list[Key]:
+    def minimal(self, keep: Sequence[Key], candidates: Sequence[Key], conclusion: Key | None) -> list[Key]:
         """A minimal part of ``candidates`` that with ``keep`` entails ``conclusion`` (None: a contradiction)."""
         if not candidates:
             return []
-        return self._premise_logic().minimize(keep, candidates, conclusion, self.values)
+        return self.premise_logic().minimize(keep, candidates, conclusion, self._log.values)
 
-    def _check_stated(self, rule: CompiledRule, premises: Sequence[Key], conclusions: Sequence[Key | None]) -> None:
+    def check_stated(self, rule: CompiledRule, premises: Sequence[Key], conclusions: Sequence[Key | None]) -> None:
         """A rule's ``because:`` must entail each conclusion (None: must be contradictory)."""
-        logic = self._premise_logic()
+        logic = self.premise_logic()
+        values = self._log.values
         for key in conclusions:
-            if logic.entails(premises, key, self.values):
+            if logic.entails(premises, key, values):
                 continue
-            shown = [describe(p, self.values) for p in premises[:8]] + (["…"] if len(premises) > 8 else [])
-            what = "contradict each other" if key is None else f"entail '{describe(key, self.values)}'"
+            shown = [describe(p, values) for p in premises[:8]] + (["…"] if len(premises) > 8 else [])
+            what = "contradict each other" if key is None else f"entail '{describe(key, values)}'"
             raise RuleFileError(rule.path, rule.id, f"its because: premises do not {what}, so the firing would "
                                                     f"explain nothing ({'; '.join(shown) or 'no premises'}); "
                                                     f"leave because: out to cite what the rule read")
 
-    def _premises(self, rule: CompiledRule, env: dict, probable_ok: bool = False) -> list[Key]:
+    def stated(self, rule: CompiledRule, env: dict, probable_ok: bool = False) -> list[Key]:
         """The facts a firing rests on (its ``because:`` list), each checked
         to be known -- or, for a model rule, a probable clue."""
         premises: list[Key] = []
+        known, probable = self._log.justifications, self._log.probable
         for expr in rule.because:
             value = expr(env)
             if isinstance(value, tuple) and value and isinstance(value[0], str):
                 items = [value]
             else:  # a stable order whatever the hash seed (comprehensions over sets)
-                items = sorted((tuple(p) for p in value), key=self._premise_order)
+                items = sorted((tuple(p) for p in value), key=self.premise_order)
             for p in items:
-                if p not in self.justifications and not (probable_ok and p in self.probable):
-                    raise RuleFileError(rule.path, rule.id,
-                                        f"cites premise '{describe(p, self.values)}', which is not a known fact")
+                if p not in known and not (probable_ok and p in probable):
+                    raise RuleFileError(rule.path, rule.id, f"cites premise '{describe(p, self._log.values)}', "
+                                                            f"which is not a known fact")
                 if p not in premises:
                     premises.append(p)
         return premises
 
     @staticmethod
-    def _case_message(key: Key, n: int) -> str:
+    def case_message(key: Key, n: int) -> str:
+        """The message of a case-analysis fact resting on ``n`` facts."""
         return (f"case analysis: in every deal consistent with these {n} facts, "
                 f"the hand sizes and the envelope's cards per category, {describe(key)}")
 
@@ -447,26 +540,28 @@ class Justifying:
         """How a fact is known.  A case-analysis fact's premise set is
         minimised (deletion-based, over the SAT core) the first time it is
         asked for."""
-        j = self.justifications.get(key)
+        justifications = self._log.justifications
+        j = justifications.get(key)
         if j is None:
-            return self.probable.get(key)
+            return self._log.probable.get(key)
         if j.read_from is not None:  # a rule's reads: the ones this fact needs
             keep, candidates = j.premises[:j.read_from], j.premises[j.read_from:]
-            j = Justification(j.rule, j._message, tuple(keep) + tuple(self._minimal(keep, candidates, key)),
+            j = Justification(j.rule, j._message, tuple(keep) + tuple(self.minimal(keep, candidates, key)),
                               j.step, j.turn, None)
-            self.justifications[key] = j
+            justifications[key] = j
         ledger = self._ledger
         pending = ledger.pending.pop(key, None) if ledger is not None else None
         if pending is not None and ledger is not None:
             premises = ledger.minimal(pending)
-            j = Justification(j.rule, self._case_message(key, len(premises)), premises, j.step, j.turn)
-            self.justifications[key] = j
+            j = Justification(j.rule, self.case_message(key, len(premises)), premises, j.step, j.turn)
+            justifications[key] = j
         return j
 
     def roots(self, key: Key) -> list[Key]:
         """The observations a fact rests on, in derivation order."""
         out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS]
-        return sorted(out, key=lambda k: self.justifications[k].step)
+        justifications = self._log.justifications
+        return sorted(out, key=lambda k: justifications[k].step)
 
     def derivation(self, *keys: Key) -> Iterable[tuple[Key, Justification]]:
         """Each fact the ``keys`` rest on (themselves included), once, with
@@ -492,10 +587,9 @@ class Justifying:
 
     def _explanation(self, key: Key, seen: set) -> Explanation:
         """The tree of :meth:`explain` below ``key`` (a method, not a nested
-        function calling itself: that would make a reference cycle holding
-        the knowledge)."""
+        function calling itself: that would make a reference cycle)."""
         j = self.justification(key)
-        node = Explanation(key, describe(key, self.values), j)
+        node = Explanation(key, describe(key, self._log.values), j)
         if key in seen:
             node.repeated = True
             return node

@@ -9,23 +9,30 @@ contradicts what is known raises :class:`~clue_expert.errors.ContradictionError`
 naming the conflicting facts, and the knowledge is restored to what it was
 before that observation.
 
-:class:`Knowledge` is built of one part per concern, each in its module, each
-using only the parts below it:
+:class:`Knowledge` is built of parts that own their state, each in its module,
+each given references to the parts it reads (as experta's engine is built of
+its fact list, agenda and matcher):
 
-- :mod:`.justify` -- justifications, firings, premises, explanations;
-- :mod:`.store` -- the fact store and the public query view (``status``, ``held_by``...);
-- :mod:`.decisions` -- candidates proposed by decision rules;
-- :mod:`.interpret` -- the rule interpreter (each engine firing's right-hand side);
-- :mod:`.completion` -- the SAT completion step;
-- this module -- the seat: rules and engine, levels' settings, intake
-  (``observe``), the opening snapshot, requests.
+- :mod:`.store` -- :class:`Seating` (the game's frame), :class:`FactStore`
+  (the sheet, clauses, bounds, what the seat saw and showed) and
+  :class:`ReadingView` (the queries as a rule sees them, recording its reads);
+- :mod:`.justify` -- :class:`JustificationLog` (every fact's justification,
+  the firings, the step and turn) and :class:`Explanations` (premises,
+  ``why`` trees);
+- :mod:`.ledger` -- the completion step's :class:`SatLedger`;
+- :mod:`.decisions` -- :class:`Deciding`, the candidates of a request;
+- :mod:`.interpret` -- :class:`RuleInterpreter`, each engine firing's right-hand side;
+- :mod:`.completion` -- :class:`CompletionStep`, the SAT case analysis;
+- this module -- the seat: it wires the parts, takes observations in
+  (``observe``), keeps the opening and the snapshots (:class:`Snapshot`),
+  answers requests, and exposes the public query view.
 """
 from __future__ import annotations
 
 import contextlib
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from .backbone import MAX_COMPLETION_CELLS, SatModel
 from ..core.cards import Edition
@@ -33,34 +40,41 @@ from ..core.observations import Accusation, DealtHand, Given, Observation, Revea
 from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
 from ..core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
                           player_name_problem)
-from .completion import CompletionStep
+from .completion import CompletionStep, Entailment, SettlingCell
 from .decisions import Deciding
 from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
 from .engines.clp import exportable, records_clause
 from .expr import Budget
-from .interpret import MAX_JOIN_MATCHES, RuleInterpreter
+from .interpret import MAX_JOIN_MATCHES, RuleInterpreter, RunnerParts
 from .ir import Pattern
 # the names of the parts below are re-exported: callers import them from here
-from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Firing,
-                      Justification, Justifying, LazyMessage, PremiseOrders, ReadRecord, _premises_read,
-                      _PremiseOrder, _ReadFiring, _ReadJustification, _ReadOrder)
-from .language import RulePlan, pure_problems, rule_plan
+from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Explanations,
+                      Firing, Justification, JustificationLog, LazyMessage, LogSnapshot, PremiseOrders, ReadRecord)
+from .language import pure_problems
 from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
-from .premises import PremiseLogic
 from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
-from .store import FactStore, Memo, Observed, Sheet, _engine_fact
+from .store import FactStore, Memo, Observed, ReadingView, Seating, Sheet, StoreSnapshot, engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
-           "CompletionStep", "Deciding", "Explanation", "FactStore", "Firing", "Justification", "Justifying",
-           "Knowledge", "LazyMessage", "Memo", "Observed", "Opening", "PendingCore", "PremiseOrders", "ReadRecord",
-           "RuleInterpreter", "SatFact", "Sheet", "replay_record"]
+           "CompletionStep", "Deciding", "Entailment", "Explanation", "Explanations", "FactStore", "Firing", "Justification",
+           "JustificationLog", "Knowledge", "LazyMessage", "Memo", "Observed", "Opening", "PendingCore",
+           "PremiseOrders", "ReadRecord", "ReadingView", "RuleInterpreter", "SatFact", "Seating", "SettlingCell", "Sheet", "Snapshot",
+           "replay_record"]
 
 
-#: The knowledge's stores that the opening fills (see ``Knowledge._capture_opening``):
-#: mappings of sets or dicts, copied two levels deep; mappings and lists; plain values.
-_NESTED_STORES = ("_held", "_lacked", "_holders", "_lackers", "_clauses", "_not_all", "_bounds")
-_FLAT_STORES = ("_hand_size", "justifications", "values", "probable", "firings")
-_PLAIN_STORES = ("_step",)
+@dataclass(frozen=True)
+class Snapshot:
+    """What a seat's knowledge held at one moment: each part's own snapshot
+    and the facts the engine held (see :meth:`Knowledge._snapshot`)."""
+
+    store: StoreSnapshot
+    """The fact store's."""
+    log: LogSnapshot
+    """The justification log's."""
+    ledger: LedgerSnapshot | None
+    """The completion step's ledger (None: the step is off)."""
+    facts: list[EngineFact]
+    """The facts the engine held, oldest first."""
 
 
 @dataclass(frozen=True)
@@ -72,29 +86,72 @@ class Opening:
 
     stamp: tuple
     """(the seat, the hand sizes): the games it serves."""
-    stores: dict[str, Any]
-    """store name -> a copy of it (see :func:`_copy_stores`)."""
-    ledger: LedgerSnapshot | None
-    """The completion step's ledger (None: the step is off)."""
-    facts: list[EngineFact]
-    """The facts the engine held."""
+    state: Snapshot
+    """What the knowledge held after it."""
 
 
-def _copy_stores(get: Callable[[str], Any]) -> dict:
-    """store name -> a copy of ``get(name)``, for every store the opening fills."""
-    out: dict = {name: {k: v.copy() for k, v in get(name).items()} for name in _NESTED_STORES}
-    out.update((name, get(name).copy()) for name in _FLAT_STORES)
-    out.update((name, get(name)) for name in _PLAIN_STORES)
-    return out
+class LoadedRules(NamedTuple):
+    """The rules a seat runs and the engine they are loaded on (:func:`load_rules`)."""
+
+    rulesets: tuple[RuleSet, ...]
+    """The rule sets they came from."""
+    rules: tuple[CompiledRule, ...]
+    """The rules, in load order."""
+    engine: RuleEngine
+    """The engine they are loaded on."""
+    matched_kinds: frozenset
+    """The fact kinds the rules match."""
+    may_defer: bool
+    """Whether every rule an observation can fire is pure patterns (see ``Knowledge._run``)."""
 
 
-class Knowledge(CompletionStep):
+def load_rules(rulesets: Iterable[RuleSet] | None, only: Iterable[str] | None, engine: str,
+               watch: Watcher | None) -> LoadedRules:
+    """Build a seat's engine named ``engine`` and load the rules into it (``only``: just those rule ids)."""
+    sets = tuple(rulesets) if rulesets is not None else default_rulesets()
+    rules = all_rules(sets)
+    if only is not None:
+        wanted = set(only)
+        rules = [r for r in rules if r.id in wanted]
+    made = make_engine(engine)
+    # a rule that only concludes held / lacked facts from its variables, or one one-of clause,
+    # runs inside the engine (no Python per firing; a clause is recorded there as the store
+    # records one): its premises are the facts it matched, as in RuleInterpreter._match_fire
+    made.load(rules, {r.id: native for r in rules if r.auto_premises and (native := exportable(r))
+                      and (all(getattr(a, "kind", None) in (HELD, LACKED) for a in native)
+                           or records_clause(native))})
+    # what the engine does, from the first fact on (deduce --watch / --agenda)
+    made.watch = watch
+    may_defer = all(not pure_problems(r) for r in rules if not REQUEST_KINDS.intersection(_kinds_matched([r])))
+    return LoadedRules(sets, tuple(rules), made, frozenset(_kinds_matched(rules)), may_defer)
+
+
+class Knowledge:
     """What one seat knows, kept by the compiled deduction rules.
 
     ``complete=True`` adds the SAT case analysis after the rules quiesce, so
     the sheet holds every entailed fact.  ``only`` restricts the active rules to
-    some ids (used by scenario tests).  Its parts, one per concern, are the
-    classes it derives from (see the module docstring)."""
+    some ids (used by scenario tests).  It wires its parts, one per concern,
+    each owning its state (see the module docstring), and answers the public
+    queries (:class:`~clue_expert.engine.queries.KnowledgeView`)."""
+
+    # the parts (made by _build_parts)
+    _seating: Seating
+    _log: JustificationLog
+    _ledger: SatLedger | None
+    _explanations: Explanations
+    _store: FactStore
+    _view: ReadingView
+    _deciding: Deciding
+    _budget: Budget
+    _runner: RuleInterpreter
+    _completion: CompletionStep
+    # the seat's own state
+    _memo: Memo
+    _state_memo: Memo
+    _reading: EngineFact | None
+    _opening: Opening | None
+    _observations: list[Observed]
 
     def __init__(self, edition: Edition, players: Sequence[str], me: str | None = None,
                  hand_sizes: dict[str, int] | None = None, *, rulesets: Iterable[RuleSet] | None = None,
@@ -110,98 +167,146 @@ class Knowledge(CompletionStep):
             raise ClueError(problem)
         #: Players then the envelope.
         self.owners: tuple[str, ...] = self.players + (ENVELOPE,)
-        #: The seat whose knowledge this is (None for a spectator).
-        self.me = me
         if me is not None and me not in self.players:
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
-        #: owner -> number of cards held.
+        #: owner -> number of cards held (the seating's dict).
         self.hand_sizes: dict[str, int] = _deal_sizes(edition, self.players, hand_sizes)
         #: Why the completion step does not run although asked for (None when it runs as asked).
         self.completion_note: str | None = _completion_note(edition, self.owners) if complete else None
-        if self.completion_note is not None:
-            complete = False
         #: Whether the SAT completeness step runs.
-        self.complete = complete
-        #: Called with each :class:`Firing` as it happens (``--watch``).
-        self.on_fire = on_fire
-        #: Whether a rule's stated ``because:`` premises are checked to entail
-        #: each of its conclusions as it fires (scenarios, ``rules --test``, ``--rules``).
-        self.check_premises = check_premises
-        #: While a rule without ``because:`` decides: what its queries read (see _read_premises).
-        self._reads: list | None = None
+        self.complete = complete and self.completion_note is None
+        #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
+        self.engine = choose_engine(engine)
+        loaded = load_rules(rulesets, only, self.engine, watch)
+        self._rulesets, self._engine = loaded.rulesets, loaded.engine
+        #: The rules the engine runs, in load order.
+        self.rules: tuple[CompiledRule, ...] = loaded.rules
+        #: The fact kinds the rules match: the seat declares the facts only the knowledge
+        #: levels read (seen, show-card, reading and their counts) only when some rule does.
+        self._matched_kinds = loaded.matched_kinds
+        #: Whether the completion step may wait for a read (see :attr:`defer_completion`): every rule an
+        #: observation can fire is pure patterns, so no rule reads the sheet while it waits.
+        self._may_defer = loaded.may_defer
+        #: The seat's seeded random source, for rules that draw (``sample``,
+        #: ``each_with_chance``): a player sets it to its own, so games replay
+        #: from their seed.
+        self.rng = random.Random(0)
         #: player -> the shadow of what he knows, kept between reads and fed only the new
         #: observations (a dict), or None: built afresh at each read (``library._shadow``).
         #: Kept, a shadow is a whole knowledge with its own engine per opponent: the contest
         #: agent's one seat keeps them; simulations of many seats do not.
         self.kept_shadows: dict | None = None
-        #: The premises' meaning, for checking and minimising them (built on first use).
-        self._logic: PremiseLogic | None = None
-        self._load_rules(rulesets, only, engine, watch)
-        self._cards = edition.card_ids
-        self._all_cards = frozenset(self._cards)
-        self._owner_set = frozenset(self.owners)
-        self._category = {c.id: c.category for c in edition.cards}
-        self._category_cards = {cat: frozenset(edition.category_cards(cat)) for cat in edition.categories}
+        self._build_parts(me, on_fire, check_premises)
+        self._observations = []
+        self._opening = None
+        self._reset(renew=False)
+
+    def _build_parts(self, me: str | None, on_fire: Callable[[Firing], None] | None, check_premises: bool) -> None:
+        """Make the parts, each given the parts it reads."""
+        seating = self._seating = Seating(self.edition, self.players, me, self.hand_sizes)
+        log = self._log = JustificationLog(on_fire)
+        #: The completion step's SAT model and the known facts it was told (None: the step is off).
+        self._ledger = SatLedger(self._new_model()) if self.complete else None
+        explanations = self._explanations = Explanations(
+            log, self._ledger, self.edition, self.owners, seating.cards, seating.category_cards, self.hand_sizes,
+            PremiseOrders.of(seating.order))
+        store = self._store = FactStore(seating, log, explanations, self._ledger, self._engine)
+        view = self._view = ReadingView(store, seating, log, self)
+        deciding = self._deciding = Deciding(seating, log, view)
         #: The rules' work budget: each run of the engine (one observation, one
         #: request, one case-analysis fact) starts it afresh, each rule firing too.
         self._budget = Budget()
-        #: Sheet order: cards, then owners (sort key of names in explanations and rule output).
-        self._order: dict[str, int] = {c: i for i, c in enumerate((*self._cards, *self.owners))}
-        #: The bindings every rule firing starts from (read by rule expressions, so any value; a new
-        #: dict when one changes, never changed in place: a native firing's message reads it later).
-        self._base_env: dict[str, Any] = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
-                          "CARDS": self._all_cards, "ME": me, "CATEGORIES": edition.categories,
-                          "__order__": self._order,
-                          "__budget__": self._budget}
-        premise_order = _PremiseOrder(self._order)
-        #: Sort keys of premises (see _premises_read), kept from game to game.
-        self._orders = PremiseOrders(premise_order, _ReadOrder(premise_order))
-        self._observations: list[Observed] = []
-        #: The seat's seeded random source, for rules that draw (``sample``,
-        #: ``each_with_chance``): a player sets it to its own, so games replay
-        #: from their seed.
-        self.rng = random.Random(0)
-        #: The board game: this turn's move options (set by the seat's player
-        #: with :meth:`on_board` for a ``move-request``; None otherwise).
-        self.board_options = None
-        #: The board game: the room the seat's pawn stands in when it is asked
-        #: to suggest (a suggestion must name it); None in Speed Clue.
-        self.room_here: str | None = None
-        self._reset()
+        base_env = {"OWNERS": self.owners, "PLAYERS": self.players, "ENVELOPE": ENVELOPE,
+                    "CARDS": seating.all_cards, "ME": me, "CATEGORIES": self.edition.categories,
+                    "__order__": seating.order, "__budget__": self._budget}
+        self._runner = RuleInterpreter(RunnerParts(seating, log, explanations, store, view, deciding, self._engine),
+                                       self.rules, check_premises, base_env, self._budget)
+        self._completion = CompletionStep(seating, log, explanations, store, self._ledger, self._runner, self.rules)
 
-    def _load_rules(self, rulesets: Iterable[RuleSet] | None, only: Iterable[str] | None, engine: str | None,
-                    watch: Watcher | None) -> None:
-        """Build the seat's engine and load the rules into it (``only``: just those rule ids)."""
-        self._rulesets = tuple(rulesets) if rulesets is not None else default_rulesets()
-        rules = all_rules(self._rulesets)
-        if only is not None:
-            wanted = set(only)
-            rules = [r for r in rules if r.id in wanted]
-        #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
-        self.engine = choose_engine(engine)
-        self._engine = make_engine(self.engine)
-        # a rule that only concludes held / lacked facts from its variables, or one one-of clause,
-        # runs inside the engine (no Python per firing; a clause is recorded there as this store
-        # records one): its premises are the facts it matched, as in _match_fire
-        self._engine.load(rules, {r.id: made for r in rules if r.auto_premises and (made := exportable(r))
-                                  and (all(getattr(a, "kind", None) in (HELD, LACKED) for a in made)
-                                       or records_clause(made))})
-        # what the engine does, from the first fact on (deduce --watch / --agenda)
-        self._engine.watch = watch
-        #: The rules the engine runs, in load order.
-        self.rules: tuple[CompiledRule, ...] = tuple(rules)
-        #: request kind -> what its rules need of a waiting completion step (CompletionStep._before_request).
-        self._request_needs: dict[str, str] = {}
-        #: The fact kinds the rules match: the seat declares the facts only the knowledge
-        #: levels read (seen, show-card, reading and their counts) only when some rule does.
-        self._matched_kinds = frozenset(_kinds_matched(rules))
-        self._rules_by_id = {r.id: r for r in rules}
-        #: Whether the completion step may wait for a read (see :attr:`defer_completion`): every rule an
-        #: observation can fire is pure patterns, so no rule reads the sheet while it waits.
-        self._may_defer = all(not pure_problems(r) for r in rules
-                              if not REQUEST_KINDS.intersection(_kinds_matched([r])))
-        #: rule id -> how it runs (its compiled closures; see language.rule_plan).
-        self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
+    def _new_model(self) -> SatModel:
+        """A new SAT model of this game's deals."""
+        seating = self._seating
+        return SatModel(self.owners, seating.cards, {k: sorted(v) for k, v in seating.category_cards.items()},
+                        self.hand_sizes, ENVELOPE, self.edition.envelope_counts)
+
+    # ------------------------------------------------------------ the parts' state, read through the seat
+    @property
+    def me(self) -> str | None:
+        """The seat whose knowledge this is (None for a spectator)."""
+        return self._seating.me
+
+    @me.setter
+    def me(self, me: str | None) -> None:
+        self._seating.seat(me)
+
+    @property
+    def on_fire(self) -> Callable[[Firing], None] | None:
+        """Called with each :class:`Firing` as it happens (``--watch``)."""
+        return self._log.on_fire
+
+    @on_fire.setter
+    def on_fire(self, on_fire: Callable[[Firing], None] | None) -> None:
+        self._log.watch(on_fire)
+
+    @property
+    def check_premises(self) -> bool:
+        """Whether a rule's stated ``because:`` premises are checked to entail
+        each of its conclusions as it fires (scenarios, ``rules --test``, ``--rules``)."""
+        return self._runner.check_premises
+
+    @property
+    def defer_completion(self) -> bool:
+        """Whether the completion step may wait until the knowledge is next
+        read (see :attr:`CompletionStep.defer_completion`)."""
+        return self._completion.defer_completion
+
+    @defer_completion.setter
+    def defer_completion(self, defer: bool) -> None:
+        self._completion.defer_completion = defer
+
+    @property
+    def board_options(self):
+        """The board game: this turn's move options (set with :meth:`on_board`; None otherwise)."""
+        return self._deciding.board_options
+
+    @property
+    def room_here(self) -> str | None:
+        """The board game: the room the seat's pawn stands in when it is asked
+        to suggest (a suggestion must name it); None in Speed Clue."""
+        return self._deciding.room_here
+
+    @room_here.setter
+    def room_here(self, room: str | None) -> None:
+        self._deciding.room_here = room
+
+    def on_board(self, options=None, room: str | None = None):
+        """See :meth:`Deciding.on_board`."""
+        return self._deciding.on_board(options, room)
+
+    @property
+    def justifications(self) -> dict[Key, Justification]:
+        """key -> Justification, in derivation order."""
+        return self._log.justifications
+
+    @property
+    def values(self) -> dict[Key, dict]:
+        """key -> field values."""
+        return self._log.values
+
+    @property
+    def probable(self) -> dict[Key, Justification]:
+        """Probable clues (opponent models): key -> Justification, kept apart from the sheet."""
+        return self._log.probable
+
+    @property
+    def firings(self) -> list[Firing]:
+        """Every firing so far."""
+        return self._log.firings
+
+    @property
+    def last_turn(self) -> int:
+        """The turn of the last observation taken in."""
+        return self._log.last_turn
 
     @property
     def rule_engine(self) -> RuleEngine:
@@ -210,72 +315,54 @@ class Knowledge(CompletionStep):
 
     def new_game(self, me: str | None = None, hand_sizes: dict[str, int] | None = None) -> None:
         """Start a new game with the same edition, players and rules, reusing
-        the compiled experta engine (``reset()``): building an engine costs
-        several milliseconds, resetting one almost nothing."""
+        the compiled engine (``reset()``): building an engine costs several
+        milliseconds, resetting one almost nothing."""
         if me is not None and me not in self.players:
             raise UnknownPlayerError(f"'me' is {me!r}, not one of the players {list(self.players)}")
-        self.me = me
-        # a new dict, not changed in place: the messages of the last game's native firings read the old one
-        self._base_env = {**self._base_env, "ME": me}
+        self._seating.seat(me)
+        self._runner.reseat(me)
         if hand_sizes:
             self.hand_sizes.update(hand_sizes)
         self._observations = []
         self._reset()
 
     # ------------------------------------------------------------------ state
-    def _reset(self) -> None:
-        #: rule id -> matches its join made since the knowledge started (None: all rules'; MAX_GAME_MATCHES).
-        self._game_matches: dict[str | None, int] = {}
-        #: (count kind, name) -> (the set of cells it read, its size then, the facts counted) (FactStore._counted).
-        self._counted_memo: dict[tuple[str, str], tuple[set, int, list[Key]]] = {}
-        self._reading: EngineFact | None = None  # reading(turn T) while a suggestion runs
-        self._deferred = None  # (turn,): the completion step waits for a read (see CompletionStep.settle)
-        self._held: dict[str, set[str]] = {o: set() for o in self.owners}
-        self._lacked: dict[str, set[str]] = {o: set() for o in self.owners}
-        self._holders: dict[str, set[str]] = {c: set() for c in self._cards}
-        self._lackers: dict[str, set[str]] = {c: set() for c in self._cards}
-        self._clauses: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
-        self._not_all: dict[str, dict[frozenset, Key]] = {o: {} for o in self.owners}
-        #: owner -> his bounds (keys) not superseded by a reduction of them.
-        self._bounds: dict[str, dict[Key, None]] = {o: {} for o in self.owners}
-        self._hand_size = dict(self.hand_sizes)
-        #: Cards shown to this seat.
-        self._seen: set = set()
-        #: player -> cards this seat has shown him.
-        self._shown_by_me: dict[str, set] = {p: set() for p in self.players}
-        self._candidates: list[Candidate] | None = None
-        #: key -> Justification, in derivation order.
-        self.justifications: dict[Key, Justification] = {}
-        #: key -> field values.
-        self.values: dict[Key, dict] = {}
-        #: Probable clues (opponent models): key -> Justification.  Kept
-        #: apart from the sheet: deduction, the SAT backbone and the beliefs
-        #: never read them.
-        self.probable: dict[Key, Justification] = {}
-        #: Every firing so far.
-        self.firings: list[Firing] = []
-        self._step = 0
+    def _snapshot(self) -> Snapshot:
+        """What every part holds now, and the facts the engine holds."""
+        ledger = self._ledger.snapshot() if self._ledger is not None else None
+        return Snapshot(self._store.snapshot(), self._log.snapshot(), ledger, self._engine.facts())
+
+    def _restore(self, saved: Snapshot) -> None:
+        """Put back a :meth:`_snapshot` into every part (the ledger's model made new first)."""
+        if self._ledger is not None and saved.ledger is not None:
+            self._ledger.restore(saved.ledger)
+        self._store.restore(saved.store)
+        self._log.restore(saved.log)
+        self._engine.reset_to(saved.facts)
+
+    def _reset(self, renew: bool = True) -> None:
+        """Nothing observed: the game's opening derived, or put back when it was (``renew``: a new SAT model)."""
+        self._runner.restart()
+        self._completion.clear()
+        self._reading = None  # reading(turn T) while a suggestion runs
         self._memo = Memo()
         self._state_memo = Memo()
-        self._turn: int | None = 0
-        self.last_turn = 0
-        old = getattr(self, "_ledger", None)
-        #: The completion step's SAT model and the known facts it was told (None: the step is off).
-        self._ledger = (SatLedger(SatModel(self.owners, self._cards,
-                                           {k: sorted(v) for k, v in self._category_cards.items()},
-                                           self.hand_sizes, ENVELOPE, self.edition.envelope_counts))
-                        if self.complete else None)
-        if old is not None and self._ledger is not None:
-            self._ledger.model.inherit_witnesses(old.model)  # deals of the last game, checked again before use
+        if renew and self._ledger is not None:
+            self._ledger.renew(self._new_model())  # deals of the last game, checked again before use
         # The game's opening facts (the seating, the hand sizes) and what the
         # rules and the completion step derive from them are the same in
         # every game of this seat and these hand sizes: derived once, then
-        # restored (see _restore_opening).
+        # restored (the firings reported to on_fire as if they happened).
         stamp = (self.me, tuple(sorted(self.hand_sizes.items())))
-        opening = self.__dict__.get("_opening")
+        opening = self._opening
         if opening is not None and opening.stamp == stamp:
-            self._restore_opening(opening)
+            self._restore(opening.state)
+            if self._log.on_fire is not None:
+                for firing in self._log.firings:
+                    self._log.on_fire(firing)
             return
+        self._store.clear()
+        self._log.clear()
         self._engine.reset()
         before = self.rng.getstate()
         self._declare_setup()
@@ -283,49 +370,32 @@ class Knowledge(CompletionStep):
         for o in self.owners:
             self._declare_observation("hand-size", {"owner": o, "size": self.hand_sizes[o]}, 0)
         self._run(0)
-        self._opening = self._capture_opening(stamp) if self.rng.getstate() == before else None
+        self._opening = Opening(stamp, self._snapshot()) if self.rng.getstate() == before else None
 
     def _declare_setup(self) -> None:
         """The set-up facts rules match (never premises): every owner, card and
         category, and every count the engine keeps, at 0."""
         declare = self._engine.declare
         counts = self.edition.envelope_counts
+        seating = self._seating
         for o in self.owners:
             declare(EngineFact("owner", (("name", o), ("player", o != ENVELOPE))))
         for cat in self.edition.categories:
-            cards = tuple(c for c in self._cards if c in self._category_cards[cat])
+            cards = tuple(c for c in seating.cards if c in seating.category_cards[cat])
             declare(EngineFact("category", (("name", cat), ("cards", cards), ("envelope", counts[cat]))))
-        for c in self._cards:
-            declare(EngineFact("card", (("id", c), ("category", self._category[c]))))
-        declare(EngineFact("deck", (("size", len(self._cards)),)))
+        for c in seating.cards:
+            declare(EngineFact("card", (("id", c), ("category", seating.category[c]))))
+        declare(EngineFact("deck", (("size", len(seating.cards)),)))
         for kind in ("held-count", "lacked-count"):
             for o in self.owners:
                 declare(EngineFact(kind, (("owner", o), ("n", 0))))
-        for c in self._cards:
+        for c in seating.cards:
             declare(EngineFact("lacker-count", (("card", c), ("n", 0))))
         for kind in ("envelope-held-count", "envelope-lacked-count"):
             for cat in self.edition.categories:
                 declare(EngineFact(kind, (("category", cat), ("n", 0))))
         if self.me is not None and "seen-count" in self._matched_kinds:  # seen facts: _declare_observation
             declare(EngineFact("seen-count", (("by", self.me), ("n", 0))))
-
-    def _capture_opening(self, stamp: tuple) -> Opening:
-        """What the opening left: every store of the knowledge, the facts
-        the engine holds and the completion step's clause facts, in order."""
-        ledger = self._ledger.snapshot() if self._ledger is not None else None
-        return Opening(stamp, _copy_stores(lambda name: getattr(self, name)), ledger, self._engine.facts())
-
-    def _restore_opening(self, saved: Opening) -> None:
-        """Put back what :meth:`_capture_opening` kept.  The firings are
-        reported to ``on_fire`` as if they happened."""
-        if self._ledger is not None and saved.ledger is not None:
-            self._ledger.restore(saved.ledger)
-        for name, value in _copy_stores(saved.stores.__getitem__).items():
-            setattr(self, name, value)
-        self._engine.reset_to(saved.facts)
-        if self.on_fire is not None:
-            for firing in self.firings:
-                self.on_fire(firing)
 
     # ---------------------------------------------------------- observations
     def observe(self, observation: Observation, turn: int = 0) -> None:
@@ -343,7 +413,7 @@ class Knowledge(CompletionStep):
 
     def assume(self, keys: Iterable[Key]) -> None:
         """Assert facts directly (justified as ``given``), e.g. in scenarios."""
-        self.observe(Given(tuple(keys)), self._turn or 0)
+        self.observe(Given(tuple(keys)), self._log.turn or 0)
 
     def observations(self) -> tuple:
         """Every (turn, observation) taken in so far, in order."""
@@ -360,10 +430,13 @@ class Knowledge(CompletionStep):
         may read the knowledge through its queries (after a contradiction,
         as it stood when the contradiction was found).  On leaving, the
         knowledge is as it was.  Blocks nest.  For step-by-step proofs by
-        cases (:mod:`clue_expert.engine.proofs`); each block replays every
-        observation, so keep the knowledge small (the completion step off)."""
+        cases (:mod:`clue_expert.engine.proofs`); leaving a block restores
+        the snapshot taken on entering it (:meth:`_snapshot`), with no
+        observation taken in again."""
         before = set(self.justifications)
-        item = Observed(self._turn or 0, Given(tuple(keys)))
+        saved = self._snapshot()
+        deferred, matches = self._completion.deferred, self._runner.game_matches
+        item = Observed(self._log.turn or 0, Given(tuple(keys)))
         self._observations.append(item)
         error = None
         try:
@@ -374,7 +447,20 @@ class Knowledge(CompletionStep):
             yield {k: j for k, j in self.justifications.items() if k not in before}, error
         finally:
             del self._observations[max(i for i, x in enumerate(self._observations) if x is item)]
-            self._replay()
+            self._undo(saved, deferred, matches)
+
+    def _undo(self, saved: Snapshot, deferred: tuple | None, matches: dict[str | None, int]) -> None:
+        """Back to :meth:`_snapshot` ``saved`` (the completion step waiting
+        as ``deferred``, the rules' joins having made ``matches``): every
+        part restored, the ledger's on a new model, nothing reported."""
+        if self._ledger is not None:
+            self._ledger.renew(self._new_model())
+        self._restore(saved)
+        self._completion.clear(deferred)
+        self._runner.restart(matches)
+        self._reading = None
+        self._memo = Memo()
+        self._state_memo = Memo()
 
     def _apply(self, item: Observed) -> None:
         self._observations.append(item)
@@ -386,17 +472,18 @@ class Knowledge(CompletionStep):
             raise
 
     def _replay(self) -> None:
-        on_fire, self.on_fire = self.on_fire, None
+        on_fire = self._log.on_fire
+        self._log.watch(None)
         try:
             self._reset()
             for item in self._observations:
                 self._process(item)
         finally:
-            self.on_fire = on_fire
+            self._log.watch(on_fire)
 
     def _process(self, item: Observed) -> None:
         turn, obs = item.turn, item.observation
-        self._turn = turn
+        self._log.begin(turn)
         if isinstance(obs, DealtHand):
             self._declare_observation("dealt", {"owner": obs.player, "cards": tuple(obs.cards)}, turn)
         elif isinstance(obs, Suggestion):
@@ -418,27 +505,25 @@ class Knowledge(CompletionStep):
                                                    "cards": tuple(obs.cards)}, turn)
         else:  # Given
             for key in obs.keys:
-                self._declare_known(key, Justification(GIVEN, "given", (), self._new_step(), turn))
-        self.last_turn = turn
+                self._store.declare_known(key, Justification(GIVEN, "given", (), self._log.new_step(), turn))
+        self._log.observed(turn)
         self._run(turn)
 
     def _declare_observation(self, kind: str, values: dict, turn: int) -> None:
         key = key_of(kind, values)
-        if key in self.justifications:
+        log = self._log
+        if key in log.justifications:
             return
-        self.values[key] = values
-        just = Justification(OBSERVATION, describe(key, self.values), (), self._new_step(), turn)
-        self.justifications[key] = just
-        if kind == "hand-size":
-            self._hand_size[values["owner"]] = values["size"]
-        elif kind == "showed" and values.get("card") is not None and self.me is not None:
-            if values["by"] == self.me and values["card"] not in self._seen:
-                self._seen.add(values["card"])  # once per card: seen-count counts cards
-                if "seen-count" in self._matched_kinds:
-                    self._engine.declare(EngineFact(SEEN_KIND, (("by", self.me), ("card", values["card"]))))
-            if values["player"] == self.me:
-                self._shown_by_me[values["by"]].add(values["card"])
-        self._engine.declare(_engine_fact(kind, values))
+        log.values[key] = values
+        log.justifications[key] = Justification(OBSERVATION, describe(key, log.values), (), log.new_step(), turn)
+        me = self.me
+        if kind == "showed" and values.get("card") is not None and me is not None:
+            # once per card: seen-count counts cards
+            if values["by"] == me and self._store.saw(values["card"]) and "seen-count" in self._matched_kinds:
+                self._engine.declare(EngineFact(SEEN_KIND, (("by", me), ("card", values["card"]))))
+            if values["player"] == me:
+                self._store.showed(values["by"], values["card"])
+        self._engine.declare(engine_fact(kind, values))
 
     def _declare_suggestion_counts(self, turn: int, obs: Suggestion) -> None:
         """Before a suggestion's facts: the counts of it that a loaded rule
@@ -458,16 +543,17 @@ class Knowledge(CompletionStep):
 
     def _run(self, turn: int | None) -> None:
         try:
-            self._run_engine()
+            self._runner.run_engine()
         finally:
             if self._reading is not None:  # the observation has been read
                 self._engine.retract(self._reading)
                 self._reading = None
         if self.complete:
-            if self.defer_completion and self._may_defer and self.on_fire is None:
-                self._defer_case_analysis(turn)
+            completion = self._completion
+            if completion.defer_completion and self._may_defer and self._log.on_fire is None:
+                completion.defer(turn)
             else:
-                self._case_analysis(turn)
+                completion.run(turn)
 
     # --------------------------------------------------------------- requests
     def request(self, kind: str, values: dict) -> list[Candidate]:
@@ -476,23 +562,24 @@ class Knowledge(CompletionStep):
         ``accuse-offer`` fact, runs the engine, and returns what the rules
         proposed, best first (highest priority, then firing order).  A
         waiting completion step runs first if the rules need it
-        (:meth:`_before_request`)."""
+        (:meth:`CompletionStep.before_request`)."""
         if kind not in REQUEST_KINDS:
             raise ValueError(f"not a request kind: {kind!r}")
-        self._before_request(kind)
-        self._candidates = []
+        self._completion.before_request(kind)
+        self._deciding.start()
         values = dict(values)
         key = key_of(kind, values)
-        self.values[key] = values
-        self.justifications[key] = Justification("request", describe(key, self.values), (), self._new_step(),
-                                                 values.get("turn"))
-        fact = _engine_fact(kind, values)
+        log = self._log
+        log.values[key] = values
+        log.justifications[key] = Justification("request", describe(key, log.values), (), log.new_step(),
+                                                values.get("turn"))
+        fact = engine_fact(kind, values)
         self._engine.declare(fact)
         try:
-            self._run_engine()
+            self._runner.run_engine()
         finally:
-            found, self._candidates = self._candidates, None
-            del self.justifications[key]
+            found = self._deciding.finish()
+            del log.justifications[key]
             self._engine.retract(fact)
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
@@ -501,6 +588,213 @@ class Knowledge(CompletionStep):
         (e.g. a model of what an opponent knows)."""
         return Knowledge(self.edition, self.players, me, {p: self.hand_sizes[p] for p in self.players},
                          rulesets=self._rulesets, complete=self.complete if complete is None else complete)
+
+    # ---------------------------------------------------------------- queries
+    # The typed, public query interface (clue_expert.engine.queries): the
+    # reading view's queries, which record a firing rule's reads.
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """Card ids in sheet order."""
+        return self._seating.cards
+
+    @property
+    def card_set(self) -> frozenset:
+        """Every card id."""
+        return self._seating.all_cards
+
+    @property
+    def owner_set(self) -> frozenset:
+        """Every owner (the players and the envelope)."""
+        return self._seating.owner_set
+
+    def category_of(self, card: str) -> str:
+        """The category of a card."""
+        return self._seating.category[card]
+
+    def category_cards(self, category: str) -> frozenset:
+        """The cards of a category."""
+        return self._seating.category_cards[category]
+
+    def envelope_count(self, category: str) -> int:
+        """How many cards of the category the envelope holds."""
+        return self.edition.envelope_counts[category]
+
+    def sheet_position(self, name: str) -> int:
+        """A name's place in sheet order (cards first, then owners); unknown names last."""
+        return self._seating.order.get(name, 10 ** 6)
+
+    def hand_size(self, owner: str) -> int | None:
+        """How many cards the owner holds (the envelope: its size)."""
+        return self._view.hand_size(owner)
+
+    def holders(self, card: str) -> frozenset:
+        """Owners known to hold the card."""
+        return self._view.holders(card)
+
+    def lackers(self, card: str) -> frozenset:
+        """Owners known not to hold the card."""
+        return self._view.lackers(card)
+
+    def held_by(self, owner: str) -> frozenset:
+        """Cards known held by ``owner``."""
+        return self._view.held_by(owner)
+
+    def lacked_by(self, owner: str) -> frozenset:
+        """Cards known lacked by ``owner``."""
+        return self._view.lacked_by(owner)
+
+    def status(self, owner: str, card: str) -> str:
+        """``held``, ``lacked`` or ``unknown``."""
+        return self._view.status(owner, card)
+
+    def one_of_clauses(self, owner: str) -> list[frozenset]:
+        """Live (narrowed, unsatisfied) one-of clauses of ``owner``."""
+        return self._view.one_of_clauses(owner)
+
+    def recorded_one_of_clauses(self, owner: str) -> list[frozenset]:
+        """Every one-of clause recorded for ``owner``, satisfied ones
+        included (a clause replaced by a narrower one is not)."""
+        return self._view.recorded_one_of_clauses(owner)
+
+    def not_all_clauses(self, owner: str) -> list[frozenset]:
+        """The owner's not-all clauses (card sets he does not hold all of)."""
+        return self._view.not_all_clauses(owner)
+
+    def has_clauses(self, owner: str) -> bool:
+        """Whether any one-of clause of the owner was ever recorded (live or satisfied)."""
+        return self._view.has_clauses(owner)
+
+    def bounds(self, owner: str) -> list[tuple]:
+        """The owner's bounds already reduced against the sheet (every card
+        of them still unknown) that the sheet does not imply: (cards, low,
+        high) each."""
+        return self._view.bounds(owner)
+
+    def bounds_with(self, owner: str, card: str) -> list[tuple]:
+        """The owner's bounds naming the card, as stated (not reduced), that
+        the sheet does not already imply: (cards, low, high) each."""
+        return self._view.bounds_with(owner, card)
+
+    def seen_cards(self) -> frozenset:
+        """Cards that have been shown to this seat."""
+        return self._view.seen_cards()
+
+    def shown_to(self, player: str) -> frozenset:
+        """Cards this seat has shown to ``player``."""
+        return self._view.shown_to(player)
+
+    def shown_to_anyone(self) -> frozenset:
+        """Cards this seat has shown to anyone."""
+        return self._view.shown_to_anyone()
+
+    def known(self, key: Key) -> bool:
+        """Whether the fact is known."""
+        return self._view.known(key)
+
+    def envelope(self) -> dict:
+        """category -> the envelope's card where known (None if not); for a
+        category of which the envelope takes several cards, the list of them
+        once all are known.  Categories the envelope takes none of are left out."""
+        return self._view.envelope()
+
+    def solved(self) -> bool:
+        """Whether the sheet holds every envelope card (a waiting completion
+        step may run first: :meth:`CompletionStep.solved`)."""
+        out = self._completion.solved()
+        self._view.read_solved()
+        return out
+
+    def sheet(self) -> Sheet:
+        """The detective sheet, every entailed fact on it (a waiting completion step runs first)."""
+        self._completion.settle()
+        self._view.read_sheet()
+        return self._store.sheet(self._log.last_turn)
+
+    def out_players(self) -> frozenset:
+        """Players who made a wrong accusation (out of the game: in the
+        generalized game nobody can ask them any more)."""
+        return frozenset(o.by for _, o in self._observations if isinstance(o, Accusation) and not o.correct)
+
+    def suggestions_seen(self) -> list[tuple[int, Suggestion]]:
+        """(turn, suggestion) for every suggestion observed, in order."""
+        return [(turn, obs) for turn, obs in self._observations if isinstance(obs, Suggestion)]
+
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
+        """The probable clues in the order they were made: by default those
+        the sheet has not refuted (a probably-held card the owner is known to
+        lack, or the reverse); with ``refuted=True`` only the refuted ones;
+        with ``model`` only those made by that model rule set's rules."""
+        rules = None
+        if model is not None:
+            rules = {r.id for rs in self._rulesets if rs.id == model for r in rs.rules}
+        out = []
+        probable = self._log.probable
+        for key in probable:
+            if rules is not None and probable[key].rule not in rules:
+                continue
+            kind, owner, card = key
+            status = self.status(owner, card)
+            wrong = status == (LACKED if kind == "probably-held" else HELD)
+            if wrong == refuted:
+                out.append(key)
+        return out
+
+    def memo(self, key, build: Callable):
+        """``build()``, computed once for the knowledge as it stands: a new
+        fact, observation or request, or a new game, starts afresh.  For
+        costly derived views (exact beliefs, suggestion values, opponent
+        models) that rules read several times per decision."""
+        log = self._log
+        return self._memo.get((len(log.justifications), log.step, len(self._observations)), key, build)
+
+    def memo_state(self, key, build: Callable):
+        """Like :meth:`memo`, but kept across requests while the knowledge
+        stands still: only a new fact or observation (or a new game) starts
+        afresh.  For views that depend on the sheet alone (the exact beliefs
+        and suggestion values), so that a board turn's move and its
+        suggestion share them."""
+        in_request = 1 if self._deciding.candidates is not None else 0
+        return self._state_memo.get((len(self._log.justifications) - in_request, len(self._observations)), key,
+                                    build)
+
+    # --------------------------------------------------- the completion step
+    def settle(self) -> None:
+        """Run the completion step now if it is waiting (see :attr:`defer_completion`)."""
+        self._completion.settle()
+
+    def consistent(self) -> bool:
+        """Whether some deal satisfies everything known (needs the completion step)."""
+        return self._completion.consistent()
+
+    def completion_check(self, key: Key) -> dict:
+        """See :meth:`CompletionStep.completion_check`."""
+        return self._completion.completion_check(key)
+
+    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[SettlingCell]:
+        """See :meth:`CompletionStep.settling_cells`."""
+        return self._completion.settling_cells(key, skip)
+
+    def entailment(self, key: Key) -> Entailment:
+        """See :meth:`CompletionStep.entailment`."""
+        return self._completion.entailment(key)
+
+    # ------------------------------------------------------------ explanations
+    def justification(self, key: Key) -> Justification | None:
+        """How a fact is known (see :meth:`Explanations.justification`)."""
+        return self._explanations.justification(key)
+
+    def roots(self, key: Key) -> list[Key]:
+        """The observations a fact rests on, in derivation order."""
+        return self._explanations.roots(key)
+
+    def derivation(self, *keys: Key) -> Iterable[tuple[Key, Justification]]:
+        """See :meth:`Explanations.derivation`."""
+        return self._explanations.derivation(*keys)
+
+    def explain(self, key: Key) -> Explanation:
+        """The justification tree of a fact down to the observations; a fact
+        met twice is expanded once."""
+        return self._explanations.explain(key)
 
 
 def _deal_sizes(edition: Edition, players: tuple[str, ...], given: dict[str, int] | None) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """The completion step's ledger: the SAT model and which known fact each of its literals stands for.
 
-A seat with the completion step on owns one :class:`SatLedger` (its
-knowledge's ``_ledger``; None with the step off).  The fact store tells it
+A seat with the completion step on owns one :class:`SatLedger` for its
+lifetime (None with the step off), given a new model each game (``renew``).  The fact store tells it
 every held / lacked / clause / bound fact it records (``add_cell``,
 ``add_clause``, ``add_bound``); the completion step asks the model about
 the literals of the known facts (``assumptions``) and reads the facts back
@@ -76,6 +76,17 @@ class SatLedger:
         #: (how many facts, how many models the model had kept) when it last
         #: found the envelope not pinned (None: never; see CompletionStep.solved).
         self.unpinned: tuple[int, int] | None = None
+
+    def renew(self, model: SatModel) -> None:
+        """Start again on ``model`` (a new game, or a game undone to a
+        snapshot), which inherits the old model's kept deals (checked again
+        before use); nothing is known yet."""
+        model.inherit_witnesses(self.model)
+        self.model = model
+        self.facts = {}
+        self.done = -1
+        self.pending = {}
+        self.unpinned = None
 
     def add_cell(self, key: Key, held: bool) -> None:
         """A held (``held``) or lacked fact is known."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Protocol, Sequence
 
 from ...core.errors import UnknownEngineError
 from ...core.facts import key_of
@@ -159,6 +159,19 @@ Binder = tuple[tuple[int, str, str], ...]
 NativeSink = Callable[[str, tuple, Binder, tuple], None]
 
 
+class FiringSink(Protocol):
+    """The one channel from an engine to the seat (in the style of clingo's
+    solve handler: one object the run reports to): :meth:`RuleEngine.run_into`
+    hands it every firing, each once, in firing order."""
+
+    def on_firing(self, firing: "EngineFiring") -> None:
+        """A rule fired (a native one too when the engine reports it as a
+        firing: with a watch, or an engine that runs no right-hand side)."""
+
+    def on_native(self, rule: str, facts: tuple, binder: Binder, native: tuple) -> None:
+        """A native rule fired inside the engine, handed over straight (see :data:`NativeSink`)."""
+
+
 def bound(facts: Sequence["EngineFact"], binder: Binder) -> tuple[tuple[str, Any], ...]:
     """The ``(variable, value)`` pairs of a firing on ``facts`` (see :data:`Binder`)."""
     return tuple([(var, facts[i].get(field)) for i, field, var in binder])
@@ -213,6 +226,18 @@ class RuleEngine(ABC):
         an adapter may call it with a native firing (see :data:`NativeSink`)
         instead of making and yielding its :class:`EngineFiring`, in the
         same order among the firings it yields."""
+
+    def run_into(self, sink: FiringSink, limit: int | None = None) -> int:
+        """:meth:`run`, every firing handed to ``sink``: a native one to
+        ``sink.on_native`` when the adapter can (no :class:`EngineFiring`
+        made), any other to ``sink.on_firing``.  How the seat runs its
+        engine.  Returns how many firings were reported as firings."""
+        on_firing = sink.on_firing
+        n = 0
+        for firing in self.run(limit, sink.on_native):
+            on_firing(firing)
+            n += 1
+        return n
 
     @abstractmethod
     def agenda(self) -> list[Activation]:
@@ -277,5 +302,5 @@ def make_engine(name: str) -> RuleEngine:
     return cls()
 
 
-__all__ = ["Activation", "Binder", "ENGINES", "ENGINE_NAMES", "EngineFact", "EngineFiring", "NativeSink", "RuleEngine",
-           "Watcher", "bound", "check_engine_name", "make_engine", "register_engine"]
+__all__ = ["Activation", "Binder", "ENGINES", "ENGINE_NAMES", "EngineFact", "EngineFiring", "FiringSink", "NativeSink",
+           "RuleEngine", "Watcher", "bound", "check_engine_name", "make_engine", "register_engine"]
