@@ -234,7 +234,8 @@ def test_serve_cli_prints_where_to_open_it(tmp_path, monkeypatch, capsys):
     bounded = {"timeout_graceful_shutdown": 1} \
         if "timeout_graceful_shutdown" in inspect.signature(uvicorn.Config).parameters else {}
     assert "open http://127.0.0.1:8899/\n" in out and runs == [{"host": "127.0.0.1", "port": 8899,
-                                                                "log_level": "warning", **bounded}]
+                                                                "log_level": "warning", "lifespan": "off",
+                                                                **bounded}]
     assert main(["serve", str(tmp_path / "g.yaml"), "--host", "0.0.0.0", "--port", "8899"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"open http://\S+:8899/\?token=[\w-]{20,} \(every request needs this token\)", out), out

@@ -156,4 +156,6 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge
     # without a bound a client that keeps a request open kept the server running)
     bounded: dict[str, Any] = {"timeout_graceful_shutdown": STOP_WAIT} \
         if "timeout_graceful_shutdown" in inspect.signature(uvicorn.Config).parameters else {}
-    uvicorn.run(app, host=host, port=port, log_level="warning", **bounded)
+    # no lifespan task (the app has no startup or shutdown step): a second Ctrl-C, which makes
+    # uvicorn force its exit, cancelled that task and printed its traceback
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="off", **bounded)
