@@ -134,6 +134,39 @@ def _verb_at(buf: bytes, i: int) -> bytes | None:
     return max(found, key=len) if found else None
 
 
+
+class _Scanner:
+    """Reads a message's arguments off a buffer: a run of separators, a
+    word of allowed bytes, a two-letter card code.  Raises ``_Need`` when
+    the buffer ends first and ``_Mismatch`` at a byte that does not fit."""
+
+    def __init__(self, buf: bytes) -> None:
+        self.buf, self.n = buf, len(buf)
+
+    def sep(self, j: int) -> int:
+        buf, n = self.buf, self.n
+        if j >= n:
+            raise _Need
+        if buf[j] not in _SEP:
+            raise _Mismatch(j)
+        while j < n and buf[j] in _SEP:
+            j += 1
+        if j >= n:
+            raise _Need
+        return j
+
+    def word(self, j: int, allowed, length: int = 1) -> int:
+        for k in range(j, j + length):
+            if k >= self.n:
+                raise _Need
+            if self.buf[k] not in allowed:
+                raise _Mismatch(k)
+        return j + length
+
+    def card(self, j: int) -> int:
+        return self.word(self.sep(j), _LETTER, 2)
+
+
 class MessageFramer:
     """Cuts the server's byte stream into messages by the protocol's grammar,
     whatever the TCP segments.
@@ -248,62 +281,46 @@ class MessageFramer:
         return (COMPLETE, end.start()) if end is not None else (EXTENDABLE, len(buf))
 
     def _arguments(self, verb: str, buf: bytes, j: int):
-        n = len(buf)
-
-        def sep(j):
-            if j >= n:
-                raise _Need
-            if buf[j] not in _SEP:
-                raise _Mismatch(j)
-            while j < n and buf[j] in _SEP:
-                j += 1
-            if j >= n:
-                raise _Need
-            return j
-
-        def word(j, allowed, length=1):
-            for k in range(j, j + length):
-                if k >= n:
-                    raise _Need
-                if buf[k] not in allowed:
-                    raise _Mismatch(k)
-            return j + length
-
-        def card(j):
-            return word(sep(j), _LETTER, 2)
-
+        scan = _Scanner(buf)
         if verb in ("suggest", "accuse", "done"):
             return COMPLETE, j
         if verb in ("disprove", "accusation"):
-            j = word(sep(j), _DIGIT)
+            j = scan.word(scan.sep(j), _DIGIT)
             for _ in range(3):
-                j = card(j)
+                j = scan.card(j)
             if verb == "accusation":
-                j = word(sep(j), frozenset(b"+-"))
+                j = scan.word(scan.sep(j), frozenset(b"+-"))
             return COMPLETE, j
         if verb == "suggestion":
-            by = buf[sep(j)] - ord("0")
-            j = word(sep(j), _DIGIT)
-            for _ in range(3):
-                j = card(j)
-            j = word(sep(j), _DIGIT | frozenset(b"-"))
-            if buf[j - 1] == ord("-"):
-                return COMPLETE, j
-            seat = self.seat()
-            if seat is not None and seat in (by, buf[j - 1] - ord("0")):
-                return COMPLETE, card(j)  # shown to us or by us: the card follows
-            status, end, _ = self._optional_card(buf, j, uncertain=seat is None)
-            return status, end
-        # reset N SEAT cards...: as many as the dealing rule gives the seat, and any more that follow
-        j = word(sep(j), _DIGIT)
+            return self._suggestion_arguments(scan, buf, j)
+        return self._reset_arguments(scan, buf, j)
+
+    def _suggestion_arguments(self, scan: "_Scanner", buf: bytes, j: int):
+        """suggestion BY CARD CARD CARD SHOWER|- [CARD]: the card only when the seat may see it."""
+        by = buf[scan.sep(j)] - ord("0")
+        j = scan.word(scan.sep(j), _DIGIT)
+        for _ in range(3):
+            j = scan.card(j)
+        j = scan.word(scan.sep(j), _DIGIT | frozenset(b"-"))
+        if buf[j - 1] == ord("-"):
+            return COMPLETE, j
+        seat = self.seat()
+        if seat is not None and seat in (by, buf[j - 1] - ord("0")):
+            return COMPLETE, scan.card(j)  # shown to us or by us: the card follows
+        status, end, _ = self._optional_card(buf, j, uncertain=seat is None)
+        return status, end
+
+    def _reset_arguments(self, scan: "_Scanner", buf: bytes, j: int):
+        """reset N SEAT cards...: as many as the dealing rule gives the seat, and any more that follow."""
+        j = scan.word(scan.sep(j), _DIGIT)
         players = buf[j - 1] - ord("0")
-        j = word(sep(j), _DIGIT)
+        j = scan.word(scan.sep(j), _DIGIT)
         seat = buf[j - 1] - ord("0")
         dealt = len(EDITION.cards) - 3
         rule = dealt // players + (seat < dealt % players) if 3 <= players <= 6 and seat < players else 0
         count = 0
         while count < rule:
-            j, count = card(j), count + 1
+            j, count = scan.card(j), count + 1
         while True:  # every card code that follows is this message's (too many: one oversized frame)
             status, end, took = self._optional_card(buf, j, uncertain=True)
             if not took:

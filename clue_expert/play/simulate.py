@@ -176,34 +176,9 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
     n = len(base.players) if base is not None else (players or 3)
     check_players(n, base.edition if base is not None else get_edition(edition))
     if board is not None:
-        if game != "speed-clue":
-            raise ClueError("the board game is Speed Clue's suggestions on a board: leave out --game")
-        b = get_board(board)
-        if not MIN_BOARD_PLAYERS <= n <= len(b.starts):
-            raise ClueError(f"the board game on {b.id} has {MIN_BOARD_PLAYERS} to {len(b.starts)} players, not {n}")
-        board_pawns(b, base if base is not None else random_deal(get_edition(edition), tuple(
-            f"player{i + 1}" for i in range(n)), random.Random(0)))  # the edition must name the board
+        _check_board(board, game, n, base, edition)
         game = "board"
-    if all_envelopes:
-        if base is None:
-            raise ClueError("--all-envelopes needs --deal")
-        variants = envelope_variants(base)
-        count = games or len(variants)
-
-        def deal_of(g: int) -> Deal:
-            return variants[g % len(variants)]
-    elif base is not None:
-        count = games
-
-        def deal_of(g: int) -> Deal:
-            return base
-    else:
-        ed = get_edition(edition)
-        names = tuple(f"player{i + 1}" for i in range(n))
-        count = games
-
-        def deal_of(g: int) -> Deal:
-            return random_deal(ed, names, random.Random(f"{seed}:deal:{g}"))
+    count, deal_of = _deals(base, n, games, seed, edition, all_envelopes)
     k = len(strategies)
 
     def lineup(g: int) -> tuple:
@@ -216,6 +191,34 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
         return GameSpec(index=g, deal=deal_of(g), strategies=lineup(g), seed=hash_seed(seed, g), response=response,
                         accusation=accusation, max_rounds=max_rounds, records=records, game=game, board=board)
     return GameSpecs(count, spec_of)
+
+
+def _check_board(board: str, game: str, n: int, base: Deal | None, edition: str) -> None:
+    """A board game of ``n`` players on ``board`` can be played (the edition names its pawns)."""
+    if game != "speed-clue":
+        raise ClueError("the board game is Speed Clue's suggestions on a board: leave out --game")
+    b = get_board(board)
+    if not MIN_BOARD_PLAYERS <= n <= len(b.starts):
+        raise ClueError(f"the board game on {b.id} has {MIN_BOARD_PLAYERS} to {len(b.starts)} players, not {n}")
+    board_pawns(b, base if base is not None else random_deal(get_edition(edition), tuple(
+        f"player{i + 1}" for i in range(n)), random.Random(0)))  # the edition must name the board
+
+
+def _deals(base: Deal | None, n: int, games: int, seed: int, edition: str,
+           all_envelopes: bool) -> tuple[int, Callable[[int], Deal]]:
+    """How many games, and game number -> its deal: every envelope of
+    ``base`` in turn, ``base`` itself, or a seeded random deal."""
+    if all_envelopes:
+        if base is None:
+            raise ClueError("--all-envelopes needs --deal")
+        variants = envelope_variants(base)
+        return games or len(variants), lambda g: variants[g % len(variants)]
+    if base is not None:
+        fixed = base
+        return games, lambda g: fixed
+    ed = get_edition(edition)
+    names = tuple(f"player{i + 1}" for i in range(n))
+    return games, lambda g: random_deal(ed, names, random.Random(f"{seed}:deal:{g}"))
 
 
 class GameSpecs(SequenceABC):

@@ -234,6 +234,18 @@ def load_sweep(path: str | Path) -> Sweep:
             load_decisions(key, value)
         except ClueError as exc:
             _fail(source, text, [key], str(exc))
+    lineups = _sweep_lineups(raw, response, accusation, source, text)
+    cells = _sweep_cells(raw, lineups, source, text)
+    if len(cells) > MAX_CELLS or len(cells) * raw["games"] > MAX_GAMES:
+        raise SweepError(f"{source}: {len(cells):,} cells of {raw['games']:,} games; the limits are "
+                         f"{MAX_CELLS:,} cells and {MAX_GAMES:,} games in all")
+    return Sweep(path=source, title=raw.get("title") or Path(source).stem, cells=tuple(cells), games=raw["games"],
+                 seed=raw.get("seed", 1), seating=raw.get("seating", "rotate"), response=response,
+                 accusation=accusation, max_rounds=raw.get("max_rounds", 60))
+
+
+def _sweep_lineups(raw: dict, response, accusation, source: str, text: str) -> list:
+    """A sweep file's lineups, (name, seats), every seat checked and every name once."""
     lineups = []
     for i, item in enumerate(raw["lineups"]):
         name, seats = None, item
@@ -252,6 +264,12 @@ def load_sweep(path: str | Path) -> Sweep:
     for i, n in enumerate(names):
         if names.index(n) != i:
             _fail(source, text, ["lineups", i], f"the lineup {shorten(n, 80)} appears twice (give one a name:)")
+    return lineups
+
+
+def _sweep_cells(raw: dict, lineups: list, source: str, text: str) -> list:
+    """The grid's cells: every lineup x player count x edition (Speed Clue) or
+    hand and hidden sizes (the generalized game), each checked to be playable."""
     games_kinds = _many(raw.get("game", "speed-clue"))
     if "speed-clue" not in games_kinds and "editions" in raw:
         _fail(source, text, ["editions"], "editions are for Speed Clue; the generalized game's pool is built "
@@ -279,12 +297,7 @@ def load_sweep(path: str | Path) -> Sweep:
             except ClueError as exc:
                 _fail(source, text, ["players"], str(exc))
             cells.append(Cell(name, seats, game, ed, n, hand, hidden))
-    if len(cells) > MAX_CELLS or len(cells) * raw["games"] > MAX_GAMES:
-        raise SweepError(f"{source}: {len(cells):,} cells of {raw['games']:,} games; the limits are "
-                         f"{MAX_CELLS:,} cells and {MAX_GAMES:,} games in all")
-    return Sweep(path=source, title=raw.get("title") or Path(source).stem, cells=tuple(cells), games=raw["games"],
-                 seed=raw.get("seed", 1), seating=raw.get("seating", "rotate"), response=response,
-                 accusation=accusation, max_rounds=raw.get("max_rounds", 60))
+    return cells
 
 
 # -- the output folder ----------------------------------------------------------------
