@@ -44,7 +44,8 @@ from experta import AND, AS, EXISTS, NOT, OR, TEST, W, Fact, KnowledgeEngine, Ru
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
-from ...core.errors import RuleFileError  # noqa: E402
+from ...core.errors import RuleFileError, RuleLimitError  # noqa: E402
+from .. import ir  # noqa: E402
 from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, register_engine  # noqa: E402
@@ -93,14 +94,45 @@ def _test(node: Test) -> TEST:
     return TEST(check)
 
 
+#: The engine whose facts experta is matching now (experta's network runs as a fact is declared or
+#: retracted; a rule class is shared by every engine that loads the same rules): its work is counted.
+_MATCHING: list = [None]
+
+
+def _tick(rule: Any) -> TEST:
+    """A ``TEST`` counting one partial match of ``rule`` (after each pattern
+    that joins): over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES` in
+    the engine's game it fails, so the network stops growing, and the engine
+    raises a RuleLimitError naming the rule (as CLIPS's ``clue-work`` does)."""
+    def tick() -> bool:
+        engine = _MATCHING[0]
+        if engine is None:  # pragma: no cover - the adapter sets it around every change of facts
+            return True
+        engine._work += 1
+        if engine._work <= ir.MAX_PARTIAL_MATCHES:
+            return True
+        if engine._over is None:
+            engine._over = rule
+        return False
+    tick.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
+    tick.__name__ = f"work_{rule.id.replace('-', '_')}"
+    return TEST(tick)
+
+
 def _conditions(rule: Any) -> list:
-    """The experta conditions of one compiled rule (see the module's docstring)."""
+    """The experta conditions of one compiled rule (see the module's docstring);
+    each joining pattern followed by a work tick (:func:`_tick`)."""
     if not rule.patterns:
         alternatives = [getattr(AS, "_m0") << fact_class(kind)() for kind in rule.on]
         return [alternatives[0] if len(alternatives) == 1 else OR(*alternatives)]
     out = []
+    positive = 0
     for i, node in enumerate(rule.patterns):
         out.append(_node(node, i, rule))
+        if isinstance(node, Either) or isinstance(node, Pattern) and not node.negated:
+            positive += 1
+            if positive > 1:
+                out.append(_tick(rule))
     return out
 
 
@@ -120,6 +152,8 @@ def _node(node: Any, i: int, rule: Any) -> Any:
                                                 "experta's matcher wires only patterns there")
     if isinstance(node, (NotAll, Exists)):
         inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
+        if isinstance(node, NotAll) and len(inner) > 1:  # pragma: no cover - compiled around (_witness)
+            raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile not: of a conjunction")
         body = inner[0] if len(inner) == 1 else AND(*inner)
         return NOT(body) if isinstance(node, NotAll) else EXISTS(body)
     raise RuleFileError(rule.path, rule.id, f"the experta engine cannot compile {node_name(node)}")
@@ -163,11 +197,21 @@ def _witness(rule: Any, i: int) -> list:
     facts the shipped negations look at (held, lacked) are never retracted,
     so a witness stays true; one over a fact that is retracted later stays
     too and only holds the rule back (never a wrong conclusion)."""
-    conditions = [_node(n, j, rule) for j, n in enumerate(rule.patterns[:i])
-                  if not (isinstance(n, NotAll) and _conjunction(n))]
+    conditions = []
+    positive = 0
+    for j, n in enumerate(rule.patterns[:i]):
+        if isinstance(n, NotAll) and _conjunction(n):
+            continue
+        conditions.append(_node(n, j, rule))
+        if isinstance(n, Either) or isinstance(n, Pattern) and not n.negated:
+            positive += 1
+            if positive > 1:
+                conditions.append(_tick(rule))
     base = len(rule.patterns)
     for j, item in enumerate(rule.patterns[i].items):
         conditions.append(_test(item) if isinstance(item, Test) else getattr(AS, f"_m{base + j}") << _pattern(item))
+        if isinstance(item, Pattern) and not item.negated:
+            conditions.append(_tick(rule))
     return conditions
 
 
@@ -256,6 +300,9 @@ class ExpertaEngine(RuleEngine):
         self._step = 0
         #: Whether facts changed since the agenda was last updated.
         self._dirty = False
+        #: Partial matches made since the last reset (see :func:`_tick`), and the rule that went over the limit.
+        self._work = 0
+        self._over: Any = None
         #: Activations experta's matcher has produced since the engine was made, per rule id
         #: (the Rete activity a test counts).
         self.activations_made: collections.Counter = collections.Counter()
@@ -269,11 +316,14 @@ class ExpertaEngine(RuleEngine):
             while len(_BUILT) > MAX_BUILT:
                 del _BUILT[next(iter(_BUILT))]
         cls, self._names, (self._tallies, self._witnesses) = built
+        _MATCHING[0] = self
         self._ke = cls()  # (experta builds the engine's Rete network here)
         self.reset()
 
     def reset(self) -> None:
         assert self._ke is not None, "load() the rules first"
+        self._work, self._over = 0, None
+        _MATCHING[0] = self
         self._ke.reset()
         # experta updates its agenda on each declare unless it is running; this adapter
         # takes the matcher's activations itself (_update), so it is always "running"
@@ -288,7 +338,10 @@ class ExpertaEngine(RuleEngine):
         assert self._ke is not None, "load() the rules first"
         if fact in self._declared:
             return False
+        _MATCHING[0] = self
         made = self._ke.declare(fact_class(fact.kind)(**dict(fact.values)))
+        if self._over is not None:
+            self._work_over()
         if made is None:  # pragma: no cover - an equal fact is in _declared
             return False
         self._by_id[made["__factid__"]] = fact
@@ -303,10 +356,20 @@ class ExpertaEngine(RuleEngine):
         made = self._declared.pop(fact, None)
         if made is None or self._ke is None:
             return False
+        _MATCHING[0] = self
         self._ke.retract(made)
+        if self._over is not None:
+            self._work_over()
         self._dirty = True
         self._emit("fact", "-", fact)
         return True
+
+    def _work_over(self) -> None:
+        """The rules' joins went over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`."""
+        rule = self._over
+        raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {ir.MAX_PARTIAL_MATCHES:,} "
+                                                 f"partial matches in this game or record, this rule the last (the "
+                                                 f"limit on partial matches per game)")
 
     def _activation(self, act: Any) -> Activation:
         rule, salience = self._names[act.rule.__name__]
