@@ -147,9 +147,10 @@ def _node(node: Any, i: int, rule: Any) -> Any:
         # compiled around (see _witness): NOT of the witness fact of the rule's variables
         kind, outer = _witness_kind(rule, i), _outer(rule, i)
         return NOT(fact_class(kind)(**{v: W(v) for v in outer}))
-    if isinstance(node, Exists) and any(isinstance(n, Test) for n in node.items):
-        raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile a test inside exists: "
-                                                "experta's matcher wires only patterns there")
+    if isinstance(node, Exists) and _exists_around(rule, i):
+        # compiled around (see _witness): the witness fact of the rule's variables, matched (not bound)
+        kind, outer = _witness_kind(rule, i), _outer(rule, i)
+        return fact_class(kind)(**{v: W(v) for v in outer})
     if isinstance(node, (NotAll, Exists)):
         inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
         if isinstance(node, NotAll) and len(inner) > 1:  # pragma: no cover - compiled around (_witness)
@@ -166,6 +167,21 @@ def _conjunction(node: NotAll) -> bool:
     is not the negation of the join (and fails on a ``TEST`` inside), so such
     a negation is compiled around it (:func:`_witness`)."""
     return len(node.items) > 1 or not isinstance(node.items[0], Pattern)
+
+
+def _exists_around(rule: Any, i: int) -> bool:
+    """Whether the ``i``-th node, an ``exists:``, is compiled around experta
+    (:func:`_witness`): experta wires ``EXISTS`` to the initial fact alone,
+    so it sees none of the rule's variables (``exists: {one-of: {owner: o}}``
+    held whenever any one-of fact did), and takes no test inside."""
+    node = rule.patterns[i]
+    return bool(_outer(rule, i)) or any(isinstance(n, Test) for n in node.items)
+
+
+def _witnessed(rule: Any, i: int) -> bool:
+    """Whether the ``i``-th node is compiled around experta with a witness rule."""
+    node = rule.patterns[i]
+    return isinstance(node, NotAll) and _conjunction(node) or isinstance(node, Exists) and _exists_around(rule, i)
 
 
 def _witness_kind(rule: Any, i: int) -> str:
@@ -200,7 +216,7 @@ def _witness(rule: Any, i: int) -> list:
     conditions = []
     positive = 0
     for j, n in enumerate(rule.patterns[:i]):
-        if isinstance(n, NotAll) and _conjunction(n):
+        if _witnessed(rule, j):
             continue
         conditions.append(_node(n, j, rule))
         if isinstance(n, Either) or isinstance(n, Pattern) and not n.negated:
@@ -251,7 +267,7 @@ def _build(rules: Sequence[Any]) -> tuple[type, dict, tuple]:
     witnesses: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n, rule in enumerate(rules):
         for i, node in enumerate(rule.patterns):
-            if isinstance(node, NotAll) and _conjunction(node):
+            if _witnessed(rule, i):
                 name = f"w{n}_{i}_{rule.id.replace('-', '_')}"
                 attrs[name] = Rule(*_witness(rule, i), salience=TALLY_SALIENCE)(_action(name))
                 names[name] = (rule.id, TALLY_SALIENCE)
