@@ -252,7 +252,8 @@ def _input_facts(record: Any) -> list:
     from ..engine.knowledge import Knowledge
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine="clips", complete=False)
     try:
-        k.observe(DealtHand(k.me, tuple(record.hand)))
+        if k.me is not None:
+            k.observe(DealtHand(k.me, tuple(record.hand)))
         for n, turn in enumerate(record.turns, start=1):
             k.observe(turn, n)
     except ClueError:
@@ -292,11 +293,12 @@ def _game(engine_name: str, rulesets: list, record: Any) -> list:
                       engine=engine_name, complete=False)
     except ClueError as exc:
         return [_error(exc)]
-    steps: list = [(DealtHand(k.me, tuple(record.hand)), 0)] + [(t, n) for n, t in enumerate(record.turns, 1)]
+    steps: list = [(DealtHand(k.me, tuple(record.hand)), 0)] if k.me is not None else []
+    steps += [(t, n) for n, t in enumerate(record.turns, 1)]
     for obs, n in steps:
         try:
             k.observe(obs, n)
-            out.append(tuple(sorted(k.sheet().items())) if isinstance(k.sheet(), dict) else repr(k.sheet()))
+            out.append(repr(k.sheet()))
         except ContradictionError as exc:
             out.append("contradiction: " + str(exc).splitlines()[0])
         except ClueError as exc:
