@@ -136,3 +136,25 @@ def test_a_clips_error_while_matching_is_the_projects_error_naming_file_and_rule
         engine.declare(EngineFact.of("held", {"owner": "bob", "card": "rope"}))
     out, err = capfd.readouterr()
     assert "ARGACCES2" not in out + err  # nothing raw on the terminal
+
+
+def test_exists_reads_the_rules_variables_on_both_engines():
+    # experta's EXISTS saw none of the rule's variables: it held for every owner once any one-of was known
+    # (found by the differential check, tests/test_engine_diff.py)
+    raw = {"id": "ex", "title": "ex", "rules": [{
+        "id": "has-a-clause", "message": "{o} has a clause",
+        "match": [{"owner": {"name": "o"}}, {"exists": {"one-of": {"owner": "o"}}},
+                  {"exists": [{"held": {"owner": "o", "card": "c"}}, {"test": "c != 'rope'"}]}],
+        "then": [{"lacked": ["ENVELOPE", "'rope'"]}]}]}
+    rs = compile_ruleset(raw, "ex.yaml", FUNCTIONS)
+    for name in ("clips", "experta"):
+        engine = make_engine(name)
+        engine.load(rs.rules)
+        for owner in ("ann", "bob", "cat"):
+            engine.declare(EngineFact.of("owner", {"name": owner, "player": True}))
+        engine.declare(EngineFact.of("one-of", {"owner": "bob", "cards": ("hall", "rope")}))
+        engine.declare(EngineFact.of("one-of", {"owner": "cat", "cards": ("hall", "rope")}))
+        engine.declare(EngineFact.of("held", {"owner": "bob", "card": "plum"}))
+        engine.declare(EngineFact.of("held", {"owner": "cat", "card": "rope"}))
+        fired = [f.activation.binding()["o"] for f in engine.run()]
+        assert fired == ["bob"], (name, fired)

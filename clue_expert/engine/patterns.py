@@ -18,6 +18,11 @@ Items, in order (docs/rule-language.md, "Patterns: match:"):
 Variables first met inside ``not``/``exists`` are local to it.  Every
 mistake is a :class:`~clue_expert.core.errors.RuleFileError` naming the
 file, the rule and the item (``match #3 (test)``).
+
+Every test and every join is typed against the fact kinds' field types
+(:func:`field_type`, :func:`typed`): an operator applies only to the types
+it means the same thing for on experta and on CLIPS (ordering of names is
+alphabetical by code point on both), or the file is refused at load.
 """
 from __future__ import annotations
 
@@ -468,9 +473,12 @@ def hint(name: str, names) -> str:
 def compile_match(items: list, path: str, rid: str, *, constants: tuple, setup_kinds: tuple,
                   max_positive: int) -> MatchResult:
     """A rule's ``match:`` items as IR nodes (see the module's docstring).
-    ``constants`` are names that are not variables; a positive pattern after
-    the first must share a variable with those before it unless its kind is
-    one of ``setup_kinds``; at most ``max_positive`` positive patterns."""
+    ``constants`` are names that are not variables; at most
+    ``max_positive`` positive patterns, joined in any order (on shared
+    variables, through tests, or by nothing: the engines bound the work of
+    the joins, :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`);
+    ``setup_kinds`` is kept for callers (no longer a constraint).  Every
+    test is typed (:func:`typed`)."""
     c = _Compiler(path, rid, constants, setup_kinds, max_positive)
     nodes = tuple(c.item(n, item) for n, item in enumerate(items, start=1))
     if c.positive == 0:

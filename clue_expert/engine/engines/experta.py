@@ -19,9 +19,13 @@ Every compiled rule becomes one experta rule:
   :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
   the variables it reads by name, :class:`~clue_expert.engine.ir.Exists`
   is ``EXISTS`` and :class:`~clue_expert.engine.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
-  ``NOT``; one of several items is refused when the rules are loaded:
-  experta's matcher rewrites ``NOT(AND(a, b))`` by De Morgan's law into
-  ``OR(NOT(a), NOT(b))``, which is not the negation of the join.
+  ``NOT``; one of several items is compiled around experta with a witness
+  rule (:func:`_witness`): experta's matcher rewrites ``NOT(AND(a, b))`` by
+  De Morgan's law into ``OR(NOT(a), NOT(b))``, which is not the negation of
+  the join.  An ``exists:`` that reads the rule's variables (or holds a
+  test) likewise: experta wires ``EXISTS`` to the initial fact alone;
+- every pattern that joins is followed by a work tick (:func:`_tick`), so
+  the partial matches are counted as on CLIPS.
 
 The experta rule's action does nothing: :meth:`ExpertaEngine.run` takes the
 next activation off experta's agenda itself (what ``KnowledgeEngine.run``
