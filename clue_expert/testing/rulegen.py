@@ -36,6 +36,10 @@ import yaml
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import KINDS, TALLY_KINDS
 from ..core.observations import DealtHand
+from ..engine.engines import EngineFact, make_engine
+from ..engine.knowledge import Knowledge
+from ..engine.library import FUNCTIONS
+from ..engine.rules import compile_ruleset, default_rulesets
 from ..engine.patterns import (BOOLEAN, CARDS, INTEGER, MAYBE_NULL, NAMES, SYMBOL, field_type)
 
 #: The kinds a generated pattern matches.
@@ -248,8 +252,6 @@ def _error(exc: BaseException) -> str:
 
 def _input_facts(record: Any) -> list:
     """The facts a seat's engine holds at the end of ``record`` (clips, shipped rules), each count at 0."""
-    from ..engine.engines import EngineFact
-    from ..engine.knowledge import Knowledge
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine="clips", complete=False)
     try:
         if k.me is not None:
@@ -269,7 +271,6 @@ def _input_facts(record: Any) -> list:
 
 
 def _matches(engine_name: str, rules: list, facts: list) -> Any:
-    from ..engine.engines import make_engine
     engine = make_engine(engine_name)
     try:
         engine.load(rules)
@@ -286,7 +287,6 @@ def _matches(engine_name: str, rules: list, facts: list) -> Any:
 
 
 def _game(engine_name: str, rulesets: list, record: Any) -> list:
-    from ..engine.knowledge import Knowledge
     out: list = []
     try:
         k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, rulesets=rulesets,
@@ -325,9 +325,6 @@ def compare(text: str, records: list, path: str = "gen.yaml", games: bool = True
     """The disagreements of the two engines on the rule file ``text`` over
     ``records`` (see the module's docstring); empty when they agree.
     ``games``: the seats' games too (else the bare engines' matches only)."""
-    from ..engine.language import FILE_KINDS  # noqa: F401  (the compiler's tables loaded)
-    from ..engine.library import FUNCTIONS
-    from ..engine.rules import compile_ruleset, default_rulesets
     problems: list[str] = []
     try:
         ruleset = compile_ruleset(yaml.safe_load(text), path, FUNCTIONS)
