@@ -158,3 +158,17 @@ def test_exists_reads_the_rules_variables_on_both_engines():
         engine.declare(EngineFact.of("held", {"owner": "cat", "card": "rope"}))
         fired = [f.activation.binding()["o"] for f in engine.run()]
         assert fired == ["bob"], (name, fired)
+
+
+@pytest.mark.parametrize("kind", ["deduction", "model"])
+def test_the_scaffold_is_a_pattern_rule_that_passes_on_both_engines_and_exports(tmp_path, monkeypatch, capsys, kind):
+    monkeypatch.chdir(tmp_path)
+    assert main(["rules", "--new", kind, "x"]) == 0
+    text = (tmp_path / "x.yaml").read_text()
+    assert "match:" in text and "when:" not in text.split("rules:")[1] and "if:" not in text.split("rules:")[1]
+    for engine in ("clips", "experta"):
+        assert main(["rules", "--test", "--engine", engine, "x.yaml"]) == 0, engine
+    if kind == "deduction":
+        assert main(["rules", "--export", "clips", "kb.clp", "x.yaml"]) == 0
+        assert "(defrule x-shown-card-is-not-in-envelope" in (tmp_path / "kb.clp").read_text()
+    capsys.readouterr()
