@@ -20,7 +20,8 @@ file on both engines two ways:
   engine: after every observation the sheet, whether a contradiction was
   met (not which one first, nor the facts its explanation cites: those
   follow the order of the firings, which the engines do not share -- the
-  closure they reach does), or the error's text, must be the same.
+  closure they reach does), or the error (its file, rule and problem; not
+  the values of the firing that met it first), must be the same.
 
 A load refused on one engine must be refused on the other with the same
 message.  ``tests/test_engine_diff.py`` runs a bounded number of files;
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -252,6 +254,20 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+_QUOTED = re.compile(r"'[^']*'")
+
+
+def _game_error(exc: BaseException) -> str:
+    """An error a seat met, its values after the rule masked: a rule that
+    errs on several firings errs on the one its engine fires first, whose
+    values follow the order of the firings (``concludes held about 'p1'``
+    on one engine, ``'p3'`` on the other); the file, the rule and the
+    problem are compared."""
+    text = _error(exc)
+    head, sep, problem = text.partition("': ")
+    return head + sep + _QUOTED.sub("'…'", problem) if sep else text
+
+
 def _input_facts(record: Any) -> list:
     """The facts a seat's engine holds at the end of ``record`` (clips, shipped rules), each count at 0."""
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, engine="clips", complete=False)
@@ -307,7 +323,7 @@ def _game(engine_name: str, rulesets: list, record: Any) -> list:
             # from run to run: its seat digests do); that one is met, and the sheet, do not
             out.append("contradiction")
         except ClueError as exc:
-            out.append(_error(exc))
+            out.append(_game_error(exc))
             break
     return out
 
