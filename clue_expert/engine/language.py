@@ -99,8 +99,8 @@ MAX_PATTERNS = 16
 MAX_POSITIVE_PATTERNS = 10
 #: Items of one ``not: [...]`` or ``exists: [...]``.
 MAX_GROUP_ITEMS = 4
-#: Fact kinds a pattern may match without sharing a variable with the ones before it: the
-#: set-up facts (one per game, per owner, per card, per category).
+#: The set-up facts (one per game, per owner, per card, per category).  (A pattern of any kind
+#: may join the ones before it by nothing: the engines bound the work of the joins.)
 _SETUP_KINDS = ("game", "hand-size", *sorted(SETUP_KINDS))
 _PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
 _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
