@@ -322,7 +322,7 @@ class ClipsEngine(RuleEngine):
         else:  # one a rule asserted, or the opening put back
             _lib.Eval(self._cenv, b"(retract %d)" % index, self._cells[0])
         del self._by_index[index]
-        if self._capture.text:  # type: ignore[union-attr]  (a negation matched again, its tests run)
+        if self._capture.text:  # type: ignore[union-attr]
             self._clips_error()
         if self.watch is not None:
             self._emit("fact", "-", fact)
