@@ -172,3 +172,14 @@ def test_the_scaffold_is_a_pattern_rule_that_passes_on_both_engines_and_exports(
         assert main(["rules", "--export", "clips", "kb.clp", "x.yaml"]) == 0
         assert "(defrule x-shown-card-is-not-in-envelope" in (tmp_path / "kb.clp").read_text()
     capsys.readouterr()
+
+
+def test_a_name_that_may_be_null_is_ordered_once_tested_not_null(tmp_path):
+    # CLIPS orders nil (str-compare), Python cannot order None: refused unless a test says it is not null first
+    ok = _rule(tmp_path, ["showed: {player: p, card: c}", "held: {owner: p, card: d}",
+                          "test: \"c is not None and d < c\"", "test: \"c >= d\""])
+    assert [r.id for r in load_ruleset(ok).rules] == ["r"]
+    inside = _rule(tmp_path, ["showed: {player: p, card: c}", "held: {owner: p, card: d}",
+                              "not: [{lacked: {owner: p, card: d}}, {test: \"c != None\"}]", "test: \"d < c\""])
+    with pytest.raises(RuleFileError, match=r"match #4 \(test\): 'd < c': < orders a name that may be null"):
+        load_ruleset(inside)

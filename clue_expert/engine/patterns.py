@@ -92,6 +92,19 @@ def _same(a: str, b: str) -> bool:
     return a == b
 
 
+def not_null(term: Any) -> set[str]:
+    """The variables a condition, when true, says are not null (``x is not None``, and conjunctions of it)."""
+    if isinstance(term, Op) and term.op == "!=" and len(term.args) == 2:
+        a, b = term.args
+        if isinstance(a, Var) and isinstance(b, Lit) and b.value is None:
+            return {a.name}
+        if isinstance(b, Var) and isinstance(a, Lit) and a.value is None:
+            return {b.name}
+    if isinstance(term, Op) and term.op == "and":
+        return not_null(term.args[0]) | not_null(term.args[1])
+    return set()
+
+
 def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
     """``term`` (an IR term) with ordering of names made explicit (``name<`` ...), and its
     type; :class:`TypeProblem` when an operator does not apply to its operands."""
@@ -111,7 +124,12 @@ def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
             return term, SYMBOL
         raise TypeProblem(f"{clip(v, 40)} is {type(v).__name__}: a test compares names, integers and booleans")
     assert isinstance(term, Op)
-    parts = [typed(a, types) for a in term.args]
+    if term.op == "and":  # the right conjunct runs only when the left is true (both engines short-circuit)
+        left = typed(term.args[0], types)
+        narrowed = {**types, **{v: SYMBOL for v in not_null(term.args[0])}}
+        parts = [left, typed(term.args[1], narrowed)]
+    else:
+        parts = [typed(a, types) for a in term.args]
     args = tuple(a for a, _ in parts)
     ts = [t for _, t in parts]
     op = term.op
@@ -126,8 +144,8 @@ def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
         if ts[0] in (SYMBOL,) and ts[1] in (SYMBOL,):
             return Op(NAME_ORDER.get(op, op), args), BOOLEAN
         if MAYBE_NULL in ts and all(t in (SYMBOL, MAYBE_NULL) for t in ts):
-            raise TypeProblem(f"{op} orders a name that may be null (a show's card, the game's seat); "
-                              f"test it with 'is not None' in a rule of its own, or order only names")
+            raise TypeProblem(f"{op} orders a name that may be null (a show's card, the game's seat): test "
+                              f"'x is not None' before it (CLIPS orders nil, Python cannot order None)")
         raise TypeProblem(f"{op} orders {words[0]} and {words[1]}: it orders two integers, or two names "
                           f"(alphabetically)")
     if op in ("+", "-"):
@@ -327,6 +345,10 @@ class _Compiler:
             raise self.error(where, f"{clip(source.strip(), 80)}: {exc}") from None
         if kind != BOOLEAN:
             raise self.error(where, f"{clip(source.strip(), 80)} is {_TYPE_WORDS[kind]}, not a condition")
+        if scope is self.variables:  # a test at the top: the items after it see the variable as a name
+            for v in not_null(expr):
+                if self.types.get(v) == MAYBE_NULL:
+                    self.types[v] = SYMBOL
         return Test(expr, source.strip())
 
 
