@@ -183,3 +183,13 @@ def test_a_name_that_may_be_null_is_ordered_once_tested_not_null(tmp_path):
                               "not: [{lacked: {owner: p, card: d}}, {test: \"c != None\"}]", "test: \"d < c\""])
     with pytest.raises(RuleFileError, match=r"match #4 \(test\): 'd < c': < orders a name that may be null"):
         load_ruleset(inside)
+
+
+def test_experta_fires_no_activation_of_a_retracted_fact():
+    # the long differential run's one disagreement (benchmarks/engine_diff.py --seed 3, file 236): a rule
+    # matching one count twice kept, on experta, an activation of another count after it moved
+    from clue_expert.testing.rulegen import compare, random_rule_file
+    rng = random.Random(3 * 1_000_000 + 236)
+    text = random_rule_file(rng, name="diff236", rules=rng.randint(1, 3))
+    record = random_record(random.Random(3 * 1_000 + 1), n_players=4, n_turns=8)
+    assert compare(text, [record], games=False) == []

@@ -384,6 +384,21 @@ class ExpertaEngine(RuleEngine):
         self._emit("fact", "-", fact)
         return True
 
+    def _live(self, act: Any) -> bool:
+        """Whether every fact an activation matched is still held.  experta
+        can leave an activation on its agenda after one of its facts was
+        retracted (one whose rule matched a fact twice, a count that then
+        moved: found by the differential check, tests/test_engine_diff.py);
+        CLIPS drops it, and so does this adapter."""
+        context = act.context
+        for k in context:
+            if k[:2] == "_m" and k[2:].isdigit():
+                fid = context[k]["__factid__"]
+                made = self._declared.get(self._by_id.get(fid))  # type: ignore[arg-type]
+                if made is None or made["__factid__"] != fid:
+                    return False
+        return True
+
     def _work_over(self) -> None:
         """The rules' joins went over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`."""
         rule = self._over
@@ -433,6 +448,8 @@ class ExpertaEngine(RuleEngine):
                 tally = self._tallies.get(act.rule.__name__)
                 if tally is not None:
                     self._count(tally, act.context)
+                    continue
+                if not self._live(act):  # experta kept an activation of a fact since retracted
                     continue
                 witness = self._witnesses.get(act.rule.__name__)
                 if witness is not None:  # a negated conjunction now has a witness
