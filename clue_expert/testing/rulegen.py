@@ -310,7 +310,7 @@ def _game(engine_name: str, rulesets: list, record: Any) -> list:
         k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, rulesets=rulesets,
                       engine=engine_name, complete=False)
     except ClueError as exc:
-        return [_error(exc)]
+        return [_game_error(exc)]
     steps: list = [(DealtHand(k.me, tuple(record.hand)), 0)] if k.me is not None else []
     steps += [(t, n) for n, t in enumerate(record.turns, 1)]
     for obs, n in steps:
