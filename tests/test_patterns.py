@@ -101,8 +101,10 @@ def test_a_cards_variable_is_a_set_and_literals_constrain(tmp_path):
                                                   "owner, card; did you mean card?"),
     ("    match: [{held: {owner: o, card: 'x y'}}]\n", "'x y' is not a pattern value"),
     ("    match: [{held: {owner: ME, card: c}}]\n", "'ME' is not a pattern value"),
-    ("    match: [{held: {owner: o, card: c}}, {lacked: {owner: x, card: d}}]\n",
-     "match #2 (lacked): shares no variable with the patterns before it"),
+    ("    match: [{held: {owner: o, card: c}}, {hand-size: {owner: x, size: n}}, {test: \"c < n\"}]\n",
+     "match #3 (test): 'c < n': < orders a name and an integer"),
+    ("    match: [{held: {owner: o, card: c}}, {hand-size: {owner: o, size: c}}]\n",
+     "match #2 (hand-size): size: 'c' is a name where it was bound, but hand-size.size is an integer"),
     ("    match: [{not: {held: {owner: o, card: c}}}]\n", "match: needs at least one pattern that is not negated"),
     ("    when: held\n    match: [{held: {owner: o, card: c}}]\n", "give 'when' or 'match', not both"),
     ("", "'when' is missing (or 'match': the fact patterns it matches)"),
@@ -129,10 +131,10 @@ def test_pattern_mistakes(tmp_path, body, problem):
 
 
 def test_joined_patterns_are_bounded(tmp_path):
-    patterns = "".join(f"      - lacked: {{owner: o, card: c{i}}}\n" for i in range(6))
+    patterns = "".join(f"      - lacked: {{owner: o, card: c{i}}}\n" for i in range(11))
     path = rule_file(tmp_path, f"  - id: r\n    message: m\n    match:\n{patterns}    then:\n"
                                f"      - lacked: [o, c0]\n")
-    with pytest.raises(RuleLimitError, match=r"match: 6 patterns that are not negated, over 5 \(the limit on "
+    with pytest.raises(RuleLimitError, match=r"match: 11 patterns that are not negated, over 10 \(the limit on "
                                              r"joined patterns per rule\)"):
         load_ruleset(path)
 

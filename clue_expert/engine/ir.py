@@ -93,7 +93,10 @@ def _subset(xs: Any, ys: Any) -> bool:
 #: ``cards``); ``len`` is a multislot's length; ``subset`` tests that one
 #: multislot's values are all in another (written ``subset(a, b)``);
 #: ``without`` is a multislot less one value (written ``cards - {card}``:
-#: how a clause or a bound is narrowed by one card).  Each is bounded: linear
+#: how a clause or a bound is narrowed by one card); ``<`` ``<=`` ``>`` ``>=``
+#: order two integers, and (as ``name<`` ...) two names alphabetically by code
+#: point -- Python's order of strings, CLIPS's ``str-compare`` (UTF-8 bytes).
+#: Every test is typed when its file loads (:func:`~clue_expert.engine.patterns.typed`).  Each is bounded: linear
 #: in the multislots' lengths.
 OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "==": (2, lambda a, b: a == b, "eq"),
@@ -102,6 +105,11 @@ OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "<=": (2, lambda a, b: a <= b, "<="),
     ">": (2, lambda a, b: a > b, ">"),
     ">=": (2, lambda a, b: a >= b, ">="),
+    # ordering of names (typed: patterns.typed): alphabetical by code point on both engines
+    "name<": (2, lambda a, b: a < b, "str-compare"),
+    "name<=": (2, lambda a, b: a <= b, "str-compare"),
+    "name>": (2, lambda a, b: a > b, "str-compare"),
+    "name>=": (2, lambda a, b: a >= b, "str-compare"),
     "+": (2, lambda a, b: a + b, "+"),
     "-": (2, lambda a, b: a - b, "-"),
     "in": (2, _member, "member$"),
@@ -116,6 +124,14 @@ OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
 
 #: The deepest test expression (nested operators) a rule may write.
 MAX_TEST_DEPTH = 8
+
+#: The partial matches the rules' joins may make in one game or record (one engine, between
+#: resets): every combination of facts matching a rule's patterns up to a joining pattern,
+#: counted by each engine as its network makes them (experta also counts those it withdraws).
+#: The work a rule does, not its shape: a rule may join patterns in any order, related by tests
+#: or by nothing; over the limit the engine stops with a RuleLimitError naming the file, the
+#: rule that went over and the limit.  The shipped rules make about 20,000 in a long game.
+MAX_PARTIAL_MATCHES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -276,5 +292,5 @@ def node_name(node: Any) -> str:
     return type(node).__name__
 
 
-__all__ = ["Assertion", "Either", "Exists", "FIELD_MODES", "Lit", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
+__all__ = ["Assertion", "Either", "Exists", "FIELD_MODES", "Lit", "MAX_PARTIAL_MATCHES", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
            "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]

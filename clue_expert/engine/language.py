@@ -34,7 +34,7 @@ from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
 from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import MAX_MESSAGE, MAX_TEMPLATE, Expression, LimitError, cap_message, clip, compile_expression
 from .ir import Either, Pattern
-from .patterns import SET_FIELDS, compile_match, compile_term
+from .patterns import SET_FIELDS, check_conclusion, compile_match, compile_term
 
 #: Named salience levels -- the one register.  Higher fires first.
 SALIENCE: dict[str, int] = {
@@ -95,12 +95,12 @@ _REF = {"type": "string", "minLength": 1, "maxLength": 300}
 # --- patterns (match:) -----------------------------------------------------------
 #: Items one rule's ``match:`` may have (patterns, negations, exists and tests, at the top level),
 #: and positive patterns among them.
-MAX_PATTERNS = 10
-MAX_POSITIVE_PATTERNS = 5
+MAX_PATTERNS = 16
+MAX_POSITIVE_PATTERNS = 10
 #: Items of one ``not: [...]`` or ``exists: [...]``.
 MAX_GROUP_ITEMS = 4
-#: Fact kinds a pattern may match without sharing a variable with the ones before it: the
-#: set-up facts (one per game, per owner, per card, per category).
+#: The set-up facts (one per game, per owner, per card, per category).  (A pattern of any kind
+#: may join the ones before it by nothing: the engines bound the work of the joins.)
 _SETUP_KINDS = ("game", "hand-size", *sorted(SETUP_KINDS))
 _PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
 _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
@@ -564,6 +564,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         if allowed is not None and kind not in allowed:
             raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
         rule.then.append(_conclusion(kind, value, names, params, comp, path, rid))
+        if "match" in raw and kind in (*CONCLUSION_KINDS, *PROBABLE_KINDS):
+            check_conclusion(kind, rule.then[-1].args, patterns, path, rid)
     # Without because: the premises are what the rule matched and read (see Knowledge._fire);
     # a model rule's probable clue rests on its trigger.
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]

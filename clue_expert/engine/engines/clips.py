@@ -41,10 +41,11 @@ from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding,
 
 from ...core.errors import RuleFileError, RuleLimitError
 from ...core.facts import TALLY_KINDS
+from .. import ir
 from ..ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
-from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, _Compiled, bindings_of, compile_rule, fact_text,
-                  native_of, tallies_read, tally_rule, templates)
+from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, _Compiled,
+                  bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_function)
 
 #: The most firings one run of the rules may make (a native rule runs inside
 #: CLIPS, out of reach of the seat's work budget): beyond it the run stops
@@ -87,6 +88,41 @@ def _new_environment() -> "clips.Environment":
     return env
 
 
+class _Capture(clips.Router):
+    """A router that keeps what CLIPS writes to ``stderr`` and ``stdwrn``
+    (its error and warning messages), so that none reaches the user raw: the
+    adapter turns it into an error naming the file and the rule.  It is
+    added with no read function, so CLIPS never asks it about the text it
+    parses (an ``AssertString`` reads its fact through the routers): it
+    costs nothing until CLIPS writes an error."""
+
+    def __init__(self) -> None:
+        super().__init__("clue-capture", 50)
+        self.text: list[str] = []
+        #: False while clipspy's own error router should take the messages (building a construct).
+        self.on = True
+
+    def query(self, name: str) -> bool:
+        return self.on and name in ("stderr", "stdwrn")
+
+    def write(self, name: str, message: str) -> None:
+        if len(self.text) < 200:
+            self.text.append(message)
+
+    def add_to(self, env: "clips.Environment") -> None:
+        self._env = env._env
+        _lib.AddRouter(env._env, self.name.encode(), self.priority, _lib.query_function, _lib.write_function,
+                       _ffi.NULL, _ffi.NULL, _ffi.NULL, self._userdata)
+
+    def take(self) -> str:
+        text, self.text = "".join(self.text), []
+        return text
+
+
+#: CLIPS's message naming the rule of an error (``Of pattern #5 in rule r``, ``defrule r``).
+_RULE_NAMED = re.compile(r"(?:in rule|defrule)\s+([A-Za-z][^\s.]*)")
+
+
 @register_engine
 class ClipsEngine(RuleEngine):
     """Compiled rules on CLIPS (see the module's docstring)."""
@@ -127,6 +163,8 @@ class ClipsEngine(RuleEngine):
         self._step = 0
         #: The opening :meth:`reset_to` keeps as a deffacts: (its facts, index -> fact, fact -> index), or None.
         self._opening: tuple | None = None
+        #: What CLIPS wrote to its error output (see :class:`_Capture`).
+        self._capture: _Capture | None = None
 
     # ------------------------------------------------------------- set up
     def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
@@ -138,7 +176,7 @@ class ClipsEngine(RuleEngine):
             # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
             # store_clauses: a native one-of clause is recorded inside CLIPS as the seat's store records it
             for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
-                                  store_clauses=True):
+                                  store_clauses=True, work=True):
                 compiled[c.name] = c
         env = _new_environment()
         # clipspy's error router is asked about every read and write CLIPS
@@ -149,8 +187,12 @@ class ClipsEngine(RuleEngine):
         routers = list(env.routers())
         for router in routers:
             router.deactivate()
+        capture = _Capture()
+        capture.add_to(env)
         for text in templates():
             env.build(text)
+        env.build(WORK_GLOBALS)
+        env.build(work_function(ir.MAX_PARTIAL_MATCHES))
         # No Python function is registered with the environment: clipspy keeps
         # those in a module-level table until the Environment object is deleted,
         # and a bound method there kept the adapter, and so its whole CLIPS
@@ -167,6 +209,7 @@ class ClipsEngine(RuleEngine):
             try:
                 env.build(c.reporting(number))
             except clips.CLIPSError:
+                capture.on = False
                 for router in routers:
                     router.activate()
                 try:
@@ -174,6 +217,8 @@ class ClipsEngine(RuleEngine):
                 except clips.CLIPSError as exc:
                     raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
                 raise  # pragma: no cover - refused only once
+        capture.take()
+        self._capture = capture
         self._env = env
         self._cenv = env._env
         self._opening = None
@@ -249,6 +294,8 @@ class ClipsEngine(RuleEngine):
             if len(self._texts) < TEXTS:
                 self._texts[fact] = text
         made = _lib.AssertString(self._cenv, text)
+        if self._capture.text:  # type: ignore[union-attr]
+            self._clips_error()
         if made == _ffi.NULL:
             raise ValueError(f"CLIPS refused the fact {fact_text(fact)}")
         index = _lib.FactIndex(made)
@@ -276,6 +323,8 @@ class ClipsEngine(RuleEngine):
         else:  # one a rule asserted, or the opening put back
             _lib.Eval(self._cenv, b"(retract %d)" % index, self._cells[0])
         del self._by_index[index]
+        if self._capture.text:  # type: ignore[union-attr]
+            self._clips_error()
         if self.watch is not None:
             self._emit("fact", "-", fact)
             self._agenda_events(before, None)
@@ -346,6 +395,8 @@ class ClipsEngine(RuleEngine):
         while left is None or left > 0:
             before = self._agenda_keys() if stepwise else None
             fired = run(cenv, 1 if stepwise else min(budget + 1, left if left is not None else budget + 1))
+            if self._capture.text:  # type: ignore[union-attr]
+                self._clips_error()
             if fired <= 0:
                 break
             if left is not None:
@@ -355,6 +406,21 @@ class ClipsEngine(RuleEngine):
             if budget < 0:
                 self._runaway(fires, log)
             yield from self._read_log(log, fires, before, None if stepwise else sink)
+
+    def _clips_error(self) -> None:
+        """CLIPS wrote an error (see :class:`_Capture`): the work limit, or
+        an error while matching or running a rule, raised as the project's
+        error naming the file and the rule (the first one CLIPS names)."""
+        text = self._capture.take()  # type: ignore[union-attr]
+        name = _RULE_NAMED.search(text)
+        compiled = self._rules.get(name.group(1)) if name else None
+        path, rid = (compiled.rule.path, compiled.rule.id) if compiled is not None else ("clips", None)
+        if text.startswith(WORK_MESSAGE):
+            raise RuleLimitError(path, rid, f"match: the rules' joins made over {ir.MAX_PARTIAL_MATCHES:,} partial "
+                                            f"matches in this game or record, this rule the last (the limit on "
+                                            f"partial matches per game)")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        raise RuleFileError(path, rid, "CLIPS stopped while matching or running it: " + " / ".join(lines[:4])[:400])
 
     def _take_log(self) -> list[int]:
         """The firing log (:data:`.clp.LOG`), emptied: read straight from its

@@ -77,6 +77,29 @@ TALLY_SALIENCE = 10000
 RULE_SLOTS = 200
 
 
+#: The partial matches (join work) the adapter's rules may make in one game
+#: (between resets), counted inside CLIPS by :data:`WORK_FUNCTION`, called by
+#: a ``(test (clue-work RULE))`` after every pattern that joins (every
+#: positive pattern but a rule's first, those inside ``not``/``exists``
+#: included).  Over it the tick fails (no more partial matches are made, so
+#: the network stays bounded) and names the rule; the adapter raises a
+#: :class:`~clue_expert.core.errors.RuleLimitError` naming file, rule and limit.
+WORK_NAME = "clue-work"
+WORK_OVER_NAME = "clue-work-over"
+#: What the tick writes to CLIPS's error output when the work goes over the limit (the adapter catches it).
+WORK_MESSAGE = "[CLUEWORK]"
+#: The work counter's and the first rule over the limit's defglobals (reset by CLIPS's ``(reset)``).
+WORK_GLOBALS = f"(defglobal ?*{WORK_NAME}* = 0 ?*{WORK_OVER_NAME}* = FALSE)"
+
+
+def work_function(limit: int) -> str:
+    """The deffunction counting one partial match of rule ``?rule`` (see :data:`WORK_NAME`)."""
+    return (f"(deffunction {WORK_NAME} (?rule)\n  (bind ?*{WORK_NAME}* (+ ?*{WORK_NAME}* 1))\n"
+            f"  (if (<= ?*{WORK_NAME}* {limit}) then TRUE\n"
+            f"   else (if (eq ?*{WORK_OVER_NAME}* FALSE) then (bind ?*{WORK_OVER_NAME}* ?rule)\n"
+            f"           (printout stderr \"{WORK_MESSAGE} over the limit in rule \" ?rule crlf)) FALSE))")
+
+
 def salience_of(group: str, order: int) -> int:
     """The CLIPS salience of the ``order``-th rule loaded (from 0), of ``group``."""
     return SALIENCE[group] * RULE_SLOTS + RULE_SLOTS - 1 - min(order, RULE_SLOTS - 1)
@@ -204,9 +227,15 @@ class _Compiled:
 class _RuleCompiler:
     """Compiles one rule's left-hand side, keeping which variables are multifields."""
 
-    def __init__(self, rule: Any):
+    def __init__(self, rule: Any, work: str | None = None):
         self.rule = rule
         self.multi: set[str] = set()
+        #: The defrule's name, when every join counts its partial matches (:data:`WORK_NAME`).
+        self.work = work
+
+    def tick(self) -> list[str]:
+        """The work tick after a joining pattern (none when not counting)."""
+        return [f"(test ({WORK_NAME} {self.work}))"] if self.work else []
 
     def refuse(self, what: str) -> RuleFileError:
         return RuleFileError(self.rule.path, self.rule.id, f"the clips engine cannot compile {what}")
@@ -256,6 +285,8 @@ class _RuleCompiler:
                 return f"(subsetp {' '.join(args)})"
             if t.op == "without":
                 return f"(delete-member$ {' '.join(args)})"
+            if t.op.startswith("name"):  # names in alphabetical (code point) order, as Python orders strings
+                return f"({t.op[4:]} (str-compare {' '.join(args)}) 0)"
             if t.op in ("<", "<=", ">", ">=", "+", "-", "and", "or", "not"):
                 return f"({t.op} {' '.join(args)})"
             raise self.refuse(f"the operator {t.op!r}")
@@ -266,6 +297,7 @@ class _RuleCompiler:
         for item in items:
             if isinstance(item, Pattern) and not item.negated:
                 out.append(self.pattern(item))
+                out.extend(self.tick())
             elif isinstance(item, Pattern):
                 out.append(f"(not {self.pattern(item)})")
             elif isinstance(item, Test):
@@ -456,7 +488,7 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
 
 
 def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False,
-                 store_clauses: bool = False) -> list[_Compiled]:
+                 store_clauses: bool = False, work: bool = False) -> list[_Compiled]:
     """The defrules of one compiled rule, the ``order``-th loaded (one per
     trigger kind for ``when:`` with several kinds), its right-hand side
     ``native`` (default: the rule's own, :func:`native_of`).  With
@@ -466,7 +498,8 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     fact (such a firing would conclude nothing; :func:`_new_only`).  With
     ``store_clauses``, a native right-hand side that is one one-of clause
     records it as the seat's store does (:data:`RECORD_ONE_OF`; the adapter
-    loads that function).  Raises
+    loads that function).  With ``work``, every join counts its partial
+    matches (:data:`WORK_NAME`; the adapter loads :func:`work_function`).  Raises
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run."""
     salience = salience_of(rule.group, order)
@@ -483,12 +516,17 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     native = native_of(rule) if native is None else native
     out = []
     for name, nodes in variants:
-        comp = _RuleCompiler(rule)
-        lhs, positive, basis, counts = [], [], [], []
+        comp = _RuleCompiler(rule, name if work else None)
+        lhs: list[str] = []
+        positive: list[Pattern] = []
+        basis: list[str] = []
+        counts: list[str] = []
         for i, node in enumerate(nodes):
             text, _ = comp.node(node, i)
             lhs.append(text)
             if isinstance(node, Pattern) and not node.negated:
+                if positive:
+                    lhs.extend(comp.tick())
                 positive.append(node)
                 basis.append(f"(fact-index ?f{i})")
                 if node.kind in TALLY_KINDS:
@@ -715,7 +753,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
+__all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_function", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",

@@ -19,9 +19,13 @@ Every compiled rule becomes one experta rule:
   :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
   the variables it reads by name, :class:`~clue_expert.engine.ir.Exists`
   is ``EXISTS`` and :class:`~clue_expert.engine.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
-  ``NOT``; one of several items is refused when the rules are loaded:
-  experta's matcher rewrites ``NOT(AND(a, b))`` by De Morgan's law into
-  ``OR(NOT(a), NOT(b))``, which is not the negation of the join.
+  ``NOT``; one of several items is compiled around experta with a witness
+  rule (:func:`_witness`): experta's matcher rewrites ``NOT(AND(a, b))`` by
+  De Morgan's law into ``OR(NOT(a), NOT(b))``, which is not the negation of
+  the join.  An ``exists:`` that reads the rule's variables (or holds a
+  test) likewise: experta wires ``EXISTS`` to the initial fact alone;
+- every pattern that joins is followed by a work tick (:func:`_tick`), so
+  the partial matches are counted as on CLIPS.
 
 The experta rule's action does nothing: :meth:`ExpertaEngine.run` takes the
 next activation off experta's agenda itself (what ``KnowledgeEngine.run``
@@ -44,7 +48,8 @@ from experta import AND, AS, EXISTS, NOT, OR, TEST, W, Fact, KnowledgeEngine, Ru
 from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
-from ...core.errors import RuleFileError  # noqa: E402
+from ...core.errors import RuleFileError, RuleLimitError  # noqa: E402
+from .. import ir  # noqa: E402
 from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
 from ..language import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, register_engine  # noqa: E402
@@ -93,14 +98,45 @@ def _test(node: Test) -> TEST:
     return TEST(check)
 
 
+#: The engine whose facts experta is matching now (experta's network runs as a fact is declared or
+#: retracted; a rule class is shared by every engine that loads the same rules): its work is counted.
+_MATCHING: list = [None]
+
+
+def _tick(rule: Any) -> TEST:
+    """A ``TEST`` counting one partial match of ``rule`` (after each pattern
+    that joins): over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES` in
+    the engine's game it fails, so the network stops growing, and the engine
+    raises a RuleLimitError naming the rule (as CLIPS's ``clue-work`` does)."""
+    def tick() -> bool:
+        engine = _MATCHING[0]
+        if engine is None:  # pragma: no cover - the adapter sets it around every change of facts
+            return True
+        engine._work += 1
+        if engine._work <= ir.MAX_PARTIAL_MATCHES:
+            return True
+        if engine._over is None:
+            engine._over = rule
+        return False
+    tick.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
+    tick.__name__ = f"work_{rule.id.replace('-', '_')}"
+    return TEST(tick)
+
+
 def _conditions(rule: Any) -> list:
-    """The experta conditions of one compiled rule (see the module's docstring)."""
+    """The experta conditions of one compiled rule (see the module's docstring);
+    each joining pattern followed by a work tick (:func:`_tick`)."""
     if not rule.patterns:
         alternatives = [getattr(AS, "_m0") << fact_class(kind)() for kind in rule.on]
         return [alternatives[0] if len(alternatives) == 1 else OR(*alternatives)]
     out = []
+    positive = 0
     for i, node in enumerate(rule.patterns):
         out.append(_node(node, i, rule))
+        if isinstance(node, Either) or isinstance(node, Pattern) and not node.negated:
+            positive += 1
+            if positive > 1:
+                out.append(_tick(rule))
     return out
 
 
@@ -115,11 +151,14 @@ def _node(node: Any, i: int, rule: Any) -> Any:
         # compiled around (see _witness): NOT of the witness fact of the rule's variables
         kind, outer = _witness_kind(rule, i), _outer(rule, i)
         return NOT(fact_class(kind)(**{v: W(v) for v in outer}))
-    if isinstance(node, Exists) and any(isinstance(n, Test) for n in node.items):
-        raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile a test inside exists: "
-                                                "experta's matcher wires only patterns there")
+    if isinstance(node, Exists) and _exists_around(rule, i):
+        # compiled around (see _witness): the witness fact of the rule's variables, matched (not bound)
+        kind, outer = _witness_kind(rule, i), _outer(rule, i)
+        return fact_class(kind)(**{v: W(v) for v in outer})
     if isinstance(node, (NotAll, Exists)):
         inner = [_pattern(n) if isinstance(n, Pattern) else _node(n, i, rule) for n in node.items]
+        if isinstance(node, NotAll) and len(inner) > 1:  # pragma: no cover - compiled around (_witness)
+            raise RuleFileError(rule.path, rule.id, "the experta engine cannot compile not: of a conjunction")
         body = inner[0] if len(inner) == 1 else AND(*inner)
         return NOT(body) if isinstance(node, NotAll) else EXISTS(body)
     raise RuleFileError(rule.path, rule.id, f"the experta engine cannot compile {node_name(node)}")
@@ -132,6 +171,21 @@ def _conjunction(node: NotAll) -> bool:
     is not the negation of the join (and fails on a ``TEST`` inside), so such
     a negation is compiled around it (:func:`_witness`)."""
     return len(node.items) > 1 or not isinstance(node.items[0], Pattern)
+
+
+def _exists_around(rule: Any, i: int) -> bool:
+    """Whether the ``i``-th node, an ``exists:``, is compiled around experta
+    (:func:`_witness`): experta wires ``EXISTS`` to the initial fact alone,
+    so it sees none of the rule's variables (``exists: {one-of: {owner: o}}``
+    held whenever any one-of fact did), and takes no test inside."""
+    node = rule.patterns[i]
+    return bool(_outer(rule, i)) or any(isinstance(n, Test) for n in node.items)
+
+
+def _witnessed(rule: Any, i: int) -> bool:
+    """Whether the ``i``-th node is compiled around experta with a witness rule."""
+    node = rule.patterns[i]
+    return isinstance(node, NotAll) and _conjunction(node) or isinstance(node, Exists) and _exists_around(rule, i)
 
 
 def _witness_kind(rule: Any, i: int) -> str:
@@ -163,11 +217,21 @@ def _witness(rule: Any, i: int) -> list:
     facts the shipped negations look at (held, lacked) are never retracted,
     so a witness stays true; one over a fact that is retracted later stays
     too and only holds the rule back (never a wrong conclusion)."""
-    conditions = [_node(n, j, rule) for j, n in enumerate(rule.patterns[:i])
-                  if not (isinstance(n, NotAll) and _conjunction(n))]
+    conditions = []
+    positive = 0
+    for j, n in enumerate(rule.patterns[:i]):
+        if _witnessed(rule, j):
+            continue
+        conditions.append(_node(n, j, rule))
+        if isinstance(n, Either) or isinstance(n, Pattern) and not n.negated:
+            positive += 1
+            if positive > 1:
+                conditions.append(_tick(rule))
     base = len(rule.patterns)
     for j, item in enumerate(rule.patterns[i].items):
         conditions.append(_test(item) if isinstance(item, Test) else getattr(AS, f"_m{base + j}") << _pattern(item))
+        if isinstance(item, Pattern) and not item.negated:
+            conditions.append(_tick(rule))
     return conditions
 
 
@@ -207,7 +271,7 @@ def _build(rules: Sequence[Any]) -> tuple[type, dict, tuple]:
     witnesses: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n, rule in enumerate(rules):
         for i, node in enumerate(rule.patterns):
-            if isinstance(node, NotAll) and _conjunction(node):
+            if _witnessed(rule, i):
                 name = f"w{n}_{i}_{rule.id.replace('-', '_')}"
                 attrs[name] = Rule(*_witness(rule, i), salience=TALLY_SALIENCE)(_action(name))
                 names[name] = (rule.id, TALLY_SALIENCE)
@@ -256,6 +320,9 @@ class ExpertaEngine(RuleEngine):
         self._step = 0
         #: Whether facts changed since the agenda was last updated.
         self._dirty = False
+        #: Partial matches made since the last reset (see :func:`_tick`), and the rule that went over the limit.
+        self._work = 0
+        self._over: Any = None
         #: Activations experta's matcher has produced since the engine was made, per rule id
         #: (the Rete activity a test counts).
         self.activations_made: collections.Counter = collections.Counter()
@@ -269,11 +336,14 @@ class ExpertaEngine(RuleEngine):
             while len(_BUILT) > MAX_BUILT:
                 del _BUILT[next(iter(_BUILT))]
         cls, self._names, (self._tallies, self._witnesses) = built
+        _MATCHING[0] = self
         self._ke = cls()  # (experta builds the engine's Rete network here)
         self.reset()
 
     def reset(self) -> None:
         assert self._ke is not None, "load() the rules first"
+        self._work, self._over = 0, None
+        _MATCHING[0] = self
         self._ke.reset()
         # experta updates its agenda on each declare unless it is running; this adapter
         # takes the matcher's activations itself (_update), so it is always "running"
@@ -288,7 +358,10 @@ class ExpertaEngine(RuleEngine):
         assert self._ke is not None, "load() the rules first"
         if fact in self._declared:
             return False
+        _MATCHING[0] = self
         made = self._ke.declare(fact_class(fact.kind)(**dict(fact.values)))
+        if self._over is not None:
+            self._work_over()
         if made is None:  # pragma: no cover - an equal fact is in _declared
             return False
         self._by_id[made["__factid__"]] = fact
@@ -303,10 +376,35 @@ class ExpertaEngine(RuleEngine):
         made = self._declared.pop(fact, None)
         if made is None or self._ke is None:
             return False
+        _MATCHING[0] = self
         self._ke.retract(made)
+        if self._over is not None:
+            self._work_over()
         self._dirty = True
         self._emit("fact", "-", fact)
         return True
+
+    def _live(self, act: Any) -> bool:
+        """Whether every fact an activation matched is still held.  experta
+        can leave an activation on its agenda after one of its facts was
+        retracted (one whose rule matched a fact twice, a count that then
+        moved: found by the differential check, tests/test_engine_diff.py);
+        CLIPS drops it, and so does this adapter."""
+        context = act.context
+        for k in context:
+            if k[:2] == "_m" and k[2:].isdigit():
+                fid = context[k]["__factid__"]
+                made = self._declared.get(self._by_id.get(fid))  # type: ignore[arg-type]
+                if made is None or made["__factid__"] != fid:
+                    return False
+        return True
+
+    def _work_over(self) -> None:
+        """The rules' joins went over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`."""
+        rule = self._over
+        raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {ir.MAX_PARTIAL_MATCHES:,} "
+                                                 f"partial matches in this game or record, this rule the last (the "
+                                                 f"limit on partial matches per game)")
 
     def _activation(self, act: Any) -> Activation:
         rule, salience = self._names[act.rule.__name__]
@@ -350,6 +448,8 @@ class ExpertaEngine(RuleEngine):
                 tally = self._tallies.get(act.rule.__name__)
                 if tally is not None:
                     self._count(tally, act.context)
+                    continue
+                if not self._live(act):  # experta kept an activation of a fact since retracted
                     continue
                 witness = self._witnesses.get(act.rule.__name__)
                 if witness is not None:  # a negated conjunction now has a witness
