@@ -630,7 +630,7 @@ class ClipsEngine(RuleEngine):
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
 
 
-class _Capture(clips.Router):
+class _TraceCapture(clips.Router):
     """Everything a CLIPS environment prints (its watch trace, ``printout t``
     and its warnings and errors), kept in order."""
 
@@ -654,7 +654,7 @@ def run_batch(chunks: Sequence[str]) -> list[str]:
     --watch``; :func:`.clp.batch_chunks`).  The parts run one after the
     other on one environment, so the output joined is the whole file's."""
     env = _new_environment()
-    capture = _Capture()
+    capture = _TraceCapture()
     env.add_router(capture)
     outputs = []
     with tempfile.TemporaryDirectory(prefix="clue-batch-") as folder:
