@@ -112,12 +112,7 @@ def _tick(rule: Any) -> TEST:
         engine = _MATCHING[0]
         if engine is None:  # pragma: no cover - the adapter sets it around every change of facts
             return True
-        engine._work += 1
-        if engine._work <= ir.MAX_PARTIAL_MATCHES:
-            return True
-        if engine._over is None:
-            engine._over = rule
-        return False
+        return engine.count_work(rule)
     tick.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
     tick.__name__ = f"work_{rule.id.replace('-', '_')}"
     return TEST(tick)
@@ -326,6 +321,17 @@ class ExpertaEngine(RuleEngine):
         #: Activations experta's matcher has produced since the engine was made, per rule id
         #: (the Rete activity a test counts).
         self.activations_made: collections.Counter = collections.Counter()
+
+    def count_work(self, rule: Any) -> bool:
+        """One partial match of ``rule`` counted: False once the game's work is
+        over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES` (the first rule
+        over it is kept, to be named)."""
+        self._work += 1
+        if self._work <= ir.MAX_PARTIAL_MATCHES:
+            return True
+        if self._over is None:
+            self._over = rule
+        return False
 
     def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
         """See :meth:`.base.RuleEngine.load`; the seat computes every right-hand side (``native`` is not used)."""
