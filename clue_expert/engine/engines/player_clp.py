@@ -1,0 +1,283 @@
+"""A whole player as one plain CLIPS program: ``rules --export clips kb.clp
+--knowledge LEVEL --strategy S``.
+
+The program is the level's deduction rules (:func:`~clue_expert.engine.engines.clp.export_program`'s
+defrules) followed by the strategy as production rules: their left-hand
+sides match the sheet's facts (``held``, ``lacked``, ``one-of``), the
+observations (``showed``, ``passed``), the seating (``game``) and whose turn
+it is (``your-turn``), and their right-hand sides assert facts -- in the end
+one ``(suggestion (cards ...))``.  Nothing calls Python: stock CLIPS (the
+6.30 shell of Debian's ``clips`` package, or the CLIPS 6.4 inside clipspy)
+runs ``(load kb.clp) (reset) (load-facts facts.clp) (run)`` on the facts
+``deduce RECORD --turn N --export-facts facts.clp`` writes.
+
+The strategy's layers, each below every deduction rule's salience, so that
+the sheet is complete before the player looks at it:
+
+1. **sets** (salience -10): named sets of cards, one ordered fact ``(in SET
+   CATEGORY CARD)`` per card -- ``unseen`` (neither in my hand nor shown to
+   me), ``undeduced`` (no player known to hold it, not shown to me),
+   ``lacked-by-next`` / ``lacked-by-after-next`` (undeduced cards the next
+   player / the one after him is known to lack), ``possible-next`` /
+   ``possible-previous`` (Kingston's 'possible' list of that neighbour:
+   cards of his one-of clauses he is not known to hold or lack, undeduced),
+   ``may-be-envelope`` (Mitchell: the cards the envelope may still hold and
+   is not known to hold; every card of a category whose envelope card is
+   known); the neighbours are ``(neighbour next|after-next|previous NAME)``;
+2. **candidates** (salience -15): one rule per rule of the strategy file,
+   named as it, asserting for each candidate it proposes which set each
+   category's card is taken from: ``(wants (rule R) (priority P) (rank K)
+   (category C) (set S))`` -- the file's priority, and the candidate's place
+   among those of equal priority (the order the seat's rules propose them in);
+3. **options** (salience -20): the first card in list order of each wanted
+   set, ``(option (rule R) (priority P) (rank K) (category C) (card X))``
+   (``choice: first``);
+4. **suggestion** (salience -30): the candidate with the highest priority,
+   then the lowest rank, that has an option for every category, asserted as
+   ``(suggestion (cards ...))`` in category order (the ordered fact
+   ``(categories ...)`` that ``--export-facts`` writes gives the order).
+
+:data:`STRATEGIES` holds the strategies that have a CLIPS form (Kingston's five,
+Mitchell's basic player); ``tests/test_player_clips.py`` checks at every turn of
+random records that stock CLIPS suggests what ``deduce --strategy`` reports.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ...core.errors import ClueError
+from ..ir import TALLIES
+from .clp import RECORD_ONE_OF, export_program, tallies_read, tally_rule
+
+#: The player's own templates (its facts are not the seat's fact kinds).
+TEMPLATES = """(deftemplate wants (slot rule) (slot priority) (slot rank) (slot category) (slot set))
+(deftemplate option (slot rule) (slot priority) (slot rank) (slot category) (slot card))
+(deftemplate suggestion (multislot cards))"""
+
+#: Salience of each layer (every deduction rule's is positive).
+SETS, CANDIDATES, OPTIONS, DECIDE = -10, -15, -20, -30
+
+#: The neighbours, from the seating.
+NEIGHBOURS = f"""(defrule neighbours
+  (declare (salience {SETS}))
+  (your-turn)
+  (game (players $?players) (me ?me))
+  =>
+  (bind ?i (member$ ?me $?players))
+  (bind ?n (length$ $?players))
+  (assert (neighbour next (nth$ (+ (mod ?i ?n) 1) $?players)))
+  (assert (neighbour after-next (nth$ (+ (mod (+ ?i 1) ?n) 1) $?players)))
+  (assert (neighbour previous (nth$ (+ (mod (+ ?i ?n -2) ?n) 1) $?players))))"""
+
+#: The named sets of cards (see the module docstring), by name.
+SET_RULES = {
+    "unseen": f"""(defrule set-unseen
+  (declare (salience {SETS}))
+  (your-turn)
+  (game (me ?me))
+  (card (id ?c) (category ?cat))
+  (not (held (owner ?me) (card ?c)))
+  (not (showed (by ?me) (card ?c)))
+  =>
+  (assert (in unseen ?cat ?c)))""",
+    "undeduced": f"""(defrule set-undeduced
+  (declare (salience {SETS}))
+  (your-turn)
+  (game (me ?me))
+  (card (id ?c) (category ?cat))
+  (not (and (owner (name ?p) (player TRUE)) (held (owner ?p) (card ?c))))
+  (not (showed (by ?me) (card ?c)))
+  =>
+  (assert (in undeduced ?cat ?c)))""",
+    "lacked-by-next": f"""(defrule set-lacked-by-next
+  (declare (salience {SETS}))
+  (in undeduced ?cat ?c)
+  (neighbour next ?p)
+  (lacked (owner ?p) (card ?c))
+  =>
+  (assert (in lacked-by-next ?cat ?c)))""",
+    "lacked-by-after-next": f"""(defrule set-lacked-by-after-next
+  (declare (salience {SETS}))
+  (in undeduced ?cat ?c)
+  (neighbour after-next ?p)
+  (lacked (owner ?p) (card ?c))
+  =>
+  (assert (in lacked-by-after-next ?cat ?c)))""",
+    "possible-next": f"""(defrule set-possible-next
+  (declare (salience {SETS}))
+  (neighbour next ?p)
+  (one-of (owner ?p) (cards $? ?c $?))
+  (in undeduced ?cat ?c)
+  (not (held (owner ?p) (card ?c)))
+  (not (lacked (owner ?p) (card ?c)))
+  =>
+  (assert (in possible-next ?cat ?c)))""",
+    "possible-previous": f"""(defrule set-possible-previous
+  (declare (salience {SETS}))
+  (neighbour previous ?p)
+  (one-of (owner ?p) (cards $? ?c $?))
+  (in undeduced ?cat ?c)
+  (not (held (owner ?p) (card ?c)))
+  (not (lacked (owner ?p) (card ?c)))
+  =>
+  (assert (in possible-previous ?cat ?c)))""",
+    "may-be-envelope": f"""(defrule set-may-be-envelope
+  (declare (salience {SETS}))
+  (your-turn)
+  (category (name ?cat) (envelope ?e))
+  (envelope-held-count (category ?cat) (n ?n))
+  (test (< ?n ?e))
+  (card (id ?c) (category ?cat))
+  (not (lacked (owner envelope) (card ?c)))
+  (not (held (owner envelope) (card ?c)))
+  =>
+  (assert (in may-be-envelope ?cat ?c)))
+
+(defrule set-may-be-envelope-solved
+  (declare (salience {SETS}))
+  (your-turn)
+  (category (name ?cat) (envelope ?e))
+  (envelope-held-count (category ?cat) (n ?n))
+  (test (>= ?n ?e))
+  (card (id ?c) (category ?cat))
+  =>
+  (assert (in may-be-envelope ?cat ?c)))""",
+}
+
+#: The sets each set needs first.
+SET_NEEDS = {"lacked-by-next": ("undeduced",), "lacked-by-after-next": ("undeduced",),
+             "possible-next": ("undeduced",), "possible-previous": ("undeduced",)}
+
+
+def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
+    """A candidate taking every category's card from one set."""
+    return f"""(defrule {rule}
+  (declare (salience {CANDIDATES}))
+  (your-turn)
+  (category (name ?cat))
+  =>
+  (assert (wants (rule {rule}) (priority {priority}) (rank {rank}) (category ?cat) (set {set_name}))))"""
+
+
+def _odd_one_out(rule: str, priority: int, odd_set: str, other_set: str) -> str:
+    """Candidates, one per category ODD from the last to the first, taking
+    ODD's card from one set and the others' from another (Kingston's
+    Next-not-held: ``for: {odd: reversed(CATEGORIES)}``)."""
+    return f"""(defrule {rule}
+  (declare (salience {CANDIDATES}))
+  (your-turn)
+  (categories $?order)
+  (category (name ?odd))
+  (category (name ?cat))
+  =>
+  (assert (wants (rule {rule}) (priority {priority}) (rank (- (length$ $?order) (member$ ?odd $?order)))
+                 (category ?cat) (set (if (eq ?cat ?odd) then {odd_set} else {other_set})))))"""
+
+
+def _possible(rule: str, priority: int, possible: str) -> str:
+    """Kingston's Next- / Previous-possible: a candidate per category KIND,
+    the last category first, then the others in list order, taking KIND's
+    card from the neighbour's possible list and the others' undeduced."""
+    return f"""(defrule {rule}
+  (declare (salience {CANDIDATES}))
+  (your-turn)
+  (categories $?order)
+  (category (name ?kind))
+  (category (name ?cat))
+  =>
+  (assert (wants (rule {rule}) (priority {priority})
+                 (rank (if (eq ?kind (nth$ (length$ $?order) $?order)) then 0 else (member$ ?kind $?order)))
+                 (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced)))))"""
+
+
+_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen")
+
+#: Strategy id -> its candidate rules (named as the file's rules), for the strategies with a CLIPS form.
+STRATEGIES: dict[str, tuple[str, ...]] = {
+    "kingston-no-intelligence": (_NO_INTELLIGENCE,),
+    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced"),),
+    "kingston-next-not-held": (
+        _odd_one_out("ask-two-lacked-by-next-one-lacked-by-after-next", 30, "lacked-by-after-next",
+                     "lacked-by-next"),
+        _odd_one_out("ask-two-lacked-by-next-and-one-other", 20, "undeduced", "lacked-by-next"),
+        _odd_one_out("ask-one-lacked-by-next-and-two-others", 10, "lacked-by-next", "undeduced"),
+        _NO_INTELLIGENCE),
+    "kingston-next-possible": (
+        _possible("ask-neighbours-possible-card", 10, "possible-next"),
+        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen")),
+    "kingston-previous-possible": (
+        _possible("ask-neighbours-possible-card", 10, "possible-previous"),
+        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen")),
+    "mitchell-basic": (_every("ask-random-cards-the-envelope-may-hold", 0, "may-be-envelope"),),
+}
+
+#: The first card in list order of each wanted set.
+OPTION = f"""(defrule first-card-of-wanted-set
+  (declare (salience {OPTIONS}))
+  (wants (rule ?r) (priority ?p) (rank ?k) (category ?cat) (set ?s))
+  (in ?s ?cat ?c)
+  (category (name ?cat) (cards $?cards))
+  (not (and (in ?s ?cat ?d) (test (< (member$ ?d $?cards) (member$ ?c $?cards)))))
+  =>
+  (assert (option (rule ?r) (priority ?p) (rank ?k) (category ?cat) (card ?c))))"""
+
+#: The best complete candidate becomes the suggestion.
+DECIDE_RULE = f"""(defrule suggest-best-candidate
+  (declare (salience {DECIDE}))
+  (your-turn)
+  (categories $?order)
+  (option (rule ?r) (priority ?p) (rank ?k))
+  (not (and (category (name ?cat)) (not (option (rule ?r) (rank ?k) (category ?cat)))))
+  (not (and (option (rule ?r2) (priority ?p2) (rank ?k2))
+            (test (or (> ?p2 ?p) (and (= ?p2 ?p) (< ?k2 ?k))))
+            (not (and (category (name ?cat2)) (not (option (rule ?r2) (rank ?k2) (category ?cat2)))))))
+  (not (suggestion))
+  =>
+  (bind ?cards (create$))
+  (progn$ (?cat ?order)
+    (do-for-fact ((?o option)) (and (eq ?o:rule ?r) (eq ?o:rank ?k) (eq ?o:category ?cat))
+      (bind ?cards (create$ ?cards ?o:card))))
+  (assert (suggestion (cards ?cards))))"""
+
+
+def _sets_used(rules: Iterable[str]) -> list[str]:
+    """The named sets the candidate rules take cards from, with the sets they need, in SET_RULES order."""
+    text = "\n".join(rules)
+    used = {name for name in SET_RULES if f" {name})" in text or f" {name} " in text}
+    for name in list(used):
+        used.update(SET_NEEDS.get(name, ()))
+    return [name for name in SET_RULES if name in used]
+
+
+def strategy_program(strategy_id: str) -> str:
+    """The strategy's production rules (see the module docstring); a
+    :class:`ClueError` naming the strategies that have a CLIPS form for any
+    other."""
+    rules = STRATEGIES.get(strategy_id)
+    if rules is None:
+        raise ClueError(f"the strategy {strategy_id!r} has no plain CLIPS form; these have: "
+                        f"{', '.join(STRATEGIES)}")
+    parts = [f";;; the strategy {strategy_id}: sets of cards, candidates, the first card of each, the suggestion",
+             TEMPLATES, "", NEIGHBOURS, ""]
+    parts += [SET_RULES[name] + "\n" for name in _sets_used(rules)]
+    parts += [rule + "\n" for rule in rules]
+    parts += [OPTION, "", DECIDE_RULE, ""]
+    return "\n".join(parts)
+
+
+#: The counts the strategies read (their rules are added when the deduction rules read none of them).
+STRATEGY_TALLIES = ("envelope-held-count",)
+
+
+def export_player(rules: Iterable[Any], strategy_id: str, title: str) -> str:
+    """The deduction ``rules`` and the strategy as one plain CLIPS program."""
+    rules = list(rules)
+    text = export_program(rules, title=title)
+    strategy = strategy_program(strategy_id)
+    read = {t.kind for t in tallies_read(rules)}
+    extra = [tally_rule(TALLIES[kind]) + "\n" for kind in STRATEGY_TALLIES
+             if kind not in read and f"({kind} " in strategy]
+    return text + "\n" + "\n".join(extra) + "\n" + strategy
+
+
+__all__ = ["STRATEGIES", "export_player", "strategy_program", "RECORD_ONE_OF"]
