@@ -32,10 +32,12 @@ the sheet is complete before the player looks at it:
 3. **options** (salience -20): the first card in list order of each wanted
    set, ``(option (rule R) (priority P) (rank K) (category C) (card X))``
    (``choice: first``);
-4. **suggestion** (salience -30): the candidate with the highest priority,
-   then the lowest rank, that has an option for every category, asserted as
-   ``(suggestion (cards ...))`` in category order (the ordered fact
-   ``(categories ...)`` that ``--export-facts`` writes gives the order).
+4. **complete** (salience -25): a candidate with an option for every
+   category, ``(complete PRIORITY RANK RULE)``;
+5. **suggestion** (salience -30): the complete candidate with the highest
+   priority, then the lowest rank, asserted as ``(suggestion (cards ...))``
+   in category order (the ordered fact ``(categories ...)`` that
+   ``--export-facts`` writes gives the order).
 
 :data:`STRATEGIES` holds the strategies that have a CLIPS form (Kingston's five,
 Mitchell's basic player); ``tests/test_player_clips.py`` checks at every turn of
@@ -43,11 +45,14 @@ random records that stock CLIPS suggests what ``deduce --strategy`` reports.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
-from ...core.errors import ClueError
-from ..ir import TALLIES
-from .clp import RECORD_ONE_OF, export_program, tallies_read, tally_rule
+from ...core.errors import ClueError, RuleFileError
+from ...core.facts import KINDS
+from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally
+from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exportable, tallies_read,
+                  tally_rule, templates)
 
 #: The player's own templates (its facts are not the seat's fact kinds).
 TEMPLATES = """(deftemplate wants (slot rule) (slot priority) (slot rank) (slot category) (slot set))
@@ -55,7 +60,7 @@ TEMPLATES = """(deftemplate wants (slot rule) (slot priority) (slot rank) (slot 
 (deftemplate suggestion (multislot cards))"""
 
 #: Salience of each layer (every deduction rule's is positive).
-SETS, CANDIDATES, OPTIONS, DECIDE = -10, -15, -20, -30
+SETS, CANDIDATES, OPTIONS, COMPLETE, DECIDE = -10, -15, -20, -25, -30
 
 #: The neighbours, from the seating.
 NEIGHBOURS = f"""(defrule neighbours
@@ -221,16 +226,23 @@ OPTION = f"""(defrule first-card-of-wanted-set
   =>
   (assert (option (rule ?r) (priority ?p) (rank ?k) (category ?cat) (card ?c))))"""
 
-#: The best complete candidate becomes the suggestion.
-DECIDE_RULE = f"""(defrule suggest-best-candidate
+#: A candidate with an option for every category is complete: ``(complete
+#: PRIORITY RANK RULE)``; the best complete one (the highest priority, then
+#: the lowest rank) becomes the suggestion, its cards in category order.
+DECIDE_RULE = f"""(defrule candidate-complete
+  (declare (salience {COMPLETE}))
+  (option (rule ?r) (priority ?p) (rank ?k))
+  (not (and (category (name ?cat)) (not (option (rule ?r) (rank ?k) (category ?cat)))))
+  =>
+  (assert (complete ?p ?k ?r)))
+
+(defrule suggest-best-candidate
   (declare (salience {DECIDE}))
   (your-turn)
   (categories $?order)
-  (option (rule ?r) (priority ?p) (rank ?k))
-  (not (and (category (name ?cat)) (not (option (rule ?r) (rank ?k) (category ?cat)))))
-  (not (and (option (rule ?r2) (priority ?p2) (rank ?k2))
-            (test (or (> ?p2 ?p) (and (= ?p2 ?p) (< ?k2 ?k))))
-            (not (and (category (name ?cat2)) (not (option (rule ?r2) (rank ?k2) (category ?cat2)))))))
+  (complete ?p ?k ?r)
+  (not (complete ?higher&:(> ?higher ?p) $?))
+  (not (complete ?p ?earlier&:(< ?earlier ?k) $?))
   (not (suggestion))
   =>
   (bind ?cards (create$))
@@ -268,16 +280,155 @@ def strategy_program(strategy_id: str) -> str:
 #: The counts the strategies read (their rules are added when the deduction rules read none of them).
 STRATEGY_TALLIES = ("envelope-held-count",)
 
+#: Observations and counts of one turn: a whole player's program sees them
+#: when its clock reaches their turn (see :func:`gate`).
+STAMPED = frozenset({"passed", "showed", "accused", "revealed", "show-card", "pass-count", "show-lacked-count"})
+
+#: The fact kinds of a whole player's program: the seat's, and its clock.
+PLAYER_KINDS = {**KINDS, "clock": ("turn",)}
+
+#: The clock: turn 0 (the deal) at once, then one turn at a time, each once
+#: the rules have done with the one before (its salience is below every
+#: deduction rule's and above the player's), up to the turn before the seat's
+#: ``your-turn``; ``(reading (turn T))`` while turn T is read, as the seat
+#: declares it (Mitchell's deduction 4 reads it).
+CLOCK = f"""(deftemplate clock (slot turn))
+
+(defrule clock-starts
+  (declare (salience {TALLY_SALIENCE}))
+  (your-turn)
+  (not (clock))
+  =>
+  (assert (clock (turn 0))))
+
+(defrule clock-advances
+  (declare (salience -1))
+  (your-turn (turn ?now))
+  (clock (turn ?t))
+  (not (clock (turn ?later&:(> ?later ?t))))
+  (test (< ?t (- ?now 1)))
+  =>
+  (do-for-all-facts ((?r reading)) TRUE (retract ?r))
+  (assert (reading (turn (+ ?t 1))))
+  (assert (clock (turn (+ ?t 1)))))"""
+
+#: The cards shown to the seat, counted once each when the clock reaches the
+#: first turn that showed it (the seat declares ``seen`` then).
+SEEN_COUNT = f"""(defrule count-seen-count
+  (declare (salience {TALLY_SALIENCE}))
+  (seen (by ?m) (card ?c))
+  (showed (by ?m) (card ?c) (turn ?x))
+  (not (showed (by ?m) (card ?c) (turn ?y&:(< ?y ?x))))
+  (clock (turn ?x))
+  =>
+  (do-for-fact ((?t seen-count)) (eq ?t:by ?m)
+    (modify ?t (n (+ ?t:n 1)))))"""
+
+
+def _clocked(p: Pattern, i: int) -> tuple[Pattern, Pattern]:
+    """A pattern of a turn's fact, with its turn a variable, and the clock
+    pattern of that turn."""
+    fields = list(p.fields)
+    turn = next(((how, value) for name, how, value in fields if name == "turn"), None)
+    if turn is None:
+        turn = ("var", f"clock-turn-{i}")
+        fields.append(("turn", *turn))
+    positive = Pattern(p.kind, tuple(fields))
+    return positive, Pattern("clock", (("turn", *turn),))
+
+
+def _seen_shown(p: Pattern, i: int) -> tuple[Pattern, ...]:
+    """A seen pattern, the show that showed the card and the clock of its turn."""
+    fields = dict((name, (how, value)) for name, how, value in p.fields)
+    show = Pattern("showed", tuple((name, *fields[name]) for name in ("by", "card") if name in fields)
+                   + (("turn", "var", f"clock-turn-{i}"),))
+    return Pattern("seen", p.fields), show, Pattern("clock", (("turn", "var", f"clock-turn-{i}"),))
+
+
+def gate(nodes, rule: Any, depth: int = 0) -> tuple:
+    """A rule's left-hand side that sees a turn's facts only once the clock
+    has reached the turn: a pattern of a turn's fact joins the clock fact of
+    its turn; ``not`` of one is ``not`` of it and its clock; ``not`` of a
+    card seen, ``not`` of it, the show and its clock."""
+    out: list = []
+    for i, node in enumerate(nodes):
+        n = depth * 100 + i
+        if isinstance(node, Pattern) and node.kind in STAMPED:
+            positive, clock = _clocked(node, n)
+            out += [NotAll((positive, clock))] if node.negated else [positive, clock]
+        elif isinstance(node, Pattern) and node.kind == "seen":
+            if not node.negated:
+                raise RuleFileError(rule.path, rule.id, "a whole player's program reads 'seen' only negated "
+                                                        "or counted (seen-count)")
+            out.append(NotAll(_seen_shown(node, n)))
+        elif isinstance(node, (NotAll, Exists)):
+            items = []
+            for j, item in enumerate(node.items):
+                if isinstance(item, Pattern) and (item.kind in STAMPED or item.kind == "seen"):
+                    if item.negated:
+                        raise RuleFileError(rule.path, rule.id, "a whole player's program cannot clock a "
+                                                                "negated turn's fact inside not/exists")
+                    items += list(_seen_shown(item, n * 10 + j) if item.kind == "seen"
+                                  else _clocked(item, n * 10 + j))
+                else:
+                    items.append(item)
+            out.append(type(node)(tuple(items)))
+        elif isinstance(node, Either) and any(p.kind in STAMPED or p.kind == "seen" for p in node.items):
+            raise RuleFileError(rule.path, rule.id, "a whole player's program cannot clock either: over a "
+                                                    "turn's facts")
+        else:
+            out.append(node)
+    return tuple(out)
+
+
+def deduction_program(rules: Iterable[Any], title: str) -> str:
+    """The deduction rules as the first part of a whole player's program:
+    as :func:`~clue_expert.engine.engines.clp.export_program` writes them,
+    but reading the record one turn at a time, as the seat does (the clock:
+    :data:`CLOCK`, :func:`gate`), and recording a one-of clause as the seat's
+    store does (:data:`~clue_expert.engine.engines.clp.RECORD_ONE_OF`:
+    nothing when the owner is known to hold one of its cards or has a
+    narrower clause, and a narrower one supersedes the wider) -- so that the
+    sheet and the clauses are the seat's, whatever the order CLIPS would
+    fire them in with the whole record at once."""
+    rules = list(rules)
+    parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION} (and 6.30): "
+             "(load kb.clp) (reset) (load-facts facts.clp) (run) (facts)", ""]
+    parts.extend(templates())
+    parts += ["", CLOCK, "", *RECORD_ONE_OF, ""]
+    for tally in tallies_read(rules) + [TALLIES[k] for k in STRATEGY_TALLIES]:
+        if tally.kind == "seen-count":
+            parts += [SEEN_COUNT, ""]
+            continue
+        text = tally_rule(Tally(tally.kind, gate(tally.items, _Stub(tally.kind)), tally.group, tally.fields,
+                                tally.counted), kinds=PLAYER_KINDS)
+        if text not in parts:
+            parts += [text, ""]
+    for order, rule in enumerate(rules):
+        native = exportable(rule)
+        if not native:
+            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
+                                                    "let/for/each, tests with if/where, calls library functions or "
+                                                    "decides), so it cannot run in plain CLIPS")
+        clocked = dataclasses.replace(rule, patterns=gate(rule.patterns, rule)) if rule.patterns else rule
+        for compiled in compile_rule(clocked, native, order, store_clauses=True, kinds=PLAYER_KINDS):
+            parts += [compiled.plain, ""]
+    return "\n".join(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Stub:
+    """Stands for a count in :func:`gate`'s errors."""
+
+    id: str
+    path: str = "clue_expert/engine/ir.py"
+
 
 def export_player(rules: Iterable[Any], strategy_id: str, title: str) -> str:
-    """The deduction ``rules`` and the strategy as one plain CLIPS program."""
-    rules = list(rules)
-    text = export_program(rules, title=title)
+    """The deduction ``rules`` (:func:`deduction_program`) and the strategy
+    (:func:`strategy_program`) as one plain CLIPS program."""
     strategy = strategy_program(strategy_id)
-    read = {t.kind for t in tallies_read(rules)}
-    extra = [tally_rule(TALLIES[kind]) + "\n" for kind in STRATEGY_TALLIES
-             if kind not in read and f"({kind} " in strategy]
-    return text + "\n" + "\n".join(extra) + "\n" + strategy
+    return deduction_program(rules, title) + "\n" + strategy
 
 
-__all__ = ["STRATEGIES", "export_player", "strategy_program", "RECORD_ONE_OF"]
+__all__ = ["STRATEGIES", "deduction_program", "export_player", "gate", "strategy_program"]

@@ -1,0 +1,128 @@
+"""A whole player in stock CLIPS: ``rules --export clips kb.clp --knowledge
+LEVEL --strategy S`` and ``deduce RECORD --turn N --export-facts facts.clp``;
+``(load kb.clp) (reset) (load-facts facts.clp) (run)`` asserts one
+``(suggestion (cards ...))``, the suggestion ``deduce --turn N --strategy S
+--json`` reports -- for Kingston's five strategies (knowledge level kingston)
+and Mitchell's basic player (level mitchell, ``choice=first``).
+
+Compared at every turn of random records (a sample here; the held-out run of
+20 records of each size 3-6 is ``python benchmarks/player_clips.py``), in a
+bare clipspy environment (no clue-expert code) and, where Debian's CLIPS 6.30
+shell is installed (/usr/bin/clips), through it on a smaller sample."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import clips
+import pytest
+
+from clue_expert.core.errors import ClueError
+from clue_expert.core.records import dump_record
+from clue_expert.engine.engines.player_clp import STRATEGIES, strategy_program
+from clue_expert.people.cli import main
+from clue_expert.testing.randomgame import random_records
+
+#: (seat spec for deduce --strategy, knowledge level) of each player with a CLIPS form.
+PLAYERS = [("kingston-no-intelligence", "kingston"), ("kingston-deduction", "kingston"),
+           ("kingston-next-possible", "kingston"), ("kingston-previous-possible", "kingston"),
+           ("kingston-next-not-held", "kingston"), ("mitchell-basic:choice=first", "mitchell")]
+#: Debian's CLIPS 6.30 shell.
+STOCK = shutil.which("clips") or "/usr/bin/clips"
+#: Prints the suggestion's cards (CLIPS 6.30 and 6.4).
+PRINT = '(do-for-all-facts ((?s suggestion)) TRUE (printout t "SUGGESTION " (implode$ ?s:cards) crlf))'
+
+
+def export_kb(path: Path, strategy: str, level: str) -> Path:
+    assert main(["rules", "--export", "clips", str(path), "--knowledge", level,
+                 "--strategy", strategy.split(":")[0]]) == 0
+    return path
+
+
+def deduce(record: Path, turn: int, strategy: str, level: str, facts: Path, capsys) -> list:
+    """The suggestion deduce reports after ``turn``, writing the facts."""
+    capsys.readouterr()
+    assert main(["deduce", str(record), "--knowledge", level, "--turn", str(turn), "--json",
+                 "--strategy", strategy, "--export-facts", str(facts)]) == 0
+    return json.loads(capsys.readouterr().out)["suggestion"]
+
+
+def bare_clips(kb: Path, facts: Path) -> list[list[str]]:
+    """The suggestion facts of a bare clipspy environment."""
+    env = clips.Environment()
+    env.load(str(kb))
+    env.reset()
+    env.load_facts(str(facts))
+    env.run()
+    return [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"]
+
+
+def stock_clips(kb: Path, facts: Path, tmp_path: Path) -> list[list[str]]:
+    """The suggestion facts of the CLIPS 6.30 shell, in batch mode."""
+    script = tmp_path / "run.bat"
+    script.write_text(f'(load "{kb}")\n(reset)\n(load-facts "{facts}")\n(run)\n{PRINT}\n(exit)\n', encoding="utf-8")
+    out = subprocess.run([STOCK, "-f2", str(script)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "[" not in "".join(line for line in out.splitlines() if not line.startswith("SUGGESTION")), out[-2000:]
+    return [line.split()[1:] for line in out.splitlines() if line.startswith("SUGGESTION ")]
+
+
+@pytest.mark.parametrize("strategy,level", PLAYERS)
+def test_bare_clips_suggests_what_deduce_reports(strategy, level, tmp_path, capsys):
+    kb = export_kb(tmp_path / "kb.clp", strategy, level)
+    compared = 0
+    for players in (3, 4, 5, 6):
+        record = next(iter(random_records(70 + players, 1, players, n_turns=18)))
+        path = tmp_path / f"game-{players}.yaml"
+        dump_record(record, path)
+        for turn in range(0, len(record.turns) + 1, 3):
+            facts = tmp_path / "facts.clp"
+            want = deduce(path, turn, strategy, level, facts, capsys)
+            assert want is not None and len(want) == len(record.edition.categories)
+            assert bare_clips(kb, facts) == [want], (players, turn)
+            compared += 1
+    assert compared >= 24
+
+
+@pytest.mark.skipif(not Path(STOCK).exists(), reason="Debian's CLIPS 6.30 shell (apt-get install clips) is not installed")
+@pytest.mark.parametrize("strategy,level", [PLAYERS[2], PLAYERS[4], PLAYERS[5]])
+def test_the_clips_630_shell_suggests_what_deduce_reports(strategy, level, tmp_path, capsys):
+    kb = export_kb(tmp_path / "kb.clp", strategy, level)
+    record = next(iter(random_records(90, 1, 4, n_turns=20)))
+    path = tmp_path / "game.yaml"
+    dump_record(record, path)
+    for turn in (0, 7, 14, 20):
+        facts = tmp_path / "facts.clp"
+        want = deduce(path, turn, strategy, level, facts, capsys)
+        assert stock_clips(kb, facts, tmp_path) == [want], turn
+
+
+def test_the_program_is_production_rules_and_refuses_other_strategies(tmp_path, capsys):
+    kb = export_kb(tmp_path / "kb.clp", "kingston-next-not-held", "kingston").read_text(encoding="utf-8")
+    for rule in ("ask-two-lacked-by-next-one-lacked-by-after-next", "ask-two-lacked-by-next-and-one-other",
+                 "ask-one-lacked-by-next-and-two-others", "ask-first-unseen-cards-in-list-order",
+                 "set-lacked-by-next", "set-lacked-by-after-next", "suggest-best-candidate", "clock-advances",
+                 "kingston-absent-cards"):
+        assert f"(defrule {rule}\n" in kb
+    assert "(clue-fire" not in kb and "python" not in kb.lower()
+    assert set(STRATEGIES) == {s.split(":")[0] for s, _ in PLAYERS}
+    with pytest.raises(ClueError, match="has no plain CLIPS form"):
+        strategy_program("clue-expert-focused")
+    assert main(["rules", "--export", "clips", str(tmp_path / "x.clp"), "--strategy", "clue-expert-focused"]) == 2
+    assert "no plain CLIPS form" in capsys.readouterr().err
+
+
+def test_deduce_reports_the_suggestion_and_writes_whose_turn_it_is(tmp_path, capsys):
+    record = Path(__file__).resolve().parent.parent / "docs" / "examples" / "kingston-1-player1.yaml"
+    facts = tmp_path / "facts.clp"
+    capsys.readouterr()
+    assert main(["deduce", str(record), "--knowledge", "kingston", "--turn", "3", "--strategy",
+                 "kingston-no-intelligence", "--no-color", "--export-facts", str(facts)]) == 0
+    out = capsys.readouterr().out
+    assert "suggestion after turn 3 (kingston-no-intelligence):" in out
+    text = facts.read_text(encoding="utf-8")
+    assert "(your-turn (turn 4) (round " in text and "(categories suspect weapon room)" in text
+    assert main(["deduce", str(record), "--json"]) == 0
+    assert "suggestion" not in json.loads(capsys.readouterr().out)  # only with --strategy
