@@ -126,3 +126,26 @@ def test_deduce_reports_the_suggestion_and_writes_whose_turn_it_is(tmp_path, cap
     assert "(your-turn (turn 4) (round " in text and "(categories suspect weapon room)" in text
     assert main(["deduce", str(record), "--json"]) == 0
     assert "suggestion" not in json.loads(capsys.readouterr().out)  # only with --strategy
+
+
+def test_the_classroom_lesson_answer_key(tmp_path, capsys):
+    """docs/classroom.md, "play Kingston's player in CLIPS": E14 and E15."""
+    record = Path(__file__).resolve().parent.parent / "docs" / "examples" / "kingston-1-player1.yaml"
+    facts = tmp_path / "turn3.clp"
+    want = deduce(record, 3, "kingston-next-not-held", "kingston", facts, capsys)
+    assert want == ["mrs-peacock", "revolver", "kitchen"]
+    kb = export_kb(tmp_path / "kingston.clp", "kingston-next-not-held", "kingston")
+    env = clips.Environment()
+    env.load(str(kb))
+    env.reset()
+    env.load_facts(str(facts))
+    env.run()
+    def ordered(relation: str) -> list[list[str]]:
+        return sorted([str(v) for v in f] for f in env.facts() if f.template.name == relation)
+
+    assert [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"] == [want]
+    assert [x for x in ordered("in") if x[0] == "lacked-by-next"] == [["lacked-by-next", "room", "kitchen"]]
+    assert ordered("complete") == [["0", "0", "ask-first-unseen-cards-in-list-order"],
+                                   ["10", "0", "ask-one-lacked-by-next-and-two-others"]]
+    kb = export_kb(tmp_path / "none.clp", "kingston-no-intelligence", "kingston")
+    assert bare_clips(kb, facts) == [["mrs-peacock", "revolver", "hall"]]

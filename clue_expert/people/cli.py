@@ -456,6 +456,10 @@ def _export_rules(args) -> int:
     else:
         program = export_program(rules, title=title)
     Path(path).write_text(program, encoding="utf-8")
+    if args.strategy:
+        print(f"wrote {len(rules)} rules and the strategy {args.strategy} to {path} (stock CLIPS, 6.30 or "
+              f"{CLIPS_VERSION}: (load \"{Path(path).name}\") (reset) (load-facts \"facts.clp\") (run))")
+        return 0
     print(f"wrote {len(rules)} rules to {path} (CLIPS {CLIPS_VERSION}: (load \"{Path(path).name}\") "
           f"(load-facts \"facts.clp\") (run))")
     return 0
