@@ -23,7 +23,10 @@ the sheet is complete before the player looks at it:
    cards of his one-of clauses he is not known to hold or lack, undeduced),
    ``may-be-envelope`` (Mitchell: the cards the envelope may still hold and
    is not known to hold; every card of a category whose envelope card is
-   known); the neighbours are ``(neighbour next|after-next|previous NAME)``;
+   known); ``unseen-or-any`` / ``undeduced-or-any`` (salience -12) add every
+   card of a category the envelope holds none of where the set has none,
+   as the strategy files do; the neighbours are ``(neighbour
+   next|after-next|previous NAME)``;
 2. **candidates** (salience -15): one rule per rule of the strategy file,
    named as it, asserting for each candidate it proposes which set each
    category's card is taken from: ``(wants (rule R) (priority P) (rank K)
@@ -60,7 +63,7 @@ TEMPLATES = """(deftemplate wants (slot rule) (slot priority) (slot rank) (slot 
 (deftemplate suggestion (multislot cards))"""
 
 #: Salience of each layer (every deduction rule's is positive).
-SETS, CANDIDATES, OPTIONS, COMPLETE, DECIDE = -10, -15, -20, -25, -30
+SETS, OR_ANY, CANDIDATES, OPTIONS, COMPLETE, DECIDE = -10, -12, -15, -20, -25, -30
 
 #: The neighbours, from the seating.
 NEIGHBOURS = f"""(defrule neighbours
@@ -149,9 +152,28 @@ SET_RULES = {
   (assert (in may-be-envelope ?cat ?c)))""",
 }
 
+
+def _or_any(name: str) -> str:
+    """The set NAME-or-any: NAME, or every card of a category the envelope
+    holds none of where NAME has none (``X or (category_cards(category) if
+    envelope_count(category) == 0 else None)``), once NAME is complete."""
+    return f"""(defrule set-{name}-or-any
+  (declare (salience {OR_ANY}))
+  (your-turn)
+  (card (id ?c) (category ?cat))
+  (or (in {name} ?cat ?c)
+      (and (category (name ?cat) (envelope 0)) (not (in {name} ?cat ?))))
+  =>
+  (assert (in {name}-or-any ?cat ?c)))"""
+
+
+SET_RULES["unseen-or-any"] = _or_any("unseen")
+SET_RULES["undeduced-or-any"] = _or_any("undeduced")
+
 #: The sets each set needs first.
 SET_NEEDS = {"lacked-by-next": ("undeduced",), "lacked-by-after-next": ("undeduced",),
-             "possible-next": ("undeduced",), "possible-previous": ("undeduced",)}
+             "possible-next": ("undeduced",), "possible-previous": ("undeduced",),
+             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",)}
 
 
 def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
@@ -192,15 +214,15 @@ def _possible(rule: str, priority: int, possible: str) -> str:
   =>
   (assert (wants (rule {rule}) (priority {priority})
                  (rank (if (eq ?kind (nth$ (length$ $?order) $?order)) then 0 else (member$ ?kind $?order)))
-                 (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced)))))"""
+                 (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced-or-any)))))"""
 
 
-_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen")
+_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen-or-any")
 
 #: Strategy id -> its candidate rules (named as the file's rules), for the strategies with a CLIPS form.
 STRATEGIES: dict[str, tuple[str, ...]] = {
     "kingston-no-intelligence": (_NO_INTELLIGENCE,),
-    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced"),),
+    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced-or-any"),),
     "kingston-next-not-held": (
         _odd_one_out("ask-two-lacked-by-next-one-lacked-by-after-next", 30, "lacked-by-after-next",
                      "lacked-by-next"),
@@ -209,10 +231,10 @@ STRATEGIES: dict[str, tuple[str, ...]] = {
         _NO_INTELLIGENCE),
     "kingston-next-possible": (
         _possible("ask-neighbours-possible-card", 10, "possible-next"),
-        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen")),
+        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
     "kingston-previous-possible": (
         _possible("ask-neighbours-possible-card", 10, "possible-previous"),
-        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen")),
+        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
     "mitchell-basic": (_every("ask-random-cards-the-envelope-may-hold", 0, "may-be-envelope"),),
 }
 
