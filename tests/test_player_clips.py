@@ -149,3 +149,58 @@ def test_the_classroom_lesson_answer_key(tmp_path, capsys):
                                    ["10", "0", "ask-one-lacked-by-next-and-two-others"]]
     kb = export_kb(tmp_path / "none.clp", "kingston-no-intelligence", "kingston")
     assert bare_clips(kb, facts) == [["mrs-peacock", "revolver", "hall"]]
+
+
+@pytest.mark.parametrize("strategy", ["kingston-no-intelligence", "kingston-deduction", "kingston-next-possible"])
+def test_other_editions_an_envelope_without_a_category_included(strategy, tmp_path):
+    """Random editions (2-4 categories, the envelope taking 0-2 cards of each):
+    the program's suggestion is the seat's at every turn (in process: the
+    facts as deduce --export-facts writes them)."""
+    import random
+
+    from clue_expert.core.cards import build_edition
+    from clue_expert.core.records import Record
+    from clue_expert.engine.engines.base import EngineFact
+    from clue_expert.engine.engines.clp import atom, export_facts, input_facts
+    from clue_expert.engine.engines.player_clp import export_player
+    from clue_expert.engine.knowledge import Knowledge
+    from clue_expert.engine.levels import get_level
+    from clue_expert.engine.rules import all_rules
+    from clue_expert.play.players import load_decisions
+    from clue_expert.testing.randomgame import random_edition, random_record
+
+    level, ruleset = get_level("kingston"), load_decisions("strategy", strategy)
+    kb = tmp_path / "kb.clp"
+    kb.write_text(export_player(all_rules(level.rulesets()), strategy, strategy), encoding="utf-8")
+    env = clips.Environment()
+    env.load(str(kb))
+    rng = random.Random(11)
+    # every card of a category the envelope holds none of in my hand: the strategy takes any of them
+    mine = Record(edition=build_edition("none-of-what", {"who": ["a1", "a2", "a3"], "what": ["b1", "b2"],
+                                                         "where": ["c1", "c2", "c3"]}, envelope={"what": 0}),
+                  players=("p1", "p2", "p3"), me="p1", hand=("b1", "b2"), hand_sizes={"p1": 2, "p2": 2, "p3": 2})
+    records = [mine] + [random_record(rng, 3, 10, edition=random_edition(rng, categories=(2, 4), cards=(2, 5),
+                                                                          envelope=(0, 2), min_dealt=6))
+                        for _ in range(3)]
+    for record in records:
+        edition = record.edition
+        k = Knowledge(edition, record.players, record.me, record.hand_sizes, complete=False,
+                      rulesets=[*level.rulesets(), ruleset])
+        observations = list(record.observations())
+        for turn in range(len(record.turns) + 1):
+            for t, obs in observations:
+                if t == turn:
+                    k.observe(obs, t)
+            values = {"turn": turn + 1, "round": 1}
+            facts = input_facts(k.rule_engine.facts(), k.rules, [])
+            facts.append(EngineFact("your-turn", tuple(values.items())))
+            path = tmp_path / "facts.clp"
+            path.write_text(export_facts(facts) + f"(categories {atom(edition.categories)})\n", encoding="utf-8")
+            cands = [c for c in k.request("your-turn", values) if c.kind == "suggest"]
+            env.reset()
+            env.load_facts(str(path))
+            env.run()
+            got = [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"]
+            assert got == ([[o[0] for o in cands[0].options]] if cands else []), (edition.id, turn)
+            if record is mine:
+                assert got == [["a1", "b1", "c1"]]
