@@ -459,6 +459,9 @@ def _export_rules(args) -> int:
     if args.strategy:
         print(f"wrote {len(rules)} rules and the strategy {args.strategy} to {path} (stock CLIPS, 6.30 or "
               f"{CLIPS_VERSION}: (load \"{Path(path).name}\") (reset) (load-facts \"facts.clp\") (run))")
+        if not args.files and get_level(args.knowledge).completion:
+            print(f"note: the case analysis (SAT) of level {args.knowledge} is not part of the program: compare "
+                  f"with deduce --no-complete, or export --knowledge kingston or mitchell", file=sys.stderr)
         return 0
     print(f"wrote {len(rules)} rules to {path} (CLIPS {CLIPS_VERSION}: (load \"{Path(path).name}\") "
           f"(load-facts \"facts.clp\") (run))")
