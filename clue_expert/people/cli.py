@@ -27,7 +27,9 @@ from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
 from ..engine.beliefs import compute
 from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, choose_engine, set_engine
-from ..engine.engines.clp import CLIPS_VERSION, export_facts, export_program
+from ..engine.engines.base import EngineFact
+from ..engine.engines.clp import CLIPS_VERSION, atom, export_facts, export_program
+from ..engine.engines.player_clp import export_player
 from ..engine.knowledge import Knowledge, replay_record as replay
 from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
 from ..engine.proofs import prove
@@ -110,12 +112,17 @@ def cmd_deduce(args) -> int:
                 what = "facts" if option == "--export-facts" else "game"
                 raise ClueError(f"{option} writes one record's {what}; {len(loaded)} records given")
             _check_writable(path)
+    strategy = _deduce_strategy(args)
     for path, record in loaded:
         level = get_level(args.knowledge)
-        k, error, traced = _deduce_replay(args, record, level, console)
+        k, error, traced = _deduce_replay(args, record, level, console, strategy)
         _completion_note(k, path)
+        at = args.turn if args.turn is not None else len(record.turns)
         if args.export_facts:
-            _write_facts(k, args.export_facts, path, console)
+            _write_facts(k, args.export_facts, path, console, _your_turn(record, at))
+        suggestion = None
+        if strategy is not None and error is None:
+            suggestion = _suggestion(k, strategy, _your_turn(record, at))
         beliefs = None
         if args.probabilities:
             beliefs = compute(k)
@@ -133,6 +140,8 @@ def cmd_deduce(args) -> int:
                                       "refuted": key in refuted} for key, j in k.probable.items()]
             if error is not None:
                 sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
+            if strategy is not None:
+                sheet["suggestion"] = list(suggestion) if suggestion is not None else None
             print(json.dumps(sheet))
         else:
             with _commented(console, traced):
@@ -145,6 +154,9 @@ def cmd_deduce(args) -> int:
                     console.print(table if table is not None else "no probable clues")
                 if beliefs is not None:
                     console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
+                if suggestion is not None:
+                    console.print(f"{record.me}'s suggestion after turn {at} ({strategy[0].id}): "
+                                  f"{', '.join(suggestion)}", markup=False)
         if error is not None:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
@@ -171,7 +183,39 @@ def _completion_note(k: Knowledge, path) -> None:
         print(f"note: {path}: {k.completion_note}", file=sys.stderr)
 
 
-def _deduce_replay(args, record, level, console):
+def _deduce_strategy(args):
+    """``deduce --strategy SEAT``: the strategy's rule set and its choice
+    (the file's, or ``:choice=first|random`` of the seat spec), or None."""
+    if not getattr(args, "strategy", None):
+        return None
+    seat = parse_seat(args.strategy)
+    ruleset = load_decisions("strategy", seat["strategy"])
+    return ruleset, seat.get("choice") or ruleset.choice
+
+
+def _your_turn(record, at: int) -> dict:
+    """The ``your-turn`` request of the record's seat after turn ``at``:
+    turn ``at + 1``, in the round that turn falls in (a round is a turn of
+    every player)."""
+    return {"turn": at + 1, "round": at // len(record.players) + 1}
+
+
+def _suggestion(k: Knowledge, strategy, values: dict) -> tuple | None:
+    """The suggestion the strategy's rules make for the seat of ``k`` (as a
+    rule-based player makes it: the best candidates by priority, the first
+    of them and the first card of each slot with ``choice: first``, seeded
+    random ones (seed 0) with ``random``); None when they propose none."""
+    ruleset, choice = strategy
+    cands = [c for c in k.request("your-turn", values) if c.kind == "suggest"]
+    if not cands:
+        return None
+    best = [c for c in cands if c.priority == cands[0].priority]
+    rng = random.Random(0)
+    chosen = rng.choice(best) if choice == "random" else best[0]
+    return tuple(rng.choice(o) for o in chosen.options) if choice == "random" else tuple(o[0] for o in chosen.options)
+
+
+def _deduce_replay(args, record, level, console, strategy=None):
     """``deduce``'s replay of one record: with ``--watch``, every engine event
     printed as CLIPS's watch prints it (and the seat's account of each firing
     as a comment) -- on CLIPS, what CLIPS prints running the game's batch
@@ -200,8 +244,12 @@ def _deduce_replay(args, record, level, console):
             agenda.extend([item.activation, *k.rule_engine.agenda()])
 
     on_fire = (lambda f: console.print(trace.comment(f))) if printing else None  # noqa: E731
+    rulesets = _with_models(args, record.edition)
+    if strategy is not None:
+        check_edition(strategy[0], record.edition)
+        rulesets = [*rulesets, strategy[0]]
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes,
-                  complete=level.completion and not args.no_complete, rulesets=_with_models(args, record.edition),
+                  complete=level.completion and not args.no_complete, rulesets=rulesets,
                   on_fire=on_fire, check_premises=bool(args.rules),
                   watch=watch if printing or args.agenda else None)
     error = None
@@ -243,15 +291,20 @@ def exported_rules(args, record) -> str | None:
     return program
 
 
-def _write_facts(k: Knowledge, path: str, record_path, console) -> None:
+def _write_facts(k: Knowledge, path: str, record_path, console, your_turn: dict) -> None:
     """``deduce --export-facts``: the facts the seat gave its engine that no
     deduction rule concludes (observations, the set-up, facts given), in
-    CLIPS's ``load-facts`` format."""
+    CLIPS's ``load-facts`` format, then the edition's categories in order
+    (an ordered fact, ``(categories suspect weapon room)``) and that it is
+    the seat's turn to suggest (``(your-turn (turn N+1) (round R))``), which
+    a player's program (``rules --export clips --strategy S``) reads."""
     facts = seat_inputs(k)
+    facts.append(EngineFact("your-turn", tuple(your_turn.items())))
     Path(path).write_text(f";;; {record_path}: the seat's facts; (load-facts \"{Path(path).name}\") after "
-                          f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts),
+                          f"(load kb.clp) from clue-expert rules --export clips kb.clp\n" + export_facts(facts)
+                          + f"(categories {atom(k.edition.categories)})\n",
                           encoding="utf-8")
-    print(f"wrote {len(facts)} facts to {path}", file=sys.stderr)
+    print(f"wrote {len(facts) + 1} facts to {path}", file=sys.stderr)
 
 
 def _with_models(args, edition=None):
@@ -454,7 +507,19 @@ def _export_rules(args) -> int:
         rulesets = list(level.rulesets())
         title = f"the deduction rules of knowledge level {level.id}"
     rules = all_rules(rulesets)
-    Path(path).write_text(export_program(rules, title=title), encoding="utf-8")
+    if args.strategy:
+        strategy = load_decisions("strategy", args.strategy)
+        program = export_player(rules, strategy.id, f"{title}, and the strategy {strategy.id}")
+    else:
+        program = export_program(rules, title=title)
+    Path(path).write_text(program, encoding="utf-8")
+    if args.strategy:
+        print(f"wrote {len(rules)} rules and the strategy {args.strategy} to {path} (stock CLIPS, 6.30 or "
+              f"{CLIPS_VERSION}: (load \"{Path(path).name}\") (reset) (load-facts \"facts.clp\") (run))")
+        if not args.files and get_level(args.knowledge).completion:
+            print(f"note: the case analysis (SAT) of level {args.knowledge} is not part of the program: compare "
+                  f"with deduce --no-complete, or export --knowledge kingston or mitchell", file=sys.stderr)
+        return 0
     print(f"wrote {len(rules)} rules to {path} (CLIPS {CLIPS_VERSION}: (load \"{Path(path).name}\") "
           f"(load-facts \"facts.clp\") (run))")
     return 0
@@ -1379,6 +1444,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the record's facts (observations, set-up) in CLIPS's load-facts format, for the "
                         "knowledge base of rules --export clips")
     p.add_argument("--no-complete", action="store_true", help="rules only, without the SAT case analysis")
+    p.add_argument("--strategy", metavar="ID|FILE[:choice=first|random]",
+                   help="also the suggestion this strategy makes for the record's seat after --turn (--json: "
+                        "'suggestion'); the file's choice, or :choice=first|random (random: seed 0)")
     p.add_argument("--probabilities", action="store_true",
                    help="exact probabilities over all consistent deals (see docs/beliefs.md)")
     extra_rules(p)
@@ -1404,6 +1472,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "program: --export clips kb.clp (docs/classroom.md)")
     p.add_argument("--knowledge", default=DEFAULT_LEVEL, metavar="LEVEL",
                    help=f"with --export: the level whose deduction rules to write (default {DEFAULT_LEVEL})")
+    p.add_argument("--strategy", metavar="ID",
+                   help="with --export clips: the strategy too, as production rules that assert the "
+                        "suggestion: a whole player in plain CLIPS (docs/clips.md)")
     p.add_argument("--kind", choices=["deduction", *FOLDERS],
                    help="only shipped rules of this kind")
     p.add_argument("--edition", metavar="ID|FILE",

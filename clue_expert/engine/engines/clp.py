@@ -227,11 +227,13 @@ class _Compiled:
 class _RuleCompiler:
     """Compiles one rule's left-hand side, keeping which variables are multifields."""
 
-    def __init__(self, rule: Any, work: str | None = None):
+    def __init__(self, rule: Any, work: str | None = None, kinds: Mapping[str, Sequence[str]] = KINDS):
         self.rule = rule
         self.multi: set[str] = set()
         #: The defrule's name, when every join counts its partial matches (:data:`WORK_NAME`).
         self.work = work
+        #: The fact kinds its patterns may match (a whole player's program adds its clock: player_clp.py).
+        self.kinds = kinds
 
     def tick(self) -> list[str]:
         """The work tick after a joining pattern (none when not counting)."""
@@ -244,11 +246,11 @@ class _RuleCompiler:
         return f"{'$?' if name in self.multi else '?'}{name}"
 
     def pattern(self, p: Pattern) -> str:
-        if p.kind not in KINDS:
+        if p.kind not in self.kinds:
             raise self.refuse(f"a pattern on {p.kind!r}, which is no fact kind")
         slots = []
         for name, how, value in p.fields:
-            if name not in KINDS[p.kind]:
+            if name not in self.kinds[p.kind]:
                 raise self.refuse(f"a {p.kind} pattern on field {name!r}, which {p.kind} facts do not have")
             if how == "var":
                 if name in MULTISLOTS:
@@ -488,7 +490,8 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
 
 
 def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False,
-                 store_clauses: bool = False, work: bool = False) -> list[_Compiled]:
+                 store_clauses: bool = False, work: bool = False,
+                 kinds: Mapping[str, Sequence[str]] = KINDS) -> list[_Compiled]:
     """The defrules of one compiled rule, the ``order``-th loaded (one per
     trigger kind for ``when:`` with several kinds), its right-hand side
     ``native`` (default: the rule's own, :func:`native_of`).  With
@@ -501,7 +504,8 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     loads that function).  With ``work``, every join counts its partial
     matches (:data:`WORK_NAME`; the adapter loads :func:`work_function`).  Raises
     :class:`RuleFileError` naming the file, the rule and the construct for
-    anything CLIPS cannot run."""
+    anything CLIPS cannot run.  ``kinds``: the fact kinds its patterns may
+    match (default :data:`~clue_expert.core.facts.KINDS`)."""
     salience = salience_of(rule.group, order)
     if rule.patterns and isinstance(rule.patterns[0], Either):  # one defrule per alternative, as CLIPS splits an or
         alternatives = rule.patterns[0].items
@@ -511,12 +515,12 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     elif rule.patterns:
         variants = [(rule.id, tuple(rule.patterns))]
     else:
-        kinds = tuple(rule.on)
-        variants = [(rule.id if len(kinds) == 1 else f"{rule.id}--{kind}", (Pattern(kind, ()),)) for kind in kinds]
+        on = tuple(rule.on)
+        variants = [(rule.id if len(on) == 1 else f"{rule.id}--{kind}", (Pattern(kind, ()),)) for kind in on]
     native = native_of(rule) if native is None else native
     out = []
     for name, nodes in variants:
-        comp = _RuleCompiler(rule, name if work else None)
+        comp = _RuleCompiler(rule, name if work else None, kinds)
         lhs: list[str] = []
         positive: list[Pattern] = []
         basis: list[str] = []
@@ -579,7 +583,7 @@ def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
             yield from _all_patterns(getattr(node, "items", ()))
 
 
-def tally_rule(tally: Tally, number: int | None = None) -> str:
+def tally_rule(tally: Tally, number: int | None = None, kinds: Mapping[str, Sequence[str]] = KINDS) -> str:
     """The defrule that keeps a count: for each combination of facts its
     patterns match (once: refraction), the count fact of its group goes up by
     one (``modify``).  With ``number``, one firing at a time (``--watch``),
@@ -587,7 +591,7 @@ def tally_rule(tally: Tally, number: int | None = None) -> str:
     the new fact index (CLIPS 6.4's ``modify`` keeps it), then the basis;
     otherwise it is not (a firing logs the values of the counts it
     matched: :meth:`_Compiled.reporting`)."""
-    comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"))
+    comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"), kinds=kinds)
     bound = number is not None  # the basis is reported too
     lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
     tests = [f"(eq ?t:{f} {comp.var(v)})" for f, v in zip(tally.fields, tally.group)]
