@@ -35,8 +35,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..core import work
 from ..core.facts import ENVELOPE
+from . import dp
 from .expr import RUN_SECONDS, LimitError
 from .queries import KnowledgeView
 
@@ -74,6 +77,9 @@ MAX_SUGGESTION_CARDS = 12
 #: before any is built; past it :class:`TableTooLarge` too.
 MAX_SUGGESTIONS = 100_000
 _CHUNK = 16_384  # source states between looks at the table's size (and charges of work)
+#: Whether the DP runs vectorized (:mod:`clue_expert.engine.dp`) when its states fit; False: the
+#: plain loops always (the tests compare the two).
+_VECTOR = [True]
 
 
 class TableTooLarge(LimitError):
@@ -394,6 +400,8 @@ class _Layout:
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
         self.start = start
+        #: Whether every state fits the vectorized DP's ``uint64`` (:mod:`clue_expert.engine.dp`).
+        self.vector = shift <= dp.MAX_BITS and _VECTOR[0]
         #: every bit of the envelope's fields (its cards and whether it is full)
         self.env_mask = 0
         for _, mask, _ in self.decode:
@@ -506,6 +514,8 @@ def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
     applies, the mask that clears their fields).  The work is charged
     (:mod:`clue_expert.core.work`); a new layer of more than ``room``
     entries raises :class:`TableTooLarge`."""
+    if isinstance(layer, dp.Layer):
+        return dp.advance(layer, moves, close, room, _CHUNK, _tally, _table_error)
     nxt: dict = {}
     get = nxt.get
     n_moves = len(moves)
@@ -571,7 +581,7 @@ class _Forward:
         self.pb = pb
         self.order = pb.order()
         self.layout = lay = pb.layout()
-        self.layers = [{lay.start: 1.0}]
+        self.layers: list = [dp.Layer.of({lay.start: 1.0}) if lay.vector else {lay.start: 1.0}]
         _run(lay.transitions(self.order), self.layers[0], 0, self.layers)
         self.states = max(len(x) for x in self.layers)
 
@@ -580,7 +590,10 @@ class _Forward:
         every p > 0) and its normalising weight."""
         lay = self.layout
         final: dict[tuple, float] = {}
-        for state, w in self.layers[-1].items():
+        last = self.layers[-1]
+        if isinstance(last, dp.Layer):
+            final = _final_envelopes(lay, last)
+        for state, w in () if isinstance(last, dp.Layer) else last.items():
             if w and lay.final_ok(state):
                 key = lay.env(state)
                 final[key] = final.get(key, 0.0) + w
@@ -590,10 +603,45 @@ class _Forward:
         return {key: w / z for key, w in final.items() if w / z > 0}, z
 
 
-def _steps(pb: _Problem, order: list) -> tuple[int, list, list]:
+def _complete(lay: "_Layout", layer: "dp.Layer") -> tuple:
+    """The states of a final layer with weight that are complete (every
+    capacity spent, every envelope field full), and their weights."""
+    states, weights = layer.states, layer.weights
+    sel = (weights != 0) & ((states & np.uint64(lay.all_caps)) == 0)
+    for m in lay.full_masks:
+        sel &= (states & np.uint64(m)) != 0
+    return states[sel], weights[sel]
+
+
+def _env_ids(lay: "_Layout", states: np.ndarray) -> tuple[np.ndarray, list]:
+    """Each state's envelope (an index) and the envelopes (tuples of cards)
+    in the order the states first reach them."""
+    bits, _, groups, _ = dp.first_order(states & np.uint64(lay.env_mask))
+    envs: list = []
+    ids: dict = {}
+    of_bits = np.empty(len(bits), dtype=np.int64)
+    for i, b in enumerate(bits.tolist()):
+        env = lay.env(b)
+        of_bits[i] = ids.setdefault(env, len(envs))
+        if of_bits[i] == len(envs):
+            envs.append(env)
+    return of_bits[groups], envs
+
+
+def _final_envelopes(lay: "_Layout", layer: "dp.Layer") -> dict:
+    """:meth:`_Forward.envelope`'s sums on a vectorized layer: envelope ->
+    weight, in the order the loop would make them."""
+    states, weights = _complete(lay, layer)
+    env_of, envs = _env_ids(lay, states)
+    sums = np.bincount(env_of, weights=weights, minlength=len(envs))
+    return dict(zip(envs, sums.tolist()))
+
+
+def _steps(pb: _Problem, order: list) -> tuple[int, list, list, int]:
     """The forward-backward pass's packed start state, each step's moves
-    (owner, capacity mask, decrement, clause bits set, counters added) and
-    each step's closing checks (:func:`_closes`), for the cards in ``order``."""
+    (owner, capacity mask, decrement, clause bits set, counters added),
+    each step's closing checks (:func:`_closes`), for the cards in ``order``,
+    and the states' width in bits."""
     cats = list(pb.categories)
     # state: (player capacities..., envelope needs per category..., clause
     # bits, notall counters..., weight counters...), packed as one int
@@ -642,7 +690,7 @@ def _steps(pb: _Problem, order: list) -> tuple[int, list, list]:
     closes = _closes(pb, last, len(order), [1 << at for at in clause_at],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, cs in zip(notall_at, pb.notalls)],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, (_, _, cs) in zip(weight_at, pb.weights)])
-    return start, moves, closes
+    return start, moves, closes, shift
 
 
 def _marginals(pb: _Problem) -> tuple[dict, float, int]:
@@ -656,7 +704,9 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
     order = pb.order()
     owners = pb.owners
     n = len(order)
-    start, moves, closes = _steps(pb, order)
+    start, moves, closes, bits = _steps(pb, order)
+    if bits <= dp.MAX_BITS and _VECTOR[0]:
+        return _marginals_vector(pb, order, start, moves, closes)
 
     def targets(i):
         """(source state, its weight, owner, target state, factor) of step i, in order."""
@@ -720,6 +770,55 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
         for o, v in acc.items():
             probs[o][order[i]] = v / z
         back = b
+    return probs, z, biggest
+
+
+def _marginals_vector(pb: _Problem, order: list, start: int, moves: list, closes: list) -> tuple[dict, float, int]:
+    """:func:`_marginals` with the vectorized DP (:mod:`clue_expert.engine.dp`):
+    the same sums in the same order."""
+    owners = pb.owners
+    owner_index = {o: i for i, o in enumerate(owners)}
+    n = len(order)
+    steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
+    move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
+    forward = [dp.Layer.of({start: 1.0})]
+    biggest = 1
+    used = 1
+    for i in range(n):
+        _tally(len(forward[i]) * len(moves[i]))
+        t, src, _, factor = dp.expand(forward[i].states, steps[i], closes[i])
+        w = forward[i].weights[src]
+        if factor is not None:
+            w = w * factor
+        states, sums, _, _ = dp.first_order(t, w)
+        assert sums is not None
+        if used + len(states) > MAX_TABLE:
+            raise _table_error()
+        forward.append(dp.Layer(states, sums))
+        used += len(states)
+        biggest = max(biggest, len(states))
+    last = forward[n]
+    z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    if z <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
+    for c, o in pb.fixed.items():
+        probs[o][c] = 1.0
+    back_states: np.ndarray = np.zeros(1, dtype=np.uint64)
+    back_values: np.ndarray = np.ones(1)
+    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
+        layer = forward[i]
+        t, src, move, factor = dp.expand(layer.states, steps[i], closes[i])
+        v = dp.lookup(t, back_states, back_values)
+        if factor is not None:
+            v = factor * v
+        nz = np.flatnonzero(v)
+        src, v = src[nz], v[nz]
+        who = move_owner[i][move[nz]]
+        acc = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
+        for o in np.unique(who).tolist():
+            probs[owners[o]][order[i]] = float(acc[o]) / z
+        back_states, back_values = layer.states, np.bincount(src, weights=v, minlength=len(layer))
     return probs, z, biggest
 
 
@@ -1036,6 +1135,11 @@ class SuggestionEvaluator:
         outcomes: dict = {}
         fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
         all_caps, full_masks = lay.all_caps, lay.full_masks
+        if isinstance(layer, dp.Layer):
+            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
+            value = self._value(suggestion, lists, exact=True, choice=choice)
+            self._cache[suggestion] = value
+            return value
         for state, w in layer.items():
             if not w or state & all_caps:
                 continue
@@ -1062,6 +1166,45 @@ class SuggestionEvaluator:
                             choice=choice)
         self._cache[suggestion] = value
         return value
+
+    def _joint_vector(self, suggestion, layer: "dp.Layer", tagged: list, tag_mask: int,
+                      fixed_owner: dict) -> tuple[dict, float]:
+        """:meth:`evaluate`'s sums on a vectorized final layer: outcome -> the
+        weights of its envelopes, and the weighted sum of log2 of the
+        refuter's choices, added in the order the loop adds them."""
+        lay = self._layout
+        states, weights = _complete(lay, layer)
+        env_of, envs = _env_ids(lay, states)
+        tag_bits, _, tag_of, _ = dp.first_order(states & np.uint64(tag_mask))
+        keys: list = []  # the outcomes' keys, (refuter, card) or None
+        key_id: dict = {}
+        width = max(1, len(suggestion))
+        table = np.full((len(tag_bits), width), -1, dtype=np.int64)  # outcome -> its keys' ids
+        ks = np.zeros(len(tag_bits))
+        logs = np.zeros(len(tag_bits))
+        for i, bits in enumerate(tag_bits.tolist()):
+            owner = dict(fixed_owner)
+            owner.update(zip(tagged, lay.tags(bits, len(tagged))))
+            shown, k, log_k = self._outcome(suggestion, owner)
+            for j, key in enumerate(shown if k else (None,)):
+                table[i, j] = key_id.setdefault(key, len(keys))
+                if table[i, j] == len(keys):
+                    keys.append(key)
+            ks[i], logs[i] = max(k, 1), log_k
+        per_state = table[tag_of]  # state -> its keys (-1: none), in the loop's order
+        share = weights / ks[tag_of]
+        flat = np.flatnonzero(per_state.reshape(-1) >= 0)
+        key_of = per_state.reshape(-1)[flat]
+        state_of = flat // width
+        pair = key_of * max(1, len(envs)) + env_of[state_of]
+        pairs, sums, _, _ = dp.first_order(pair, share[state_of])
+        assert sums is not None
+        lists: dict = {}
+        for p, v in zip(pairs.tolist(), sums.tolist()):
+            lists.setdefault(keys[p // max(1, len(envs))], []).append(v)
+        terms = weights * logs[tag_of]
+        choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
+        return lists, choice
 
     def _outcome(self, suggestion, owner: dict) -> tuple:
         """Who refutes, given the owner of each suggested card: ((refuter,
