@@ -31,15 +31,21 @@ def _values(k):
 
 
 def _both(make):
-    """The values with the DP vectorized and with the plain loops."""
+    """The values with the DP vectorized (every step, then only the larger
+    steps as it runs) and with the plain loops."""
+    start = beliefs._VECTOR_FROM
     try:
-        beliefs._VECTOR[0] = True
-        vector = _values(make())
+        beliefs._VECTOR_FROM = 0
+        every = _values(make())
+        beliefs._VECTOR_FROM = start
+        mixed = _values(make())
         beliefs._VECTOR[0] = False
         plain = _values(make())
     finally:
         beliefs._VECTOR[0] = True
-    return vector, plain
+        beliefs._VECTOR_FROM = start
+    assert every == mixed
+    return mixed, plain
 
 
 @pytest.mark.parametrize("seed", range(1, 7))
@@ -70,13 +76,15 @@ def test_a_change_in_the_vectorized_dp_is_seen():
     def off_by_an_ulp(keys, values=None):
         states, sums, groups, first = real(keys, values)
         return states, None if sums is None else beliefs.np.nextafter(sums, 2 * sums + 1), groups, first
+    start = beliefs._VECTOR_FROM
     try:
         beliefs.dp.first_order = off_by_an_ulp
-        beliefs._VECTOR[0] = True
+        beliefs._VECTOR_FROM = 0
         vector = _values(replay(record, 9))
         beliefs._VECTOR[0] = False
         plain = _values(replay(record, 9))
     finally:
         beliefs.dp.first_order = real
         beliefs._VECTOR[0] = True
+        beliefs._VECTOR_FROM = start
     assert vector != plain

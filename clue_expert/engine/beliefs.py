@@ -80,6 +80,9 @@ _CHUNK = 16_384  # source states between looks at the table's size (and charges 
 #: Whether the DP runs vectorized (:mod:`clue_expert.engine.dp`) when its states fit; False: the
 #: plain loops always (the tests compare the two).
 _VECTOR = [True]
+#: A step on fewer (source state, move) pairs than this runs the plain loop even then: numpy's
+#: overhead per call outweighs it on small layers (3 players, late positions).
+_VECTOR_FROM = 512
 
 
 class TableTooLarge(LimitError):
@@ -502,7 +505,7 @@ def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fiel
     return [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
 
 
-def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
+def _advance(layer, moves: tuple, close, room: int = MAX_TABLE, vector: bool = False):
     """One DP step: every state of ``layer`` with the card given to each
     owner it may go to.  A move is (capacity mask, capacity unit, envelope
     "full" mask, envelope constant, bits to set, counters to add): a player
@@ -514,8 +517,8 @@ def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
     applies, the mask that clears their fields).  The work is charged
     (:mod:`clue_expert.core.work`); a new layer of more than ``room``
     entries raises :class:`TableTooLarge`."""
-    if isinstance(layer, dp.Layer):
-        return dp.advance(layer, moves, close, room, _CHUNK, _tally, _table_error)
+    if isinstance(layer, dp.Layer) or (vector and len(layer) * len(moves) >= _VECTOR_FROM):
+        return dp.advance(dp.Layer.of(layer), moves, close, room, _CHUNK, _tally, _table_error)
     nxt: dict = {}
     get = nxt.get
     n_moves = len(moves)
@@ -581,8 +584,8 @@ class _Forward:
         self.pb = pb
         self.order = pb.order()
         self.layout = lay = pb.layout()
-        self.layers: list = [dp.Layer.of({lay.start: 1.0}) if lay.vector else {lay.start: 1.0}]
-        _run(lay.transitions(self.order), self.layers[0], 0, self.layers)
+        self.layers: list = [{lay.start: 1.0}]
+        _run(lay.transitions(self.order), self.layers[0], 0, self.layers, lay.vector)
         self.states = max(len(x) for x in self.layers)
 
     def envelope(self) -> tuple[dict, float]:
@@ -591,9 +594,10 @@ class _Forward:
         lay = self.layout
         final: dict[tuple, float] = {}
         last = self.layers[-1]
-        if isinstance(last, dp.Layer):
+        vector = isinstance(last, dp.Layer) and len(last) >= _VECTOR_FROM
+        if vector:
             final = _final_envelopes(lay, last)
-        for state, w in () if isinstance(last, dp.Layer) else last.items():
+        for state, w in () if vector else last.items():
             if w and lay.final_ok(state):
                 key = lay.env(state)
                 final[key] = final.get(key, 0.0) + w
@@ -773,52 +777,112 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
     return probs, z, biggest
 
 
+def _step_targets(layer, moves: list, close):
+    """(source state, its weight, owner, target state, factor) of one step of
+    :func:`_marginals`, in order (the plain loop)."""
+    for s0, w in layer.items():
+        for o, mask, dec, orm, add in moves:
+            if not s0 & mask:
+                continue
+            s = ((s0 - dec) | orm) + add
+            f = 1.0
+            if close is not None:
+                need, notall, weight, keep = close
+                if s & need != need:
+                    continue
+                if any((s >> sh) & m == cnt for sh, m, cnt in notall):
+                    continue
+                for sh, m, base in weight:
+                    f /= base + ((s >> sh) & m)
+                s &= keep
+            yield s0, w, o, s, f
+
+
 def _marginals_vector(pb: _Problem, order: list, start: int, moves: list, closes: list) -> tuple[dict, float, int]:
-    """:func:`_marginals` with the vectorized DP (:mod:`clue_expert.engine.dp`):
-    the same sums in the same order."""
+    """:func:`_marginals` with the vectorized DP (:mod:`clue_expert.engine.dp`)
+    on the steps with at least :data:`_VECTOR_FROM` (state, move) pairs and
+    the plain loop on the others: the same sums in the same order."""
     owners = pb.owners
     owner_index = {o: i for i, o in enumerate(owners)}
     n = len(order)
     steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
     move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
-    forward = [dp.Layer.of({start: 1.0})]
+    forward: list = [{start: 1.0}]
     biggest = 1
     used = 1
     for i in range(n):
-        _tally(len(forward[i]) * len(moves[i]))
-        t, src, _, factor = dp.expand(forward[i].states, steps[i], closes[i])
-        w = forward[i].weights[src]
-        if factor is not None:
-            w = w * factor
-        states, sums, _, _ = dp.first_order(t, w)
-        assert sums is not None
-        if used + len(states) > MAX_TABLE:
+        src_layer = forward[i]
+        _tally(len(src_layer) * len(moves[i]))
+        if isinstance(src_layer, dict) and len(src_layer) * len(moves[i]) < _VECTOR_FROM:
+            nxt: dict = {}
+            get = nxt.get
+            if closes[i] is None:
+                for s0, w in src_layer.items():
+                    for o, mask, dec, orm, add in moves[i]:
+                        if s0 & mask:
+                            s = ((s0 - dec) | orm) + add
+                            nxt[s] = get(s, 0.0) + w * 1.0
+            else:
+                for s0, w, o, s, f in _step_targets(src_layer, moves[i], closes[i]):
+                    nxt[s] = get(s, 0.0) + w * f
+            new: dict | dp.Layer = nxt
+        else:
+            layer = dp.Layer.of(src_layer)
+            forward[i] = layer
+            t, src, _, factor = dp.expand(layer.states, steps[i], closes[i])
+            w = layer.weights[src]
+            if factor is not None:
+                w = w * factor
+            states, sums, _, _ = dp.first_order(t, w)
+            assert sums is not None
+            new = dp.Layer(states, sums)
+        if used + len(new) > MAX_TABLE:
             raise _table_error()
-        forward.append(dp.Layer(states, sums))
-        used += len(states)
-        biggest = max(biggest, len(states))
+        forward.append(new)
+        used += len(new)
+        biggest = max(biggest, len(new))
     last = forward[n]
-    z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    if isinstance(last, dict):
+        z = last.get(0, 0.0)
+    else:
+        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
     probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
     for c, o in pb.fixed.items():
         probs[o][c] = 1.0
-    back_states: np.ndarray = np.zeros(1, dtype=np.uint64)
-    back_values: np.ndarray = np.ones(1)
+    back: dict | tuple = {0: 1.0}
     for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
         layer = forward[i]
+        if isinstance(layer, dict):
+            if not isinstance(back, dict):
+                back = dict(zip(back[0].tolist(), back[1].tolist()))
+            b: dict = {}
+            acc: dict = {}
+            get = back.get
+            for s0, w, o, s, f in _step_targets(layer, moves[i], closes[i]):
+                v = f * get(s, 0.0)
+                if v:
+                    b[s0] = b.get(s0, 0.0) + v
+                    acc[o] = acc.get(o, 0.0) + w * v
+            for o, v in acc.items():
+                probs[o][order[i]] = v / z
+            back = b
+            continue
+        if isinstance(back, dict):
+            back = (np.fromiter(back.keys(), dtype=np.uint64, count=len(back)),
+                    np.fromiter(back.values(), dtype=np.float64, count=len(back)))
         t, src, move, factor = dp.expand(layer.states, steps[i], closes[i])
-        v = dp.lookup(t, back_states, back_values)
+        v = dp.lookup(t, back[0], back[1])
         if factor is not None:
             v = factor * v
         nz = np.flatnonzero(v)
         src, v = src[nz], v[nz]
         who = move_owner[i][move[nz]]
-        acc = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
+        sums = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
         for o in np.unique(who).tolist():
-            probs[owners[o]][order[i]] = float(acc[o]) / z
-        back_states, back_values = layer.states, np.bincount(src, weights=v, minlength=len(layer))
+            probs[owners[o]][order[i]] = float(sums[o]) / z
+        back = (layer.states, np.bincount(src, weights=v, minlength=len(layer)))
     return probs, z, biggest
 
 
@@ -961,7 +1025,7 @@ class SuggestionValue:
     envelope): the outcome's entropy less the refuter's choice, in bits."""
 
 
-def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> dict:
+def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
     """Forward DP with the transitions ``trans`` (:meth:`_Layout.transitions`)
     from position ``start``; ``keep`` gets every later layer.  The layers
     kept (those already in ``keep`` included) hold at most :data:`MAX_TABLE`
@@ -969,7 +1033,7 @@ def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> 
     used = sum(map(len, keep)) if keep is not None else 0
     for i in range(start, len(trans)):
         moves, close = trans[i]
-        layer = _advance(layer, moves, close, MAX_TABLE - used)
+        layer = _advance(layer, moves, close, MAX_TABLE - used, vector)
         if keep is not None:
             keep.append(layer)
             used += len(layer)
@@ -1097,6 +1161,8 @@ class SuggestionEvaluator:
             raise TableTooLarge(f"a suggestion of {len(suggestion)} cards, more than {MAX_SUGGESTION_CARDS} (the "
                                 f"limit on the cards of a suggestion valued exactly)")
         cat = self.problem.category
+        if tuple([cat[c] for c in suggestion]) == self.problem.categories:  # already in order (candidates are)
+            return tuple(suggestion)
         index = self._cat_index
         suggestion = tuple(sorted(suggestion, key=lambda c: index[cat[c]]))
         if [cat[c] for c in suggestion] != list(self.problem.categories):
@@ -1122,7 +1188,7 @@ class SuggestionEvaluator:
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
-        layer = _run(lay.transitions(order, tagged), layers[start], start)
+        layer = _run(lay.transitions(order, tagged), layers[start], start, vector=lay.vector)
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
         # a final state's envelope depends on its envelope fields only, the
@@ -1135,7 +1201,7 @@ class SuggestionEvaluator:
         outcomes: dict = {}
         fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
         all_caps, full_masks = lay.all_caps, lay.full_masks
-        if isinstance(layer, dp.Layer):
+        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
             lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
             value = self._value(suggestion, lists, exact=True, choice=choice)
             self._cache[suggestion] = value
@@ -1301,12 +1367,13 @@ class SuggestionEvaluator:
                 groups[tuple(c in t for c in suggestion)].append(p)
         choice = 0.0
         joint: dict = defaultdict(list)
+        likelihoods = self._likelihoods
         for pattern, group in groups.items():
             # the outcome depends on the cards outside the envelope only
             # (those in it nobody shows), so their likelihood is shared by
             # every suggestion with the same such cards
-            out_cards = tuple(c for c, in_env in zip(suggestion, pattern) if not in_env)
-            cached = self._likelihoods.get(out_cards)
+            out_cards = tuple([c for c, in_env in zip(suggestion, pattern) if not in_env])
+            cached = likelihoods.get(out_cards)
             if cached is None:
                 q = {}
                 for c in out_cards:
@@ -1315,10 +1382,11 @@ class SuggestionEvaluator:
                 cached = self._likelihoods[out_cards] = self._likelihood(out_cards, q)
             likelihood, elog = cached
             mass = group[0] if fast else sum(group)
-            for key, lk in likelihood.items():
-                if fast:
+            if fast:
+                for key, lk in likelihood.items():
                     joint[key].append((lk, group))
-                else:
+            else:
+                for key, lk in likelihood.items():
                     joint[key].extend(p * lk for p in group)
             choice += mass * elog
         if not fast:
@@ -1327,13 +1395,14 @@ class SuggestionEvaluator:
         # H = -(1/Z) sum_pattern lk * (S1 + S0 * log2(lk / Z))
         outcomes, after = {}, {}
         expected = 0.0
+        log2 = math.log2
         for key, parts in joint.items():
-            z = sum(lk * s0 for lk, (s0, _) in parts)
+            z = sum([lk * s0 for lk, (s0, _) in parts])
             if z <= 0:
                 continue
-            h = -sum(lk * (s1 + s0 * math.log2(lk / z)) for lk, (s0, s1) in parts if lk > 0) / z
+            h = -sum([lk * (s1 + s0 * log2(lk / z)) for lk, (s0, s1) in parts if lk > 0]) / z
             outcomes[key] = z
-            after[key] = max(0.0, h)
+            after[key] = h if h > 0.0 else 0.0
             expected += z * after[key]
         total = sum(outcomes.values())
         outcomes = {key: v / total for key, v in outcomes.items()}
@@ -1439,5 +1508,5 @@ class SuggestionEvaluator:
         order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
         layers = layers0[:start + 1]
         _spent[0] = 0
-        _run(self._layout.transitions(order), layers[start], start, layers)
+        _run(self._layout.transitions(order), layers[start], start, layers, self._layout.vector)
         self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))
