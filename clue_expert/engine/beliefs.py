@@ -35,8 +35,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..core import work
 from ..core.facts import ENVELOPE
+from . import dp
 from .expr import RUN_SECONDS, LimitError
 from .queries import KnowledgeView
 
@@ -74,6 +77,12 @@ MAX_SUGGESTION_CARDS = 12
 #: before any is built; past it :class:`TableTooLarge` too.
 MAX_SUGGESTIONS = 100_000
 _CHUNK = 16_384  # source states between looks at the table's size (and charges of work)
+#: Whether the DP runs vectorized (:mod:`clue_expert.engine.dp`) when its states fit; False: the
+#: plain loops always (the tests compare the two).
+_VECTOR = [True]
+#: A step on fewer (source state, move) pairs than this runs the plain loop even then: numpy's
+#: overhead per call outweighs it on small layers (3 players, late positions).
+_VECTOR_FROM = 512
 
 
 class TableTooLarge(LimitError):
@@ -394,6 +403,8 @@ class _Layout:
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
         self.start = start
+        #: Whether every state fits the vectorized DP's ``uint64`` (:mod:`clue_expert.engine.dp`).
+        self.vector = shift <= dp.MAX_BITS and _VECTOR[0]
         #: every bit of the envelope's fields (its cards and whether it is full)
         self.env_mask = 0
         for _, mask, _ in self.decode:
@@ -494,7 +505,7 @@ def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fiel
     return [None if cl is None else (cl[0], tuple(cl[1]), tuple(cl[2]), ~cl[3]) for cl in closes]
 
 
-def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
+def _advance(layer, moves: tuple, close, room: int = MAX_TABLE, vector: bool = False):
     """One DP step: every state of ``layer`` with the card given to each
     owner it may go to.  A move is (capacity mask, capacity unit, envelope
     "full" mask, envelope constant, bits to set, counters to add): a player
@@ -506,6 +517,8 @@ def _advance(layer: dict, moves: tuple, close, room: int = MAX_TABLE) -> dict:
     applies, the mask that clears their fields).  The work is charged
     (:mod:`clue_expert.core.work`); a new layer of more than ``room``
     entries raises :class:`TableTooLarge`."""
+    if isinstance(layer, dp.Layer) or (vector and len(layer) * len(moves) >= _VECTOR_FROM):
+        return dp.advance(dp.Layer.of(layer), moves, close, room, _CHUNK, _tally, _table_error)
     nxt: dict = {}
     get = nxt.get
     n_moves = len(moves)
@@ -571,8 +584,8 @@ class _Forward:
         self.pb = pb
         self.order = pb.order()
         self.layout = lay = pb.layout()
-        self.layers = [{lay.start: 1.0}]
-        _run(lay.transitions(self.order), self.layers[0], 0, self.layers)
+        self.layers: list = [{lay.start: 1.0}]
+        _run(lay.transitions(self.order), self.layers[0], 0, self.layers, lay.vector)
         self.states = max(len(x) for x in self.layers)
 
     def envelope(self) -> tuple[dict, float]:
@@ -580,7 +593,11 @@ class _Forward:
         every p > 0) and its normalising weight."""
         lay = self.layout
         final: dict[tuple, float] = {}
-        for state, w in self.layers[-1].items():
+        last = self.layers[-1]
+        vector = isinstance(last, dp.Layer) and len(last) >= _VECTOR_FROM
+        if vector:
+            final = _final_envelopes(lay, last)
+        for state, w in () if vector else last.items():
             if w and lay.final_ok(state):
                 key = lay.env(state)
                 final[key] = final.get(key, 0.0) + w
@@ -590,10 +607,45 @@ class _Forward:
         return {key: w / z for key, w in final.items() if w / z > 0}, z
 
 
-def _steps(pb: _Problem, order: list) -> tuple[int, list, list]:
+def _complete(lay: "_Layout", layer: "dp.Layer") -> tuple:
+    """The states of a final layer with weight that are complete (every
+    capacity spent, every envelope field full), and their weights."""
+    states, weights = layer.states, layer.weights
+    sel = (weights != 0) & ((states & np.uint64(lay.all_caps)) == 0)
+    for m in lay.full_masks:
+        sel &= (states & np.uint64(m)) != 0
+    return states[sel], weights[sel]
+
+
+def _env_ids(lay: "_Layout", states: np.ndarray) -> tuple[np.ndarray, list]:
+    """Each state's envelope (an index) and the envelopes (tuples of cards)
+    in the order the states first reach them."""
+    bits, _, groups, _ = dp.first_order(states & np.uint64(lay.env_mask))
+    envs: list = []
+    ids: dict = {}
+    of_bits = np.empty(len(bits), dtype=np.int64)
+    for i, b in enumerate(bits.tolist()):
+        env = lay.env(b)
+        of_bits[i] = ids.setdefault(env, len(envs))
+        if of_bits[i] == len(envs):
+            envs.append(env)
+    return of_bits[groups], envs
+
+
+def _final_envelopes(lay: "_Layout", layer: "dp.Layer") -> dict:
+    """:meth:`_Forward.envelope`'s sums on a vectorized layer: envelope ->
+    weight, in the order the loop would make them."""
+    states, weights = _complete(lay, layer)
+    env_of, envs = _env_ids(lay, states)
+    sums = np.bincount(env_of, weights=weights, minlength=len(envs))
+    return dict(zip(envs, sums.tolist()))
+
+
+def _steps(pb: _Problem, order: list) -> tuple[int, list, list, int]:
     """The forward-backward pass's packed start state, each step's moves
-    (owner, capacity mask, decrement, clause bits set, counters added) and
-    each step's closing checks (:func:`_closes`), for the cards in ``order``."""
+    (owner, capacity mask, decrement, clause bits set, counters added),
+    each step's closing checks (:func:`_closes`), for the cards in ``order``,
+    and the states' width in bits."""
     cats = list(pb.categories)
     # state: (player capacities..., envelope needs per category..., clause
     # bits, notall counters..., weight counters...), packed as one int
@@ -642,7 +694,7 @@ def _steps(pb: _Problem, order: list) -> tuple[int, list, list]:
     closes = _closes(pb, last, len(order), [1 << at for at in clause_at],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, cs in zip(notall_at, pb.notalls)],
                      [(at, (1 << max(1, len(cs).bit_length())) - 1) for at, (_, _, cs) in zip(weight_at, pb.weights)])
-    return start, moves, closes
+    return start, moves, closes, shift
 
 
 def _marginals(pb: _Problem) -> tuple[dict, float, int]:
@@ -656,7 +708,9 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
     order = pb.order()
     owners = pb.owners
     n = len(order)
-    start, moves, closes = _steps(pb, order)
+    start, moves, closes, bits = _steps(pb, order)
+    if bits <= dp.MAX_BITS and _VECTOR[0]:
+        return _marginals_vector(pb, order, start, moves, closes)
 
     def targets(i):
         """(source state, its weight, owner, target state, factor) of step i, in order."""
@@ -720,6 +774,115 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
         for o, v in acc.items():
             probs[o][order[i]] = v / z
         back = b
+    return probs, z, biggest
+
+
+def _step_targets(layer, moves: list, close):
+    """(source state, its weight, owner, target state, factor) of one step of
+    :func:`_marginals`, in order (the plain loop)."""
+    for s0, w in layer.items():
+        for o, mask, dec, orm, add in moves:
+            if not s0 & mask:
+                continue
+            s = ((s0 - dec) | orm) + add
+            f = 1.0
+            if close is not None:
+                need, notall, weight, keep = close
+                if s & need != need:
+                    continue
+                if any((s >> sh) & m == cnt for sh, m, cnt in notall):
+                    continue
+                for sh, m, base in weight:
+                    f /= base + ((s >> sh) & m)
+                s &= keep
+            yield s0, w, o, s, f
+
+
+def _marginals_vector(pb: _Problem, order: list, start: int, moves: list, closes: list) -> tuple[dict, float, int]:
+    """:func:`_marginals` with the vectorized DP (:mod:`clue_expert.engine.dp`)
+    on the steps with at least :data:`_VECTOR_FROM` (state, move) pairs and
+    the plain loop on the others: the same sums in the same order."""
+    owners = pb.owners
+    owner_index = {o: i for i, o in enumerate(owners)}
+    n = len(order)
+    steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
+    move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
+    forward: list = [{start: 1.0}]
+    biggest = 1
+    used = 1
+    for i in range(n):
+        src_layer = forward[i]
+        _tally(len(src_layer) * len(moves[i]))
+        if isinstance(src_layer, dict) and len(src_layer) * len(moves[i]) < _VECTOR_FROM:
+            nxt: dict = {}
+            get = nxt.get
+            if closes[i] is None:
+                for s0, w in src_layer.items():
+                    for o, mask, dec, orm, add in moves[i]:
+                        if s0 & mask:
+                            s = ((s0 - dec) | orm) + add
+                            nxt[s] = get(s, 0.0) + w * 1.0
+            else:
+                for s0, w, o, s, f in _step_targets(src_layer, moves[i], closes[i]):
+                    nxt[s] = get(s, 0.0) + w * f
+            new: dict | dp.Layer = nxt
+        else:
+            layer = dp.Layer.of(src_layer)
+            forward[i] = layer
+            t, src, _, factor = dp.expand(layer.states, steps[i], closes[i])
+            w = layer.weights[src]
+            if factor is not None:
+                w = w * factor
+            states, sums, _, _ = dp.first_order(t, w)
+            assert sums is not None
+            new = dp.Layer(states, sums)
+        if used + len(new) > MAX_TABLE:
+            raise _table_error()
+        forward.append(new)
+        used += len(new)
+        biggest = max(biggest, len(new))
+    last = forward[n]
+    if isinstance(last, dict):
+        z = last.get(0, 0.0)
+    else:
+        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    if z <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
+    for c, o in pb.fixed.items():
+        probs[o][c] = 1.0
+    back: dict | tuple = {0: 1.0}
+    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
+        layer = forward[i]
+        if isinstance(layer, dict):
+            if not isinstance(back, dict):
+                back = dict(zip(back[0].tolist(), back[1].tolist()))
+            b: dict = {}
+            acc: dict = {}
+            get = back.get
+            for s0, w, o, s, f in _step_targets(layer, moves[i], closes[i]):
+                v = f * get(s, 0.0)
+                if v:
+                    b[s0] = b.get(s0, 0.0) + v
+                    acc[o] = acc.get(o, 0.0) + w * v
+            for o, v in acc.items():
+                probs[o][order[i]] = v / z
+            back = b
+            continue
+        if isinstance(back, dict):
+            back = (np.fromiter(back.keys(), dtype=np.uint64, count=len(back)),
+                    np.fromiter(back.values(), dtype=np.float64, count=len(back)))
+        t, src, move, factor = dp.expand(layer.states, steps[i], closes[i])
+        v = dp.lookup(t, back[0], back[1])
+        if factor is not None:
+            v = factor * v
+        nz = np.flatnonzero(v)
+        src, v = src[nz], v[nz]
+        who = move_owner[i][move[nz]]
+        sums = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
+        for o in np.unique(who).tolist():
+            probs[owners[o]][order[i]] = float(sums[o]) / z
+        back = (layer.states, np.bincount(src, weights=v, minlength=len(layer)))
     return probs, z, biggest
 
 
@@ -862,7 +1025,7 @@ class SuggestionValue:
     envelope): the outcome's entropy less the refuter's choice, in bits."""
 
 
-def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> dict:
+def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
     """Forward DP with the transitions ``trans`` (:meth:`_Layout.transitions`)
     from position ``start``; ``keep`` gets every later layer.  The layers
     kept (those already in ``keep`` included) hold at most :data:`MAX_TABLE`
@@ -870,7 +1033,7 @@ def _run(trans: list, layer: dict, start: int = 0, keep: list | None = None) -> 
     used = sum(map(len, keep)) if keep is not None else 0
     for i in range(start, len(trans)):
         moves, close = trans[i]
-        layer = _advance(layer, moves, close, MAX_TABLE - used)
+        layer = _advance(layer, moves, close, MAX_TABLE - used, vector)
         if keep is not None:
             keep.append(layer)
             used += len(layer)
@@ -998,6 +1161,8 @@ class SuggestionEvaluator:
             raise TableTooLarge(f"a suggestion of {len(suggestion)} cards, more than {MAX_SUGGESTION_CARDS} (the "
                                 f"limit on the cards of a suggestion valued exactly)")
         cat = self.problem.category
+        if tuple([cat[c] for c in suggestion]) == self.problem.categories:  # already in order (candidates are)
+            return tuple(suggestion)
         index = self._cat_index
         suggestion = tuple(sorted(suggestion, key=lambda c: index[cat[c]]))
         if [cat[c] for c in suggestion] != list(self.problem.categories):
@@ -1023,7 +1188,7 @@ class SuggestionEvaluator:
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
-        layer = _run(lay.transitions(order, tagged), layers[start], start)
+        layer = _run(lay.transitions(order, tagged), layers[start], start, vector=lay.vector)
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
         # a final state's envelope depends on its envelope fields only, the
@@ -1036,6 +1201,11 @@ class SuggestionEvaluator:
         outcomes: dict = {}
         fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
         all_caps, full_masks = lay.all_caps, lay.full_masks
+        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
+            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
+            value = self._value(suggestion, lists, exact=True, choice=choice)
+            self._cache[suggestion] = value
+            return value
         for state, w in layer.items():
             if not w or state & all_caps:
                 continue
@@ -1062,6 +1232,45 @@ class SuggestionEvaluator:
                             choice=choice)
         self._cache[suggestion] = value
         return value
+
+    def _joint_vector(self, suggestion, layer: "dp.Layer", tagged: list, tag_mask: int,
+                      fixed_owner: dict) -> tuple[dict, float]:
+        """:meth:`evaluate`'s sums on a vectorized final layer: outcome -> the
+        weights of its envelopes, and the weighted sum of log2 of the
+        refuter's choices, added in the order the loop adds them."""
+        lay = self._layout
+        states, weights = _complete(lay, layer)
+        env_of, envs = _env_ids(lay, states)
+        tag_bits, _, tag_of, _ = dp.first_order(states & np.uint64(tag_mask))
+        keys: list = []  # the outcomes' keys, (refuter, card) or None
+        key_id: dict = {}
+        width = max(1, len(suggestion))
+        table = np.full((len(tag_bits), width), -1, dtype=np.int64)  # outcome -> its keys' ids
+        ks = np.zeros(len(tag_bits))
+        logs = np.zeros(len(tag_bits))
+        for i, bits in enumerate(tag_bits.tolist()):
+            owner = dict(fixed_owner)
+            owner.update(zip(tagged, lay.tags(bits, len(tagged))))
+            shown, k, log_k = self._outcome(suggestion, owner)
+            for j, key in enumerate(shown if k else (None,)):
+                table[i, j] = key_id.setdefault(key, len(keys))
+                if table[i, j] == len(keys):
+                    keys.append(key)
+            ks[i], logs[i] = max(k, 1), log_k
+        per_state = table[tag_of]  # state -> its keys (-1: none), in the loop's order
+        share = weights / ks[tag_of]
+        flat = np.flatnonzero(per_state.reshape(-1) >= 0)
+        key_of = per_state.reshape(-1)[flat]
+        state_of = flat // width
+        pair = key_of * max(1, len(envs)) + env_of[state_of]
+        pairs, sums, _, _ = dp.first_order(pair, share[state_of])
+        assert sums is not None
+        lists: dict = {}
+        for p, v in zip(pairs.tolist(), sums.tolist()):
+            lists.setdefault(keys[p // max(1, len(envs))], []).append(v)
+        terms = weights * logs[tag_of]
+        choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
+        return lists, choice
 
     def _outcome(self, suggestion, owner: dict) -> tuple:
         """Who refutes, given the owner of each suggested card: ((refuter,
@@ -1158,12 +1367,13 @@ class SuggestionEvaluator:
                 groups[tuple(c in t for c in suggestion)].append(p)
         choice = 0.0
         joint: dict = defaultdict(list)
+        likelihoods = self._likelihoods
         for pattern, group in groups.items():
             # the outcome depends on the cards outside the envelope only
             # (those in it nobody shows), so their likelihood is shared by
             # every suggestion with the same such cards
-            out_cards = tuple(c for c, in_env in zip(suggestion, pattern) if not in_env)
-            cached = self._likelihoods.get(out_cards)
+            out_cards = tuple([c for c, in_env in zip(suggestion, pattern) if not in_env])
+            cached = likelihoods.get(out_cards)
             if cached is None:
                 q = {}
                 for c in out_cards:
@@ -1172,10 +1382,11 @@ class SuggestionEvaluator:
                 cached = self._likelihoods[out_cards] = self._likelihood(out_cards, q)
             likelihood, elog = cached
             mass = group[0] if fast else sum(group)
-            for key, lk in likelihood.items():
-                if fast:
+            if fast:
+                for key, lk in likelihood.items():
                     joint[key].append((lk, group))
-                else:
+            else:
+                for key, lk in likelihood.items():
                     joint[key].extend(p * lk for p in group)
             choice += mass * elog
         if not fast:
@@ -1184,13 +1395,14 @@ class SuggestionEvaluator:
         # H = -(1/Z) sum_pattern lk * (S1 + S0 * log2(lk / Z))
         outcomes, after = {}, {}
         expected = 0.0
+        log2 = math.log2
         for key, parts in joint.items():
-            z = sum(lk * s0 for lk, (s0, _) in parts)
+            z = sum([lk * s0 for lk, (s0, _) in parts])
             if z <= 0:
                 continue
-            h = -sum(lk * (s1 + s0 * math.log2(lk / z)) for lk, (s0, s1) in parts if lk > 0) / z
+            h = -sum([lk * (s1 + s0 * log2(lk / z)) for lk, (s0, s1) in parts if lk > 0]) / z
             outcomes[key] = z
-            after[key] = max(0.0, h)
+            after[key] = h if h > 0.0 else 0.0
             expected += z * after[key]
         total = sum(outcomes.values())
         outcomes = {key: v / total for key, v in outcomes.items()}
@@ -1296,5 +1508,5 @@ class SuggestionEvaluator:
         order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
         layers = layers0[:start + 1]
         _spent[0] = 0
-        _run(self._layout.transitions(order), layers[start], start, layers)
+        _run(self._layout.transitions(order), layers[start], start, layers, self._layout.vector)
         self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))

@@ -1,0 +1,153 @@
+"""The exact beliefs' dynamic programme in vectorized numpy (issue 36).
+
+The per-deal DP of :mod:`clue_expert.engine.beliefs` places the free cards
+one at a time; a layer maps a packed state (an int of bit fields) to its
+weight.  Here a layer is a pair of arrays, the states (``uint64``) and their
+weights (``float64``), in the order a dict would hold them (the order each
+state was first reached), and one step is a handful of array operations
+instead of a Python loop over states and moves.
+
+The results are the plain loops' to the last bit: every target is reached
+in the same order (source by source, move by move), the weights of one
+target are added one after another in that order (``np.bincount``, a
+sequential sum), each starting from 0.0 as ``dict.get(s, 0.0) + w`` does,
+and the weights of a seen show are divided in the same order.  A layer's
+states are listed in first-reached order, so the next step adds in the same
+order as the dict's.  ``tests/test_dp.py`` checks both against each other on
+many positions.
+
+Used when every state fits in 63 bits (:data:`MAX_BITS`); otherwise the
+plain loops run.  The work is charged as the loops charge it, chunk by
+chunk (``beliefs._CHUNK`` source states), with the same checks of the
+table's size between chunks, so the limits stop a computation at the same
+place.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+#: States of at most this many bits are packed in ``uint64`` (with a bit to spare).
+MAX_BITS = 63
+
+_U = np.uint64
+
+
+class Layer:
+    """A DP layer: states and weights, in first-reached order."""
+
+    __slots__ = ("states", "weights")
+
+    def __init__(self, states: np.ndarray, weights: np.ndarray):
+        self.states = states
+        self.weights = weights
+
+    @classmethod
+    def of(cls, layer) -> "Layer":
+        """A dict layer (state -> weight) as arrays (a Layer as it is)."""
+        if isinstance(layer, Layer):
+            return layer
+        return cls(np.fromiter(layer.keys(), dtype=_U, count=len(layer)),
+                   np.fromiter(layer.values(), dtype=np.float64, count=len(layer)))
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def items(self):
+        """(state, weight) pairs as Python numbers, in order (as a dict's items)."""
+        return zip(self.states.tolist(), self.weights.tolist())
+
+    def to_dict(self) -> dict:
+        return dict(self.items())
+
+
+def first_order(keys: np.ndarray, values: np.ndarray | None = None):
+    """Group equal ``keys``: (the distinct keys in first-seen order, their
+    value sums added in order, each entry's group index, each group's first
+    entry's index).  ``values`` None: no sums (None)."""
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    groups = rank[inv.reshape(-1)]
+    sums = None
+    if values is not None:
+        sums = np.bincount(groups, weights=values, minlength=len(uniq))
+    return uniq[order], sums, groups, first[order]
+
+
+def expand(states: np.ndarray, moves: tuple, close) -> tuple:
+    """Every (source, move) of one step, source by source and move by move:
+    (the targets, their sources' indices, their moves' indices, their
+    factors or None), those that pass the step's checks only.  A move is
+    ``(capacity mask, unit, envelope "full" mask, constant, bits set,
+    counters added)`` as in :func:`clue_expert.engine.beliefs._advance`."""
+    n, m = len(states), len(moves)
+    targets = np.empty((n, m), dtype=_U)
+    ok = np.empty((n, m), dtype=bool)
+    for j, (cm, cd, em, es, orm, add) in enumerate(moves):
+        if cm:
+            ok[:, j] = (states & _U(cm)) != 0
+            targets[:, j] = ((states - _U(cd)) | _U(orm)) + _U(add)
+        else:
+            ok[:, j] = (states & _U(em)) == 0
+            targets[:, j] = ((states + _U(es)) | _U(orm)) + _U(add)
+    flat = np.flatnonzero(ok)
+    t = targets.reshape(-1)[flat]
+    factor = None
+    if close is not None:
+        need, notall, weight, keep = close
+        if need:
+            good = (t & _U(need)) == _U(need)
+        else:
+            good = np.ones(len(t), dtype=bool)
+        for sh, mask, size in notall:
+            good &= ((t >> _U(sh)) & _U(mask)) != _U(size)
+        flat = flat[good]
+        t = t[good]
+        if weight:
+            factor = np.ones(len(t))
+            for sh, mask, base in weight:
+                factor /= base + ((t >> _U(sh)) & _U(mask)).astype(np.float64)
+        t = t & _U(keep & ((1 << 64) - 1))
+    return t, flat // m, flat % m, factor
+
+
+def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Callable[[int], None],
+            too_big: Callable[[], Exception]) -> Layer:
+    """:func:`clue_expert.engine.beliefs._advance` on arrays: the next layer.
+    ``tally`` charges each chunk's work, ``too_big`` is raised when the new
+    layer passes ``room`` entries after a chunk (both as the loop does)."""
+    t, src, _, factor = expand(layer.states, moves, close)
+    w = layer.weights[src]
+    if factor is not None:
+        w = w * factor
+    states, sums, _, first = first_order(t, w)
+    n = len(layer)
+    chunks = max(1, -(-n // chunk))
+    per = min(n, chunk) * len(moves)
+    if chunks == 1:
+        tally(per)
+        if len(states) > room:
+            raise too_big()
+    else:
+        born = np.sort(src[first])  # the source that first reached each new state
+        for c in range(chunks):
+            tally(per)
+            if np.searchsorted(born, (c + 1) * chunk) > room:
+                raise too_big()
+    assert sums is not None
+    return Layer(states, sums)
+
+
+def lookup(states: np.ndarray, table_states: np.ndarray, table_values: np.ndarray) -> np.ndarray:
+    """The values of ``states`` in a table (0.0 for a state not in it)."""
+    if not len(table_states):
+        return np.zeros(len(states))
+    order = np.argsort(table_states, kind="stable")
+    sorted_states = table_states[order]
+    at = np.searchsorted(sorted_states, states)
+    at_clipped = np.minimum(at, len(sorted_states) - 1)
+    hit = sorted_states[at_clipped] == states
+    return np.where(hit, table_values[order][at_clipped], 0.0)
