@@ -289,7 +289,7 @@ def _huge_game(d: Path, edition: Path):
                  "--seed", "3", "--json", "--quiet"], cwd=d, timeout=150)
     right = r.code == 0 and '"games"' in r.out
     refused = r.code == 2 and str(edition) in r.err and "limit" in r.err
-    note = (f"played (exit 0)" if right else
+    note = ("played (exit 0)" if right else
             f"refused: {error_line(r.err)}" if refused else f"exit {r.code}: {error_line(r.err)}")
     if r.timed_out:
         note = f"stopped after {r.wall:.0f} s, not finished; " + note

@@ -14,8 +14,8 @@ import statistics
 import time
 
 from clue_expert.core.cards import get_edition
-from clue_expert.engine.beliefs import compute
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.reasoning.beliefs import compute
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_records
 from clue_expert.core.observations import DealtHand
 

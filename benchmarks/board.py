@@ -30,7 +30,7 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.play.board_game import play_board_game
 from clue_expert.play.players import seat_player
-from clue_expert.play.simulate import make_specs, mean_ci, run_games, summarize, wilson
+from clue_expert.play.simulate import make_specs, run_games, summarize, wilson
 
 MOVERS = [
     "board-information-gain:move=siebel-value-iteration",

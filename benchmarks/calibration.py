@@ -51,7 +51,7 @@ import json  # noqa: E402
 
 import yaml  # noqa: E402
 
-from clue_expert.engine.expr import Budget, compile_expression  # noqa: E402
+from clue_expert.engine.language.expr import Budget, compile_expression  # noqa: E402
 from clue_expert.engine.library import FUNCTIONS  # noqa: E402
 from clue_expert.play.game import play_game  # noqa: E402
 from clue_expert.play.players import parse_seat, seat_player  # noqa: E402

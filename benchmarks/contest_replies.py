@@ -83,7 +83,7 @@ def long_game(n: int, messages: int, seed: int) -> list[float]:
     turn = 0
     while len(times) < messages:
         i = turn % n
-        by = names[i]
+        _by = names[i]
         if i == me:
             reply = ask("suggest")
             cards = _cards(reply)

@@ -15,9 +15,9 @@ import statistics
 import time
 
 from baseline import BASELINE, run_baseline
-from clue_expert.engine.backbone import SatModel
+from clue_expert.engine.reasoning.backbone import SatModel
 from clue_expert.engine.engines import ENGINE_NAMES
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_records
 from clue_expert.core.observations import Accusation, DealtHand

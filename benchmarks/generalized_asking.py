@@ -20,7 +20,7 @@ import time
 
 from clue_expert.core.cards import pool_edition
 from clue_expert.core.deals import random_deal
-from clue_expert.engine.asking import marginals
+from clue_expert.engine.reasoning.asking import marginals
 from clue_expert.play.game import play_game
 from clue_expert.play.players import RuleBasedPlayer
 

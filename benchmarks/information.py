@@ -23,8 +23,8 @@ from pathlib import Path
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.levels import get_level
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.seat.levels import get_level
 from clue_expert.play.players import load_decisions
 from clue_expert.testing.randomgame import random_records
 

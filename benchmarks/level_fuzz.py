@@ -24,8 +24,8 @@ import random
 from pathlib import Path
 
 from clue_expert.core.errors import ClueError, ContradictionError
-from clue_expert.engine.knowledge import replay_record
-from clue_expert.engine.levels import available_levels, get_level
+from clue_expert.engine.seat.knowledge import replay_record
+from clue_expert.engine.seat.levels import available_levels, get_level
 from clue_expert.testing.randomgame import _seat_record, random_edition, random_generalized_turns, random_record
 
 RULES_ONLY = str(Path(__file__).resolve().parent.parent / "tests" / "data" / "levels" / "rules-only.yaml")

@@ -5,7 +5,7 @@ how long the case analyses are and how long finding them takes.
 
 Every fact the completion step found (rule ``case-analysis``) in seeded random
 30-turn Cluedo records of 3, 4 and 6 players is proved with
-``clue_expert.engine.proofs.prove``; a fact is *shown as cases* when the
+``clue_expert.engine.reasoning.proofs.prove``; a fact is *shown as cases* when the
 search (the rules alone plus counting arguments, up to two nested splits,
 at most 60 suppositions) closed every case, else it keeps the SAT sentence.
 """
@@ -15,8 +15,8 @@ import argparse
 import statistics
 import time
 
-from clue_expert.engine.knowledge import CASE_ANALYSIS, replay_record
-from clue_expert.engine.proofs import prove
+from clue_expert.engine.seat.knowledge import CASE_ANALYSIS, replay_record
+from clue_expert.engine.reasoning.proofs import prove
 from clue_expert.testing.randomgame import random_records
 
 

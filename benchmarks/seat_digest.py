@@ -17,7 +17,7 @@ import random
 
 from clue_expert.core.errors import ContradictionError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_record
 
 

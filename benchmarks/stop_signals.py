@@ -348,7 +348,7 @@ def main() -> None:
     for command in a.commands:
         for pattern in a.patterns:
             with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-                runs = list(pool.map(lambda i: one(command, pattern, i, a.spread, a.hang), range(a.tries)))
+                runs = list(pool.map(lambda i, c=command, p=pattern: one(c, p, i, a.spread, a.hang), range(a.tries)))
             codes = collections.Counter(str(r["code"]) for r in runs)
             afters = [r["after"] for r in runs if r["after"] is not None]
             problems = collections.Counter(p for r in runs for p in r["problems"])

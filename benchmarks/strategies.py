@@ -74,8 +74,8 @@ def models_part(players: list, games: int, workers: int) -> None:
 
     from clue_expert.play.players import load_decisions
     from clue_expert.core.records import load_record
-    from clue_expert.engine.knowledge import replay_record as replay
-    from clue_expert.engine.rules import default_rulesets
+    from clue_expert.engine.seat.knowledge import replay_record as replay
+    from clue_expert.engine.language.rules import default_rulesets
 
     models = [load_decisions("model", m) for m in ("first-round-asks", "pattern-analysis")]
     for n in players:

@@ -41,10 +41,10 @@ from .core.observations import (Accusation, DealtHand, Event, Given, Observation
                                 Turn)
 from .core.version import __version__
 from .core.records import Record, dump_record, load_record, parse_record, record_yaml
-from .engine.knowledge import Explanation, Justification, Knowledge, Sheet
-from .engine.knowledge import replay_record as replay
-from .engine.proofs import Proof, prove
-from .engine.queries import KnowledgeView
+from .engine import Explanation, Justification, Knowledge, Sheet
+from .engine import replay_record as replay
+from .engine import Proof, prove
+from .engine import KnowledgeView
 from .play.game import GameResult, Player, PlayerError, play_game
 from .play.players import RuleBasedPlayer, ScriptedPlayer, parse_seat, seat_player
 from .play.seats import default_seat

@@ -17,9 +17,9 @@ import pytest
 
 from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.facts import parse_fact
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.language.rules import load_ruleset
 
 ACCUSATIONS = Path(__file__).resolve().parent.parent / "rules" / "accusations"
 EVEN = ACCUSATIONS / "clue-expert-even-race.yaml"

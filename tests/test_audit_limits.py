@@ -9,7 +9,7 @@ import yaml
 
 from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.errors import ClueError
-from clue_expert.engine import interpret
+from clue_expert.engine.seat import interpret
 from clue_expert.people.cli import main
 from clue_expert.play import simulate
 from clue_expert.testing.samples import costly_strategy
@@ -74,7 +74,7 @@ def test_the_count_starts_again_with_each_knowledge(tmp_path, monkeypatch):
 # --- the size of a game played here ------------------------------------------------------
 def test_a_game_over_the_cell_limit_is_refused_before_it_starts(tmp_path, capsys, monkeypatch):
     played = []
-    monkeypatch.setattr(simulate, "_play", lambda spec: played.append(spec))
+    monkeypatch.setattr(simulate, "play_one", lambda spec: played.append(spec))
     edition = tmp_path / "wide.yaml"
     edition.write_text(yaml.safe_dump({"id": "wide", "name": "wide",
                                        "categories": {f"c{i}": [f"k{i}x{j}" for j in range(10)] for i in range(40)}}))
@@ -97,7 +97,8 @@ def test_every_shipped_game_is_inside_the_cell_limit():
 def test_value_iteration_on_a_200_square_board_names_the_board_file(tmp_path, monkeypatch):
     from clue_expert.core import work
     from clue_expert.core.board import load_board_file
-    from clue_expert.engine import expr, planning
+    from clue_expert.engine.language import expr
+    from clue_expert.engine.reasoning import planning
     rows = ["123456" + "." * 194] + ["." * 200 for _ in range(196)]
     rows += ["".join(f"{c}^#" for c in "SHOLIDCBK").ljust(200, "."), *["".join(f"{c}{c}#" for c in "SHOLIDCBK")
                                                                       .ljust(200, "#")] * 2]
@@ -123,7 +124,7 @@ def test_a_request_valuing_every_suggestion_twice_stops_at_the_work_limit(tmp_pa
     """The audit's costly-library-call case: about 120,000,000 units of the
     exact beliefs' work in one request; past RUN_WORK (50,000,000) the
     beliefs stop and the sheet's estimate answers (the game goes on)."""
-    from clue_expert.engine import expr
+    from clue_expert.engine.language import expr
     path = tmp_path / "costly.yaml"
     path.write_text(yaml.safe_dump(costly_strategy()))
     budgets = []
@@ -140,14 +141,14 @@ def test_an_interrupt_dropped_in_a_game_stops_the_in_process_run(monkeypatch):
     import signal
 
     played = []
-    real = simulate._play
+    real = simulate.play_one
 
     def play(spec):
         played.append(spec.index)
         if spec.index == 2:  # the handler ran, but its KeyboardInterrupt was swallowed by a callback
             simulate.stop_asked(signal.SIGINT)
         return real(spec)
-    monkeypatch.setattr(simulate, "_play", play)
+    monkeypatch.setattr(simulate, "play_one", play)
     specs = simulate.make_specs(players=3, games=10, seed=1, strategies=["mitchell-basic"])
     with pytest.raises(simulate.Interrupted) as info:
         simulate.run_games(specs, workers=1)
@@ -160,7 +161,7 @@ def test_an_interrupt_dropped_in_a_game_stops_the_in_process_run(monkeypatch):
 def test_pysats_own_ctrl_c_error_is_a_keyboard_interrupt():
     import pycard  # PySAT's cardinality encodings: its C code raises pycard.error on SIGINT
 
-    from clue_expert.engine import backbone
+    from clue_expert.engine.reasoning import backbone
     with pytest.raises(KeyboardInterrupt), backbone._ctrl_c():
         raise pycard.error("Caught keyboard interrupt")
     with pytest.raises(pycard.error, match="something else"), backbone._ctrl_c():

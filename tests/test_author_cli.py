@@ -11,7 +11,7 @@ import pytest
 
 from clue_expert.people.cli import NEW_KINDS, main
 from clue_expert.people.notebook import NotebookSession
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.language.rules import load_ruleset
 from clue_expert.play.players import parse_seat
 from clue_expert.testing.samples import MINE, MINE_TESTS
 
@@ -112,7 +112,7 @@ def test_simulate_rules_labelled_by_id(capsys, mine):
 
 
 def test_notebook_rules_cited_by_why(tmp_path, mine):
-    from clue_expert.engine.knowledge import Explanation
+    from clue_expert.engine.seat.knowledge import Explanation
     book = tmp_path / "game.yaml"
     book.write_text(K1.read_text())
     session = NotebookSession(book, rules=(load_ruleset(mine),))

@@ -9,10 +9,10 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import ExpressionError
-from clue_expert.engine.expr import compile_expression
-from clue_expert.engine.language import check_edition, edition_problems
+from clue_expert.engine.language.expr import compile_expression
+from clue_expert.engine.language.compiler import check_edition, edition_problems
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import default_rulesets, load_ruleset
+from clue_expert.engine.language.rules import default_rulesets, load_ruleset
 from clue_expert.testing.scenarios import load_scenarios, run_scenario, scenario_edition
 from clue_expert.testing.samples import MINE, MINE_TESTS
 from clue_expert.people.cli import main

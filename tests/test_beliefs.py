@@ -9,11 +9,11 @@ from collections import defaultdict
 
 import pytest
 
-from clue_expert.engine.beliefs import compute
+from clue_expert.engine.reasoning.beliefs import compute
 from clue_expert.core.cards import build_edition
 from clue_expert.testing.oracle import weighted_deals
 from clue_expert.testing.randomgame import random_edition, random_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 
 SMALL = build_edition("small", {"suspect": ["s1", "s2", "s3"], "weapon": ["w1", "w2"], "room": ["r1", "r2", "r3"]})
 #: Other shapes of the family: one pool of cards with two hidden; two
@@ -154,7 +154,7 @@ def brute_suggestion(record, upto, triple):
 def check_suggestions(record, upto):
     """Every candidate suggestion's exact value equals enumeration, and the
     quick estimate from pattern sums equals the pass per suggestion."""
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     k = replay(record, upto)
     ev = SuggestionEvaluator(k)
     slow = SuggestionEvaluator(k, ev.beliefs)
@@ -186,7 +186,7 @@ def test_top_measure_matches_brute_force():
     posterior, the gain is the rise in the expected chance of naming the
     envelope at once (both by enumeration), and on these positions it ranks
     some suggestions otherwise than entropy does."""
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     rng = random.Random(517)
     reordered = 0
     for _ in range(5):
@@ -239,7 +239,7 @@ def test_suggestion_values_match_brute_force_on_other_editions(name, players):
 
 
 def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     record = random_record(random.Random(5), 3, n_turns=9)
     k = replay(record)
     ev = SuggestionEvaluator(k)
@@ -256,7 +256,7 @@ def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
 
 
 def test_fast_estimate_agrees_with_the_pass_per_suggestion():
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     rng = random.Random(4)
     for players in (3, 4, 5):
         k = replay(random_record(rng, players, n_turns=10))
@@ -283,7 +283,7 @@ def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, t
     the envelope to 1; the true owner of every card and the true envelope
     keep positive probability; and the best suggestion's exact value lies
     between 0 and the envelope's entropy."""
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     record = random_record(random.Random(seed), players, n_turns=turns, accuse_rate=0.05)
     k = replay(record)
     b = compute(k)

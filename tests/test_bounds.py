@@ -24,9 +24,9 @@ from clue_expert.core.cards import pool_edition
 from clue_expert.core.errors import ContradictionError, RuleFileError
 from clue_expert.core.facts import ENVELOPE, bound_key, describe, parse_fact
 from clue_expert.core.observations import Given, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import default_rulesets, parse_ruleset
+from clue_expert.engine.language.rules import default_rulesets, parse_ruleset
 from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed, consistent, deal_clauses, deals
 from clue_expert.testing.randomgame import random_generalized_record
 from test_premises_entail import _fact_clauses, _negation

@@ -10,10 +10,10 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine import interpret, justify
-from clue_expert.engine.levels import get_level
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.rules import parse_ruleset
+from clue_expert.engine.seat import interpret, justify
+from clue_expert.engine.seat.levels import get_level
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.language.rules import parse_ruleset
 from clue_expert.play import simulate
 
 
@@ -67,18 +67,18 @@ def test_premises_put_in_order_later_are_those_at_the_firing(monkeypatch):
     """Each justification's premises, worked out when first read, equal
     those worked out from the same reads when the rule fired."""
     made = []
-    init = justify._ReadJustification.__init__
+    init = justify.ReadJustification.__init__
 
     def record(self, rule, message, step, turn, reads):
         init(self, rule, message, step, turn, reads)
         lib = message._lib()  # the knowledge, held weakly by the message
-        made.append((self, justify._premises_read(reads, known=dict(lib.justifications))))
-    monkeypatch.setattr(justify._ReadJustification, "__init__", record)
+        made.append((self, justify.premises_read(reads, known=dict(lib.justifications))))
+    monkeypatch.setattr(justify.ReadJustification, "__init__", record)
     native_init = interpret._NativeJustification.__init__
 
     def record_native(self, rule, step, turn, orders, keys, lib, *rest):  # a native firing's (no ReadRecord made)
         native_init(self, rule, step, turn, orders, keys, lib, *rest)
-        made.append((self, justify._premises_read(justify.ReadRecord(orders, keys, ()), known=dict(lib.justifications))))
+        made.append((self, justify.premises_read(justify.ReadRecord(orders, keys, ()), known=dict(lib.justifications))))
     monkeypatch.setattr(interpret._NativeJustification, "__init__", record_native)
     for spec in simulate.make_specs(players=4, games=2, seed=5,
                                     strategies=["clue-expert-focused", "kingston-next-not-held"]):
@@ -92,7 +92,7 @@ def test_firings_share_their_justifications_premises():
     k.observe(DealtHand("ann", HAND))
     k.observe(Suggestion("bob", ("plum", "rope", "hall"), passed=("cat",), shown_by="ann", card="rope"), 1)
     k.observe(Suggestion("cat", ("white", "knife", "study"), passed=(), shown_by="bob", card=None), 2)
-    lazy = [f for f in k.firings if isinstance(f, justify._ReadFiring)]
+    lazy = [f for f in k.firings if isinstance(f, justify.ReadFiring)]
     assert lazy
     for f in lazy:
         for key in f.conclusions:

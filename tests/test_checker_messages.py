@@ -9,7 +9,7 @@ import pytest
 
 from clue_expert.core.errors import RecordError
 from clue_expert.core.records import parse_record
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.people.cli import main
 from clue_expert.testing.scenarios import load_scenarios, run_scenario
 
@@ -81,7 +81,7 @@ scenarios:
 
 
 def test_scenario_hand_gives_the_held_cards_and_mistakes_are_clear(tmp_path):
-    from clue_expert.engine.rules import load_ruleset
+    from clue_expert.engine.language.rules import load_ruleset
     path = tmp_path / "no-intelligence.test.yaml"
     path.write_text(SCENARIOS)
     good, seatless, bad_turn = load_scenarios(path)

@@ -13,8 +13,8 @@ from clue_expert.engine.engines import EngineFact, make_engine
 from clue_expert.engine.engines import clips as clips_adapter, clp
 from clue_expert.engine.engines.clips import ClipsEngine
 from clue_expert.engine.engines.clp import atom, compile_rule, export_facts, export_program, fact_text
-from clue_expert.engine.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Var
-from clue_expert.engine.ir import Test as Check
+from clue_expert.engine.language.ir import Assertion, Exists, Lit, NotAll, Op, Pattern, Var
+from clue_expert.engine.language.ir import Test as Check
 
 
 @dataclass
@@ -353,7 +353,7 @@ def test_reset_to_puts_back_the_opening_as_declaring_it_does():
     did: the same facts at the same indices, no activation; a plain ``reset``
     afterwards asserts none of them; another opening replaces it."""
     from clue_expert.core.cards import get_edition
-    from clue_expert.engine.knowledge import Knowledge
+    from clue_expert.engine.seat.knowledge import Knowledge
 
     k = Knowledge(get_edition("cluedo"), ("a", "b", "c"), "a")
     engine = k.rule_engine

@@ -23,8 +23,8 @@ from clue_expert.core.facts import KINDS, bound_key
 from clue_expert.core.records import dump_record
 from clue_expert.engine.engines.base import EngineFact
 from clue_expert.engine.engines.clp import export_facts, input_facts
-from clue_expert.engine.knowledge import GIVEN, Knowledge
-from clue_expert.engine.levels import get_level
+from clue_expert.engine.seat.knowledge import GIVEN, Knowledge
+from clue_expert.engine.seat.levels import get_level
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
 

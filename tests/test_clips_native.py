@@ -11,10 +11,10 @@ import pytest
 
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand, Given
-from clue_expert.engine import interpret as interpret_module
+from clue_expert.engine.seat import interpret as interpret_module
 from clue_expert.engine.engines import EngineFiring, clips as clips_adapter, clp
-from clue_expert.engine.interpret import RuleInterpreter
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.interpret import RuleInterpreter
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_record
 
 

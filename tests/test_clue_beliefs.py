@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS, _clue_state
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.play.players import load_decisions
 
 ED = get_edition("cluedo")

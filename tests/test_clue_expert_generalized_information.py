@@ -1,6 +1,6 @@
-"""Our generalized-game player (clue-expert-generalized-information, engine/asking.py).
+"""Our generalized-game player (clue-expert-generalized-information, engine/reasoning/asking.py).
 
-(a) The exact marginals of engine/asking.py equal beliefs.compute's, and
+(a) The exact marginals of engine/reasoning/asking.py equal beliefs.compute's, and
 both equal a brute-force enumeration of the deals on a tiny pool game.
 (b) The scorer's outcome probabilities sum to 1 and equal the enumeration's.
 (c) On constructed positions the chosen ask is the best of every (player,
@@ -19,8 +19,8 @@ from clue_expert.core.cards import pool_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.facts import held_key, lacked_key
 from clue_expert.core.observations import Suggestion
-from clue_expert.engine.asking import InterrogationScorer, marginals
-from clue_expert.engine.beliefs import compute
+from clue_expert.engine.reasoning.asking import InterrogationScorer, marginals
+from clue_expert.engine.reasoning.beliefs import compute
 from clue_expert.play.game import play_game
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.testing.oracle import ENVELOPE, weighted_deals

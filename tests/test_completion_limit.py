@@ -9,7 +9,7 @@ import yaml
 
 from clue_expert import Knowledge
 from clue_expert.core.cards import build_edition
-from clue_expert.engine.backbone import MAX_COMPLETION_CELLS
+from clue_expert.engine.reasoning.backbone import MAX_COMPLETION_CELLS
 from clue_expert.people.cli import main
 
 

@@ -15,7 +15,7 @@ from clue_expert.testing.contest_server import Disqualified, FakeContestServer
 from clue_expert.core.deals import random_deal
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 
 
 def start_agent(identifier="agent7", **kw):

@@ -12,8 +12,8 @@ import pytest
 from clue_expert.core.errors import ContradictionError
 from clue_expert.core.facts import cards_key
 from clue_expert.core.observations import DealtHand, Given
-from clue_expert.engine.completion import CompletionStep, _request_need
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.completion import CompletionStep, _request_need
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.play.players import seat_player
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_record

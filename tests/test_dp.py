@@ -1,5 +1,5 @@
-"""The vectorized DP (clue_expert/engine/dp.py) against the plain loops of
-clue_expert/engine/beliefs.py: the same beliefs, envelopes, marginals and
+"""The vectorized DP (clue_expert/engine/reasoning/dp.py) against the plain loops of
+clue_expert/engine/reasoning/beliefs.py: the same beliefs, envelopes, marginals and
 suggestion values, to the last bit, on many positions of random games (3-6
 players, several editions), the probable clues' weighted beliefs included."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ import random
 import pytest
 
 from clue_expert.core.cards import get_edition
-from clue_expert.engine import beliefs
-from clue_expert.engine.asking import marginals
-from clue_expert.engine.beliefs import SuggestionEvaluator, compute
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.reasoning import beliefs
+from clue_expert.engine.reasoning.asking import marginals
+from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator, compute
+from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.engine.library import _Supposed
 from clue_expert.testing.randomgame import random_record
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, find, given, settings
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import Accusation
 from clue_expert.core.records import parse_record
-from clue_expert.engine.knowledge import replay_record
+from clue_expert.engine.seat.knowledge import replay_record
 from clue_expert.testing.drawn import games
 from clue_expert.testing.oracle import cnf_entailed
 

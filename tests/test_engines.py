@@ -11,13 +11,13 @@ from clue_expert.core.errors import UnknownEngineError
 from clue_expert.core.observations import DealtHand
 from clue_expert.engine.engines import (DEFAULT_ENGINE, ENGINES, EngineFact, check_engine_name, choose_engine,
                                        make_engine, set_engine)
-from clue_expert.engine.ir import Lit, Op, Pattern, Var, evaluate
-from clue_expert.engine import ir
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.levels import LevelError, load_level
+from clue_expert.engine.language.ir import Lit, Op, Pattern, Var, evaluate
+from clue_expert.engine.language import ir
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.seat.levels import LevelError, load_level
 from clue_expert.people.cli import main
 from clue_expert.play.players import parse_seat, seat_player
-from clue_expert.engine.rules import compile_ruleset
+from clue_expert.engine.language.rules import compile_ruleset
 from clue_expert.engine.library import FUNCTIONS
 from clue_expert.testing.randomgame import random_record
 

@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 from clue_expert.core.cards import get_edition
-from clue_expert.engine.knowledge import CASE_ANALYSIS, Knowledge
+from clue_expert.engine.seat.knowledge import CASE_ANALYSIS, Knowledge
 from clue_expert.testing.randomgame import random_record
 from clue_expert.core.observations import DealtHand
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 

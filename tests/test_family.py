@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from clue_expert.core import cards as cards_module
 from clue_expert.core.facts import ENVELOPE
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import Knowledge, replay_record
+from clue_expert.engine.seat.knowledge import Knowledge, replay_record
 from clue_expert.people.cli import main
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_edition, random_record

@@ -11,7 +11,7 @@ from clue_expert.core.deals import Deal, get_deal, random_deal
 from clue_expert.core.observations import Accusation, Suggestion
 from clue_expert.play.game import PlayerError, play_game
 from clue_expert.play.players import RuleBasedPlayer, ScriptedPlayer
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 
 ED = get_edition("cluedo")
 

@@ -22,8 +22,8 @@ from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import ClueError, RecordError
 from clue_expert.core.observations import Accusation, Suggestion
 from clue_expert.core.records import load_record, parse_record
-from clue_expert.engine.knowledge import replay_record
-from clue_expert.engine.rules import parse_ruleset
+from clue_expert.engine.seat.knowledge import replay_record
+from clue_expert.engine.language.rules import parse_ruleset
 from clue_expert.play.game import Player, play_game
 from clue_expert.people.cli import main
 from clue_expert.people.human import HumanPlayer

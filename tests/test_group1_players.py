@@ -19,9 +19,9 @@ from clue_expert.core.cards import pool_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.facts import ENVELOPE, held_key, lacked_key
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.play.game import play_game
 from clue_expert.play.players import load_decisions, seat_player
 

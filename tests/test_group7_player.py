@@ -23,8 +23,8 @@ from clue_expert.core.cards import pool_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.observations import Suggestion
 from clue_expert.engine import library
-from clue_expert.engine.interrogation import cell, fixed_ask_expectation
-from clue_expert.engine.rules import parse_ruleset
+from clue_expert.engine.reasoning.interrogation import cell, fixed_ask_expectation
+from clue_expert.engine.language.rules import parse_ruleset
 from clue_expert.play.game import Player, play_game
 from clue_expert.play.players import RuleBasedPlayer, seat_player
 

@@ -17,7 +17,7 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,9 +11,9 @@ import yaml
 from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import RuleFileError, RuleLimitError
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine import expr
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.rules import default_rulesets, load_ruleset, parse_ruleset
+from clue_expert.engine.language import expr
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.language.rules import default_rulesets, load_ruleset, parse_ruleset
 from clue_expert.people.cli import main
 
 PLAYERS = ("ann", "bob", "cat")

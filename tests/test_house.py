@@ -20,8 +20,8 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import ContradictionError
 from clue_expert.core.facts import held_key, lacked_key
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.justify import Justification, JustificationLog
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.justify import Justification, JustificationLog
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.randomgame import random_record
 
 ENGINE = pathlib.Path(__file__).resolve().parent.parent / "clue_expert" / "engine"

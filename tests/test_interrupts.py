@@ -62,7 +62,7 @@ def test_run_games_interrupted_keeps_the_finished_games(tmp_path, workers):
 
 
 def test_simulate_command_interrupted_prints_the_summary_and_exits_130(monkeypatch, capsys):
-    real = simulate._play
+    real = simulate.play_one
     count = [0]
 
     def play(spec):
@@ -70,7 +70,7 @@ def test_simulate_command_interrupted_prints_the_summary_and_exits_130(monkeypat
         if count[0] == 4:
             raise KeyboardInterrupt
         return real(spec)
-    monkeypatch.setattr(simulate, "_play", play)
+    monkeypatch.setattr(simulate, "play_one", play)
     code = cli.main(["simulate", "--games", "10", "--workers", "1", "--json", "--strategy", "mitchell-basic",
                      "--quiet"])
     out, err = capsys.readouterr()
@@ -240,7 +240,7 @@ def test_a_contradictory_file_opens_in_repair_mode_and_undo_repairs_it(tmp_path)
     path = contradictory_file(tmp_path)
     with pytest.raises(ContradictionError):  # what deduce says of it
         from clue_expert.core.records import load_record
-        from clue_expert.engine.knowledge import replay_record
+        from clue_expert.engine.seat.knowledge import replay_record
         replay_record(load_record(path))
     s = NotebookSession(path)
     out = texts(s.start())

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clue_expert.core.errors import ContradictionError
-from clue_expert.engine.knowledge import replay_record
-from clue_expert.engine.levels import available_levels, get_level
+from clue_expert.engine.seat.knowledge import replay_record
+from clue_expert.engine.seat.levels import available_levels, get_level
 from clue_expert.people.cli import main
 from clue_expert.testing.drawn import editions, games
 from clue_expert.testing.oracle import cnf_entailed

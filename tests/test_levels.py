@@ -12,8 +12,8 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import get_deal, random_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record
-from clue_expert.engine.levels import LevelError, available_levels, get_level
+from clue_expert.engine.seat.knowledge import replay_record
+from clue_expert.engine.seat.levels import LevelError, available_levels, get_level
 from clue_expert.people.cli import main
 from clue_expert.play.game import play_game
 from clue_expert.play.players import parse_seat, seat_player

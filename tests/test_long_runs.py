@@ -47,7 +47,7 @@ def _index_of(spec):
 
 
 def test_the_workers_are_handed_a_bounded_window_of_games(monkeypatch):
-    monkeypatch.setattr(simulate, "_play", _index_of)
+    monkeypatch.setattr(simulate, "play_one", _index_of)
     specs = _CountingSpecs(list(make_specs(players=3, games=50, seed=1, strategies=["mitchell-basic"])))
     seen = []
     for result, _ in LocalExecutor(3).results(specs):
@@ -62,7 +62,7 @@ def _pid_of(spec):
 
 
 def test_pool_workers_are_recycled_after_their_games(monkeypatch):
-    monkeypatch.setattr(simulate, "_play", _pid_of)
+    monkeypatch.setattr(simulate, "play_one", _pid_of)
     monkeypatch.setattr(simulate, "GAMES_PER_WORKER", 2)
     specs = make_specs(players=3, games=8, seed=1, strategies=["mitchell-basic"])
     pids = [pid for (pid, _), _ in LocalExecutor(2).results(specs)]
@@ -72,10 +72,10 @@ def test_pool_workers_are_recycled_after_their_games(monkeypatch):
 
 def test_the_player_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(simulate, "MAX_CACHED_PLAYERS", 4)
-    simulate._PLAYERS.clear()
+    simulate.WORKER_SEATS.clear()
     lineups = ["mitchell-basic", "mitchell-advanced", "kingston-deduction", "kingston-next-possible"]
     for i, strategy in enumerate(lineups):
         run_games(make_specs(players=3, games=1, seed=i, strategies=[strategy]))
-        assert len(simulate._PLAYERS) <= 4
-    assert len(simulate._PLAYERS) == 4
-    simulate._PLAYERS.clear()
+        assert len(simulate.WORKER_SEATS) <= 4
+    assert len(simulate.WORKER_SEATS) == 4
+    simulate.WORKER_SEATS.clear()

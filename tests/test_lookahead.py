@@ -8,7 +8,7 @@ from __future__ import annotations
 from clue_expert.core import work
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS, _lookahead
 
 ED = get_edition("cluedo")

@@ -15,8 +15,8 @@ from clue_expert.play.players import load_decisions, parse_seat, seat_player
 from clue_expert.testing.randomgame import random_record
 from clue_expert.core.observations import Suggestion
 from clue_expert.core.records import dump_record
-from clue_expert.engine.knowledge import replay_record as replay
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.seat.knowledge import replay_record as replay
+from clue_expert.engine.language.rules import default_rulesets
 
 MODELS = [load_decisions("model", "first-round-asks"), load_decisions("model", "pattern-analysis")]
 
@@ -117,7 +117,7 @@ def test_a_reused_player_does_not_reuse_the_last_games_beliefs():
 
 
 def test_estimates_do_not_depend_on_the_order_of_the_cards():
-    from clue_expert.engine.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
     k = replay(random_record(random.Random(1), 4, n_turns=12))
     ev = SuggestionEvaluator(k)
     for t in ev.candidates()[:10]:

@@ -12,10 +12,10 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.core.errors import ContradictionError, RuleFileError, RuleLimitError
 from clue_expert.core.observations import Suggestion
-from clue_expert.engine.ir import Either, Pattern
-from clue_expert.engine.knowledge import Knowledge, replay_record
-from clue_expert.engine.language import when_patterns
-from clue_expert.engine.rules import all_rules, default_rulesets, load_ruleset
+from clue_expert.engine.language.ir import Either, Pattern
+from clue_expert.engine.seat.knowledge import Knowledge, replay_record
+from clue_expert.engine.language.compiler import when_patterns
+from clue_expert.engine.language.rules import all_rules, default_rulesets, load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
 

@@ -1,4 +1,4 @@
-"""Siebel's value iteration (engine/planning.py) against brute force: on
+"""Siebel's value iteration (engine/reasoning/planning.py) against brute force: on
 small random boards every square's value must be the best room score
 discounted by the shortest path to that room, the shortest path found by
 enumerating every simple path (no breadth-first search involved)."""
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clue_expert.core.board import Board, Door, MoveOptions, get_board
-from clue_expert.engine.planning import best_choice, brute_force_values, nearest_choice, value_iteration
+from clue_expert.engine.reasoning.planning import best_choice, brute_force_values, nearest_choice, value_iteration
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

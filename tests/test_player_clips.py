@@ -163,9 +163,9 @@ def test_other_editions_an_envelope_without_a_category_included(strategy, tmp_pa
     from clue_expert.engine.engines.base import EngineFact
     from clue_expert.engine.engines.clp import atom, export_facts, input_facts
     from clue_expert.engine.engines.player_clp import export_player
-    from clue_expert.engine.knowledge import Knowledge
-    from clue_expert.engine.levels import get_level
-    from clue_expert.engine.rules import all_rules
+    from clue_expert.engine.seat.knowledge import Knowledge
+    from clue_expert.engine.seat.levels import get_level
+    from clue_expert.engine.language.rules import all_rules
     from clue_expert.play.players import load_decisions
     from clue_expert.testing.randomgame import random_edition, random_record
 

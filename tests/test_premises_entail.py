@@ -17,9 +17,9 @@ from pathlib import Path
 
 from clue_expert.core.facts import ENVELOPE
 from clue_expert.core.errors import RuleFileError
-from clue_expert.engine.knowledge import CASE_ANALYSIS, GIVEN, OBSERVATION, Knowledge, replay_record
-from clue_expert.engine.levels import get_level
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.seat.knowledge import CASE_ANALYSIS, GIVEN, OBSERVATION, Knowledge, replay_record
+from clue_expert.engine.seat.levels import get_level
+from clue_expert.engine.language.rules import load_ruleset
 from clue_expert.testing.oracle import deal_clauses
 from clue_expert.testing.randomgame import random_records
 

@@ -12,8 +12,8 @@ import pytest
 from clue_expert.core.facts import OBSERVATION_KINDS
 from clue_expert.core.records import load_record
 from clue_expert.core.paths import data_dir
-from clue_expert.engine.knowledge import CASE_ANALYSIS, replay_record
-from clue_expert.engine.proofs import prove
+from clue_expert.engine.seat.knowledge import CASE_ANALYSIS, replay_record
+from clue_expert.engine.reasoning.proofs import prove
 from clue_expert.testing.oracle import cnf_follows
 from clue_expert.testing.randomgame import random_records
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.errors import ContradictionError
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.testing.drawn import games
 from clue_expert.testing.randomgame import random_turns, seat_view
 from clue_expert.core.observations import Accusation, DealtHand, Suggestion

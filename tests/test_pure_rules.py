@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from clue_expert.engine.engines.clp import exportable
-from clue_expert.engine.language import pure_problems
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.language.compiler import pure_problems
+from clue_expert.engine.language.rules import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent / "rules"
 DEDUCTION = sorted(p for folder in ("deduction", "levels") for p in (ROOT / folder).rglob("*.yaml")

@@ -13,8 +13,8 @@ import pytest
 
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import parse_record
-from clue_expert.engine.knowledge import CASE_ANALYSIS, Knowledge
-from clue_expert.engine.levels import get_level
+from clue_expert.engine.seat.knowledge import CASE_ANALYSIS, Knowledge
+from clue_expert.engine.seat.levels import get_level
 from clue_expert.people.cli import main
 from clue_expert.play.puzzles import EASY_RULES, make_puzzle
 from clue_expert.testing.oracle import cnf_entailed, consistent

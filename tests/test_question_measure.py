@@ -11,9 +11,9 @@ import random
 from pathlib import Path
 
 from clue_expert.core.cards import get_edition
-from clue_expert.engine.knowledge import replay_record
+from clue_expert.engine.seat.knowledge import replay_record
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.language.rules import load_ruleset
 from clue_expert.testing.randomgame import random_record
 
 OPEN = Path(__file__).resolve().parent.parent / "rules" / "strategies" / "clue-expert-open-information-gain.yaml"

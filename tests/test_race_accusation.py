@@ -14,9 +14,9 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.facts import lacked_key
 from clue_expert.core.observations import Accusation, DealtHand, Suggestion
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import default_rulesets, load_ruleset
+from clue_expert.engine.language.rules import default_rulesets, load_ruleset
 from clue_expert.play.game import play_game
 from clue_expert.play.players import seat_player
 

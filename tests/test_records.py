@@ -8,7 +8,7 @@ import pytest
 
 from clue_expert.core.errors import ContradictionError, RecordError
 from clue_expert.core.records import dump_record, load_record, parse_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 
 BASE = {
     "edition": "cluedo", "players": ["ann", "bob", "cat"], "me": "ann",

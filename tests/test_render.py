@@ -5,9 +5,9 @@ import io
 from pathlib import Path
 
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.people.render import ExplanationView, RulesView, SheetView, make_console
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.language.rules import default_rulesets
 
 EX = Path(__file__).resolve().parent.parent / "docs" / "examples" / "three-players.yaml"
 

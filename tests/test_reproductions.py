@@ -13,8 +13,8 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import get_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.paths import data_dir
-from clue_expert.engine.levels import get_level
-from clue_expert.engine.rules import load_ruleset
+from clue_expert.engine.seat.levels import get_level
+from clue_expert.engine.language.rules import load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.play.game import play_game
 from clue_expert.play.players import parse_seat, seat_player

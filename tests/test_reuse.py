@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError
-from clue_expert.engine.language import MAX_REUSE_DEPTH, MAX_REUSE_FILES
-from clue_expert.engine.rules import load_ruleset, rule_files
+from clue_expert.engine.language.compiler import MAX_REUSE_DEPTH, MAX_REUSE_FILES
+from clue_expert.engine.language.rules import load_ruleset, rule_files
 from clue_expert.people.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ rules:
 
 def test_a_parameter_is_a_constant_of_the_expressions(tmp_path):
     from clue_expert.core.cards import get_edition
-    from clue_expert.engine.knowledge import Knowledge
+    from clue_expert.engine.seat.knowledge import Knowledge
     write(tmp_path, "base.yaml", BASE)
     for avoid, shown in (("room", "rope"), ("weapon", "hall")):
         child = write(tmp_path, f"{avoid}.yaml", f"id: c-{avoid}\nkind: response\ntitle: C\nextends: base\n"

@@ -6,9 +6,9 @@ import pytest
 import yaml
 
 from clue_expert.core.errors import ExpressionError, RuleFileError
-from clue_expert.engine.expr import compile_expression
+from clue_expert.engine.language.expr import compile_expression
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import load_ruleset, parse_ruleset
+from clue_expert.engine.language.rules import load_ruleset, parse_ruleset
 
 
 def ev(src, **env):
@@ -81,7 +81,7 @@ def test_duplicate_rule_id():
 
 def test_user_rule_file_loads_and_runs(tmp_path):
     from clue_expert.core.cards import get_edition
-    from clue_expert.engine.knowledge import Knowledge
+    from clue_expert.engine.seat.knowledge import Knowledge
     rule = {"id": "mine", "title": "t", "rules": [{
         "id": "others-lack-held-card", "message": "{owner} holds {card}, so {other} lacks it", "when": "held",
         "for": {"other": "others(owner)"}, "then": [{"lacked": ["other", "card"]}]}]}
@@ -97,7 +97,7 @@ def test_user_rule_file_loads_and_runs(tmp_path):
 def test_unsound_user_rule_is_caught_as_a_named_contradiction(tmp_path):
     from clue_expert.core.cards import get_edition
     from clue_expert.core.errors import ContradictionError
-    from clue_expert.engine.knowledge import Knowledge
+    from clue_expert.engine.seat.knowledge import Knowledge
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(GOOD))
     k = Knowledge(get_edition("cluedo"), ["a", "b", "c"], rulesets=[load_ruleset(path)], complete=False)

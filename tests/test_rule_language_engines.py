@@ -14,12 +14,12 @@ import pytest
 
 from clue_expert.core.errors import RuleFileError, RuleLimitError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine import ir
+from clue_expert.engine.language import ir
 from clue_expert.engine.engines import EngineFact, make_engine
-from clue_expert.engine.ir import Op, Test as IRTest, Var
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.language.ir import Op, Test as IRTest, Var
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
-from clue_expert.engine.rules import compile_ruleset, default_rulesets, load_ruleset
+from clue_expert.engine.language.rules import compile_ruleset, default_rulesets, load_ruleset
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_record
 

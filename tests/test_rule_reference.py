@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clue_expert.engine.library import DESCRIPTIONS, FUNCTIONS
-from clue_expert.engine.reference import function_reference, signature
+from clue_expert.engine.language.reference import function_reference, signature
 from clue_expert.people.cli import main
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "rule-functions.md"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clue_expert.engine.rules import default_rulesets, load_ruleset, rule_files
+from clue_expert.engine.language.rules import default_rulesets, load_ruleset, rule_files
 from clue_expert.testing.scenarios import check_coverage, load_scenarios, run_scenario, scenario_path
 
 DECISIONS = tuple(load_ruleset(p) for kind in ("strategies", "responses", "accusations", "models", "shared", "moves")

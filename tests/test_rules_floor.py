@@ -7,8 +7,8 @@ import functools
 
 import pytest
 
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.rules import all_rules, default_rulesets
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.language.rules import all_rules, default_rulesets
 from clue_expert.testing.oracle import cnf_entailed
 from clue_expert.testing.randomgame import random_records
 

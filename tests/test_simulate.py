@@ -10,7 +10,7 @@ from clue_expert.people.cli import main
 from clue_expert.core.deals import get_deal
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.play.reproduce import Estimate, kingston, published
 from clue_expert.play.simulate import envelope_variants, make_specs, run_games, summarize, wilson
 

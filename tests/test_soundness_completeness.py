@@ -9,8 +9,8 @@ import pytest
 
 from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.deals import random_deal
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.levels import get_level
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.seat.levels import get_level
 from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed
 from clue_expert.testing.randomgame import random_record, random_turns, seat_view
 from clue_expert.core.observations import DealtHand

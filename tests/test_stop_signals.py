@@ -20,7 +20,7 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import Accusation, DealtHand, Suggestion
 from clue_expert.engine import library
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.core.deals import random_deal
 from clue_expert.play import simulate, stopping
 from clue_expert.play.simulate import LocalExecutor, WorkerDied, make_specs
@@ -66,7 +66,7 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch):
     """The game a crashed worker took with it is never waited for (a
     multiprocessing.Pool waited for ever): the run stops with WorkerDied
     (exit 70 from the command), and no worker is left behind."""
-    monkeypatch.setattr(simulate, "_play", _crash)
+    monkeypatch.setattr(simulate, "play_one", _crash)
     specs = make_specs(players=3, games=40, seed=1, strategies=["mitchell-basic"])
     seen = []
     with pytest.raises(WorkerDied, match=r"killed by signal 9\) while playing game\(s\) 4\b"):
@@ -78,13 +78,13 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch):
 
 
 def test_a_worker_ended_by_sigterm_is_a_stop(monkeypatch):
-    real = simulate._play
+    real = simulate.play_one
 
     def term(spec):
         if spec.index == 2:
             os.kill(os.getpid(), signal.SIGTERM)
         return real(spec)
-    monkeypatch.setattr(simulate, "_play", term)
+    monkeypatch.setattr(simulate, "play_one", term)
     specs = make_specs(players=3, games=6, seed=1, strategies=["mitchell-basic"])
     with pytest.raises(simulate.Interrupted) as info:
         simulate.run_games(specs, 2)

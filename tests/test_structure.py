@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parent.parent / "clue_expert" / "engine"
+ENGINE = Path(__file__).resolve().parent.parent / "clue_expert" / "engine" / "seat"
 
 #: The modules ``Knowledge`` was split into (see docs/architecture.md).
 SUCCESSORS = ("justify.py", "store.py", "decisions.py", "interpret.py", "completion.py", "ledger.py", "knowledge.py")

@@ -21,7 +21,7 @@ from clue_expert.people.notebook import NotebookSession, split_cards
 from clue_expert.people.output import Changes, Message
 from clue_expert.play.players import RuleBasedPlayer
 from clue_expert.core.records import load_record
-from clue_expert.engine.knowledge import replay_record as replay
+from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.people.render import make_console, output_item
 from clue_expert.people.replay import hindsight, steps
 
@@ -161,7 +161,7 @@ def test_english_list():
 
 
 def test_notebook_compact_by_default_sheet_on_demand_and_verbose(tmp_path):
-    from clue_expert.engine.knowledge import Sheet
+    from clue_expert.engine.seat.knowledge import Sheet
     s, _ = session(tmp_path)
     out = s.handle("bob: white rope study / cat passes / ann shows rope")
     assert "turn 1 recorded" in texts(out)
@@ -265,7 +265,7 @@ def test_human_seat_validates_and_plays():
     assert any("did you mean 'hall'" in m for m in msgs)
     assert any("names one suspect, one weapon and one room" in m or "shows you" in m for m in msgs)
     assert any("'sheet'" in m for m in msgs)  # help
-    from clue_expert.engine.knowledge import Sheet
+    from clue_expert.engine.seat.knowledge import Sheet
     assert any(isinstance(t, Sheet) for t in told)
     # his own marks only: no envelope deduction without hints
     assert human.marks.status("envelope", "prof-plum") == "unknown"

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import clips
 import pytest
 
-from clue_expert.engine.knowledge import Firing
+from clue_expert.engine.seat.knowledge import Firing
 from clue_expert.people.batch import traced
 from clue_expert.people.cli import main
 

@@ -3,7 +3,7 @@ clue reliability (a Beta(9, 1) prior updated by his settled clues), his
 trust (reliability above luck), and the weighted beliefs in which each
 unrefuted probable clue weighs the deals that contradict it by 1 - trust
 (``clue_reliability``, ``clue_trust``, beliefs ``'weighted'`` in
-engine/library.py; the soft weights in engine/beliefs.py;
+engine/library.py; the soft weights in engine/reasoning/beliefs.py;
 docs/beliefs.md#whom-to-trust)."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
-from clue_expert.engine.beliefs import compute
-from clue_expert.engine.knowledge import Knowledge
+from clue_expert.engine.reasoning.beliefs import compute
+from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS, _Supposed, _weighted_state
-from clue_expert.engine.rules import default_rulesets
+from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.play.players import load_decisions
 
 ED = get_edition("cluedo")

@@ -17,9 +17,12 @@ from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.board import get_board
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine import beliefs, expr, interrogation, language, levels, library, planning
-from clue_expert.engine.knowledge import Knowledge
-from clue_expert.engine.rules import default_rulesets, load_ruleset
+from clue_expert.engine.reasoning import beliefs, interrogation, planning
+from clue_expert.engine.language import expr, compiler as language
+from clue_expert.engine.seat import levels
+from clue_expert.engine import library
+from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.language.rules import default_rulesets, load_ruleset
 from clue_expert.people.cli import main
 
 HAND = ("scarlett", "candlestick", "kitchen", "ballroom", "conservatory", "dining-room")

@@ -119,7 +119,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: of the edition and seating).
 SETUP_KINDS = frozenset({"owner", "card", "category", "deck"})
 
-#: Counts the engine keeps up to date (see :data:`clue_expert.engine.ir.TALLIES`):
+#: Counts the engine keeps up to date (see :data:`clue_expert.engine.language.ir.TALLIES`):
 #: known held and lacked cards per owner, owners known to lack each card,
 #: envelope cards known held and lacked per category.  A premise that is a
 #: count stands for the facts it counted.
@@ -135,7 +135,7 @@ TALLY_KINDS = frozenset({"held-count", "lacked-count", "lacker-count", "envelope
 SEEN_KIND = "seen"
 
 #: Facts the seat declares while it takes in a suggestion, for the counts of
-#: :data:`clue_expert.engine.ir.TALLIES` that only the knowledge levels read
+#: :data:`clue_expert.engine.language.ir.TALLIES` that only the knowledge levels read
 #: (declared only when a loaded rule matches them): ``show-card(turn T,
 #: card C)`` for each card of a show the seat did not see (what
 #: ``show-lacked-count`` joins with the shower's lacked facts), and

@@ -1,7 +1,7 @@
 """A meter for costly work done on a rule's behalf.
 
 The rule language's evaluator charges its own steps (see
-:class:`clue_expert.engine.expr.Budget`); a library call may set off far more
+:class:`clue_expert.engine.language.expr.Budget`); a library call may set off far more
 work than its few steps: the exact beliefs' dynamic programme, the
 interrogation search, a board's move search or value iteration.  Those
 loops call :func:`charge` with the work they are about to do (table entries

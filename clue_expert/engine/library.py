@@ -4,7 +4,7 @@ Each function takes the knowledge being reasoned over as its first argument
 (supplied by the evaluator, invisible in rule files) and returns plain values:
 strings, ints, frozensets, tuples.  Nothing here changes the knowledge, and
 everything here reads it through its public query interface (the "queries"
-section of :mod:`clue_expert.engine.store`).  Functions whose names start
+section of :mod:`clue_expert.engine.seat.store`).  Functions whose names start
 with a capital letter build *fact references* for a rule's ``because:`` list.
 
 Editions are general: ``CATEGORIES`` are the edition's categories in sheet
@@ -24,10 +24,10 @@ from ..core import work
 from ..core.errors import ContradictionError
 from ..core.facts import ENVELOPE, bound_key, cards_key, held_key, lacked_key
 from ..core.observations import Accusation, RevealedHand, Suggestion
-from .beliefs import MAX_SUGGESTIONS, SuggestionEvaluator, TableTooLarge, compute, estimate
-from . import asking, interrogation, planning  # the generalized game's players; the board's planner
+from .reasoning.beliefs import MAX_SUGGESTIONS, SuggestionEvaluator, TableTooLarge, compute, estimate
+from .reasoning import asking, interrogation, planning  # the generalized game's players; the board's planner
 from ..core.board import distances
-from .queries import KnowledgeView
+from .seat.queries import KnowledgeView
 
 FUNCTIONS: dict[str, Callable] = {}
 #: name -> one-line description (the table in docs/rule-language.md).
@@ -280,9 +280,9 @@ def most_lacked(k: KnowledgeView, cards):
 # --- exact beliefs -------------------------------------------------------------
 def _beliefs(k: KnowledgeView):
     """The exact beliefs, once while the knowledge stands still; when they
-    refuse (:class:`~clue_expert.engine.beliefs.TableTooLarge`: their table
+    refuse (:class:`~clue_expert.engine.reasoning.beliefs.TableTooLarge`: their table
     would pass ``beliefs.MAX_TABLE``) the sheet's estimate
-    (:func:`~clue_expert.engine.beliefs.estimate`, ``exact`` False) stands in."""
+    (:func:`~clue_expert.engine.reasoning.beliefs.estimate`, ``exact`` False) stands in."""
     def build():
         try:
             return compute(k)
@@ -337,7 +337,7 @@ class _Supposed:
     """The seat's knowledge read as if the unrefuted probable clues were
     facts: ``status`` answers held / lacked for their cells; everything else
     is the knowledge's own.  Read by the exact beliefs only (their
-    :class:`~clue_expert.engine.beliefs._Problem` reads cells through
+    :class:`~clue_expert.engine.reasoning.beliefs.BeliefProblem` reads cells through
     ``status``), so no deduction runs and the sheet is untouched."""
 
     def __init__(self, k: KnowledgeView, held_cells: frozenset, lacked_cells: frozenset, soft: tuple = ()):
@@ -488,7 +488,7 @@ def clue_top_probability(k: KnowledgeView, _unused=None):
 
 def _evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
     """The suggestion evaluator of the beliefs named; raises
-    :class:`~clue_expert.engine.beliefs.TableTooLarge` (cheaply) when the
+    :class:`~clue_expert.engine.reasoning.beliefs.TableTooLarge` (cheaply) when the
     exact beliefs refused."""
     if not _beliefs(k).exact:
         raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
@@ -1160,7 +1160,7 @@ def _scorer(k: KnowledgeView, listen, measure="envelope") -> asking.Interrogatio
 @function("our generalized-game interrogation: among every askable player and ranked prefix of his "
           "uncertain cards, the (player, cards, my expected bits) with the "
           "largest expected fall of the envelope's entropy for me less `listen` times what a listener, "
-          "hearing only no or yes, gains (exact marginals, fitted envelope; engine/asking.py; measure "
+          "hearing only no or yes, gains (exact marginals, fitted envelope; engine/reasoning/asking.py; measure "
           "'envelope', or 'deal' for the information about every hand); None if no "
           "askable player has an uncertain card")
 def best_interrogation(k: KnowledgeView, listen=0.5, measure="envelope"):
@@ -1179,7 +1179,7 @@ def free_padding(k: KnowledgeView, player):
 
 
 @function("the likeliest envelope and its probability, as (cards in sheet order, p), from the exact "
-          "marginals and the envelope distribution fitted to them (engine/asking.py)")
+          "marginals and the envelope distribution fitted to them (engine/reasoning/asking.py)")
 def likeliest_envelope(k: KnowledgeView, _unused=None):
     s = _scorer(k, 0.0)
     if s.envelope is None:
@@ -1318,6 +1318,6 @@ SOFT = ("probability", "envelope_entropy", "envelope_top_probability", "envelope
         "most_informative_ahead")
 
 for _name in COSTLY:
-    setattr(FUNCTIONS[_name], "costly", True)
+    setattr(FUNCTIONS[_name], "costly", True)  # noqa: B010 (a mark on a function object; mypy knows no such field)
 for _name in SOFT:
-    setattr(FUNCTIONS[_name], "soft", True)
+    setattr(FUNCTIONS[_name], "soft", True)  # noqa: B010

@@ -21,10 +21,10 @@ from typing import Iterable, Iterator, Sequence
 
 from ..core.errors import RuleFileError
 from ..core.facts import KINDS, describe
-from ..engine.engines.base import EngineFact
-from ..engine.engines.clips import run_batch
-from ..engine.engines.clp import batch_chunks, export_program, fact_key, fact_text, input_facts
-from ..engine.knowledge import GIVEN, Firing, Knowledge
+from ..engine import EngineFact
+from ..engine import run_batch
+from ..engine import batch_chunks, export_program, fact_key, clips_fact_text as fact_text, input_facts
+from ..engine import GIVEN, Firing, Knowledge
 
 #: A line of CLIPS's watch trace that asserts a fact: ``==> f-12    (held ...)``.
 _ASSERTED = re.compile(r"^==> f-\d+\s+(\(.*\))\s*$")

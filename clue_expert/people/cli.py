@@ -25,17 +25,17 @@ from ..core.facts import DECISION_KINDS, describe, parse_fact
 from ..core.observations import Accusation
 from ..core.paths import data_dir, templates_dir
 from ..core.records import dump_record, load_record, record_yaml
-from ..engine.beliefs import compute
-from ..engine.engines import DEFAULT_ENGINE, ENGINE_NAMES, choose_engine, set_engine
-from ..engine.engines.base import EngineFact
-from ..engine.engines.clp import CLIPS_VERSION, atom, export_facts, export_program
-from ..engine.engines.player_clp import export_player
-from ..engine.knowledge import Knowledge, replay_record as replay
-from ..engine.levels import DEFAULT_LEVEL, available_levels, get_level
-from ..engine.proofs import prove
-from ..engine.language import ID_PATTERN, check_edition
-from ..engine.reference import function_reference
-from ..engine.rules import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
+from ..engine import compute
+from ..engine import DEFAULT_ENGINE, ENGINE_NAMES, choose_engine, set_engine
+from ..engine import EngineFact
+from ..engine import CLIPS_VERSION, atom, export_facts, export_program
+from ..engine import export_player
+from ..engine import Knowledge, replay_record as replay
+from ..engine import DEFAULT_LEVEL, available_levels, get_level
+from ..engine import prove
+from ..engine import ID_PATTERN, check_edition
+from ..engine import function_reference
+from ..engine import all_rules, load_ruleset, load_user_rules, rule_files, written_clash
 from ..play.contest import (DECISION_BUDGET, EXIT_NO_SERVER, EXIT_READ_TIMEOUT, READ_TIMEOUT,
                             SERVER_REPLY_LIMIT, ContestAgent)
 from ..play.board_game import board_pawns, play_board_game

@@ -16,11 +16,11 @@ from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand
 from ..play.game import Player
-from ..engine.knowledge import Knowledge, Sheet
+from ..engine import Knowledge, Sheet
 from ..play.players import DEFAULT_MOVE, DEFAULT_RESPONSE, load_decisions
 from .notebook import split_cards
 from .output import BoardPosition, Message, english_list, envelope_cards
-from ..engine.rules import default_rulesets
+from ..engine import default_rulesets
 
 #: Rules that make a person's own marks: what he was dealt, saw and heard.
 OWN_MARKS = ("record-own-hand", "record-pass-as-lacked", "record-seen-card-as-held", "full-hand-lacks-everything-else",

@@ -33,13 +33,13 @@ import yaml
 from ..core.cards import Edition, get_edition
 from ..core.errors import ClueError, ContradictionError, UnknownCardError
 from ..core.facts import DECISION_KINDS, describe, parse_fact
-from ..engine.knowledge import Knowledge
+from ..engine import Knowledge
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS, Record, load_record, parse_marks, parse_record
-from ..engine.knowledge import replay_record as replay
-from ..engine.beliefs import compute
-from ..engine.language import check_edition
-from ..engine.levels import DEFAULT_LEVEL, Level, get_level
-from ..engine.proofs import prove
+from ..engine import replay_record as replay
+from ..engine import compute
+from ..engine import check_edition
+from ..engine import DEFAULT_LEVEL, Level, get_level
+from ..engine import prove
 from ..play.players import load_decisions
 from .output import Changes, Message, Probabilities, english_list, envelope_cards
 from .replay import describe_turn

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..core.board import MoveOptions
 from ..core.facts import english_list
-from ..engine.knowledge import Sheet
+from ..engine import Sheet
 
 __all__ = ["BoardPosition", "Changes", "Message", "Probabilities", "english_list", "envelope_cards"]
 

@@ -9,7 +9,7 @@ no network).  The template reads the data and draws everything:
 * a lesson: one turn per step (arrow keys, Home/End, or the buttons), the
   sheet always visible with ✓ and ✗ marks, the cells a step settled outlined
   and listed with the rules that settled them, and a click on any settled cell
-  opens its numbered proof (:func:`clue_expert.engine.proofs.prove`); ``S``
+  opens its numbered proof (:func:`clue_expert.engine.reasoning.proofs.prove`); ``S``
   or the button switches to a slide mode on a light projector theme, shown
   by the lit button and a bar under the header, in which the sheet takes
   the window's height and the panel's type scales with it, and a long list
@@ -30,8 +30,8 @@ import json
 from pathlib import Path
 
 from ..core.facts import ENVELOPE, english_list, held_key, lacked_key
-from ..engine.knowledge import Knowledge
-from ..engine.proofs import fact_text, prove
+from ..engine import Knowledge
+from ..engine import fact_text, prove
 from ..play.puzzles import knowledge_at
 from .replay import describe_turn, hindsight_text
 

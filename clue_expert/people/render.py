@@ -37,11 +37,11 @@ from rich.tree import Tree
 from ..core.cards import Edition
 from ..core.observations import Accusation
 from ..core.facts import describe
-from ..engine.engines import Activation, EngineFact, EngineFiring
-from ..engine.engines.clp import fact_text
-from ..engine.knowledge import Explanation, Firing, Knowledge, Sheet
-from ..engine.proofs import Proof
-from ..engine.rules import RuleSet
+from ..engine import Activation, EngineFact, EngineFiring
+from ..engine import clips_fact_text as fact_text
+from ..engine import Explanation, Firing, Knowledge, Sheet
+from ..engine import Proof
+from ..engine import RuleSet
 from .output import BoardPosition, Changes, Message, Probabilities
 
 MARK = {"held": "✓", "lacked": "✗", "unknown": ""}

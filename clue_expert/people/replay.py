@@ -11,7 +11,7 @@ from typing import Iterator
 
 from ..core.facts import describe
 from ..core.errors import ClueError
-from ..engine.knowledge import Knowledge, Sheet
+from ..engine import Knowledge, Sheet
 from ..core.observations import Accusation, DealtHand
 from ..core.records import Record
 
@@ -137,7 +137,7 @@ def hindsight_text(h: dict) -> str:
 def markdown(record: Record, all_steps: list, proofs: list, hind: dict | None = None) -> str:
     """A Markdown export: every step with its firings and changes, the final
     sheet, and the numbered proofs of the envelope cards
-    (:func:`~clue_expert.engine.proofs.prove`)."""
+    (:func:`~clue_expert.engine.reasoning.proofs.prove`)."""
     ed = record.edition
     out = [f"# Replay: {record.me}'s seat", "", f"Edition {ed.name}; players {', '.join(record.players)}.", ""]
     if hind:

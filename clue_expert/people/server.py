@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import ClueError
-from ..engine.levels import DEFAULT_LEVEL
+from ..engine import DEFAULT_LEVEL
 from .table import TableAssistant, TableError
 
 PAGE = Path(__file__).with_name("table.html")

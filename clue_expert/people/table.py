@@ -20,9 +20,9 @@ from ..core.cards import editions, get_edition
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import ENVELOPE, held_key, lacked_key
 from ..core.records import MAX_PLAYERS, MIN_PLAYERS
-from ..engine.beliefs import compute
-from ..engine.levels import DEFAULT_LEVEL
-from ..engine.proofs import fact_text, prove
+from ..engine import compute
+from ..engine import DEFAULT_LEVEL
+from ..engine import fact_text, prove
 from ..play.players import available
 from .notebook import (Notebook, clean_stale_temps, conflict_turns, dealt_sizes, hand_fit_warning, mark_text)
 from .output import english_list, envelope_cards

@@ -24,8 +24,8 @@ from ..core.board import Board, Move, MoveOptions, get_board
 from ..core.deals import Deal
 from ..core.errors import ClueError
 from ..core.paths import boards_dir
-from .game import (GameResult, PlayerError, _check_triple, _deal_in, _judge_accusation, _last_one_left,
-                   _seats_in_turn, _suggest_around)
+from .game import (GameResult, PlayerError, check_triple, deal_in, judge_accusation, last_one_left,
+                   seats_in_turn, suggest_around)
 
 
 def board_pawns(board: Board, deal: Deal) -> dict:
@@ -61,16 +61,16 @@ def play_board_game(deal: Deal, players: dict, board: Board | str = "classic", *
     table = _BoardTable(deal, players, get_board(board), on_event, on_move)
     rng = rng if rng is not None else random.Random(0)
     result = table.result
-    for rnd, by in _seats_in_turn(deal.players, table.out, max_rounds, result):
+    for rnd, by in seats_in_turn(deal.players, table.out, max_rounds, result):
         roll = sum(rng.randint(1, 6) for _ in range(table.board.dice))
         table.move_and_suggest(rnd, by, roll)
         accusation = players[by].accuse(len(result.round_of_turn))
         if accusation is None:
             continue
-        if _judge_accusation(deal, by, accusation, rnd, result, table.tell, table.out):
+        if judge_accusation(deal, by, accusation, rnd, result, table.tell, table.out):
             break
         table.clear_door(rnd, by)
-        if _last_one_left(deal.players, table.out, rnd, result):
+        if last_one_left(deal.players, table.out, rnd, result):
             break
     result.reports = {p: players[p].report() for p in deal.players}
     return result
@@ -86,7 +86,7 @@ class _BoardTable:
         self.deal, self.players, self.board, self.on_move = deal, players, board, on_move
         self.pawn_of = board_pawns(board, deal)
         self.room_cat = room_category(board, deal)
-        self.result, self.tell = _deal_in(deal, players, on_event, "board")
+        self.result, self.tell = deal_in(deal, players, on_event, "board")
         self.result.board = board.id if board.path.startswith(str(boards_dir())) else board.path
         self.where: dict = dict(board.starts)  # suspect -> square or room
         self.pulled: set = set()  # pawns moved into their room by a suggestion since their last turn
@@ -128,7 +128,7 @@ class _BoardTable:
         """``by``'s suggestion in room ``end``: the suggested suspect's pawn
         is moved into the room, then the others disprove in turn."""
         edition = self.deal.edition
-        cards = _check_triple(edition, self.players[by].suggest_in(turn, rnd, end, options), by, "suggestion")
+        cards = check_triple(edition, self.players[by].suggest_in(turn, rnd, end, options), by, "suggestion")
         room = next(c for c in cards if edition.category_of(c) == self.room_cat)
         if room != end:
             raise PlayerError(f"{by}'s suggestion names {room}, but {by}'s pawn is in {end}")
@@ -139,7 +139,7 @@ class _BoardTable:
                 self.where[c] = end
                 self.pulled.add(c)
                 self.record(pull, None)
-        _suggest_around(self.deal, self.players, by, cards, turn, rnd, self.tell)
+        suggest_around(self.deal, self.players, by, cards, turn, rnd, self.tell)
 
     def clear_door(self, rnd: int, by: str) -> None:
         """The published rules: a wrong accuser's pawn does not block a door

@@ -30,7 +30,7 @@ from typing import Any, Iterator, Sequence
 
 from ..core.version import __version__
 from ..core.errors import ClueError
-from .simulate import _PLAYERS, GAMES_AHEAD, GAMES_PER_WORKER, GameSpec, _play
+from .simulate import WORKER_SEATS, GAMES_AHEAD, GAMES_PER_WORKER, GameSpec, play_one
 
 #: How to install what ``--cluster`` needs.
 INSTALL_HINT = 'pip install "clue-expert[cluster]"'
@@ -39,7 +39,7 @@ CONNECT_TIMEOUT = 10.0
 WORKER_TIMEOUT = 30.0
 
 #: One game at a time per worker process: the players cached per process
-#: (:func:`~clue_expert.play.simulate._play`) are not shared between threads,
+#: (:func:`~clue_expert.play.simulate.play_one`) are not shared between threads,
 #: so a worker started with several threads still plays its games in turn.
 _GAME_LOCK = threading.Lock()
 
@@ -93,9 +93,9 @@ def _play_on_worker(spec: GameSpec) -> tuple:
     with _GAME_LOCK:
         _games_here[0] += 1
         if _games_here[0] % GAMES_PER_WORKER == 0:
-            _PLAYERS.clear()
+            WORKER_SEATS.clear()
             gc.collect()
-        return _play(spec)
+        return play_one(spec)
 
 
 def _worker_version() -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from ..core.board import MoveOptions, Position
-from ..engine.planning import nearest_choice
+from ..engine import nearest_choice
 from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
@@ -150,14 +150,14 @@ class GameResult:
 
 def nearest_room_choice(options: MoveOptions) -> Position | None:
     """The choice of ``options`` that gets the pawn nearest to a room other
-    than its own (:func:`~clue_expert.engine.planning.nearest_choice`), else
+    than its own (:func:`~clue_expert.engine.reasoning.planning.nearest_choice`), else
     the first legal one (None: stay)."""
     rooms = [r for r in options.board.rooms if r != options.here]
     choice = nearest_choice(options, rooms)
     return choice if choice is not None else options.choices()[0]
 
 
-def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
+def check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
     try:
         cards = tuple(cards)
         check = edition.check_accusation if what == "accusation" else edition.check_suggestion
@@ -171,7 +171,7 @@ def _check_triple(edition: Edition, cards, who: str, what: str) -> tuple:
         raise PlayerError(f"{who}'s {what} {list(cards)}: {exc}") from None
 
 
-def _deal_in(deal: Deal, players: dict, on_event: Callable | None, game: str) -> tuple:
+def deal_in(deal: Deal, players: dict, on_event: Callable | None, game: str) -> tuple:
     """Start every player on ``deal``; the game's result, and the function
     that logs an event and tells each player what he may see of it."""
     names = deal.players
@@ -207,24 +207,24 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
     if game != "speed-clue":
         raise ClueError(f"no such game {game!r}: {', '.join(GAMES)}")
     names, edition = deal.players, deal.edition
-    result, tell = _deal_in(deal, players, on_event, "speed-clue")
+    result, tell = deal_in(deal, players, on_event, "speed-clue")
     out: set = set()
-    for rnd, by in _seats_in_turn(names, out, max_rounds, result):
+    for rnd, by in seats_in_turn(names, out, max_rounds, result):
         turn = result.new_turn(rnd)
-        cards = _check_triple(edition, players[by].suggest(turn, rnd), by, "suggestion")
-        _suggest_around(deal, players, by, cards, turn, rnd, tell)
+        cards = check_triple(edition, players[by].suggest(turn, rnd), by, "suggestion")
+        suggest_around(deal, players, by, cards, turn, rnd, tell)
         accusation = players[by].accuse(turn)
         if accusation is None:
             continue
-        if _judge_accusation(deal, by, accusation, rnd, result, tell, out):
+        if judge_accusation(deal, by, accusation, rnd, result, tell, out):
             break
-        if _last_one_left(names, out, rnd, result):
+        if last_one_left(names, out, rnd, result):
             break
     result.reports = {p: players[p].report() for p in names}
     return result
 
 
-def _suggest_around(deal: Deal, players: dict, by: str, cards: tuple, turn: int, rnd: int,
+def suggest_around(deal: Deal, players: dict, by: str, cards: tuple, turn: int, rnd: int,
                     tell: Callable) -> None:
     """Ask the seats after ``by``, in turn, to disprove ``cards``: the first
     who holds one shows one (its choice when it holds several); tell
@@ -246,12 +246,12 @@ def _suggest_around(deal: Deal, players: dict, by: str, cards: tuple, turn: int,
     tell(Event(turn, rnd, Suggestion(by, cards, tuple(passed), shown_by, card, card)))
 
 
-def _judge_accusation(deal: Deal, by: str, accusation, rnd: int, result: GameResult, tell: Callable,
+def judge_accusation(deal: Deal, by: str, accusation, rnd: int, result: GameResult, tell: Callable,
                       out: set) -> bool:
     """Check and tell ``by``'s accusation (a turn of its own); True when it is
     right (``by`` wins), otherwise ``by`` is put ``out``.  Shared by the Speed
     Clue and board drivers."""
-    accusation = _check_triple(deal.edition, accusation, by, "accusation")
+    accusation = check_triple(deal.edition, accusation, by, "accusation")
     turn = result.new_turn(rnd)
     correct = accusation == deal.envelope
     tell(Event(turn, rnd, Accusation(by, accusation, correct)))
@@ -263,7 +263,7 @@ def _judge_accusation(deal: Deal, by: str, accusation, rnd: int, result: GameRes
     return False
 
 
-def _last_one_left(names, out: set, rnd: int, result: GameResult) -> bool:
+def last_one_left(names, out: set, rnd: int, result: GameResult) -> bool:
     """True (and the one left wins) when all but one seat are ``out``."""
     left = [p for p in names if p not in out]
     if len(left) == 1:
@@ -272,7 +272,7 @@ def _last_one_left(names, out: set, rnd: int, result: GameResult) -> bool:
     return False
 
 
-def _seats_in_turn(names, out: set, max_rounds: int, result: GameResult):
+def seats_in_turn(names, out: set, max_rounds: int, result: GameResult):
     """(round, player) for each turn of a player not ``out``, round by round
     up to the cap (``result.rounds`` follows); the caller stops it at the end."""
     for rnd in range(1, max_rounds + 1):
@@ -301,15 +301,15 @@ def _play_generalized(deal: Deal, players: dict, *, max_rounds: int,
                       on_event: Callable | None) -> GameResult:
     """The generalized game of the CS4444 reports (see :func:`play_game`)."""
     names, edition = deal.players, deal.edition
-    result, tell = _deal_in(deal, players, on_event, "generalized")
+    result, tell = deal_in(deal, players, on_event, "generalized")
     out: set = set()
-    for rnd, by in _seats_in_turn(names, out, max_rounds, result):
+    for rnd, by in seats_in_turn(names, out, max_rounds, result):
         turn = result.new_turn(rnd)
         i = names.index(by)
         askable = tuple(p for p in names[i + 1:] + names[:i] if p not in out)
         guess = players[by].accuse(turn)
         if guess is not None:
-            guess = _check_triple(edition, guess, by, "accusation")
+            guess = check_triple(edition, guess, by, "accusation")
             correct = guess == deal.envelope
             tell(Event(turn, rnd, Accusation(by, guess, correct, None if correct else deal.hands[by])))
             if correct:

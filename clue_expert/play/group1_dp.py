@@ -18,12 +18,12 @@ printed figures are data in ``clue_expert/published/group1-dp.yaml``.
 
 The recurrence itself (exact fractions; the smallest best ``k`` of each
 cell and every ``k`` that ties with it) lives in
-:mod:`clue_expert.engine.interrogation`, where rule functions use it too
+:mod:`clue_expert.engine.reasoning.interrogation`, where rule functions use it too
 (``best_ask_size``); this module compares it with the published table.
 """
 from __future__ import annotations
 
-from ..engine.interrogation import SIZE, Alpha, Cell, alpha, ask_values, java_number, solve
+from ..engine import SIZE, Alpha, Cell, alpha, ask_values, java_number, solve
 from .reproduce import Comparison, published
 
 __all__ = ["SIZE", "Alpha", "Cell", "alpha", "ask_values", "java_number", "solve", "published_cells", "cells",

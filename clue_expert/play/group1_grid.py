@@ -19,7 +19,7 @@ from typing import Callable
 import yaml
 
 from ..core.paths import published_dir
-from .reproduce import Comparison, ReproductionInterrupted, _Runs
+from .reproduce import Comparison, ReproductionInterrupted, GameRuns
 from .simulate import make_specs
 
 #: The field of every cell: label -> seat spec.  Both Broomheads first.
@@ -98,7 +98,7 @@ def group1(*, games: int = 10, seed: int = 1, workers: int = 1, progress: Callab
                            seating="shuffle")
         specs_by_cell[(n, hand, hidden)] = specs
         total += len(specs)
-    runs = _Runs(workers, progress, total, executor)
+    runs = GameRuns(workers, progress, total, executor)
     measured: dict = {}
     for cell, specs in specs_by_cell.items():
         results = runs.run(specs)
@@ -120,7 +120,7 @@ def group1(*, games: int = 10, seed: int = 1, workers: int = 1, progress: Callab
     return tables
 
 
-def _tables(measured: dict, field: dict, games: int, runs: _Runs) -> list[Comparison]:
+def _tables(measured: dict, field: dict, games: int, runs: GameRuns) -> list[Comparison]:
     pub = published()
     columns = [tuple(c) for c in pub["columns"]]
     tables = []

@@ -15,12 +15,12 @@ from ..core.cards import Edition
 from ..core.errors import ClueError
 from ..core.observations import DealtHand, Event, RevealedHand
 from .game import Player
-from ..engine.knowledge import Candidate, Firing, Knowledge
-from ..engine.engines import check_engine_name, choose_engine
+from ..engine import Candidate, Firing, Knowledge
+from ..engine import check_engine_name, choose_engine
 from ..core.paths import data_dir
-from ..engine.language import all_rules, check_edition
-from ..engine.levels import DEFAULT_LEVEL, Level, get_level
-from ..engine.rules import RuleSet, load_ruleset, load_user_rules
+from ..engine import all_rules, check_edition
+from ..engine import DEFAULT_LEVEL, Level, get_level
+from ..engine import RuleSet, load_ruleset, load_user_rules
 
 #: Rule-file kind -> its folder under rules/.
 FOLDERS = {"strategy": "strategies", "response": "responses", "accusation": "accusations", "model": "models",
@@ -138,7 +138,7 @@ def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusati
 class RuleBasedPlayer(Player):
     """A player whose every decision is made by rule files, on top of the
     deduction of its knowledge level (complete by default; see
-    :mod:`clue_expert.engine.levels`)."""
+    :mod:`clue_expert.engine.seat.levels`)."""
 
     def __init__(self, name: str, strategy: str | RuleSet = DEFAULT_STRATEGY,
                  response: str | RuleSet = DEFAULT_RESPONSE, accusation: str | RuleSet = DEFAULT_ACCUSATION,

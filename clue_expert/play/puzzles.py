@@ -34,8 +34,8 @@ from ..core.errors import ClueError
 from ..core.observations import Suggestion
 from ..core.records import Record
 from ..core.facts import held_key
-from ..engine.knowledge import CASE_ANALYSIS, OBSERVATION, Knowledge
-from ..engine.levels import get_level
+from ..engine import CASE_ANALYSIS, OBSERVATION, Knowledge
+from ..engine import get_level
 
 #: The levels, easiest first.
 DIFFICULTIES = ("easy", "medium", "hard")

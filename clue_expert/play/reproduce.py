@@ -135,7 +135,7 @@ class ReproductionInterrupted(Interrupted):
         super().__init__([], total, finished)
 
 
-class _Runs:
+class GameRuns:
     """The runs of games of one reproduction, with every game counted up
     front, so that an interruption can say how far it got."""
 
@@ -344,7 +344,7 @@ def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", ba
                             plan.add(("calibrated", label, f"deal-{d}", s), deal, cal_seat,
                                      None if fixed else hash_seed(seed * 100003 + s, d * 10 + n))
         plans.append((n, plan, rows))
-    runs = _Runs(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
+    runs = GameRuns(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
     for n, plan, rows in plans:
         results = runs.run(plan.specs)
         if results is None:
@@ -398,7 +398,7 @@ def _kingston_flags(table: "Comparison", n: int, bases: tuple, rule: SplitRule) 
     """The calibrated cells that no consistent reading reaches, each with its
     one-line reason (computed: the closed form, and counting)."""
     pub = published("kingston")
-    for label, row in table.calibrated.items():
+    for label, _row in table.calibrated.items():
         his_all = pub["players"][n][label][-1]
         if label == "kingston-no-intelligence":
             means = []
@@ -411,8 +411,8 @@ def _kingston_flags(table: "Comparison", n: int, bases: tuple, rule: SplitRule) 
                 f"No intelligence over every envelope of base deals 1-5 gives {min(means):.2f}-{max(means):.2f} "
                 f"(closed form)")
         else:
-            table.flags[(label, "all")] = (f"not played: his generator's hands are not given (see No intelligence's "
-                                           f"'all' cell)")
+            table.flags[(label, "all")] = ("not played: his generator's hands are not given (see No intelligence's "
+                                           "'all' cell)")
     if n == 6:
         three = no_intelligence_round(get_deal("kingston-2-3p"), exhaustive=False)
         six = sorted({no_intelligence_round(kingston_split(2, r.keep), exhaustive=False)
@@ -577,7 +577,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     for test in tests:
         offsets.append(len(every))
         every += [dataclasses.replace(spec, index=offsets[-1] + k) for k, spec in enumerate(test[3])]
-    runs = _Runs(workers, progress, len(every), executor)
+    runs = GameRuns(workers, progress, len(every), executor)
     played = (runs.run(every) or []) if every else []  # the only run: never None (not interrupted before)
     results = [r for r in played if r.index < len(specs)]
     means = _same_strategy_means(cells, cell_of, results, seed)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..core.errors import ClueError
 from ..core.yamlio import FileLoadError, load_file
-from ..engine.levels import DEFAULT_LEVEL
+from ..engine import DEFAULT_LEVEL
 from .players import parse_seat
 
 #: The folder of the shipped seats files (package data).

@@ -32,7 +32,7 @@ from ..core.board import get_board
 from .board_game import board_pawns, play_board_game
 from .game import play_game
 from .players import DEFAULT_ACCUSATION, DEFAULT_MOVE, DEFAULT_RESPONSE, parse_seat, seat_player
-from .stopping import STOP_SIGNALS, _STOP_ASKED, in_finalizer, interrupt, note_worker_stop, signals_held, stop_asked
+from .stopping import STOP_SIGNALS, STOP_ASKED, interrupt, note_worker_stop, signals_held, stop_asked
 
 
 
@@ -145,7 +145,7 @@ def envelope_variants(deal: Deal) -> list[Deal]:
         for old, new in zip(deal.envelope, combo):
             if old == new:
                 continue
-            for p, h in hands.items():
+            for h in hands.values():
                 if new in h:
                     h[h.index(new)] = old
         out.append(Deal(id=f"{deal.id}-{'-'.join(combo)}", edition=ed, players=deal.players,
@@ -270,7 +270,7 @@ GAMES_PER_WORKER = 200
 #: Games handed to the workers ahead of those finished, per worker: the
 #: specs are read as the games are played, never all at once.
 GAMES_AHEAD = 4
-_PLAYERS: OrderedDict = OrderedDict()
+WORKER_SEATS: OrderedDict = OrderedDict()
 
 PARTIAL_PREFIX = ".partial-"
 """Names of records being written (renamed to ``game-NNNNN.yaml`` when whole)."""
@@ -315,7 +315,7 @@ def games_collector():
     games are played: in this process (``simulate``, ``reproduce`` and
     ``sweep`` with one worker, and ``benchmarks/games.py``, around all their
     games), in pool workers (for the worker's life, from its start) and on
-    cluster workers (around each game, :func:`_play`).  What was alive
+    cluster workers (around each game, :func:`play_one`).  What was alive
     before -- the modules, and on a pool worker what it inherited -- is
     frozen out of the collector's view (``gc.freeze``), and a young
     collection waits for 100,000 net allocations instead of 700.  A game
@@ -357,7 +357,7 @@ def _game_collector():
                 gc.collect()
 
 
-def _play(spec: GameSpec) -> tuple:
+def play_one(spec: GameSpec) -> tuple:
     """Play one game: its summary, and its record when ``spec.records`` asks
     for one (players are cached per process and reused: a new game resets
     their engines instead of rebuilding them), under the collector policy
@@ -371,14 +371,14 @@ def _play_game(spec: GameSpec) -> tuple:
     players = {}
     for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
         key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names, spec.board is not None)
-        player = _PLAYERS.get(key)
+        player = WORKER_SEATS.get(key)
         if player is None:
-            player = _PLAYERS[key] = seat_player(p, strategy, spec.response, spec.accusation,
+            player = WORKER_SEATS[key] = seat_player(p, strategy, spec.response, spec.accusation,
                                                  **({"move": DEFAULT_MOVE} if spec.board is not None else {}))
-            while len(_PLAYERS) > MAX_CACHED_PLAYERS:
-                _PLAYERS.popitem(last=False)
+            while len(WORKER_SEATS) > MAX_CACHED_PLAYERS:
+                WORKER_SEATS.popitem(last=False)
         else:
-            _PLAYERS.move_to_end(key)
+            WORKER_SEATS.move_to_end(key)
         player.rng.seed(spec.seed * 10 + i)
         players[p] = player
     if spec.board is not None:
@@ -414,7 +414,7 @@ def _write_record(folder: str | Path, index: int, record) -> None:
 
 def run_game(spec: GameSpec) -> GameSummary:
     """Play one game (and write its record when ``spec.records`` asks)."""
-    summary, record = _play(spec)
+    summary, record = play_one(spec)
     if record is not None and spec.records is not None:
         _write_record(spec.records, spec.index, record)
     return summary
@@ -422,7 +422,7 @@ def run_game(spec: GameSpec) -> GameSummary:
 
 @contextlib.contextmanager
 def _noting_sigint() -> Iterator[None]:
-    """Ctrl-C noted in :data:`_STOP_ASKED` as well as raised, while games
+    """Ctrl-C noted in :data:`STOP_ASKED` as well as raised, while games
     are played in this process (left alone when SIGINT is ignored, or
     outside the main thread)."""
     if threading.current_thread() is not threading.main_thread() or \
@@ -445,7 +445,7 @@ WORKER_QUEUE = 2
 #: their pipes after the last game, SIGKILL on a stop) before it kills them,
 #: and then before it stops waiting for them at all.
 WORKER_END_WAIT = 1.0
-#: Seconds between two looks at the stop noted (:data:`_STOP_ASKED`) while
+#: Seconds between two looks at the stop noted (:data:`STOP_ASKED`) while
 #: the parent waits for results.
 RESULT_POLL = 0.2
 
@@ -494,7 +494,7 @@ def _worker_main(conn: Any) -> None:
             if spec is None:
                 break
             try:
-                answer: tuple = (True, _play(spec))
+                answer: tuple = (True, play_one(spec))
             except Exception as exc:  # the game's error, raised again in the parent
                 answer = (False, exc)
             try:
@@ -635,8 +635,8 @@ class LocalExecutor:
         if self.workers <= 1 or len(specs) < 2 or not hasattr(os, "fork"):
             with games_collector(), _noting_sigint():
                 for spec in specs:
-                    result = _play(spec)
-                    if _STOP_ASKED:  # an interrupt dropped in a callback: the game is not counted
+                    result = play_one(spec)
+                    if STOP_ASKED:  # an interrupt dropped in a callback: the game is not counted
                         raise KeyboardInterrupt
                     yield result
             return
@@ -668,7 +668,7 @@ def _pooled(pool: _Pool, specs: Sequence[GameSpec]) -> Iterator[tuple]:
             if not busy:
                 break
             ready = multiprocessing.connection.wait(list(busy), timeout=RESULT_POLL)
-            if _STOP_ASKED:  # an interrupt the parent's handler noted but could not raise
+            if STOP_ASKED:  # an interrupt the parent's handler noted but could not raise
                 raise KeyboardInterrupt
             for conn in ready:
                 worker = busy[conn]
@@ -718,7 +718,7 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
         for summary, record in results:
             finished(summary, record)
     except KeyboardInterrupt as exc:
-        _STOP_ASKED.clear()  # acted on
+        STOP_ASKED.clear()  # acted on
         results.close()  # stops the workers before the stale records are swept
         if folder is not None:  # records half-written by a terminated worker
             for stale in folder.glob(f"{PARTIAL_PREFIX}game-*.yaml"):
@@ -791,7 +791,7 @@ def summarize(results: Sequence[GameSummary]) -> dict:
                 d["wins"] += 1
         for s in set(r.strategies):
             per_strategy[s]["games"] += 1
-    for s, d in per_strategy.items():
+    for d in per_strategy.values():
         d["win_rate"] = d["wins"] / d["seats"] if d["seats"] else 0.0
         d["ci95"] = list(wilson(d["wins"], d["seats"]))
     return {

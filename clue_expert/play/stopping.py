@@ -44,12 +44,12 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: through cffi), where it is printed and dropped and the game carries on;
 #: the game loops look here after each game (:mod:`.simulate`).  (A sweep of
 #: one-game cells in one process ignored a Ctrl-C in 1 of about 10 tries.)
-_STOP_ASKED: list = []
+STOP_ASKED: list = []
 
 
 def stop_asked(signum: int) -> None:
     """Note that ``signum`` asked this process to stop (a handler's first step)."""
-    _STOP_ASKED.append(signum)
+    STOP_ASKED.append(signum)
 
 
 def in_finalizer(frame: Any) -> bool:
@@ -144,13 +144,13 @@ def _on_signal(signum: int, frame: Any) -> None:
 
 
 #: Seconds after which a stop noted but not acted on (:func:`interrupt` in a
-#: finalizer, nothing looking at :data:`_STOP_ASKED`) ends the process.
+#: finalizer, nothing looking at :data:`STOP_ASKED`) ends the process.
 STOP_GRACE = 2.0
 
 
 def _unheeded(signum: int) -> None:
     """The end of a stop nobody acted on (see :func:`_on_signal`)."""
-    if _STOP_ASKED:
+    if STOP_ASKED:
         _quit_now(signum)
 
 
@@ -190,7 +190,7 @@ def stoppable(cmd: Callable[[Any], int]) -> Callable[[Any], int]:
             code = exit_code(130)
             print("terminated" if code == 143 else "interrupted", file=sys.stderr)
         finally:
-            _STOP_ASKED.clear()
+            STOP_ASKED.clear()
             if _first:
                 # a real stop came (a signal, or a worker's end by one): any further signal is
                 # absorbed, and the process ends here, its output flushed -- the interpreter's

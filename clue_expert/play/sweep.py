@@ -329,7 +329,7 @@ def read_finished(folder: str | Path, sweep: Sweep) -> dict:
         except (ValueError, KeyError, TypeError):
             if n >= len(lines) - 1:  # the last line, written when the run was killed
                 continue
-            raise SweepError(f"{path}: line {n} is not a finished cell; move the file away to start afresh")
+            raise SweepError(f"{path}: line {n} is not a finished cell; move the file away to start afresh") from None
         good.append(line)
         done[key] = item
     kept = b"".join(g + b"\n" for g in good)

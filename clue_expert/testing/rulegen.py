@@ -15,7 +15,7 @@ file on both engines two ways:
   count at 0), declared into a bare engine of each kind loaded with the file's
   rules alone, run to quiescence: the firings (rule and matched facts) must
   be the same multiset -- every match of the left-hand side, each once;
-- *games*: a seat (:class:`~clue_expert.engine.knowledge.Knowledge`, the
+- *games*: a seat (:class:`~clue_expert.engine.seat.knowledge.Knowledge`, the
   shipped deduction rules and the file) observing the record on each
   engine: after every observation the sheet, whether a contradiction was
   met (not which one first, nor the facts its explanation cites: those
@@ -40,11 +40,11 @@ import yaml
 from ..core.errors import ClueError, ContradictionError
 from ..core.facts import KINDS, TALLY_KINDS
 from ..core.observations import DealtHand
-from ..engine.engines import EngineFact, make_engine
-from ..engine.knowledge import Knowledge
-from ..engine.library import FUNCTIONS
-from ..engine.rules import compile_ruleset, default_rulesets
-from ..engine.patterns import (BOOLEAN, CARDS, INTEGER, MAYBE_NULL, NAMES, SYMBOL, field_type)
+from ..engine import EngineFact, make_engine
+from ..engine import Knowledge
+from ..engine import FUNCTIONS
+from ..engine import compile_ruleset, default_rulesets
+from ..engine import BOOLEAN, CARDS, INTEGER, MAYBE_NULL, NAMES, SYMBOL, field_type
 
 #: The kinds a generated pattern matches.
 PATTERN_KINDS = ("held", "lacked", "one-of", "not-all", "showed", "passed", "hand-size", "owner", "card",
@@ -199,7 +199,7 @@ class _Rule:
         rng = self.rng
         scope: dict = {}
         items: list = []
-        for i in range(rng.choice((1, 2, 2, 3, 3, 4, 5, 6, 8))):
+        for _ in range(rng.choice((1, 2, 2, 3, 3, 4, 5, 6, 8))):
             items.append(self.pattern(scope))
             if rng.random() < 0.45:
                 items.append({"test": self.condition(scope)})

@@ -56,8 +56,8 @@ from ..core.errors import ClueError, ContradictionError, RuleFileError
 from ..core.yamlio import FileLoadError, load_file, shorten
 from ..core.observations import Accusation, DealtHand, RevealedHand, Suggestion
 from ..core.facts import REQUEST_KINDS, SETUP_KINDS, describe, parse_fact
-from ..engine.knowledge import Knowledge
-from ..engine.rules import RuleSet, all_rules, default_rulesets, load_ruleset, rule_files
+from ..engine import Knowledge
+from ..engine import RuleSet, all_rules, default_rulesets, load_ruleset, rule_files
 
 #: An edition written inline in a scenario (see :func:`scenario_edition`).
 INLINE_EDITION = {

@@ -186,7 +186,7 @@ Watcher = Callable[[str, str, Any], None]
 
 class RuleEngine(ABC):
     """A forward-chaining engine running compiled rules (the IR of
-    :mod:`clue_expert.engine.ir`).  Its own matcher finds the activations and
+    :mod:`clue_expert.engine.language.ir`).  Its own matcher finds the activations and
     its own agenda orders them (salience, then the engine's strategy)."""
 
     #: The engine's name (a member of :data:`ENGINE_NAMES`).
@@ -198,8 +198,8 @@ class RuleEngine(ABC):
 
     @abstractmethod
     def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
-        """Compile ``rules`` (:class:`~clue_expert.engine.language.CompiledRule` s) onto the engine (replacing any loaded before).
-        ``native``: rule id -> the :class:`~clue_expert.engine.ir.Assertion` s
+        """Compile ``rules`` (:class:`~clue_expert.engine.language.compiler.CompiledRule` s) onto the engine (replacing any loaded before).
+        ``native``: rule id -> the :class:`~clue_expert.engine.language.ir.Assertion` s
         of a rule whose right-hand side the engine may run itself (an engine
         that cannot reports those firings like any other).
         Raises :class:`~clue_expert.core.errors.RuleFileError` naming the file,

@@ -41,10 +41,10 @@ from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding,
 
 from ...core.errors import RuleFileError, RuleLimitError
 from ...core.facts import TALLY_KINDS
-from .. import ir
-from ..ir import Var, evaluate
+from ..language import ir
+from ..language.ir import Var, evaluate
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
-from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, _Compiled,
+from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, CompiledDefrule,
                   bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_function)
 
 #: The most firings one run of the rules may make (a native rule runs inside
@@ -133,9 +133,9 @@ class ClipsEngine(RuleEngine):
         super().__init__()
         self._env: clips.Environment | None = None
         #: defrule name -> its compiled form.
-        self._rules: dict[str, _Compiled] = {}
+        self._rules: dict[str, CompiledDefrule] = {}
         #: The defrules, by the number their right-hand side reports.
-        self._numbered: list[_Compiled] = []
+        self._numbered: list[CompiledDefrule] = []
         #: The counts kept, by the number their rule reports.
         self._tallies: list = []
         #: fact -> its CLIPS fact index.
@@ -171,7 +171,7 @@ class ClipsEngine(RuleEngine):
         """See :meth:`.base.RuleEngine.load`: a rule in ``native`` (or with its
         own ``native``) asserts its facts inside CLIPS and does not halt the run."""
         native = native or {}
-        compiled: dict[str, _Compiled] = {}
+        compiled: dict[str, CompiledDefrule] = {}
         for order, rule in enumerate(rules):
             # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
             # store_clauses: a native one-of clause is recorded inside CLIPS as the seat's store records it
@@ -514,11 +514,11 @@ class ClipsEngine(RuleEngine):
                 fires[number] += 1
         times = max(fires, default=0)
         rule = self._numbered[fires.index(times)].rule if times else None
-        raise RuleLimitError(getattr(rule, "path", "clue_expert/engine/ir.py"), getattr(rule, "id", None),
+        raise RuleLimitError(getattr(rule, "path", "clue_expert/engine/language/ir.py"), getattr(rule, "id", None),
                              f"the rules fired over {MAX_FIRINGS:,} times in one run (the limit on firings per run); "
                              f"this rule fired {times:,} of them")
 
-    def _to_assert(self, compiled: _Compiled, firing: EngineFiring) -> tuple[EngineFact, ...]:
+    def _to_assert(self, compiled: CompiledDefrule, firing: EngineFiring) -> tuple[EngineFact, ...]:
         """The facts a native right-hand side asserts that CLIPS does not hold yet."""
         values = dict(firing.activation.bindings)
         made: list[EngineFact] = []
@@ -739,7 +739,7 @@ def _with_n(fact: EngineFact, n: int) -> EngineFact:
     return made
 
 
-def _plan(compiled: _Compiled) -> tuple:
+def _plan(compiled: CompiledDefrule) -> tuple:
     """What the adapter needs to read a defrule's log entries: (the compiled
     form, its basis size, how many facts it asserts, its binder -- (pattern
     index, field, variable) for each variable where a positive pattern first
@@ -748,7 +748,7 @@ def _plan(compiled: _Compiled) -> tuple:
     asserted fact, where a field's value is a variable's: (pattern index,
     field, variable) of the binder --, whether it records a one-of
     clause as the seat's store does, its log entry then of variable length:
-    see :attr:`.clp._Compiled.clause` --, and the positions of the counts
+    see :attr:`.clp.CompiledDefrule.clause` --, and the positions of the counts
     in its basis, whose values its log entry gives after the basis)."""
     binder, seen = [], set()
     for i, p in enumerate(compiled.patterns):

@@ -7,21 +7,21 @@ does, for both engines) need none.  The runtime adapter is
 Every fact kind becomes a ``deftemplate`` (a ``multislot`` for the card lists
 and the seating), every compiled rule a ``defrule``:
 
-- a :class:`~clue_expert.engine.ir.Pattern` is a pattern ``?f<i> <- (held
+- a :class:`~clue_expert.engine.language.ir.Pattern` is a pattern ``?f<i> <- (held
   (owner ?p) (card ?c))`` (a variable on a ``cards``/``matching``/``players``
   field is a multifield variable ``$?cards``); ``not:`` is ``(not ...)``;
-- a :class:`~clue_expert.engine.ir.Test` is ``(test ...)`` with the CLIPS
-  functions of :data:`~clue_expert.engine.ir.OPERATORS` (``eq``, ``member$``,
-  ``length$`` ...); :class:`~clue_expert.engine.ir.NotAll` is ``(not (and
-  ...))`` and :class:`~clue_expert.engine.ir.Exists` is ``(exists ...)``;
+- a :class:`~clue_expert.engine.language.ir.Test` is ``(test ...)`` with the CLIPS
+  functions of :data:`~clue_expert.engine.language.ir.OPERATORS` (``eq``, ``member$``,
+  ``length$`` ...); :class:`~clue_expert.engine.language.ir.NotAll` is ``(not (and
+  ...))`` and :class:`~clue_expert.engine.language.ir.Exists` is ``(exists ...)``;
 - ``when: KIND`` is a one-pattern rule (``when: [K1, K2]``: one defrule per
-  kind, named ``ID--KIND``); an :class:`~clue_expert.engine.ir.Either` (``either:``)
+  kind, named ``ID--KIND``); an :class:`~clue_expert.engine.language.ir.Either` (``either:``)
   likewise, one defrule per alternative;
-- the salience is the rule's group's (:data:`~clue_expert.engine.language.SALIENCE`);
+- the salience is the rule's group's (:data:`~clue_expert.engine.language.compiler.SALIENCE`);
 - the right-hand side records the firing in the firing log, a global
   multifield (:data:`LOG`): the defrule's number, the indices of the facts it
   matched (the activation's basis) and, for a native right-hand side
-  (:class:`~clue_expert.engine.ir.Assertion` s, the rule's ``native``), the
+  (:class:`~clue_expert.engine.language.ir.Assertion` s, the rule's ``native``), the
   indices of the facts it asserts inside CLIPS, then goes on; a right-hand side
   the seat computes then halts the run (``(halt)``).  The adapter reads the log
   once per run, with no call into Python per firing.  The
@@ -36,9 +36,9 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, TALLY_KINDS, key_of
-from ..ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
-from ..language import SALIENCE
-from ..patterns import compile_term
+from ..language.ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..language.compiler import SALIENCE
+from ..language.patterns import compile_term
 from .base import EngineFact
 
 #: The version of CLIPS inside clipspy (1.0.6 bundles 6.4).
@@ -176,7 +176,7 @@ def deftemplate(kind: str, fields: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class _Compiled:
+class CompiledDefrule:
     """One defrule and what the adapter needs to read its firings."""
 
     name: str
@@ -187,7 +187,7 @@ class _Compiled:
     patterns: tuple
     """The positive top-level patterns, in order (their facts are the basis)."""
     native: tuple
-    """Its :class:`~clue_expert.engine.ir.Assertion` s (empty when the seat computes the right-hand side)."""
+    """Its :class:`~clue_expert.engine.language.ir.Assertion` s (empty when the seat computes the right-hand side)."""
     head: str
     """The defrule up to its right-hand side (``(defrule NAME (declare ...) patterns =>``)."""
     basis: tuple[str, ...]
@@ -388,7 +388,7 @@ def records_clause(native: tuple) -> bool:
 
 
 def native_of(rule: Any) -> tuple:
-    """A rule's native right-hand side: its :class:`~clue_expert.engine.ir.Assertion` s
+    """A rule's native right-hand side: its :class:`~clue_expert.engine.language.ir.Assertion` s
     (``rule.native``), or () when the seat computes it."""
     native = getattr(rule, "native", None) or ()
     return tuple(native)
@@ -398,7 +398,7 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def exportable(rule: Any) -> tuple:
-    """The :class:`~clue_expert.engine.ir.Assertion` s of a rule that runs in
+    """The :class:`~clue_expert.engine.language.ir.Assertion` s of a rule that runs in
     plain CLIPS: its native right-hand side, or else a ``match:`` rule with no
     ``let``/``if``/``for``/``each``/``where`` whose ``then:`` asserts sheet
     facts from its variables and ``ENVELOPE`` only; () for any other rule."""
@@ -445,7 +445,7 @@ def _is_list(term: Any, lists: set) -> bool:
 def conclusion_term(expr: Any, variables: Iterable[str]) -> Any:
     """The IR term of one field of a conclusion (a compiled expression):
     a variable the patterns bind, ``ENVELOPE``, a literal, or the operators
-    of :data:`~clue_expert.engine.ir.OPERATORS` over them (``low - 1``,
+    of :data:`~clue_expert.engine.language.ir.OPERATORS` over them (``low - 1``,
     ``cards - {card}``); None for anything else (a library call)."""
     source = getattr(expr, "source", expr)
     text = source.strip() if isinstance(source, str) else source
@@ -491,7 +491,7 @@ def _patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
 
 def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_only: bool = False,
                  store_clauses: bool = False, work: bool = False,
-                 kinds: Mapping[str, Sequence[str]] = KINDS) -> list[_Compiled]:
+                 kinds: Mapping[str, Sequence[str]] = KINDS) -> list[CompiledDefrule]:
     """The defrules of one compiled rule, the ``order``-th loaded (one per
     trigger kind for ``when:`` with several kinds), its right-hand side
     ``native`` (default: the rule's own, :func:`native_of`).  With
@@ -540,7 +540,7 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
             lhs.append(f"(not {comp.pattern(absent)})")
         asserts = (comp.recording(native[0], nodes),) if clause else tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
-        out.append(_Compiled(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause,
+        out.append(CompiledDefrule(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause,
                              tuple(counts)))
     return out
 
@@ -566,11 +566,11 @@ class _TallyStub:
     """Stands for a rule in a count's compile errors."""
 
     id: str
-    path: str = "clue_expert/engine/ir.py"
+    path: str = "clue_expert/engine/language/ir.py"
 
 
 def tallies_read(rules: Iterable[Any]) -> list[Tally]:
-    """The counts (:data:`~clue_expert.engine.ir.TALLIES`) whose facts some rule matches."""
+    """The counts (:data:`~clue_expert.engine.language.ir.TALLIES`) whose facts some rule matches."""
     kinds = {p.kind for rule in rules for p in _all_patterns(getattr(rule, "patterns", ()))}
     return [t for kind, t in TALLIES.items() if kind in kinds]
 
@@ -590,7 +590,7 @@ def tally_rule(tally: Tally, number: int | None = None, kinds: Mapping[str, Sequ
     the count's change is logged (:data:`LOG`): ``-1 - number``, the old and
     the new fact index (CLIPS 6.4's ``modify`` keeps it), then the basis;
     otherwise it is not (a firing logs the values of the counts it
-    matched: :meth:`_Compiled.reporting`)."""
+    matched: :meth:`CompiledDefrule.reporting`)."""
     comp = _RuleCompiler(_TallyStub(f"tally {tally.kind}"), kinds=kinds)
     bound = number is not None  # the basis is reported too
     lhs = "\n  ".join(f"{f'?f{i} <- ' if bound else ''}{comp.pattern(p)}" for i, p in enumerate(tally.items))
@@ -676,7 +676,7 @@ BOOKKEEPING = "bookkeeping"
 
 def salience_globals() -> list[str]:
     """The exported program's named salience levels: one global per group of
-    :data:`~clue_expert.engine.language.SALIENCE` (its salience times
+    :data:`~clue_expert.engine.language.compiler.SALIENCE` (its salience times
     :data:`RULE_SLOTS`, plus the slots for the rules' file order) and
     ``?*bookkeeping*`` for the counts; a defrule's salience is its group's
     less its place in load order, so that within a group rules fire in file
@@ -731,7 +731,7 @@ def input_facts(facts: Iterable[EngineFact], rules: Iterable[Any], given: Iterab
     observations, the set-up), the facts ``given`` by hand (their keys, or
     the facts themselves: a given clause or bound that a narrower one has
     since superseded in the engine is put back, for the program to narrow
-    again), and each count (:data:`~clue_expert.engine.ir.TALLIES`) at 0, as
+    again), and each count (:data:`~clue_expert.engine.language.ir.TALLIES`) at 0, as
     the seat declares it when the game starts (the rules count anew)."""
     rules = list(rules)
     derived = set(CONCLUSION_KINDS) | set(PROBABLE_KINDS) | derived_kinds(rules)

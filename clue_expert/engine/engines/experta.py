@@ -14,11 +14,11 @@ Every compiled rule becomes one experta rule:
 
 - ``when: KIND`` is one pattern, the fact of that kind bound as ``_m0``
   (``when: [K1, K2]``: experta's ``OR`` of the two patterns);
-- ``match:`` items: a :class:`~clue_expert.engine.ir.Pattern` is a ``Fact``
+- ``match:`` items: a :class:`~clue_expert.engine.language.ir.Pattern` is a ``Fact``
   pattern with ``W`` variables (bound as ``_m<i>``), ``not:`` is ``NOT``, a
-  :class:`~clue_expert.engine.ir.Test` is a ``TEST`` whose function takes
-  the variables it reads by name, :class:`~clue_expert.engine.ir.Exists`
-  is ``EXISTS`` and :class:`~clue_expert.engine.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.ir.NotAll` of one pattern is
+  :class:`~clue_expert.engine.language.ir.Test` is a ``TEST`` whose function takes
+  the variables it reads by name, :class:`~clue_expert.engine.language.ir.Exists`
+  is ``EXISTS`` and :class:`~clue_expert.engine.language.ir.Either` is ``OR``.  A :class:`~clue_expert.engine.language.ir.NotAll` of one pattern is
   ``NOT``; one of several items is compiled around experta with a witness
   rule (:func:`_witness`): experta's matcher rewrites ``NOT(AND(a, b))`` by
   De Morgan's law into ``OR(NOT(a), NOT(b))``, which is not the negation of
@@ -49,9 +49,9 @@ from experta import __version__ as EXPERTA_VERSION  # noqa: E402
 from experta.fact import InitialFact  # noqa: E402
 
 from ...core.errors import RuleFileError, RuleLimitError  # noqa: E402
-from .. import ir  # noqa: E402
-from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
-from ..language import SALIENCE  # noqa: E402
+from ..language import ir  # noqa: E402
+from ..language.ir import TALLIES, Either, Exists, NotAll, Pattern, Tally, Test, evaluate, node_name  # noqa: E402
+from ..language.compiler import SALIENCE  # noqa: E402
 from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, register_engine  # noqa: E402
 
 #: The salience of the rules that keep the counts (above every rule's).
@@ -105,7 +105,7 @@ _MATCHING: list = [None]
 
 def _tick(rule: Any) -> TEST:
     """A ``TEST`` counting one partial match of ``rule`` (after each pattern
-    that joins): over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES` in
+    that joins): over :data:`~clue_expert.engine.language.ir.MAX_PARTIAL_MATCHES` in
     the engine's game it fails, so the network stops growing, and the engine
     raises a RuleLimitError naming the rule (as CLIPS's ``clue-work`` does)."""
     def tick() -> bool:
@@ -122,7 +122,7 @@ def _conditions(rule: Any) -> list:
     """The experta conditions of one compiled rule (see the module's docstring);
     each joining pattern followed by a work tick (:func:`_tick`)."""
     if not rule.patterns:
-        alternatives = [getattr(AS, "_m0") << fact_class(kind)() for kind in rule.on]
+        alternatives = [AS._m0 << fact_class(kind)() for kind in rule.on]
         return [alternatives[0] if len(alternatives) == 1 else OR(*alternatives)]
     out = []
     positive = 0
@@ -265,7 +265,7 @@ def _build(rules: Sequence[Any]) -> tuple[type, dict, tuple]:
         tallies[name] = tally
     witnesses: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n, rule in enumerate(rules):
-        for i, node in enumerate(rule.patterns):
+        for i in range(len(rule.patterns)):
             if _witnessed(rule, i):
                 name = f"w{n}_{i}_{rule.id.replace('-', '_')}"
                 attrs[name] = Rule(*_witness(rule, i), salience=TALLY_SALIENCE)(_action(name))
@@ -324,7 +324,7 @@ class ExpertaEngine(RuleEngine):
 
     def count_work(self, rule: Any) -> bool:
         """One partial match of ``rule`` counted: False once the game's work is
-        over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES` (the first rule
+        over :data:`~clue_expert.engine.language.ir.MAX_PARTIAL_MATCHES` (the first rule
         over it is kept, to be named)."""
         self._work += 1
         if self._work <= ir.MAX_PARTIAL_MATCHES:
@@ -406,7 +406,7 @@ class ExpertaEngine(RuleEngine):
         return True
 
     def _work_over(self) -> None:
-        """The rules' joins went over :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`."""
+        """The rules' joins went over :data:`~clue_expert.engine.language.ir.MAX_PARTIAL_MATCHES`."""
         rule = self._over
         raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {ir.MAX_PARTIAL_MATCHES:,} "
                                                  f"partial matches in this game or record, this rule the last (the "

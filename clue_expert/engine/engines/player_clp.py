@@ -53,7 +53,7 @@ from typing import Any, Iterable
 
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
-from ..ir import TALLIES, Either, Exists, NotAll, Pattern, Tally
+from ..language.ir import TALLIES, Either, Exists, NotAll, Pattern, Tally
 from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exportable, tallies_read,
                   tally_rule, templates)
 
@@ -443,7 +443,7 @@ class _Stub:
     """Stands for a count in :func:`gate`'s errors."""
 
     id: str
-    path: str = "clue_expert/engine/ir.py"
+    path: str = "clue_expert/engine/language/ir.py"
 
 
 def export_player(rules: Iterable[Any], strategy_id: str, title: str) -> str:

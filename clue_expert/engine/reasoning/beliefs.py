@@ -37,13 +37,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import work
-from ..core.facts import ENVELOPE
+from ...core import work
+from ...core.facts import ENVELOPE
 from . import dp
-from .expr import RUN_SECONDS, LimitError
-from .queries import KnowledgeView
+from ..language.expr import RUN_SECONDS, LimitError
+from ..seat.queries import KnowledgeView
 
-# ``Knowledge`` (clue_expert.engine.knowledge) is named in annotations only and
+# ``Knowledge`` (clue_expert.engine.seat.knowledge) is named in annotations only and
 # not imported (the rule library, which knowledge loads, imports this module).
 
 #: Above this many categories the quick estimate of a suggestion's value
@@ -77,7 +77,7 @@ MAX_SUGGESTION_CARDS = 12
 #: before any is built; past it :class:`TableTooLarge` too.
 MAX_SUGGESTIONS = 100_000
 _CHUNK = 16_384  # source states between looks at the table's size (and charges of work)
-#: Whether the DP runs vectorized (:mod:`clue_expert.engine.dp`) when its states fit; False: the
+#: Whether the DP runs vectorized (:mod:`clue_expert.engine.reasoning.dp`) when its states fit; False: the
 #: plain loops always (the tests compare the two).
 _VECTOR = [True]
 #: A step on fewer (source state, move) pairs than this runs the plain loop even then: numpy's
@@ -194,7 +194,7 @@ def soft_clues(k: KnowledgeView) -> tuple:
     return tuple(getattr(k, "soft_clues", ()) or ())
 
 
-class _Problem:
+class BeliefProblem:
     """The free cards, fixed cards and live constraints of one seat's
     knowledge: everything the DP needs, built once per position."""
 
@@ -270,7 +270,7 @@ class _Problem:
             self.weights.append((owner, factor / (1.0 - factor), frozenset({card})))
         self.slot_of = {p: i for i, p in enumerate(self.players)}
 
-    def same(self, other: "_Problem") -> bool:
+    def same(self, other: "BeliefProblem") -> bool:
         """Whether ``other`` is the same problem (the same position of the same seat)."""
         return (self.me, self.owners, self.cards, self.allowed, self.cap0, self.clauses, self.notalls,
                 self.weights, self.base_factor) == (other.me, other.owners, other.cards, other.allowed, other.cap0,
@@ -341,7 +341,7 @@ class _Layout:
     Either way, a card may go to the envelope when the field's "full" mask
     is clear, by adding a constant; a final state has every "full" mask set."""
 
-    def __init__(self, pb: _Problem):
+    def __init__(self, pb: BeliefProblem):
         self.pb = pb
         shift = 0
 
@@ -403,7 +403,7 @@ class _Layout:
         for j, c in enumerate(pb.cap0):
             start |= c << self.cap_shift[j]
         self.start = start
-        #: Whether every state fits the vectorized DP's ``uint64`` (:mod:`clue_expert.engine.dp`).
+        #: Whether every state fits the vectorized DP's ``uint64`` (:mod:`clue_expert.engine.reasoning.dp`).
         self.vector = shift <= dp.MAX_BITS and _VECTOR[0]
         #: every bit of the envelope's fields (its cards and whether it is full)
         self.env_mask = 0
@@ -472,7 +472,7 @@ class _Layout:
         return [tuple(t) for t in out]
 
 
-def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fields: list,
+def _closes(pb: BeliefProblem, last: Callable, n: int, clause_bits: list, notall_fields: list,
             weight_fields: list) -> list:
     """Per position of an order of ``n`` cards: None, or what settles there
     the constraints whose last card it is (``last(cards)``, -1 for none):
@@ -480,7 +480,7 @@ def _closes(pb: _Problem, last: Callable, n: int, clause_bits: list, notall_fiel
     that must not be complete, seen shows (shift, mask, base), the mask that
     clears their fields).  ``clause_bits`` gives each clause's bit,
     ``notall_fields`` and ``weight_fields`` each counter's (shift, mask).
-    (A constraint with no free card left was settled by _Problem.)"""
+    (A constraint with no free card left was settled by BeliefProblem.)"""
     closes: list = [None] * n
     for q, (_, cs) in enumerate(pb.clauses):
         i = last(cs)
@@ -573,13 +573,13 @@ def _advance_chunk(items, moves: tuple, close, nxt: dict, get) -> None:
 
 class _Forward:
     """The forward pass of the labelled DP over the free cards in the
-    problem's order (:meth:`_Problem.order`), every layer kept: layer ``i``
+    problem's order (:meth:`BeliefProblem.order`), every layer kept: layer ``i``
     holds the states before ``order[i]`` is placed, the last one the final
     states, whose envelope labels give the envelope's joint distribution.
     Kept with the beliefs, so that the values of suggestions continue these
     layers instead of starting again."""
 
-    def __init__(self, pb: _Problem):
+    def __init__(self, pb: BeliefProblem):
         _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
         self.pb = pb
         self.order = pb.order()
@@ -641,7 +641,7 @@ def _final_envelopes(lay: "_Layout", layer: "dp.Layer") -> dict:
     return dict(zip(envs, sums.tolist()))
 
 
-def _steps(pb: _Problem, order: list) -> tuple[int, list, list, int]:
+def _steps(pb: BeliefProblem, order: list) -> tuple[int, list, list, int]:
     """The forward-backward pass's packed start state, each step's moves
     (owner, capacity mask, decrement, clause bits set, counters added),
     each step's closing checks (:func:`_closes`), for the cards in ``order``,
@@ -697,7 +697,7 @@ def _steps(pb: _Problem, order: list) -> tuple[int, list, list, int]:
     return start, moves, closes, shift
 
 
-def _marginals(pb: _Problem) -> tuple[dict, float, int]:
+def exact_marginals(pb: BeliefProblem) -> tuple[dict, float, int]:
     """Exact P(owner holds card) for every owner and card: a forward-backward
     pass whose state is the owners' remaining capacities -- the envelope an
     owner with a capacity per category, *without* labels for which cards it
@@ -741,14 +741,14 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
         if closes[i] is None:  # the common step, inlined
             for chunk in _chunks(forward[i]):
                 for s0, w in chunk:
-                    for o, mask, dec, orm, add in moves[i]:
+                    for _o, mask, dec, orm, add in moves[i]:
                         if s0 & mask:
                             s = ((s0 - dec) | orm) + add
                             nxt[s] = get(s, 0.0) + w * 1.0
                 if used + len(nxt) > MAX_TABLE:
                     raise _table_error()
         else:
-            for s0, w, o, s, f in targets(i):
+            for _s0, w, _o, s, f in targets(i):
                 nxt[s] = get(s, 0.0) + w * f
             if used + len(nxt) > MAX_TABLE:
                 raise _table_error()
@@ -779,7 +779,7 @@ def _marginals(pb: _Problem) -> tuple[dict, float, int]:
 
 def _step_targets(layer, moves: list, close):
     """(source state, its weight, owner, target state, factor) of one step of
-    :func:`_marginals`, in order (the plain loop)."""
+    :func:`exact_marginals`, in order (the plain loop)."""
     for s0, w in layer.items():
         for o, mask, dec, orm, add in moves:
             if not s0 & mask:
@@ -798,8 +798,8 @@ def _step_targets(layer, moves: list, close):
             yield s0, w, o, s, f
 
 
-def _marginals_vector(pb: _Problem, order: list, start: int, moves: list, closes: list) -> tuple[dict, float, int]:
-    """:func:`_marginals` with the vectorized DP (:mod:`clue_expert.engine.dp`)
+def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, closes: list) -> tuple[dict, float, int]:
+    """:func:`exact_marginals` with the vectorized DP (:mod:`clue_expert.engine.reasoning.dp`)
     on the steps with at least :data:`_VECTOR_FROM` (state, move) pairs and
     the plain loop on the others: the same sums in the same order."""
     owners = pb.owners
@@ -818,12 +818,12 @@ def _marginals_vector(pb: _Problem, order: list, start: int, moves: list, closes
             get = nxt.get
             if closes[i] is None:
                 for s0, w in src_layer.items():
-                    for o, mask, dec, orm, add in moves[i]:
+                    for _o, mask, dec, orm, add in moves[i]:
                         if s0 & mask:
                             s = ((s0 - dec) | orm) + add
                             nxt[s] = get(s, 0.0) + w * 1.0
             else:
-                for s0, w, o, s, f in _step_targets(src_layer, moves[i], closes[i]):
+                for _s0, w, _o, s, f in _step_targets(src_layer, moves[i], closes[i]):
                     nxt[s] = get(s, 0.0) + w * f
             new: dict | dp.Layer = nxt
         else:
@@ -954,7 +954,7 @@ def estimate(k: KnowledgeView) -> Beliefs:
 def compute(k: KnowledgeView) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
     every cell's probability from the unlabelled forward-backward pass
-    (:func:`_marginals`), the envelope's joint distribution from the final
+    (:func:`exact_marginals`), the envelope's joint distribution from the final
     states of the labelled forward pass (:class:`_Forward`), whose layers
     are kept for the values of suggestions.  Raises :class:`TableTooLarge`
     at once when the sheet leaves more than :data:`MAX_TABLE` envelope
@@ -964,8 +964,8 @@ def compute(k: KnowledgeView) -> Beliefs:
     if n > MAX_ENVELOPES:
         raise TableTooLarge(f"the sheet leaves {_big(n)} envelope contents open, more than {MAX_ENVELOPES:,} (the "
                             f"limit on the envelopes the exact beliefs list)")
-    pb = _Problem(k)
-    probs, z, biggest = _marginals(pb)
+    pb = BeliefProblem(k)
+    probs, z, biggest = exact_marginals(pb)
     fw = _Forward(pb)
     envelope, _ = fw.envelope()
     return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
@@ -1106,7 +1106,7 @@ class SuggestionEvaluator:
         self.view = k
         self.beliefs = beliefs or compute(k)
         fw = self.beliefs.forward
-        pb = _Problem(k)
+        pb = BeliefProblem(k)
         if not isinstance(fw, _Forward) or not fw.pb.same(pb):
             fw = _Forward(pb)  # beliefs made elsewhere (or of another position)
         self.problem = pb = fw.pb

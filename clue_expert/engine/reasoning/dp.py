@@ -1,6 +1,6 @@
 """The exact beliefs' dynamic programme in vectorized numpy (issue 36).
 
-The per-deal DP of :mod:`clue_expert.engine.beliefs` places the free cards
+The per-deal DP of :mod:`clue_expert.engine.reasoning.beliefs` places the free cards
 one at a time; a layer maps a packed state (an int of bit fields) to its
 weight.  Here a layer is a pair of arrays, the states (``uint64``) and their
 weights (``float64``), in the order a dict would hold them (the order each
@@ -82,7 +82,7 @@ def expand(states: np.ndarray, moves: tuple, close) -> tuple:
     (the targets, their sources' indices, their moves' indices, their
     factors or None), those that pass the step's checks only.  A move is
     ``(capacity mask, unit, envelope "full" mask, constant, bits set,
-    counters added)`` as in :func:`clue_expert.engine.beliefs._advance`."""
+    counters added)`` as in :func:`clue_expert.engine.reasoning.beliefs._advance`."""
     n, m = len(states), len(moves)
     targets = np.empty((n, m), dtype=_U)
     ok = np.empty((n, m), dtype=bool)
@@ -116,7 +116,7 @@ def expand(states: np.ndarray, moves: tuple, close) -> tuple:
 
 def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Callable[[int], None],
             too_big: Callable[[], Exception]) -> Layer:
-    """:func:`clue_expert.engine.beliefs._advance` on arrays: the next layer.
+    """:func:`clue_expert.engine.reasoning.beliefs._advance` on arrays: the next layer.
     ``tally`` charges each chunk's work, ``too_big`` is raised when the new
     layer passes ``room`` entries after a chunk (both as the loop does)."""
     t, src, _, factor = expand(layer.states, moves, close)

@@ -1,4 +1,4 @@
-"""A rule's ``match:``, compiled to the IR of :mod:`clue_expert.engine.ir`.
+"""A rule's ``match:``, compiled to the IR of :mod:`clue_expert.engine.language.ir`.
 
 Items, in order (docs/rule-language.md, "Patterns: match:"):
 
@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..core.errors import RuleFileError, RuleLimitError
-from ..core.facts import KINDS
+from ...core.errors import RuleFileError, RuleLimitError
+from ...core.facts import KINDS
 from .expr import clip
 from .ir import MAX_TEST_DEPTH, Either, Exists, Lit, NotAll, Op, Pattern, Test, Var
 
@@ -412,7 +412,7 @@ def compile_term(source: Any, scope: Sequence[str], path: str = "", rid: str = "
                  types: Mapping[str, str] | None = None) -> Any:
     """The IR term of an expression written in a rule's conclusion (a
     ``then:`` field of a pure rule): a variable, a literal, ``ENVELOPE`` or
-    the operators of a test (:data:`~clue_expert.engine.ir.OPERATORS`:
+    the operators of a test (:data:`~clue_expert.engine.language.ir.OPERATORS`:
     ``low - 1``, ``cards - {card}``) over the variables in ``scope``; None
     when it is anything else (a library call, a comprehension ...).  With
     ``types`` (variable -> type), ordering of names is made explicit
@@ -498,7 +498,7 @@ def compile_match(items: list, path: str, rid: str, *, constants: tuple, setup_k
     ``constants`` are names that are not variables; at most
     ``max_positive`` positive patterns, joined in any order (on shared
     variables, through tests, or by nothing: the engines bound the work of
-    the joins, :data:`~clue_expert.engine.ir.MAX_PARTIAL_MATCHES`);
+    the joins, :data:`~clue_expert.engine.language.ir.MAX_PARTIAL_MATCHES`);
     ``setup_kinds`` is kept for callers (no longer a constraint).  Every
     test is typed (:func:`typed`)."""
     c = _Compiler(path, rid, constants, setup_kinds, max_positive)

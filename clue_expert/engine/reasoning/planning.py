@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from ..core import work
-from ..core.board import Board, MoveOptions, Position, distances
-from .expr import LimitError
+from ...core import work
+from ...core.board import Board, MoveOptions, Position, distances
+from ..language.expr import LimitError
 
 #: The discount per step of the shipped planner (Siebel states none; see docs/board.md).
 DEFAULT_DISCOUNT = 0.9
 #: Sweeps of :func:`value_iteration` at most (a sweep settles every square one step further out).
 MAX_SWEEPS = 10_000
 #: Square updates (sweeps times squares) one :func:`value_iteration` may do:
-#: past it a :class:`~clue_expert.engine.expr.LimitError` (a rule's limit error
+#: past it a :class:`~clue_expert.engine.language.expr.LimitError` (a rule's limit error
 #: naming its file and rule).  The classic board settles in about 30 sweeps of 180 squares
 #: (5,400 updates); an update costs about a microsecond, so 5,000,000 took 5 s of CPU a call and a
 #: 200 x 200 board (7,875,027 updates to settle) ran into the 10 s clock instead (benchmarks/audit.py).

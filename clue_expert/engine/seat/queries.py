@@ -1,7 +1,7 @@
 """The typed, public query interface of a seat's knowledge.
 
 :class:`KnowledgeView` is what the rule library, the exact beliefs, the
-notebook and the contest agent may read; :class:`~clue_expert.engine.knowledge.Knowledge`
+notebook and the contest agent may read; :class:`~clue_expert.engine.seat.knowledge.Knowledge`
 implements it.  Modules that only read knowledge annotate with this protocol
 and so never import the knowledge module (no cycle: knowledge → rules →
 library → beliefs → queries).
@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from typing import Callable, Iterable, Protocol
 
-from ..core.board import MoveOptions
-from ..core.cards import Edition
-from ..core.facts import Key
-from ..core.observations import Observation, Suggestion
+from ...core.board import MoveOptions
+from ...core.cards import Edition
+from ...core.facts import Key
+from ...core.observations import Observation, Suggestion
 
 
 class KnowledgeView(Protocol):

@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
-from . import library
-from .language import CARD_PARAMS, CATEGORY_PARAMS
+from .. import library
+from .compiler import CARD_PARAMS, CATEGORY_PARAMS
 
 _SECTION = re.compile(r"^# --- (.+?) -*$")
 

@@ -30,8 +30,8 @@ from fractions import Fraction
 from math import comb
 from typing import Callable
 
-from ..core import work
-from .expr import LimitError
+from ...core import work
+from ..language.expr import LimitError
 
 #: ``alpha(p, q, k)``: the chance that a question about ``k`` cards shows nothing.
 Alpha = Callable[[int, int, int], Fraction]
@@ -40,7 +40,7 @@ Alpha = Callable[[int, int, int], Fraction]
 SIZE = 10
 #: The largest p or q of a cell: the tables are solved in exact fractions, in
 #: time growing as (p q)**2 (40 x 40: about a second here); past it a
-#: :class:`~clue_expert.engine.expr.LimitError` names the limit.
+#: :class:`~clue_expert.engine.language.expr.LimitError` names the limit.
 MAX_CELL = 40
 
 

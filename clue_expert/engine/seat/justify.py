@@ -4,15 +4,15 @@ The records: :class:`Justification` (how one fact is known), :class:`Firing`
 (one firing, for ``--watch``), :class:`Candidate` (a decision a rule
 proposed) and :class:`Explanation` (a node of a ``why`` tree).  The premises
 of a rule without ``because:`` are put in order only when first read
-(:class:`ReadRecord`, :func:`_premises_read`): most facts are never explained.
+(:class:`ReadRecord`, :func:`premises_read`): most facts are never explained.
 
-Two parts of a seat's knowledge (:class:`~clue_expert.engine.knowledge.Knowledge`)
+Two parts of a seat's knowledge (:class:`~clue_expert.engine.seat.knowledge.Knowledge`)
 live here, the lowest ones: :class:`JustificationLog` owns the record of what
 is known and why (``justifications``, ``values``, ``probable``, the firings,
 the step counter, the turn being processed), with its own ``snapshot`` and
 ``restore``; :class:`Explanations` reads it (and the completion step's ledger)
 to work out premises -- those a rule cites, or reads, checked and minimised
-through :class:`~clue_expert.engine.premises.PremiseLogic` -- and the
+through :class:`~clue_expert.engine.seat.premises.PremiseLogic` -- and the
 explanations (``justification``, ``roots``, ``derivation``, ``explain``).
 """
 from __future__ import annotations
@@ -21,12 +21,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from ..core.cards import Edition
-from ..core.errors import RuleFileError
-from ..core.facts import OBSERVATION_KINDS, Key, describe
+from ...core.cards import Edition
+from ...core.errors import RuleFileError
+from ...core.facts import OBSERVATION_KINDS, Key, describe
 from .ledger import SatLedger
 from .premises import PremiseLogic
-from .rules import CompiledRule
+from ..language.rules import CompiledRule
 
 HELD, LACKED, UNKNOWN = "held", "lacked", "unknown"
 
@@ -154,7 +154,7 @@ class _ReadOrder(dict):
 
 @dataclass(frozen=True, slots=True)
 class PremiseOrders:
-    """The sort keys of premises, kept from game to game (see :func:`_premises_read`)."""
+    """The sort keys of premises, kept from game to game (see :func:`premises_read`)."""
 
     premise: _PremiseOrder
     """premise key -> its place in a list of premises."""
@@ -171,7 +171,7 @@ class PremiseOrders:
 @dataclass(slots=True)
 class ReadRecord:
     """What a firing of a rule without ``because:`` matched and read, kept
-    until its premises are first asked for (:class:`_ReadJustification`)."""
+    until its premises are first asked for (:class:`ReadJustification`)."""
 
     orders: PremiseOrders
     """The seat's sort keys of premises."""
@@ -181,7 +181,7 @@ class ReadRecord:
     """What its queries read (see :meth:`Explanations.read_tokens`)."""
 
 
-def _premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, int]:
+def premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, int]:
     """The premises of a firing of a rule without ``because:`` (see
     :meth:`Explanations.read_premises`) from the facts it matched and the
     tokens its queries left, and the index where the premises that may be
@@ -216,7 +216,7 @@ def _premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple,
     return tuple(keep + rest), len(keep)
 
 
-class _ReadJustification(Justification):
+class ReadJustification(Justification):
     """The justification of a firing of a rule without ``because:``: its
     premises (what the rule matched and what its queries read) are put in
     order the first time they are asked for -- most facts are never
@@ -236,7 +236,7 @@ class _ReadJustification(Justification):
 
     def _materialize(self) -> None:
         d = self.__dict__
-        d["_premises"], d["_read_from"] = _premises_read(d["_reads"])
+        d["_premises"], d["_read_from"] = premises_read(d["_reads"])
         d["_reads"] = None
 
     @property
@@ -254,12 +254,12 @@ class _ReadJustification(Justification):
         return self.__dict__["_read_from"]
 
 
-class _ReadFiring(Firing):
-    """A :class:`Firing` of the facts one :class:`_ReadJustification`
+class ReadFiring(Firing):
+    """A :class:`Firing` of the facts one :class:`ReadJustification`
     justifies: its step, rule, message, turn and premises are the
     justification's (the premises worked out when first read)."""
 
-    def __init__(self, conclusions: tuple, just: _ReadJustification):
+    def __init__(self, conclusions: tuple, just: ReadJustification):
         d = self.__dict__
         d["conclusions"] = conclusions
         d["_just"] = just
@@ -437,7 +437,7 @@ class Explanations:
         self._category_cards = category_cards
         #: The seat's hand sizes (its dict, read as it stands).
         self._hand_sizes = hand_sizes
-        #: Sort keys of premises (see _premises_read), kept from game to game.
+        #: Sort keys of premises (see premises_read), kept from game to game.
         self.orders = orders
         #: The premises' meaning, for checking and minimising them (built on first use).
         self._logic: PremiseLogic | None = None
@@ -480,7 +480,7 @@ class Explanations:
         then the other facts they read (cells before clauses, in sheet order:
         the order in which :meth:`justification` tries to leave them out);
         and the index where the facts that may be left out start."""
-        premises, read_from = _premises_read(ReadRecord(self.orders, matched, tokens), self._log.justifications)
+        premises, read_from = premises_read(ReadRecord(self.orders, matched, tokens), self._log.justifications)
         return list(premises), read_from
 
     def premise_logic(self) -> PremiseLogic:

@@ -6,14 +6,14 @@ holds one of them, a dealt or revealed hand holds its cards, an accusation
 holds or does not hold all of its cards).  :class:`PremiseLogic` encodes each
 as assumption literals over the deal's variables, on top of the rules of the
 game (one owner per card, the hand sizes, the envelope's cards per
-category: :class:`~clue_expert.engine.backbone.SatModel`), so that
+category: :class:`~clue_expert.engine.reasoning.backbone.SatModel`), so that
 
 * :meth:`PremiseLogic.entails` checks a rule's stated ``because:`` list
   (``Knowledge(check_premises=True)``: scenarios, ``rules --test``,
   ``deduce --rules``);
 * :meth:`PremiseLogic.minimize` shrinks the premises a rule *read* to a
   minimal set that still entails its conclusion, when the fact is first
-  explained (:meth:`~clue_expert.engine.knowledge.Knowledge.justification`),
+  explained (:meth:`~clue_expert.engine.seat.knowledge.Knowledge.justification`),
   as the case analysis's premises are.
 
 It is independent of the completion step: a seat without it (the Kingston
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from ..core.facts import ENVELOPE, Key
-from .backbone import SatModel
+from ...core.facts import ENVELOPE, Key
+from ..reasoning.backbone import SatModel
 
 
 class PremiseLogic:

@@ -6,7 +6,7 @@ rules' left-hand sides and reports each firing with the facts it matched;
 bindings (``on_firing`` → ``_match_fire`` → ``_run_rule`` → ``_loop`` →
 ``_fire``): its lets, loops and tests over the knowledge's queries, then its
 conclusions -- sheet facts recorded with their justification
-(:meth:`~clue_expert.engine.store.FactStore._declare_known`), a
+(:meth:`~clue_expert.engine.seat.store.FactStore._declare_known`), a
 contradiction, a decision (:mod:`.decisions`) or a probable clue (model rules,
 kept apart from the sheet).
 """
@@ -16,18 +16,18 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..core.errors import ContradictionError, RuleFileError, RuleLimitError
-from ..core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
+from ...core.errors import ContradictionError, RuleFileError, RuleLimitError
+from ...core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
                           bound_key, cards_key, describe)
 from .decisions import Deciding
 from .justify import Explanations, JustificationLog
 from .store import FactStore, ReadingView, Seating
-from .engines import Binder, EngineFact, EngineFiring, RuleEngine, bound
-from .expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
-from .justify import (HELD, LACKED, Firing, Justification, LazyMessage, ReadRecord, _premises_read, _ReadFiring,
-                      _ReadJustification)
-from .language import RulePlan, rule_plan
-from .rules import CompiledRule, format_template
+from ..engines import Binder, EngineFact, EngineFiring, RuleEngine, bound
+from ..language.expr import MAX_LENGTH, RULE_STEPS, Budget, LimitError, clip
+from .justify import (Firing, Justification, LazyMessage, ReadRecord, premises_read, ReadFiring,
+                      ReadJustification)
+from ..language.compiler import RulePlan, rule_plan
+from ..language.rules import CompiledRule, format_template
 
 #: Matches one ``match:`` rule's join may make in one run of the engine (one observation, one
 #: request, one case-analysis fact): over it, a RuleLimitError names the file, the rule and the limit.
@@ -174,7 +174,7 @@ class RuleInterpreter:
         in_engine = self._engine.watch is None
         made_keys = tuple([k for k in new if self._store.declare_known(k, just, in_engine)])
         if made_keys:
-            self._log.log(_ReadFiring(made_keys, just))
+            self._log.log(ReadFiring(made_keys, just))
 
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its
@@ -309,11 +309,11 @@ class RuleInterpreter:
             tokens = tuple(reads) if reads else ()
             if ("seen",) in tokens:
                 tokens = self._explanations.read_tokens(self._view.reads, self._seating.me)
-            read_just = _ReadJustification(rule.id, message, step, self._log.turn,
+            read_just = ReadJustification(rule.id, message, step, self._log.turn,
                                            ReadRecord(self._explanations.orders,
                                                       env.get("__matched__") or (env["this"],), tokens))
             if self._store.declare_known(key, read_just):
-                self._log.log(_ReadFiring((key,), read_just))
+                self._log.log(ReadFiring((key,), read_just))
             return
         if rule.then and rule.then[0].kind in DECISION_KINDS:
             self._deciding.decide(rule, env)
@@ -360,12 +360,12 @@ class RuleInterpreter:
         if rule.auto_premises and contradiction is None:  # premises put in order when first read
             step = self._log.new_step()
             tokens = self._explanations.read_tokens(self._view.reads, self._seating.me)
-            read_just = _ReadJustification(rule.id, message, step, self._log.turn,
+            read_just = ReadJustification(rule.id, message, step, self._log.turn,
                                            ReadRecord(self._explanations.orders,
                                                       env.get("__matched__") or (env["this"],), tokens))
             made = tuple(k for k in new if self._store.declare_known(k, read_just))
             if made:
-                self._log.log(_ReadFiring(made, read_just))
+                self._log.log(ReadFiring(made, read_just))
             return
         if rule.auto_premises:
             premises, read_from = self._explanations.read_premises(
@@ -447,7 +447,7 @@ def _bound_env(rule: CompiledRule, lib: Any, base: dict, bindings: Sequence[tupl
     return env
 
 
-class _NativeJustification(_ReadJustification):
+class _NativeJustification(ReadJustification):
     """The justification of a native firing (:meth:`RuleInterpreter.on_native`):
     its premises -- the keys of the facts it matched, as they stood when it
     fired -- put in order, and its message formatted, each only when first
@@ -459,7 +459,7 @@ class _NativeJustification(_ReadJustification):
 
     def __init__(self, rule: CompiledRule, step: int, turn: int | None, orders: Any, keys: tuple, lib: Any,
                  base: dict, bindings: tuple | None, facts: tuple, binder: Binder):
-        d = self.__dict__  # frozen: see _ReadJustification
+        d = self.__dict__  # frozen: see ReadJustification
         d["rule"] = rule.id
         d["step"] = step
         d["turn"] = turn
@@ -470,7 +470,7 @@ class _NativeJustification(_ReadJustification):
 
     def _materialize(self) -> None:
         d = self.__dict__
-        d["_premises"], d["_read_from"] = _premises_read(ReadRecord(d["_orders"], d["_keys"], ()))
+        d["_premises"], d["_read_from"] = premises_read(ReadRecord(d["_orders"], d["_keys"], ()))
 
     @property
     def _message(self) -> str:

@@ -1,7 +1,7 @@
 """The intermediate representation of a rule's left-hand side, shared by
 every engine adapter.
 
-The rule language (:mod:`clue_expert.engine.language`) compiles a rule's
+The rule language (:mod:`clue_expert.engine.language.compiler`) compiles a rule's
 ``match:`` into a tuple of the nodes below (:attr:`CompiledRule.patterns`);
 each engine adapter (:mod:`clue_expert.engine.engines`) compiles every node
 type onto its engine: experta conditions (``Fact`` patterns with ``W``
@@ -96,7 +96,7 @@ def _subset(xs: Any, ys: Any) -> bool:
 #: how a clause or a bound is narrowed by one card); ``<`` ``<=`` ``>`` ``>=``
 #: order two integers, and (as ``name<`` ...) two names alphabetically by code
 #: point -- Python's order of strings, CLIPS's ``str-compare`` (UTF-8 bytes).
-#: Every test is typed when its file loads (:func:`~clue_expert.engine.patterns.typed`).  Each is bounded: linear
+#: Every test is typed when its file loads (:func:`~clue_expert.engine.language.patterns.typed`).  Each is bounded: linear
 #: in the multislots' lengths.
 OPERATORS: dict[str, tuple[int, Callable[..., Any], str]] = {
     "==": (2, lambda a, b: a == b, "eq"),

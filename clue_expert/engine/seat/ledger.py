@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .backbone import SatModel
-from ..core.facts import Key
+from ..reasoning.backbone import SatModel
+from ...core.facts import Key
 
 
 @dataclass(slots=True)
@@ -65,7 +65,7 @@ class SatLedger:
     __slots__ = ("model", "facts", "done", "pending", "unpinned")
 
     def __init__(self, model: SatModel) -> None:
-        #: The deals of this game as a SAT model (:class:`~clue_expert.engine.backbone.SatModel`).
+        #: The deals of this game as a SAT model (:class:`~clue_expert.engine.reasoning.backbone.SatModel`).
         self.model = model
         #: literal (a cell's, or a clause or bound fact's selector) -> the known fact it stands for, in order.
         self.facts: dict[int, Key] = {}

@@ -24,12 +24,12 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import ClueError, UnknownEngineError
-from ..core.paths import data_dir, levels_dir
-from ..core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
-from .engines import check_engine_name
-from .language import RuleSet, rule_count
-from .rules import load_ruleset
+from ...core.errors import ClueError, UnknownEngineError
+from ...core.paths import data_dir, levels_dir
+from ...core.yamlio import MAX_BYTES, FileLoadError, load_file, shorten
+from ..engines import check_engine_name
+from ..language.compiler import RuleSet, rule_count
+from ..language.rules import load_ruleset
 
 #: The level a seat gets unless told otherwise.
 DEFAULT_LEVEL = "complete"

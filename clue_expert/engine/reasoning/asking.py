@@ -7,14 +7,14 @@ others hear "yes").  This module values every sensible (X, L) for one seat
 and picks the best.
 
 **Beliefs.**  :func:`marginals` gives the exact probability that each owner
-holds each card, under the model of :mod:`clue_expert.engine.beliefs`
+holds each card, under the model of :mod:`clue_expert.engine.reasoning.beliefs`
 (uniform deals; a shower choosing uniformly among his matching cards), by a
 forward-backward pass over the free cards whose state is the owners'
 remaining capacities -- the envelope is one more owner with a capacity per
 category, *without* labels for which cards it took -- plus the live one-of
 clauses, wrong accusations and seen shows.  Without the labels the state is
 small (a few hundred to a few thousand), so it is much faster than
-:func:`~clue_expert.engine.beliefs.compute`, whose joint envelope
+:func:`~clue_expert.engine.reasoning.beliefs.compute`, whose joint envelope
 distribution costs up to a second a position at seven players.  The
 envelope's distribution is then *fitted* to the exact marginals: per
 category, the product-form distribution over the envelope's possible card
@@ -49,10 +49,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
-from ..core.facts import ENVELOPE
-from ..core import work
-from .beliefs import _marginals, _Problem, entropy
-from .queries import KnowledgeView
+from ...core.facts import ENVELOPE
+from ...core import work
+from .beliefs import exact_marginals, BeliefProblem, entropy
+from ..seat.queries import KnowledgeView
 
 #: Above this many possible envelopes the fitted distribution is not built
 #: and the score falls back to the sum of the cards' binary entropies.
@@ -77,10 +77,10 @@ class Marginals:
 def marginals(k: KnowledgeView) -> Marginals:
     """Exact P(owner holds card) for every owner and card (see the module
     docstring): the envelope is an unlabelled owner
-    (:func:`clue_expert.engine.beliefs._marginals`, which
-    :func:`~clue_expert.engine.beliefs.compute` uses too)."""
-    pb = _Problem(k)
-    probs, z, biggest = _marginals(pb)
+    (:func:`clue_expert.engine.reasoning.beliefs.exact_marginals`, which
+    :func:`~clue_expert.engine.reasoning.beliefs.compute` uses too)."""
+    pb = BeliefProblem(k)
+    probs, z, biggest = exact_marginals(pb)
     return Marginals(probabilities=probs, deals=z * pb.base_factor, states=biggest)
 
 

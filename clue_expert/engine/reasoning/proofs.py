@@ -19,7 +19,7 @@ twice and a case-analysis fact only names its (minimal) premises.
   does") and closes every case the same way.  The cases are found by running
   the deduction rules alone on a throw-away knowledge that holds only the
   fact's minimal premises plus the supposition
-  (:meth:`~clue_expert.engine.knowledge.Knowledge.supposing`), splitting up to
+  (:meth:`~clue_expert.engine.seat.knowledge.Knowledge.supposing`), splitting up to
   :data:`MAX_DEPTH` times within a budget of :data:`TRIALS` trials; a fact
   whose cases are not found within it is shown as today, "in every deal
   consistent with lines …", and counted in :attr:`Proof.unsplit`.
@@ -33,10 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from ..core.errors import ClueError
-from ..core.facts import ENVELOPE, OBSERVATION_KINDS, Key, cards_key, describe, english_list, held_key, lacked_key
-from .knowledge import CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Justification, Knowledge
-from .library import disjoint_clauses
+from ...core.errors import ClueError
+from ...core.facts import ENVELOPE, OBSERVATION_KINDS, Key, cards_key, describe, english_list, held_key, lacked_key
+from ..seat.knowledge import CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Justification, Knowledge
+from ..library import disjoint_clauses
 
 #: Observations that are the game's constraints, stated in the header, never cited.
 SILENT = frozenset({"game", "hand-size"})

@@ -37,8 +37,8 @@ import operator
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-from ..core import work
-from ..core.errors import ExpressionError
+from ...core import work
+from ...core.errors import ExpressionError
 
 # --- load-time limits ---------------------------------------------------------
 #: Characters of one expression's source.

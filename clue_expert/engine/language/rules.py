@@ -2,7 +2,7 @@
 shipped deduction rule files.
 
 Reading is :func:`clue_expert.core.yamlio.load_file` (bounded YAML/JSON); validation and compilation are the generic
-compiler's (:mod:`clue_expert.engine.language`), handed the function table
+compiler's (:mod:`clue_expert.engine.language.compiler`), handed the function table
 of :mod:`clue_expert.engine.library`.  The language's names are re-exported
 here for convenience.
 """
@@ -14,14 +14,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import RuleFileError
-from ..core.paths import data_dir
-from ..core.text import visible
-from ..core.yamlio import FileLoadError, load_file
-from .language import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
+from ...core.errors import RuleFileError
+from ...core.paths import data_dir
+from ...core.text import visible
+from ...core.yamlio import FileLoadError, load_file
+from .compiler import (CONSTANTS, FILE_KINDS, RULESET_SCHEMA, SALIENCE, CompiledRule, Conclusion,  # noqa: F401
                        RuleCount, RuleSet, all_rules, compile_ruleset, format_template,
                        written_clash)
-from .library import FUNCTIONS
+from ..library import FUNCTIONS
 
 __all__ = ["CONSTANTS", "FILE_KINDS", "RULESET_SCHEMA", "SALIENCE", "CompiledRule", "Conclusion",
            "RuleSet", "all_rules", "compile_ruleset", "format_template", "load_ruleset",
@@ -96,7 +96,7 @@ def _load_reference(ref: str, from_path: str, kind: str) -> tuple[Any, str]:
 def load_ruleset(path: str | Path, count: RuleCount | None = None) -> RuleSet:
     """Load, validate and compile one rule file.  Raises
     :class:`RuleFileError` naming the file, the rule and the problem.
-    ``count`` (:func:`clue_expert.engine.language.rule_count`) adds its rules
+    ``count`` (:func:`clue_expert.engine.language.compiler.rule_count`) adds its rules
     to a count shared with other files compiled together."""
     path = str(path)
     try:

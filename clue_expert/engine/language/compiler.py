@@ -1,12 +1,12 @@
 """The rule language: the schema of a rule file and its compiler to
 :class:`CompiledRule` s, whose left-hand sides are the IR of
-:mod:`clue_expert.engine.ir` (each engine adapter compiles them onto its engine).
+:mod:`clue_expert.engine.language.ir` (each engine adapter compiles them onto its engine).
 
 A rule file is data.  :func:`compile_ruleset` validates an already-parsed
 file against :data:`RULESET_SCHEMA` (JSON Schema) and compiles every
-expression with the whitelisted evaluator of :mod:`clue_expert.engine.expr`
+expression with the whitelisted evaluator of :mod:`clue_expert.engine.language.expr`
 against a *function table handed to it* (the compiler imports no library of
-functions; :mod:`clue_expert.engine.rules` binds the shipped one).  Nothing
+functions; :mod:`clue_expert.engine.language.rules` binds the shipped one).  Nothing
 in a rule file is ever executed as code.
 
 Every YAML rule becomes one rule of the engine (see
@@ -30,8 +30,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import jsonschema
 
-from ..core.errors import ExpressionError, RuleFileError, RuleLimitError
-from ..core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
+from ...core.errors import ExpressionError, RuleFileError, RuleLimitError
+from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, REQUEST_KINDS, SETUP_KINDS
 from .expr import MAX_MESSAGE, MAX_TEMPLATE, Expression, LimitError, cap_message, clip, compile_expression
 from .ir import Either, Pattern
 from .patterns import SET_FIELDS, check_conclusion, compile_match, compile_term
@@ -608,7 +608,7 @@ def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
 def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
     """A rule's ``match:``: its IR nodes, the variables they bind in order of
     first use, and those bound to a ``cards`` field (see
-    :mod:`clue_expert.engine.patterns`)."""
+    :mod:`clue_expert.engine.language.patterns`)."""
     result = compile_match(items, path, rid, constants=CONSTANTS, setup_kinds=_SETUP_KINDS,
                            max_positive=MAX_POSITIVE_PATTERNS)
     return result.nodes, result.variables, result.set_vars
@@ -706,7 +706,7 @@ def pure_problems(rule: CompiledRule) -> list[str]:
     and checks nothing in Python (no ``let``, ``if``, ``for``, ``each``,
     ``where`` or ``because``), and concludes facts whose every field is a
     variable its patterns bind, a literal, ``ENVELOPE`` or the operators of
-    :data:`~clue_expert.engine.ir.OPERATORS` over them -- no library
+    :data:`~clue_expert.engine.language.ir.OPERATORS` over them -- no library
     function.  Such a rule compiles natively onto every engine and exports
     to plain CLIPS (every shipped deduction rule is pure:
     tests/test_pure_rules.py)."""
@@ -766,7 +766,7 @@ def all_rules(rulesets: Iterable[RuleSet]) -> list[CompiledRule]:
 
 
 #: Loads a referenced rule file: ``load(ref, from_path, kind)`` -> ``(raw, path)``
-#: (see :func:`clue_expert.engine.rules.load_ruleset`); raises RuleFileError.
+#: (see :func:`clue_expert.engine.language.rules.load_ruleset`); raises RuleFileError.
 Loader = Callable[[str, str, str], "tuple[Any, str]"]
 
 
@@ -891,7 +891,7 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
     with the id of one of them replaces it in place, the others are added
     after them.  ``include: [REF, ...]`` adds the rules of shared files after
     the file's own.  ``load`` reads a referenced file (see
-    :func:`clue_expert.engine.rules.load_ruleset`); nesting is bounded by
+    :func:`clue_expert.engine.language.rules.load_ruleset`); nesting is bounded by
     :data:`MAX_REUSE_DEPTH` and :data:`MAX_REUSE_FILES`, and a cycle is an
     error naming the files."""
     trail = _trail if _trail is not None else _Trail()

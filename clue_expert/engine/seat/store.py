@@ -22,11 +22,11 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
-from ..core.cards import Edition
-from ..core.errors import ContradictionError
-from ..core.facts import ENVELOPE, KINDS, Key, bound_key, cards_key, describe, held_key, lacked_key
-from ..core.observations import Observation
-from .engines import EngineFact, RuleEngine
+from ...core.cards import Edition
+from ...core.errors import ContradictionError
+from ...core.facts import ENVELOPE, KINDS, Key, bound_key, cards_key, describe, held_key, lacked_key
+from ...core.observations import Observation
+from ..engines import EngineFact, RuleEngine
 from .justify import HELD, LACKED, UNKNOWN, Explanations, Justification, JustificationLog
 from .ledger import SatLedger
 
@@ -344,7 +344,7 @@ class FactStore:
                                         f"{describe(key)}, but {describe(opposite)}"))
 
     def counted(self, kind: str, name: str) -> list[Key]:
-        """The facts a count (see :data:`clue_expert.engine.ir.TALLIES`) counts now, in sheet order.
+        """The facts a count (see :data:`clue_expert.engine.language.ir.TALLIES`) counts now, in sheet order.
         A count of cells is worked out again only when the set of cells it
         reads has grown (the sets only grow; a new game or a restore makes new ones)."""
         source = self._count_source(kind, name)
@@ -398,7 +398,7 @@ class FactStore:
                 if c in store[ENVELOPE]]
 
     # -------------------------------------------------------------- queries
-    # What the knowledge's public query view (clue_expert.engine.queries) answers from the sheet.
+    # What the knowledge's public query view (clue_expert.engine.seat.queries) answers from the sheet.
     def status(self, owner: str, card: str) -> str:
         """``held``, ``lacked`` or ``unknown``."""
         if card in self.held[owner]:
@@ -460,10 +460,10 @@ class FactStore:
 
 class ReadingView:
     """The knowledge as a rule's expressions see it (``__lib__``): the
-    queries of :class:`~clue_expert.engine.queries.KnowledgeView`, each
+    queries of :class:`~clue_expert.engine.seat.queries.KnowledgeView`, each
     recorded while :attr:`reads` is a list (a rule without ``because:``
     fires: see ``RuleInterpreter._run_rule``) as a read token, from which
-    the firing's premises are worked out (:func:`~.justify._premises_read`).
+    the firing's premises are worked out (:func:`~.justify.premises_read`).
     Any other attribute is the knowledge's (held weakly: no cycle)."""
 
     reads: list | None

@@ -3,7 +3,7 @@
 A ``your-turn`` / ``disprove-request`` / ``accuse-offer`` fact (see
 ``Knowledge.request``) makes the decision rules fire; each firing of a rule
 concluding ``suggest:``, ``show:``, ``accuse:``, ``ask:`` or ``move:`` becomes
-a :class:`~clue_expert.engine.justify.Candidate` whose options are checked to
+a :class:`~clue_expert.engine.seat.justify.Candidate` whose options are checked to
 be the edition's cards, the game's players and (the board game) this turn's
 legal moves (:class:`Deciding`, a part of the seat's knowledge that owns the
 candidates of the request running and the board game's move options).
@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ..core.board import MoveOptions
-from ..core.errors import ClueError, RuleFileError
-from .expr import clip
+from ...core.board import MoveOptions
+from ...core.errors import ClueError, RuleFileError
+from ..language.expr import clip
 from .justify import Candidate, Firing, JustificationLog, LazyMessage
-from .rules import CompiledRule
+from ..language.rules import CompiledRule
 from .store import ReadingView, Seating
 
 __all__ = ["Candidate", "Deciding"]

@@ -34,25 +34,25 @@ import random
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
-from .backbone import MAX_COMPLETION_CELLS, SatModel
-from ..core.cards import Edition
-from ..core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
-from ..core.errors import ClueError, ContradictionError, UnknownPlayerError
-from ..core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
+from ..reasoning.backbone import MAX_COMPLETION_CELLS, SatModel
+from ...core.cards import Edition
+from ...core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
+from ...core.errors import ClueError, ContradictionError, UnknownPlayerError
+from ...core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
                           player_name_problem)
 from .completion import CompletionStep, Entailment, SettlingCell
 from .decisions import Deciding
-from .engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
-from .engines.clp import exportable, records_clause
-from .expr import Budget
+from ..engines import EngineFact, RuleEngine, Watcher, choose_engine, make_engine
+from ..engines.clp import exportable, records_clause
+from ..language.expr import Budget
 from .interpret import MAX_JOIN_MATCHES, RuleInterpreter, RunnerParts
-from .ir import Pattern
+from ..language.ir import Pattern
 # the names of the parts below are re-exported: callers import them from here
 from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Candidate, Explanation, Explanations,
                       Firing, Justification, JustificationLog, LazyMessage, LogSnapshot, PremiseOrders, ReadRecord)
-from .language import pure_problems
+from ..language.compiler import pure_problems
 from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
-from .rules import CompiledRule, RuleSet, all_rules, default_rulesets
+from ..language.rules import CompiledRule, RuleSet, all_rules, default_rulesets
 from .store import FactStore, Memo, Observed, ReadingView, Seating, Sheet, StoreSnapshot, engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
@@ -133,7 +133,7 @@ class Knowledge:
     the sheet holds every entailed fact.  ``only`` restricts the active rules to
     some ids (used by scenario tests).  It wires its parts, one per concern,
     each owning its state (see the module docstring), and answers the public
-    queries (:class:`~clue_expert.engine.queries.KnowledgeView`)."""
+    queries (:class:`~clue_expert.engine.seat.queries.KnowledgeView`)."""
 
     # the parts (made by _build_parts)
     _seating: Seating
@@ -430,7 +430,7 @@ class Knowledge:
         may read the knowledge through its queries (after a contradiction,
         as it stood when the contradiction was found).  On leaving, the
         knowledge is as it was.  Blocks nest.  For step-by-step proofs by
-        cases (:mod:`clue_expert.engine.proofs`); leaving a block restores
+        cases (:mod:`clue_expert.engine.reasoning.proofs`); leaving a block restores
         the snapshot taken on entering it (:meth:`_snapshot`), with no
         observation taken in again."""
         before = set(self.justifications)
@@ -590,7 +590,7 @@ class Knowledge:
                          rulesets=self._rulesets, complete=self.complete if complete is None else complete)
 
     # ---------------------------------------------------------------- queries
-    # The typed, public query interface (clue_expert.engine.queries): the
+    # The typed, public query interface (clue_expert.engine.seat.queries): the
     # reading view's queries, which record a firing rule's reads.
     @property
     def cards(self) -> tuple[str, ...]:

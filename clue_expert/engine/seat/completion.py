@@ -1,7 +1,7 @@
 """The completion step: the SAT case analysis that makes deduction complete.
 
 After the rules reach their fixed point, :meth:`CompletionStep._case_analysis`
-asks the SAT backbone (:class:`~clue_expert.engine.backbone.SatModel`) for
+asks the SAT backbone (:class:`~clue_expert.engine.reasoning.backbone.SatModel`) for
 every held / lacked cell entailed by the known facts that the rules did not
 reach, and asserts each as a fact justified by a (later minimised) core of
 known facts, running the rules again after each.  The same model answers
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, NoReturn
 
-from .backbone import Unsatisfiable
-from ..core.errors import ClueError, ContradictionError
-from ..core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
+from ..reasoning.backbone import Unsatisfiable
+from ...core.errors import ClueError, ContradictionError
+from ...core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
 from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Explanations, Firing, Justification, \
     JustificationLog
