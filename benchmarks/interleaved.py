@@ -40,16 +40,18 @@ def child(folder: str, names: list[str], games: int, players: int) -> None:
     mods = [importlib.import_module(f"{name}.play.simulate") for name in names]
     specs = [m.make_specs(players=players, games=games + 2, seed=1,
                           strategies=[f"{s}:engine=clips" for s in STRATEGIES]) for m in mods]
-    for m, s in zip(mods, specs):  # warm-up: each seat's rules built
+    # one game: play_one (its name since the engine's house) or _play (the baseline's)
+    plays = [getattr(m, "play_one", None) or m._play for m in mods]
+    for play, s in zip(plays, specs):  # warm-up: each seat's rules built
         for spec in s[:2]:
-            m._play(spec)
+            play(spec)
     gc.collect()
     spent = [0.0] * len(mods)
     with mods[0].games_collector():
         for i in range(games):
             for j in (range(len(mods)) if i % 2 == 0 else reversed(range(len(mods)))):
                 t = time.process_time()
-                mods[j]._play(specs[j][i + 2])
+                plays[j](specs[j][i + 2])
                 spent[j] += time.process_time() - t
     print(" ".join(f"{1000 * t / games:.3f}" for t in spent))
 

@@ -154,7 +154,7 @@ def test_an_interrupt_dropped_in_a_game_stops_the_in_process_run(monkeypatch):
         simulate.run_games(specs, workers=1)
     assert played == [0, 1, 2]  # no game after the one the interrupt came in
     assert [s.index for s in info.value.results] == [0, 1]  # that game is not counted
-    assert simulate._STOP_ASKED == []  # acted on: the next run plays
+    assert simulate.STOP_ASKED == []  # acted on: the next run plays
     assert len(simulate.run_games(specs[:2] if isinstance(specs, list) else list(specs)[:2], workers=1)) == 2
 
 
@@ -174,7 +174,7 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
     import signal
     import sys
 
-    simulate._STOP_ASKED.clear()
+    simulate.STOP_ASKED.clear()
 
     class Holder:
         def __del__(self):
@@ -183,10 +183,10 @@ def test_an_interrupt_in_a_finalizer_is_noted_not_raised(monkeypatch):
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", dropped.append)  # what prints "Exception ignored in ..."
     Holder()  # collected at once
-    assert dropped == [] and simulate._STOP_ASKED == [signal.SIGINT]
+    assert dropped == [] and simulate.STOP_ASKED == [signal.SIGINT]
     with pytest.raises(KeyboardInterrupt):
         simulate.interrupt(signal.SIGINT, sys._getframe())
-    simulate._STOP_ASKED.clear()
+    simulate.STOP_ASKED.clear()
 
 
 def test_a_clips_environment_is_made_with_ctrl_c_held_back(monkeypatch):

@@ -121,7 +121,7 @@ def huge_knowledge(categories=40, per=10, players=10):
 
 def test_exact_beliefs_refuse_a_huge_edition_before_building_a_table(monkeypatch):
     built = []
-    monkeypatch.setattr(beliefs, "_Problem", lambda k: built.append(k))
+    monkeypatch.setattr(beliefs, "BeliefProblem", lambda k: built.append(k))
     k = huge_knowledge()
     with pytest.raises(beliefs.TableTooLarge, match=r"about 10\^40 envelope contents open, more than 100,000"):
         beliefs.compute(k)

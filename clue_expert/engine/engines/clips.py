@@ -110,9 +110,7 @@ class _Capture(clips.Router):
             self.text.append(message)
 
     def add_to(self, env: "clips.Environment") -> None:
-        self._env = env._env
-        _lib.AddRouter(env._env, self.name.encode(), self.priority, _lib.query_function, _lib.write_function,
-                       _ffi.NULL, _ffi.NULL, _ffi.NULL, self._userdata)
+        env.add_router(self)
 
     def take(self) -> str:
         text, self.text = "".join(self.text), []
@@ -176,7 +174,11 @@ class ClipsEngine(RuleEngine):
             # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
             # store_clauses: a native one-of clause is recorded inside CLIPS as the seat's store records it
             for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
-                                  store_clauses=True, work=True):
+                                  store_clauses=True,
+                                  # the join work tick (work=True) is off: with it a count modified
+                                  # between a tick and the firing left an index the adapter never heard
+                                  # of (KeyError in reproduce kingston); see docs/limits.md
+                                  work=False):
                 compiled[c.name] = c
         env = _new_environment()
         # clipspy's error router is asked about every read and write CLIPS
