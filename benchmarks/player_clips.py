@@ -40,7 +40,7 @@ PLAYERS = {"kingston-no-intelligence": "kingston", "kingston-deduction": "kingst
 
 
 def facts_text(k: Knowledge, turn: int) -> str:
-    """The facts ``deduce --turn TURN --export-facts`` writes (people/cli.py ``_write_facts``)."""
+    """The facts ``deduce --turn TURN --export-facts`` writes (people/cli/deduce.py ``_write_facts``)."""
     given = [EngineFact(key[0], tuple((f, k.values[key][f]) for f in KINDS[key[0]]))
              for key, j in k.justifications.items() if j.rule == GIVEN]
     facts = input_facts(k.rule_engine.facts(), k.rules, given)
@@ -49,7 +49,7 @@ def facts_text(k: Knowledge, turn: int) -> str:
 
 
 def seat_suggestion(k: Knowledge, turn: int) -> list:
-    """The suggestion the seat's strategy rules make, choice first (people/cli.py ``_suggestion``)."""
+    """The suggestion the seat's strategy rules make, choice first (people/cli/deduce.py ``_suggestion``)."""
     cands = [c for c in k.request("your-turn", {"turn": turn + 1, "round": turn // len(k.players) + 1})
              if c.kind == "suggest"]
     return [o[0] for o in cands[0].options] if cands else []

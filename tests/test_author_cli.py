@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from clue_expert.people.cli import NEW_KINDS, main
+from clue_expert.people.cli import main
+from clue_expert.people.cli.rules import NEW_KINDS
 from clue_expert.people.notebook import NotebookSession
 from clue_expert.engine.language.rules import load_ruleset
 from clue_expert.play.players import parse_seat

@@ -16,7 +16,8 @@ import pytest
 from clue_expert.core.cards import editions, get_edition
 from clue_expert.core.deals import get_deal, random_deal
 from clue_expert.core.records import load_record
-from clue_expert.people.cli import _seat_label, _seat_labels, main
+from clue_expert.people.cli import main
+from clue_expert.people.cli.play import _seat_label, seat_labels
 from clue_expert.people.render import ComparisonView, EditionsView, Fit, StepView, make_console
 from clue_expert.people.replay import steps
 from clue_expert.play.reproduce import Comparison
@@ -218,7 +219,7 @@ def test_rule_file_paths_are_labelled_by_their_id(tmp_path):
     assert _seat_label(str(mine)) == "my-greedy"
     assert _seat_label(f"{mine}:knowledge=kingston") == "my-greedy:knowledge=kingston"
     assert _seat_label("mitchell-fixed") == "mitchell-fixed"
-    assert _seat_labels([str(mine), "mitchell-fixed"]) == {str(mine): "my-greedy"}
+    assert seat_labels([str(mine), "mitchell-fixed"]) == {str(mine): "my-greedy"}
 
 
 def test_simulate_table_shows_the_ruleset_id(tmp_path, capsys, monkeypatch):

@@ -146,7 +146,7 @@ def test_why_steps_cli_fits_a_screen_and_keeps_every_word(capsys, monkeypatch):
 
 def test_replay_prompt_why_answers_as_known_at_that_step():
     import io as _io
-    from clue_expert.people.cli import _replay_why
+    from clue_expert.people.cli.assistant import _replay_why
     from clue_expert.people.render import make_console
     from clue_expert.people.replay import steps
     record = load_record(LESSON)

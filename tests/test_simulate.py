@@ -136,20 +136,20 @@ def test_the_default_seat_follows_the_table_size(players):
     """What play and simulate seat when no strategy is named (the 5- and
     6-player games themselves are too slow for a test: the seat list is checked)."""
     from argparse import Namespace
-    from clue_expert.people.cli import PLAY_SHOWCASE, _seats_named
+    from clue_expert.people.cli.play import PLAY_SHOWCASE, seats_named
     from clue_expert.play.players import parse_seat
     from clue_expert.play.seats import default_seat, seat_spec
     def fresh():
         return Namespace(strategy=None, response=None, accusation=None, game="speed-clue")
     want = seat_spec(parse_seat(default_seat(players)))
-    assert _seats_named(fresh(), players, showcase=False) == [want]
-    assert _seats_named(fresh(), players, showcase=True) == [want, *PLAY_SHOWCASE]
+    assert seats_named(fresh(), players, showcase=False) == [want]
+    assert seats_named(fresh(), players, showcase=True) == [want, *PLAY_SHOWCASE]
     args = Namespace(strategy=None, response="random-card", accusation="threshold-95", game="speed-clue")
-    seat, = _seats_named(args, players, showcase=False)
+    seat, = seats_named(args, players, showcase=False)
     assert seat.split(":")[0] == default_seat(players).split(":")[0]
     assert ":response=random-card" in seat and ":accusation=threshold-95" in seat
     args = Namespace(strategy=["mitchell-basic"], response=None, accusation=None, game="speed-clue")
-    assert _seats_named(args, players, showcase=True) == ["mitchell-basic"]
+    assert seats_named(args, players, showcase=True) == ["mitchell-basic"]
     assert (args.response, args.accusation) == ("minimal-information", "when-certain")
 
 
