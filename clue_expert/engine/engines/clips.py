@@ -37,6 +37,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import signal
 
 import clips
+from clips.common import environment_data
 from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
 from ...core.errors import RuleFileError, RuleLimitError
@@ -110,7 +111,15 @@ class _Capture(clips.Router):
             self.text.append(message)
 
     def add_to(self, env: "clips.Environment") -> None:
-        env.add_router(self)
+        # added with CLIPS's own AddRouter and no read, unread or exit function: clipspy's
+        # add_router registers all three, and CLIPS then calls into Python on every read it
+        # makes (the contest agent's replies slowed enough to split its frames differently).
+        # The router is kept where clipspy keeps its routers, the environment's own data, so
+        # it lives as long as the environment does (a freed router called back crashed a run).
+        self._env = env._env
+        environment_data(env._env, "routers")[self.name] = self
+        _lib.AddRouter(env._env, self.name.encode(), self.priority, _lib.query_function, _lib.write_function,
+                       _ffi.NULL, _ffi.NULL, _ffi.NULL, self._userdata)
 
     def take(self) -> str:
         text, self.text = "".join(self.text), []
