@@ -16,6 +16,7 @@ import yaml
 
 from clue_expert.core.errors import ContradictionError
 from clue_expert.people import cli, notebook
+from clue_expert.people.cli import catalog
 from clue_expert.people.notebook import NotebookSession, clean_stale_temps
 from clue_expert.people.output import Message
 from clue_expert.play import reproduce, simulate
@@ -296,7 +297,7 @@ def test_notebook_ctrl_c_keeps_the_game_and_exits_130(tmp_path, monkeypatch, cap
 def test_an_unexpected_exception_is_one_line_and_code_70(monkeypatch, capsys):
     def boom(args):
         raise ZeroDivisionError("division by zero\nsecond line")
-    monkeypatch.setattr(cli, "cmd_deals", boom)
+    monkeypatch.setattr(catalog, "cmd_deals", boom)
     assert cli.main(["deals"]) == 70
     out, err = capsys.readouterr()
     assert err == "error: internal error: ZeroDivisionError: division by zero (please report)\n"
@@ -314,7 +315,7 @@ def test_an_unexpected_exception_is_one_line_and_code_70(monkeypatch, capsys):
 def test_exit_codes(monkeypatch, capsys, exc, code):
     def fail(args):
         raise exc
-    monkeypatch.setattr(cli, "cmd_deals", fail)
+    monkeypatch.setattr(catalog, "cmd_deals", fail)
     assert cli.main(["deals"]) == code
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
