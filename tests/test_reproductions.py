@@ -314,8 +314,11 @@ def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
 def test_reproduce_mitchell_calibrated_column_is_counted_apart():
     """Her tables with and without the calibrated column: the same headline
     cells (means and bootstrap ranges), the calibrated one counted apart."""
-    tables = mitchell(games=1, tables=("5.1", "5.2"))
+    tables = mitchell(games=1, tables=("5.1", "5.2"), calibrated_tables=("5.1", "5.2"))
     without = mitchell(games=1, tables=("5.1", "5.2"), calibrated=False)
+    default = mitchell(games=1, tables=("5.1", "5.2"))  # the calibrated column on Table 5.1 only
+    assert default[0].calibrated == tables[0].calibrated and not default[1].calibrated
+    assert [t.rows for t in default] == [t.rows for t in without]
     for t, w in zip(tables, without):
         assert set(t.calibrated) == {label for label, _ in t.rows} and not w.calibrated
         assert t.rows == w.rows

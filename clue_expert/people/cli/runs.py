@@ -182,7 +182,8 @@ def cmd_reproduce(args) -> int:
         return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
                         response=args.response or "mitchell",
                         tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell",
-                        executor=executor, calibrated=not args.no_calibrated)
+                        executor=executor, calibrated=not args.no_calibrated,
+                        calibrated_tables=tuple(args.calibrated_table or ("5.1",)))
     with _executor(args, workers) as executor:
         try:
             # (the number of games is the reproduction's own business)
@@ -295,6 +296,9 @@ def add_reproduce(sub) -> None:
                    help="kingston: each strategy also in a row of its own at this knowledge level (e.g. complete)")
     p.add_argument("--no-beside", action="store_true",
                    help="kingston: no rows at another level (the default; overrides --beside)")
+    p.add_argument("--calibrated-table", action="append", choices=["5.1", "5.2"], metavar="TABLE",
+                   help="mitchell: a table that gets the calibrated column (repeatable; default 5.1 -- 5.2's "
+                        "adds 320 games at complete deduction to the default run)")
     p.add_argument("--no-calibrated", action="store_true",
                    help="leave out the calibrated column (as the authors' programs evidently ran, not their text; "
                         "kingston: Deduction and Next-not-held without the possible-set inference, his six-player "
