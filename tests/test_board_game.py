@@ -260,6 +260,7 @@ def test_board_record_errors(tmp_path):
             parse_record({**data, **change})
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_simulate_board_reports_games_with_speed_clue_keys(capsys):
     assert main(["simulate", "--board", "classic", "--players", "4", "--games", "10", "--json",
                  "--workers", "1"]) == 0

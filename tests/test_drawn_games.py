@@ -4,6 +4,8 @@ and complete against the independent CNF oracle, and a failure shrinks to a
 small game."""
 from __future__ import annotations
 
+import pytest
+
 from hypothesis import HealthCheck, find, given, settings
 
 from clue_expert.core.cards import get_edition
@@ -39,6 +41,7 @@ def test_deduction_on_drawn_games_is_what_the_oracle_entails(record):
                 assert (record.deal.owner_of(c) == o) == (cells[o][c] == "held")
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_a_failure_shrinks_to_a_small_game():
     """Asked for a game with a wrong accusation in it, hypothesis finds one and shrinks it: one turn, three players,
     the accusation itself."""

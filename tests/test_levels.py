@@ -72,6 +72,7 @@ def test_own_turn_level_reads_others_moves_only_at_its_turn():
             assert taken == every
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_kingston_no_intelligence_row_is_his():
     tables = kingston(envelopes=0, beside=None, seeds=2)
     three = dict(tables[0].rows)
@@ -79,8 +80,9 @@ def test_reproduce_kingston_no_intelligence_row_is_his():
     assert ours == [6, 12, 6, 7, 4]
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_kingston_json_beside_rows(capsys):
-    assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "1", "--workers", "1"]) == 0
+    assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "1", "--workers", "1", "--beside", "complete"]) == 0
     tables = json.loads(capsys.readouterr().out)
     labels = [r["label"] for r in tables[0]["rows"]]
     assert "kingston-no-intelligence" in labels

@@ -123,6 +123,7 @@ def test_comparison_with_a_calibrated_column_shows_it_headed_and_flagged(width):
     assert "† kingston-previous-possible, all: not played: a reason of one line" in text
     assert "7.5" not in flat(render(ComparisonView(COMPARISON), width)).split()
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_small_run_piped(capsys, monkeypatch):
     code, out, _ = cli(capsys, monkeypatch, 80, "reproduce", "kingston", "--envelopes", "0", "--no-beside",
                        "--seeds", "2", "--workers", "1")
@@ -348,7 +349,8 @@ def test_progress_lines_say_when_the_first_game_is_done(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, label", [
-    (["reproduce", "kingston", "--envelopes", "0", "--seeds", "2", "--no-beside", "--workers", "1", "--json"], "reproduce kingston"),
+    pytest.param(["reproduce", "kingston", "--envelopes", "0", "--seeds", "2", "--no-beside", "--workers", "1",
+                  "--json"], "reproduce kingston", marks=pytest.mark.slow),
     (["puzzle", "--seed", "3", "--json"], "puzzle (medium)"),
 ])
 def test_long_commands_say_how_far_they_are(capsys, argv, label):

@@ -79,6 +79,7 @@ def test_estimate_is_the_mean_and_the_10_90_range():
     assert mean_estimate([1, 9] * 10, seed=1) == mean_estimate([1, 9] * 10, seed=1)
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_kingston_json_gives_mean_and_range_per_cell(capsys):
     assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "3", "--no-beside",
                  "--workers", "1"]) == 0
@@ -288,6 +289,7 @@ def test_calibrated_column_is_never_counted_into_the_headline():
     assert cell["inside_range"] is False and cell["calibrated"]["inside_range"] is True
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
     assert main(["reproduce", "kingston", "--json", "--envelopes", "0", "--seeds", "2", "--workers", "1",
                  "--quiet"]) == 0
@@ -311,6 +313,7 @@ def test_reproduce_kingston_json_gives_both_columns_counted_apart(capsys):
     assert six_rows["kingston-no-intelligence"][5]["calibrated"]["ours"] is None
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run)
 def test_reproduce_mitchell_calibrated_column_is_counted_apart():
     """Her tables with and without the calibrated column: the same headline
     cells (means and bootstrap ranges), the calibrated one counted apart."""
