@@ -23,7 +23,6 @@ STILL_LONG = {
     "engine/reasoning/beliefs.py:__init__": 71,
     "engine/language/expr.py:v_Call": 69,
     "testing/scenarios.py:_check_decision": 68,
-    "engine/engines/clips.py:load": 68,
     "people/cli/deduce.py:cmd_deduce": 64,
     "people/cli/deduce.py:_deduce_replay": 63,
     "engine/reasoning/beliefs.py:evaluate": 63,

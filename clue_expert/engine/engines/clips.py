@@ -177,18 +177,7 @@ class ClipsEngine(RuleEngine):
     def load(self, rules: Sequence[Any], native: Mapping[str, tuple] | None = None) -> None:
         """See :meth:`.base.RuleEngine.load`: a rule in ``native`` (or with its
         own ``native``) asserts its facts inside CLIPS and does not halt the run."""
-        native = native or {}
-        compiled: dict[str, CompiledDefrule] = {}
-        for order, rule in enumerate(rules):
-            # new_only: a native firing that would assert a fact CLIPS holds never reaches the agenda
-            # store_clauses: a native one-of clause is recorded inside CLIPS as the seat's store records it
-            for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
-                                  store_clauses=True,
-                                  # the join work tick (work=True) is off: with it a count modified
-                                  # between a tick and the firing left an index the adapter never heard
-                                  # of (KeyError in reproduce kingston); see docs/limits.md
-                                  work=False):
-                compiled[c.name] = c
+        compiled = _compile_seat_rules(rules, native or {})
         env = _new_environment()
         # clipspy's error router is asked about every read and write CLIPS
         # makes (a call into Python each time): it halves the speed of a run
@@ -217,17 +206,7 @@ class ClipsEngine(RuleEngine):
             env.build(tally_rule(tally, number))
         numbered = list(compiled.values())
         for number, c in enumerate(numbered):
-            try:
-                env.build(c.reporting(number))
-            except clips.CLIPSError:
-                capture.on = False
-                for router in routers:
-                    router.activate()
-                try:
-                    env.build(c.reporting(number))
-                except clips.CLIPSError as exc:
-                    raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
-                raise  # pragma: no cover - refused only once
+            _build_defrule(env, c, number, capture, routers)
         capture.take()
         self._capture = capture
         self._env = env
@@ -639,6 +618,38 @@ class ClipsEngine(RuleEngine):
         if not self._stepwise:
             self._refresh_counts()
         return [self._activation(name, salience, basis) for name, salience, basis in self._agenda_raw()]
+
+
+def _compile_seat_rules(rules: Sequence[Any], native: Mapping[str, tuple]) -> dict[str, CompiledDefrule]:
+    """The seat's defrules by name.  new_only: a native firing that would
+    assert a fact CLIPS holds never reaches the agenda; store_clauses: a
+    native one-of clause is recorded inside CLIPS as the seat's store
+    records it.  The join work tick (work=True) is off: with it a count
+    modified between a tick and the firing left an index the adapter never
+    heard of (KeyError in reproduce kingston); see docs/limits.md."""
+    compiled: dict[str, CompiledDefrule] = {}
+    for order, rule in enumerate(rules):
+        for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
+                              store_clauses=True, work=False):
+            compiled[c.name] = c
+    return compiled
+
+
+def _build_defrule(env: "clips.Environment", c: CompiledDefrule, number: int, capture: "_Capture",
+                   routers: list) -> None:
+    """Build one defrule; when CLIPS refuses it, build it again with clipspy's
+    error router on, to word the error (naming the file and the rule)."""
+    try:
+        env.build(c.reporting(number))
+    except clips.CLIPSError:
+        capture.on = False
+        for router in routers:
+            router.activate()
+        try:
+            env.build(c.reporting(number))
+        except clips.CLIPSError as exc:
+            raise RuleFileError(c.rule.path, c.rule.id, f"CLIPS refused the rule: {exc}") from None
+        raise  # pragma: no cover - refused only once
 
 
 class _TraceCapture(clips.Router):
