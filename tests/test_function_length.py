@@ -26,7 +26,6 @@ STILL_LONG = {
     "people/cli/deduce.py:cmd_deduce": 64,
     "people/cli/deduce.py:_deduce_replay": 63,
     "engine/reasoning/beliefs.py:evaluate": 63,
-    "engine/language/compiler.py:compile_ruleset": 63,
 }
 
 

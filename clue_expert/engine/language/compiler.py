@@ -910,27 +910,11 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
             base = _bring_in(raw["extends"], path, kind, "extends", raw.get("with"), functions, load, trail)
             rules = list(base.rules)
         position = {r.id: i for i, r in enumerate(rules)}
-        seen: set[str] = set()
-        for item in raw.get("rules") or ():  # every id checked before any rule is compiled
-            if item["id"] in seen:
-                raise RuleFileError(path, item["id"], "duplicate rule id in this file")
-            seen.add(item["id"])
-        for item in raw.get("rules") or ():
-            rule = _compile_rule(item, raw["id"], path, kind, functions, params)
-            if rule.id in position:
-                rules[position[rule.id]] = rule  # overrides the base's rule of that id
-            else:
-                position[rule.id] = len(rules)
-                rules.append(rule)
+        _own_rules(raw, path, kind, functions, params, rules, position)
         for item in raw.get("include") or ():
             ref, given = (item, None) if isinstance(item, str) else (item["file"], item.get("with"))
             block = _bring_in(ref, path, kind, "include", given, functions, load, trail)
-            for rule in block.rules:
-                if rule.id in position:
-                    raise RuleFileError(path, rule.id, f"include {clip(ref, 80)}: this rule id is already "
-                                                       f"in the file (from {Path(rules[position[rule.id]].path).name})")
-                position[rule.id] = len(rules)
-                rules.append(rule)
+            _add_included(block.rules, ref, path, rules, position)
         if not rules:  # pragma: no cover - the schema asks for rules, extends or include
             raise RuleFileError(path, None, "no rules")
         for rule in rules:
@@ -943,6 +927,36 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
                        extends=base.path if base else None)
     finally:
         trail.stack.pop()
+
+
+def _own_rules(raw: Any, path: str, kind: str, functions: Mapping[str, Callable], params: dict,
+               rules: list[CompiledRule], position: dict[str, int]) -> None:
+    """The file's own rules compiled into ``rules`` (``position``: id -> index):
+    one with the id of an extended file's rule replaces it in place, the
+    others come after.  Every id is checked before any rule is compiled."""
+    seen: set[str] = set()
+    for item in raw.get("rules") or ():
+        if item["id"] in seen:
+            raise RuleFileError(path, item["id"], "duplicate rule id in this file")
+        seen.add(item["id"])
+    for item in raw.get("rules") or ():
+        rule = _compile_rule(item, raw["id"], path, kind, functions, params)
+        if rule.id in position:
+            rules[position[rule.id]] = rule  # overrides the base's rule of that id
+        else:
+            position[rule.id] = len(rules)
+            rules.append(rule)
+
+
+def _add_included(block: Iterable[CompiledRule], ref: str, path: str, rules: list[CompiledRule],
+                  position: dict[str, int]) -> None:
+    """An included file's rules added after the others; an id already in the file is an error."""
+    for rule in block:
+        if rule.id in position:
+            raise RuleFileError(path, rule.id, f"include {clip(ref, 80)}: this rule id is already "
+                                               f"in the file (from {Path(rules[position[rule.id]].path).name})")
+        position[rule.id] = len(rules)
+        rules.append(rule)
 
 
 def written_clash(rulesets: Iterable[RuleSet]) -> tuple[CompiledRule, str] | None:
