@@ -21,7 +21,6 @@ STILL_LONG = {
     "engine/reasoning/beliefs.py:exact_marginals": 78,
     "engine/language/patterns.py:typed": 74,
     "engine/reasoning/beliefs.py:__init__": 71,
-    "engine/language/expr.py:v_Call": 69,
     "testing/scenarios.py:_check_decision": 68,
     "people/cli/deduce.py:cmd_deduce": 64,
     "people/cli/deduce.py:_deduce_replay": 63,

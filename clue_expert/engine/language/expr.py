@@ -449,6 +449,64 @@ def _check_arity(name: str, fn: Callable, given: int, source: str) -> None:
     raise ExpressionError(f"{name}({shown}) takes {want}, got {given} (in {clip(source)})")
 
 
+def _metered_call(fn: Callable, name: str, args: list) -> Compiled:
+    """A call that may set off costly work: the work is charged to this
+    request's budget (clue_expert.core.work), which looks at the clock."""
+    meter = work.METER
+    what = f"{name}()"
+    soft = getattr(fn, "soft", False)
+
+    def metered_call(env):
+        b = _budget(env)
+        if not soft:  # counted (the clock is looked at as the work adds up); a soft one,
+            b.charge_work(1, what)  # past the deadline, answers from its cheap stand-in instead
+        token = meter.set(b)
+        try:
+            r = fn(env["__lib__"], *[a(env) for a in args])
+        finally:
+            meter.reset(token)
+        return _check_small(r, env) if type(r) is tuple else r
+    return metered_call
+
+
+def _plain_call(fn: Callable, args: list, var: list) -> Compiled:
+    """A library call, specialised for one or two arguments (a variable's
+    name read without a closure: the calls rules make most, per firing)."""
+    if len(args) == 1 and var[0] is not None:
+        n0 = var[0]
+
+        def call1v(env):
+            r = fn(env["__lib__"], env[n0])
+            return _check_small(r, env) if type(r) is tuple else r
+        return call1v
+    if len(args) == 2 and var[0] is not None and var[1] is not None:
+        m0, m1 = var[0], var[1]
+
+        def call2v(env):
+            r = fn(env["__lib__"], env[m0], env[m1])
+            return _check_small(r, env) if type(r) is tuple else r
+        return call2v
+    if len(args) == 1:
+        a0 = args[0]
+
+        def call1(env):
+            r = fn(env["__lib__"], a0(env))
+            return _check_small(r, env) if type(r) is tuple else r
+        return call1
+    if len(args) == 2:
+        a0, a1 = args
+
+        def call2(env):
+            r = fn(env["__lib__"], a0(env), a1(env))
+            return _check_small(r, env) if type(r) is tuple else r
+        return call2
+
+    def call(env):
+        r = fn(env["__lib__"], *[a(env) for a in args])
+        return _check_small(r, env) if type(r) is tuple else r
+    return call
+
+
 class _Compiler:
     def __init__(self, variables: set[str], functions: Mapping[str, Callable], source: str,
                  constants: dict | None = None):
@@ -608,6 +666,20 @@ class _Compiler:
 
     # calls ----------------------------------------------------------------
     def v_Call(self, node: ast.Call) -> Compiled:
+        name = self._library_function(node)
+        self.calls.add(name)
+        args = [self.visit(a) for a in node.args]
+        fn = self.functions[name]
+        if getattr(fn, "costly", False):
+            return _metered_call(fn, name, args)
+        # A result that is a tuple may embed the arguments (fact references):
+        # weighed like a literal, so nesting cannot grow a value without bound.
+        var = [a.id if isinstance(a, ast.Name) and a.id in self.variables else None for a in node.args]
+        return _plain_call(fn, args, var)
+
+    def _library_function(self, node: ast.Call) -> str:
+        """The name of the library function ``node`` calls, checked: a plain
+        name of the table, positional arguments only, as many as it takes."""
         if not isinstance(node.func, ast.Name):
             raise self.fail("calling anything but a library function")
         name = node.func.id
@@ -619,63 +691,7 @@ class _Compiler:
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail("*args")
         _check_arity(name, self.functions[name], len(node.args), self.source)
-        self.calls.add(name)
-        args = [self.visit(a) for a in node.args]
-        fn = self.functions[name]
-        # A result that is a tuple may embed the arguments (fact references):
-        # weighed like a literal, so nesting cannot grow a value without bound.
-        var = [a.id if isinstance(a, ast.Name) and a.id in self.variables else None for a in node.args]
-        if getattr(fn, "costly", False):
-            # a call that may set off costly work: the work is charged to this
-            # request's budget (clue_expert.core.work), which looks at the clock
-            meter = work.METER
-            what = f"{name}()"
-            soft = getattr(fn, "soft", False)
-
-            def metered_call(env):
-                b = _budget(env)
-                if not soft:  # counted (the clock is looked at as the work adds up); a soft one,
-                    b.charge_work(1, what)  # past the deadline, answers from its cheap stand-in instead
-                token = meter.set(b)
-                try:
-                    r = fn(env["__lib__"], *[a(env) for a in args])
-                finally:
-                    meter.reset(token)
-                return _check_small(r, env) if type(r) is tuple else r
-            return metered_call
-        if len(args) == 1 and var[0] is not None:  # f(name): the name read without a closure
-            n0 = var[0]
-
-            def call1v(env):
-                r = fn(env["__lib__"], env[n0])
-                return _check_small(r, env) if type(r) is tuple else r
-            return call1v
-        if len(args) == 2 and var[0] is not None and var[1] is not None:
-            m0, m1 = var[0], var[1]
-
-            def call2v(env):
-                r = fn(env["__lib__"], env[m0], env[m1])
-                return _check_small(r, env) if type(r) is tuple else r
-            return call2v
-        if len(args) == 1:
-            a0 = args[0]
-
-            def call1(env):
-                r = fn(env["__lib__"], a0(env))
-                return _check_small(r, env) if type(r) is tuple else r
-            return call1
-        if len(args) == 2:
-            a0, a1 = args
-
-            def call2(env):
-                r = fn(env["__lib__"], a0(env), a1(env))
-                return _check_small(r, env) if type(r) is tuple else r
-            return call2
-
-        def call(env):
-            r = fn(env["__lib__"], *[a(env) for a in args])
-            return _check_small(r, env) if type(r) is tuple else r
-        return call
+        return name
 
     # comprehensions -------------------------------------------------------
     def _comprehension(self, node, make):
