@@ -76,33 +76,12 @@ def cmd_deduce(args) -> int:
         if args.probabilities:
             beliefs = compute(k)
         if args.json:
-            sheet = k.sheet().to_json()
-            sheet["record"] = str(path)
-            if beliefs is not None:
-                sheet.update(beliefs.to_json())
-            if args.watch:
-                sheet["firings"] = [{"step": f.step, "rule": f.rule, "message": f.message, "turn": f.turn,
-                                     "conclusions": [describe(c) for c in f.conclusions]} for f in k.firings]
-            if args.model:
-                refuted = set(k.probable_clues(refuted=True))
-                sheet["probable"] = [{"clue": describe(key), "rule": j.rule, "turn": j.turn,
-                                      "refuted": key in refuted} for key, j in k.probable.items()]
-            if error is not None:
-                sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
-            if strategy is not None:
-                sheet["suggestion"] = list(suggestion) if suggestion is not None else None
-            print(json.dumps(sheet))
+            print(json.dumps(_deduce_json(args, k, path, beliefs, error, strategy, suggestion)))
         else:
             with _commented(console, traced):
                 if len(records) > 1:
                     console.rule(escape(str(path)))
-                console.print(SheetView(k.sheet(), record.edition))
-                console.print(knowledge_summary(k))
-                if args.model:
-                    table = probable_clues(k)
-                    console.print(table if table is not None else "no probable clues")
-                if beliefs is not None:
-                    console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
+                _print_deduction(args, console, k, record, beliefs)
                 if suggestion is not None:
                     console.print(f"{record.me}'s suggestion after turn {at} ({strategy[0].id}): "
                                   f"{', '.join(suggestion)}", markup=False)
@@ -110,6 +89,37 @@ def cmd_deduce(args) -> int:
             print(f"error: {path}: {error}\n(the sheet shown is the one before turn {error.turn})", file=sys.stderr)
             status = 1
     return status
+
+
+def _deduce_json(args, k, path, beliefs, error, strategy, suggestion) -> dict:
+    """``deduce --json``'s object for one record."""
+    sheet = k.sheet().to_json()
+    sheet["record"] = str(path)
+    if beliefs is not None:
+        sheet.update(beliefs.to_json())
+    if args.watch:
+        sheet["firings"] = [{"step": f.step, "rule": f.rule, "message": f.message, "turn": f.turn,
+                             "conclusions": [describe(c) for c in f.conclusions]} for f in k.firings]
+    if args.model:
+        refuted = set(k.probable_clues(refuted=True))
+        sheet["probable"] = [{"clue": describe(key), "rule": j.rule, "turn": j.turn,
+                              "refuted": key in refuted} for key, j in k.probable.items()]
+    if error is not None:
+        sheet["error"] = {"message": str(error), "turn": error.turn, "facts": error.facts}
+    if strategy is not None:
+        sheet["suggestion"] = list(suggestion) if suggestion is not None else None
+    return sheet
+
+
+def _print_deduction(args, console, k, record, beliefs) -> None:
+    """``deduce``'s sheet for a person, the summary, probable clues and probabilities."""
+    console.print(SheetView(k.sheet(), record.edition))
+    console.print(knowledge_summary(k))
+    if args.model:
+        table = probable_clues(k)
+        console.print(table if table is not None else "no probable clues")
+    if beliefs is not None:
+        console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
 
 
 @contextlib.contextmanager
