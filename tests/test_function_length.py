@@ -22,7 +22,6 @@ STILL_LONG = {
     "engine/language/patterns.py:typed": 74,
     "engine/reasoning/beliefs.py:__init__": 71,
     "testing/scenarios.py:_check_decision": 68,
-    "people/cli/deduce.py:_deduce_replay": 63,
     "engine/reasoning/beliefs.py:evaluate": 63,
 }
 

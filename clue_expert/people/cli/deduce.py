@@ -122,6 +122,22 @@ def _print_deduction(args, console, k, record, beliefs) -> None:
         console.print(ProbabilityView(k.sheet(), beliefs, record.edition))
 
 
+def _clips_run(args, k, program: str, inputs) -> bool:
+    """``--export-batch`` writes the game's batch file; ``--watch`` prints what
+    CLIPS prints running it.  True when the trace was printed (the sheet then
+    follows as ``;;`` lines)."""
+    chunks = None
+    if args.export_batch:
+        clp, chunks = write_batch(args.export_batch, program, inputs)
+        print(f"wrote {args.export_batch} and {clp} (CLIPS: clips -f2 {args.export_batch}, or "
+              f"(batch* \"{args.export_batch}\") from the same folder)", file=sys.stderr)
+    if args.watch and not args.json:
+        for line in clips_watch(k, program, inputs, chunks):
+            print(line)  # as CLIPS prints it: never wrapped
+        return True
+    return False
+
+
 @contextlib.contextmanager
 def _commented(console, commented: bool):
     """With ``commented`` (after ``--watch``'s CLIPS trace), what is printed
@@ -222,17 +238,7 @@ def _deduce_replay(args, record, level, console, strategy=None):
         if exc.turn is None:
             exc.turn = k.last_turn
         error = exc
-    traced = False
-    if inputs is not None and program is not None:
-        chunks = None
-        if args.export_batch:
-            clp, chunks = write_batch(args.export_batch, program, inputs)
-            print(f"wrote {args.export_batch} and {clp} (CLIPS: clips -f2 {args.export_batch}, or "
-                  f"(batch* \"{args.export_batch}\") from the same folder)", file=sys.stderr)
-        if args.watch and not args.json:
-            for line in clips_watch(k, program, inputs, chunks):
-                print(line)  # as CLIPS prints it: never wrapped
-            traced = True  # the sheet after it as ;; lines (cmd_deduce)
+    traced = _clips_run(args, k, program, inputs) if inputs is not None and program is not None else False
     if args.agenda and not args.json:
         console.rule(f"agenda at turn {at}, before its first firing" + (" (the deal)" if at == 0 else ""))
         console.print(trace.agenda(agenda))
