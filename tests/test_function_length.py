@@ -19,7 +19,6 @@ STILL_LONG = {
     "play/reproduce.py:mitchell": 118,
     "engine/reasoning/beliefs.py:_marginals_vector": 86,
     "engine/reasoning/beliefs.py:exact_marginals": 78,
-    "engine/language/patterns.py:typed": 74,
     "engine/reasoning/beliefs.py:__init__": 71,
     "testing/scenarios.py:_check_decision": 68,
     "engine/reasoning/beliefs.py:evaluate": 63,

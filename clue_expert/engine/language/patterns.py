@@ -111,18 +111,7 @@ def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
     if isinstance(term, Var):
         return term, types.get(term.name, SYMBOL)
     if isinstance(term, Lit):
-        v = term.value
-        if v is None:
-            return term, NULL
-        if isinstance(v, bool):
-            return term, BOOLEAN
-        if isinstance(v, int):
-            if abs(v) > MAX_INTEGER:
-                raise TypeProblem(f"the integer {v} is out of range (at most {MAX_INTEGER:,} either way)")
-            return term, INTEGER
-        if isinstance(v, str):
-            return term, SYMBOL
-        raise TypeProblem(f"{clip(v, 40)} is {type(v).__name__}: a test compares names, integers and booleans")
+        return term, _literal_type(term.value)
     assert isinstance(term, Op)
     if term.op == "and":  # the right conjunct runs only when the left is true (both engines short-circuit)
         left = typed(term.args[0], types)
@@ -132,7 +121,27 @@ def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
         parts = [typed(a, types) for a in term.args]
     args = tuple(a for a, _ in parts)
     ts = [t for _, t in parts]
-    op = term.op
+    return _operator_type(term.op, args, ts)
+
+
+def _literal_type(v: Any) -> str:
+    """The type of a literal (a name, an integer in range, a boolean, null)."""
+    if v is None:
+        return NULL
+    if isinstance(v, bool):
+        return BOOLEAN
+    if isinstance(v, int):
+        if abs(v) > MAX_INTEGER:
+            raise TypeProblem(f"the integer {v} is out of range (at most {MAX_INTEGER:,} either way)")
+        return INTEGER
+    if isinstance(v, str):
+        return SYMBOL
+    raise TypeProblem(f"{clip(v, 40)} is {type(v).__name__}: a test compares names, integers and booleans")
+
+
+def _operator_type(op: str, args: tuple, ts: list) -> tuple[Any, str]:
+    """An operation on typed operands (types ``ts``): the IR term, ordering of
+    names made explicit, and its type; :class:`TypeProblem` when ``op`` does not apply."""
     words = [_TYPE_WORDS[t] for t in ts]
     if op in ("==", "!="):
         if not _same(ts[0], ts[1]):
@@ -179,6 +188,7 @@ def typed(term: Any, types: Mapping[str, str]) -> tuple[Any, str]:
                               f"Python 0 and empty lists as false: write a comparison)")
         return Op(op, args), BOOLEAN
     raise TypeProblem(f"unknown operator {op!r}")  # pragma: no cover - the parser makes no other
+
 
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.In: "in", ast.NotIn: "not-in", ast.Is: "==", ast.IsNot: "!="}
