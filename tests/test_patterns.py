@@ -139,12 +139,73 @@ def test_joined_patterns_are_bounded(tmp_path):
         load_ruleset(path)
 
 
-def test_match_is_for_deduction_and_model_rules(tmp_path):
+def _decision_file(tmp_path, kind: str, rules: str) -> Path:
     path = tmp_path / "s.yaml"
-    path.write_text("id: s\ntitle: S\nkind: strategy\nrules:\n  - id: r\n    message: m\n"
-                    "    match: [{held: {owner: o, card: c}}]\n    then:\n      - suggest: {other: c}\n")
-    with pytest.raises(RuleFileError, match="a strategy rule must have when: your-turn; match: is for deduction"):
+    path.write_text(f"id: s\ntitle: S\nkind: {kind}\nchoice: first\nrules:\n{rules}")
+    return path
+
+
+@pytest.mark.parametrize("rules,message", [
+    ("  - id: r\n    message: m\n    match: [{held: {owner: o, card: c}}]\n    then:\n      - suggest: {other: c}\n",
+     "match: a strategy rule matches its request once, as a pattern of its own \\(your-turn: {}\\)"),
+    ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {not: {accuse-offer: {}}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n", "and no other request"),
+    ("  - id: r\n    message: m\n    per: x\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n", "per: 'x' is not a variable the rule binds"),
+    ("  - id: r\n    message: m\n    order: reversed\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n", "order: reversed orders the candidates of per:"),
+    ("  - id: r\n    message: m\n    per: c\n    when: your-turn\n    then:\n      - suggest: {other: CARDS}\n",
+     "per: only a decision rule with match: gathers"),
+    ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n  - id: q\n    message: m\n    priority: 3\n    candidate: r\n"
+     "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
+     "candidate: it adds to 'r'.s candidate, so its priority, per, order and conclusions must be that rule's"),
+    ("  - id: q\n    message: m\n    candidate: nowhere\n"
+     "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
+     "candidate: 'nowhere' is not a match: rule of this file"),
+])
+def test_a_decision_rule_with_match_is_checked_at_load(tmp_path, rules, message):
+    """A strategy's production rule matches its request (your-turn) once;
+    per/order/candidate are checked when the file loads, naming the rule."""
+    with pytest.raises(RuleFileError, match=message) as err:
+        load_ruleset(_decision_file(tmp_path, "strategy", rules))
+    assert "s.yaml: rule " in str(err.value)
+
+
+def test_a_deduction_rule_cannot_match_a_request(tmp_path):
+    path = rule_file(tmp_path, "  - id: r\n    message: m\n    match: [{your-turn: {}}, {held: {owner: o, card: c}}]\n"
+                               "    then:\n      - lacked: [ENVELOPE, c]\n")
+    with pytest.raises(RuleFileError, match="match: a deduction rule cannot match the decision request 'your-turn'"):
         load_ruleset(path)
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_production_rule_firings_are_gathered_per_value_in_list_order(tmp_path, engine):
+    """One candidate per value of per: (in list order, or reversed), each
+    slot the cards the rule's firings named, the same on both engines, and
+    rules naming one candidate build it together."""
+    rules = ("  - id: lacked-by-next\n    message: \"{nxt} lacks these; the {odd} is any\"\n    priority: 5\n"
+             "    per: odd\n    order: reversed\n    match:\n      - your-turn: {}\n      - game: {me: me}\n"
+             "      - seat: {player: me, next: nxt}\n      - category: {name: odd}\n"
+             "      - card: {id: c, category: cat}\n      - test: \"cat != odd\"\n"
+             "      - lacked: {owner: nxt, card: c}\n    then:\n      - suggest: {other: c}\n"
+             "  - id: the-odd-card\n    message: m\n    priority: 5\n    candidate: lacked-by-next\n    per: odd\n"
+             "    order: reversed\n    match:\n      - your-turn: {}\n      - category: {name: odd}\n"
+             "      - card: {id: c, category: odd}\n    then:\n      - suggest: {other: c}\n")
+    rs = load_ruleset(_decision_file(tmp_path, "strategy", rules))
+    edition = get_edition("cluedo")
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
+    k.assume([("lacked", "bob", c) for c in ("plum", "green", "rope", "hall", "study")])
+    cands = k.request("your-turn", {"turn": 1, "round": 1})
+    rooms = edition.category_cards("room")
+    assert [c.options for c in cands] == [
+        (("green", "plum"), ("rope",), tuple(c for c in edition.card_ids if c in rooms)),  # the room is any
+        (("green", "plum"), tuple(c for c in edition.card_ids if c in edition.category_cards("weapon")),
+         ("hall", "study")),
+        (tuple(c for c in edition.card_ids if c in edition.category_cards("suspect")), ("rope",),
+         ("hall", "study"))]
+    assert [c.rule for c in cands] == ["lacked-by-next"] * 3
+    assert cands[0].message == "bob lacks these; the room is any"
 
 
 def test_a_pattern_literal_card_is_checked_against_the_edition(tmp_path, capsys):

@@ -79,6 +79,7 @@ def _name_problem(players: tuple[str, ...]) -> str | None:
 #: 1's bounded clue).
 KINDS: dict[str, tuple[str, ...]] = {
     "game": ("players", "me"),
+    "seat": ("player", "next", "previous"),
     "hand-size": ("owner", "size"),
     "dealt": ("owner", "cards"),
     "passed": ("turn", "player", "by", "cards"),
@@ -114,10 +115,13 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: Set-up facts of the game that hold from its start and never change: every
 #: ``owner`` (``player`` false for the envelope), every ``card`` with its
 #: category, every ``category`` with its cards and how many of them the
-#: envelope holds (``envelope``), and the ``deck``'s size (all cards).  Rules
-#: match them in ``match:``; they are never a premise (they hold in every game
+#: envelope holds (``envelope``), the ``deck``'s size (all cards), and each
+#: player's ``seat`` (the ``next`` player in seat order, the first asked to
+#: disprove his suggestions, and the ``previous`` one; declared only when a
+#: loaded rule matches it, so that other rule sets see the same fact numbers
+#: as before it existed).  Rules match them in ``match:``; they are never a premise (they hold in every game
 #: of the edition and seating).
-SETUP_KINDS = frozenset({"owner", "card", "category", "deck"})
+SETUP_KINDS = frozenset({"owner", "card", "category", "deck", "seat"})
 
 #: Counts the engine keeps up to date (see :data:`clue_expert.engine.language.ir.TALLIES`):
 #: known held and lacked cards per owner, owners known to lack each card,
@@ -330,6 +334,7 @@ def _setup_text(kind: str, name: str, v: dict) -> str:
             "card": f"{name} is a {v.get('category', 'card')}",
             "category": f"the {name} cards are {_join(v.get('cards', ()))}",
             "deck": f"the deck has {name} cards",
+            "seat": f"{v.get('next', '?')} sits after {name}",
             "held-count": f"{name} holds {n} known cards",
             "lacked-count": f"{name} lacks {n} known cards",
             "lacker-count": f"{n} owners are known to lack {name}",

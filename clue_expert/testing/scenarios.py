@@ -150,11 +150,13 @@ def check_coverage(ruleset: RuleSet, scenarios: list[Scenario]) -> list[str]:
     """Problems: rules written in the file without a must-fire or
     must-not-fire scenario, and scenarios naming rules not in the file.  A
     rule the file takes from another by ``extends:`` or ``include:`` is
-    covered by that file's scenarios (a scenario here may still test it)."""
+    covered by that file's scenarios (a scenario here may still test it),
+    and one adding to another rule's candidate (``candidate:``) by that
+    rule's, which run it too."""
     problems = []
     ids = {r.id for r in ruleset.rules}
     for r in ruleset.rules:
-        if r.path != ruleset.path:
+        if r.path != ruleset.path or r.candidate is not None:  # a rule adding to another's candidate: its scenarios
             continue
         kinds = {s.fires for s in scenarios if s.rule == r.id}
         if True not in kinds:
@@ -196,6 +198,8 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     me = d.get("me")
     where = f"{scenario.path}: scenario {scenario.name!r} (rule {scenario.rule})"
     active = [scenario.rule, *d.get("with", [])]
+    # the rules that add to its candidate (candidate: RULE) decide with it
+    active += [r.id for r in all_rules(rulesets) if r.candidate == scenario.rule and r.id not in active]
     sizes = d.get("hand_sizes")
     k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False, check_premises=True)
     raised = None

@@ -23,9 +23,11 @@ the sheet is complete before the player looks at it:
    cards of his one-of clauses he is not known to hold or lack, undeduced),
    ``may-be-envelope`` (Mitchell: the cards the envelope may still hold and
    is not known to hold; every card of a category whose envelope card is
-   known); ``unseen-or-any`` / ``undeduced-or-any`` (salience -12) add every
-   card of a category the envelope holds none of where the set has none,
-   as the strategy files do; the neighbours are ``(neighbour
+   known); ``unseen-and-any`` / ``undeduced-and-any`` (salience -12) add every
+   card of a category the envelope holds none of, as the production rules of
+   No intelligence and Deduction do; ``unseen-or-any`` / ``undeduced-or-any``
+   add them only where the set has none, as Kingston's possible-card
+   strategies' expressions do; the neighbours are ``(neighbour
    next|after-next|previous NAME)``;
 2. **candidates** (salience -15): one rule per rule of the strategy file,
    named as it, asserting for each candidate it proposes which set each
@@ -156,7 +158,8 @@ SET_RULES = {
 def _or_any(name: str) -> str:
     """The set NAME-or-any: NAME, or every card of a category the envelope
     holds none of where NAME has none (``X or (category_cards(category) if
-    envelope_count(category) == 0 else None)``), once NAME is complete."""
+    envelope_count(category) == 0 else None)``, Kingston's possible-card
+    strategies), once NAME is complete."""
     return f"""(defrule set-{name}-or-any
   (declare (salience {OR_ANY}))
   (your-turn)
@@ -167,13 +170,31 @@ def _or_any(name: str) -> str:
   (assert (in {name}-or-any ?cat ?c)))"""
 
 
+def _and_any(name: str) -> str:
+    """The set NAME-and-any: NAME, and every card of a category the envelope
+    holds none of (the production rules' ``not: [..., {test: "e > 0"}]`` in
+    rules/shared/no-intelligence.yaml and kingston-deduction.yaml), once NAME
+    is complete."""
+    return f"""(defrule set-{name}-and-any
+  (declare (salience {OR_ANY}))
+  (your-turn)
+  (card (id ?c) (category ?cat))
+  (or (in {name} ?cat ?c)
+      (category (name ?cat) (envelope 0)))
+  =>
+  (assert (in {name}-and-any ?cat ?c)))"""
+
+
 SET_RULES["unseen-or-any"] = _or_any("unseen")
 SET_RULES["undeduced-or-any"] = _or_any("undeduced")
+SET_RULES["unseen-and-any"] = _and_any("unseen")
+SET_RULES["undeduced-and-any"] = _and_any("undeduced")
 
 #: The sets each set needs first.
 SET_NEEDS = {"lacked-by-next": ("undeduced",), "lacked-by-after-next": ("undeduced",),
              "possible-next": ("undeduced",), "possible-previous": ("undeduced",),
-             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",)}
+             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",),
+             "unseen-and-any": ("unseen",), "undeduced-and-any": ("undeduced",)}
 
 
 def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
@@ -217,12 +238,12 @@ def _possible(rule: str, priority: int, possible: str) -> str:
                  (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced-or-any)))))"""
 
 
-_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen-or-any")
+_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen-and-any")
 
 #: Strategy id -> its candidate rules (named as the file's rules), for the strategies with a CLIPS form.
 STRATEGIES: dict[str, tuple[str, ...]] = {
     "kingston-no-intelligence": (_NO_INTELLIGENCE,),
-    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced-or-any"),),
+    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced-and-any"),),
     "kingston-next-not-held": (
         _odd_one_out("ask-two-lacked-by-next-one-lacked-by-after-next", 30, "lacked-by-after-next",
                      "lacked-by-next"),

@@ -102,7 +102,8 @@ MAX_GROUP_ITEMS = 4
 #: The set-up facts (one per game, per owner, per card, per category).  (A pattern of any kind
 #: may join the ones before it by nothing: the engines bound the work of the joins.)
 _SETUP_KINDS = ("game", "hand-size", *sorted(SETUP_KINDS))
-_PATTERN_KINDS = [k for k in KINDS if k not in REQUEST_KINDS]
+#: (A decision rule's ``match:`` has its request among them: see :func:`_compile_lhs`.)
+_PATTERN_KINDS = list(KINDS)
 _PATTERN_FIELDS = {"type": "object", "maxProperties": 8, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
 _ONE_PATTERN = {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "propertyNames": {"enum": [*_PATTERN_KINDS, "test"]},
@@ -158,6 +159,9 @@ RULESET_SCHEMA: dict = {
                 "message": {"type": "string", "minLength": 1},
                 "group": {"enum": list(SALIENCE)},
                 "priority": {"type": "integer"},
+                "per": {"type": "string", **_NAME},
+                "candidate": {"type": "string", "pattern": ID_PATTERN},
+                "order": {"enum": ["list", "reversed"]},
                 "when": {"oneOf": [
                     {"enum": list(KINDS)},
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
@@ -257,6 +261,14 @@ class CompiledRule:
     """Whether it binds (``let``/``for``/``each``) a name that is a field of
     one of its trigger kinds: such a rule runs in its own copy of the
     trigger's bindings, since the rules a fact triggers otherwise share one."""
+    per: str | None = None
+    """A decision rule with ``match:``: the variable whose values part its
+    firings into candidates (None: all its firings of a request make one)."""
+    per_reversed: bool = False
+    """Whether its candidates come in the reverse of the ``per`` values' list order (``order: reversed``)."""
+    candidate: str | None = None
+    """A decision rule with ``match:``: the candidate its firings add to
+    (``candidate: ID``, shared with other rules of its file; None: its own)."""
     plan: "RulePlan | None" = field(default=None, repr=False, compare=False)
     """How the knowledge runs it, the compiled closures unwrapped (see :func:`rule_plan`)."""
 
@@ -493,10 +505,8 @@ def _compile_lhs(raw: dict, file_kind: str, path: str,
     patterns: tuple = ()
     set_vars: frozenset = frozenset()
     if "match" in raw:
-        if request is not None:
-            raise RuleFileError(path, rid, f"a {file_kind} rule must have when: {request}; match: is for "
-                                           f"deduction and model rules")
         patterns, variables, set_vars = _compile_patterns(raw["match"], path, rid)
+        _check_request_patterns(patterns, request, file_kind, path, rid)
         on = tuple(dict.fromkeys(p.kind for node in patterns
                                  for p in (node.items if isinstance(node, Either) else (node,))
                                  if isinstance(p, Pattern) and not p.negated))
@@ -513,6 +523,55 @@ def _compile_lhs(raw: dict, file_kind: str, path: str,
         fields = set.intersection(*(set(KINDS[kind]) for kind in on))
         patterns, set_vars = when_patterns(on)
     return on, fields, patterns, set_vars
+
+
+def _check_request_patterns(patterns: tuple, request: str | None, file_kind: str, path: str, rid: str) -> None:
+    """A decision rule's ``match:`` matches its request (``your-turn``, ...)
+    once, as a positive pattern: its firings are the request's candidates; a
+    deduction or model rule matches no request."""
+    def kinds(nodes) -> list[str]:
+        out: list[str] = []
+        for node in nodes:
+            if isinstance(node, Pattern):
+                out.append(node.kind)
+            else:
+                out += kinds(getattr(node, "items", None) or ())
+        return out
+    requests = [k for k in kinds(patterns) if k in REQUEST_KINDS]
+    if request is None:
+        if requests:
+            raise RuleFileError(path, rid, f"match: a {file_kind} rule cannot match the decision request "
+                                           f"{requests[0]!r}")
+        return
+    top = [p for p in patterns if isinstance(p, Pattern) and not p.negated and p.kind == request]
+    if len(top) != 1 or len(requests) != 1:
+        raise RuleFileError(path, rid, f"match: a {file_kind} rule matches its request once, as a pattern "
+                                       f"of its own ({request}: {{}}), and no other request")
+
+
+def _check_gathering(rule: "CompiledRule", raw: dict, file_kind: str, names: set, path: str, rid: str) -> None:
+    """``per:`` and ``order:`` belong to a decision rule with ``match:`` (whose
+    firings are gathered into candidates), ``per`` names a variable the rule
+    binds; such a rule concludes ``suggest``, ``show`` or ``accuse``."""
+    gathers = "match" in raw and file_kind in ("strategy", "response", "accusation", "move")
+    for key in ("per", "order", "candidate"):
+        if key in raw and not gathers:
+            raise RuleFileError(path, rid, f"{key}: only a decision rule with match: gathers its firings into "
+                                           f"candidates")
+    if not gathers:
+        return
+    if "per" in raw and raw["per"] not in names:
+        raise RuleFileError(path, rid, f"per: {raw['per']!r} is not a variable the rule binds "
+                                       f"({', '.join(sorted(n for n in names if n not in CONSTANTS))})")
+    if raw.get("order") == "reversed" and "per" not in raw:
+        raise RuleFileError(path, rid, "order: reversed orders the candidates of per:, which the rule lacks")
+    for c in rule.then:
+        if c.kind not in ("suggest", "show", "accuse"):
+            raise RuleFileError(path, rid, f"a decision rule with match: concludes suggest, show or accuse "
+                                           f"(its firings are gathered into candidates), not {c.kind!r}")
+    rule.per = raw.get("per")
+    rule.candidate = raw.get("candidate")
+    rule.per_reversed = raw.get("order") == "reversed"
 
 
 def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
@@ -571,6 +630,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
     rule.auto_premises = "because" not in raw and file_kind == "deduction"
     _check_message(rule.message, names, path, rid)
+    _check_gathering(rule, raw, file_kind, names, path, rid)
     every_field = {"this"}.union(*(KINDS[kind] for kind in on)) if "when" in raw else set()
     rule.rebinds = any(name in every_field for part in ("let", "for", "each") for name in raw.get(part) or {})
     rule.plan = rule_plan(rule)
@@ -917,6 +977,7 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
             _add_included(block.rules, ref, path, rules, position)
         if not rules:  # pragma: no cover - the schema asks for rules, extends or include
             raise RuleFileError(path, None, "no rules")
+        _check_shared_candidates(rules, path)
         for rule in rules:
             rule.ruleset = raw["id"]
         description = raw.get("description", base.description if base else "")
@@ -927,6 +988,26 @@ def compile_ruleset(raw: Any, path: str, functions: Mapping[str, Callable], *, l
                        extends=base.path if base else None)
     finally:
         trail.stack.pop()
+
+
+def _check_shared_candidates(rules: Sequence[CompiledRule], path: str) -> None:
+    """Rules that add to one candidate (``candidate: ID``) name a rule of the
+    file that gathers into its own candidate, and agree with it on
+    priority, ``per`` and ``order``."""
+    by_id = {r.id: r for r in rules}
+    for rule in rules:
+        if rule.candidate is None:
+            continue
+        owner = by_id.get(rule.candidate)
+        if owner is None or owner.shorthand or owner.candidate is not None:
+            raise RuleFileError(path, rule.id, f"candidate: {rule.candidate!r} is not a match: rule of this file "
+                                               f"that makes its own candidate")
+        if (owner.priority, owner.per is None, owner.per_reversed, [c.kind for c in owner.then]) != \
+                (rule.priority, rule.per is None, rule.per_reversed, [c.kind for c in rule.then]):
+            raise RuleFileError(path, rule.id, f"candidate: it adds to {owner.id!r}'s candidate, so its priority, "
+                                               f"per, order and conclusions must be that rule's ({owner.priority}, "
+                                               f"{owner.per or 'none'}, "
+                                               f"{'reversed' if owner.per_reversed else 'list'})")
 
 
 def _own_rules(raw: Any, path: str, kind: str, functions: Mapping[str, Callable], params: dict,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, NoReturn
 
+from ..language.ir import Pattern
 from ..reasoning.backbone import Unsatisfiable
 from ...core.errors import ClueError, ContradictionError
 from ...core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
@@ -338,7 +339,14 @@ def _request_need(kind: str, rules: Iterable) -> str:
     for rule in rules:
         if kind not in rule.on:
             continue
-        if not rule.shorthand or not REQUEST_KINDS.issuperset(rule.on):
+        if not rule.shorthand:  # a production rule: what its patterns match
+            matched = _sheet_patterns(rule.patterns)
+            if any(not _envelope_held(p) for p in matched) or (matched and any(c.kind != "accuse"
+                                                                             for c in rule.then)):
+                return "sheet"
+            if matched:
+                need = "solved"  # it matches only cards the envelope holds: whole only once it is known
+        elif not REQUEST_KINDS.issuperset(rule.on):
             return "sheet"
         calls = _calls(rule)
         if not calls <= SETTLE_FREE | ASKS_SOLVED:
@@ -346,6 +354,30 @@ def _request_need(kind: str, rules: Iterable) -> str:
         if calls & ASKS_SOLVED:
             need = "solved"
     return need
+
+
+#: Fact kinds the completion step adds to (the sheet) or changes (its counts).
+_SHEET_KINDS = frozenset({"held", "lacked", "one-of", "not-all", "bound", "held-count", "lacked-count",
+                          "lacker-count", "envelope-held-count", "envelope-lacked-count"})
+
+
+def _sheet_patterns(nodes) -> list:
+    """The patterns among ``nodes`` (inside not/exists/either too) that match the sheet."""
+    out = []
+    for node in nodes:
+        if isinstance(node, Pattern):
+            if node.kind in _SHEET_KINDS:
+                out.append(node)
+        else:
+            out += _sheet_patterns(getattr(node, "items", None) or ())
+    return out
+
+
+def _envelope_held(p: Pattern) -> bool:
+    """A positive pattern of a card the envelope holds (``held: {owner: ENVELOPE, ...}``):
+    a decision made of such cards is whole only once every envelope card is
+    known, which :meth:`CompletionStep.solved` settles (see ``when-certain``)."""
+    return p.kind == "held" and not p.negated and ("owner", "lit", ENVELOPE) in p.fields
 
 
 def _calls(rule) -> set[str]:

@@ -7,6 +7,18 @@ a :class:`~clue_expert.engine.seat.justify.Candidate` whose options are checked 
 be the edition's cards, the game's players and (the board game) this turn's
 legal moves (:class:`Deciding`, a part of the seat's knowledge that owns the
 candidates of the request running and the board game's move options).
+
+A decision rule written with ``match:`` (a production rule: its patterns
+match the request and the sheet's facts, one firing per match) does not make
+a candidate per firing: its firings in one request are *gathered*, one
+candidate per value of its ``per:`` variable (one for the rule without
+``per:``), with the firings of the rules that name it as their
+``candidate:``, each slot's options the cards its firings named for it, in list
+order (a candidate with a slot no firing filled is dropped; an accusation is
+checked whole).  The gathered candidates come, at each priority, after those
+of ``when:`` rules, in the order of their rules in the seat's rule list and
+then of their ``per`` values' list order (``order: reversed``: the reverse),
+so neither engine's firing order shows in a decision.
 """
 from __future__ import annotations
 
@@ -40,13 +52,29 @@ class Deciding:
         self.candidates = None
         self.board_options = None
         self.room_here = None
+        #: (rule id, per value) -> what the firings of a match: rule proposed in this request.
+        self._gathered: dict[tuple[str, Any], _Gathered] = {}
+        #: rule id -> its place in the seat's rule list (the order of gathered candidates).
+        self._rule_order: dict[str, int] = {}
+
+    def rank_rules(self, rule_ids) -> None:
+        """The seat's rules in order: gathered candidates come in this order."""
+        self._rule_order = {rid: i for i, rid in enumerate(rule_ids)}
 
     def start(self) -> None:
         """A request starts: no candidates yet."""
         self.candidates = []
+        self._gathered = {}
 
     def finish(self) -> list[Candidate]:
-        """The request is over: what its rules proposed."""
+        """The request is over: what its rules proposed (the gathered
+        candidates made now, in their rules' order)."""
+        gathered, self._gathered = self._gathered, {}
+        if self.candidates is not None and gathered:
+            order = self._rule_order
+            # (candidate, per value) -> entry: by the candidate's rule, then the per value
+            for _, entry in sorted(gathered.items(), key=lambda kv: (order.get(kv[0][0], 10**6), kv[1].rank)):
+                self._propose(entry)
         found, self.candidates = self.candidates or [], None
         return found
 
@@ -94,6 +122,9 @@ class Deciding:
         """A decision rule fired: its candidates (none outside a request)."""
         if self.candidates is None:
             return
+        if not rule.shorthand:
+            self._gather(rule, env)
+            return
         seating = self._seating
         edition, category = seating.edition, seating.category
         for c in rule.then:
@@ -139,6 +170,79 @@ class Deciding:
             self.candidates.append(cand)
             self._log.log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._log.turn))
 
+    def _gather(self, rule: CompiledRule, env: dict) -> None:
+        """A match: rule fired: add the cards it names to its candidate (see the module docstring)."""
+        per = env.get(rule.per) if rule.per is not None else None
+        name = rule.candidate or rule.id
+        entry = self._gathered.get((name, per))
+        if entry is None:
+            entry = self._gathered[(name, per)] = _Gathered(rule, self._rank(per, rule.per_reversed))
+        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
+            entry.rule = rule  # the candidate is its first rule's (its message)
+        category = self._seating.category
+        for i, c in enumerate(rule.then):
+            if c.kind == "suggest":
+                slots = self._suggestion_slots(rule, c, env)
+                named = [{v for v in self._known_cards(rule, c.kind, _as_set(val)) if category.get(v) == cat}
+                         for val, cat in zip(slots, self._seating.edition.categories)]
+            elif c.kind == "show":
+                matching = set(env.get("matching", ()))
+                named = [{v for v in self._known_cards(rule, c.kind, _as_set(c.args[0](env))) if v in matching}]
+            else:  # accuse: the cards named, checked whole when the request ends
+                values = [a(env) for a in c.args]
+                named = [set(self._known_cards(rule, c.kind, values if len(values) > 1 else _as_set(values[0])))]
+            entry.add(i, c.kind, named)
+        env["__rule__"] = rule.id
+        entry.envs.append(env)
+
+    def _rank(self, value: Any, reverse: bool) -> tuple:
+        """Where a ``per`` value comes among its rule's candidates: list
+        order (cards, categories, players), else the value's own order."""
+        seating = self._seating
+        if value is None:
+            place: tuple = (0, 0)
+        elif value in seating.order:
+            place = (0, seating.order[value])
+        elif value in seating.edition.categories:
+            place = (0, seating.edition.categories.index(value))
+        elif value in seating.players:
+            place = (0, seating.players.index(value))
+        elif isinstance(value, (int, float)):
+            place = (1, value)
+        else:
+            place = (2, str(value))
+        return (place[0], -place[1]) if reverse and isinstance(place[1], (int, float)) else place
+
+    def _propose(self, entry: "_Gathered") -> None:
+        """A gathered candidate, made when the request ends: each slot's
+        cards in list order; dropped when a slot is empty or an accusation
+        is not whole; its premises every fact its firings matched."""
+        rule = entry.rule
+        for kind, slots in entry.conclusions():
+            if kind == "accuse":
+                try:
+                    accused = self._seating.edition.check_accusation(self._ordered(slots[0]))
+                except (ClueError, KeyError, TypeError):
+                    continue
+                opts: tuple = tuple((t,) for t in accused)
+            else:
+                opts = tuple(self._ordered(slot) for slot in slots)
+                if kind == "suggest" and self.room_here is not None:  # the board game
+                    here = self._seating.category.get(self.room_here)
+                    opts = tuple((self.room_here,) if cat == here else o
+                                 for o, cat in zip(opts, self._seating.edition.categories))
+            if not all(opts):
+                continue
+            step = self._log.new_step()
+            own = [env for env in entry.envs if env.get("__rule__") == rule.id] or entry.envs
+            message = LazyMessage(rule, _merged(own, self._seating.order))
+            cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
+            assert self.candidates is not None
+            self.candidates.append(cand)
+            premises = tuple(dict.fromkeys(k for env in entry.envs for k in env.get("__matched__", ())))
+            self._log.log(Firing(step, rule.id, message, ((kind, opts),), tuple(sorted(premises, key=repr)),
+                                 self._log.turn))
+
     def _known_cards(self, rule: CompiledRule, kind: str, cards) -> list:
         """``cards`` (a list), each checked to be a card of the edition."""
         cards = list(cards)
@@ -170,6 +274,56 @@ class Deciding:
     def _ordered(self, cards) -> tuple:
         order = self._seating.order
         return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
+
+
+class _Gathered:
+    """What one match: rule's firings proposed in a request, for one ``per`` value."""
+
+    __slots__ = ("rule", "rank", "slots", "kinds", "envs")
+
+    def __init__(self, rule: CompiledRule, rank: tuple) -> None:
+        self.rule = rule
+        self.rank = rank
+        #: conclusion index -> one set of cards per slot
+        self.slots: dict[int, list[set]] = {}
+        self.kinds: dict[int, str] = {}
+        #: the bindings of each firing (the candidate's message and premises)
+        self.envs: list[dict] = []
+
+    def add(self, index: int, kind: str, named: list[set]) -> None:
+        slots = self.slots.get(index)
+        if slots is None:
+            self.slots[index] = [set(n) for n in named]
+            self.kinds[index] = kind
+        else:
+            for slot, more in zip(slots, named):
+                slot |= more
+
+    def conclusions(self):
+        """(kind, slots) of each of the rule's conclusions, in its then: order."""
+        return [(self.kinds[i], self.slots[i]) for i in sorted(self.slots)]
+
+
+def _merged(envs: list[dict], order: dict) -> dict:
+    """The bindings a gathered candidate's message reads: a name every
+    firing bound alike keeps its value; one they bound differently stands
+    for all its values, in list order (cards in sheet order)."""
+    first = envs[0]
+    if len(envs) == 1:
+        return dict(first)
+    out = dict(first)
+    for name, value in first.items():
+        if name.startswith("__") or name == "this":
+            continue
+        values = [env.get(name) for env in envs]
+        if all(v == value for v in values):
+            continue
+        try:
+            distinct = list(dict.fromkeys(values))
+        except TypeError:  # unhashable values: the first firing's
+            continue
+        out[name] = tuple(sorted(distinct, key=lambda v: (order.get(v, 10**6), str(v))))
+    return out
 
 
 def _as_set(value) -> list:

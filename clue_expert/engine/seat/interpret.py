@@ -83,6 +83,7 @@ class RuleInterpreter:
         #: Whether a rule's stated ``because:`` premises are checked to entail each of its conclusions.
         self.check_premises = check_premises
         self._rules_by_id = {r.id: r for r in rules}
+        self._deciding.rank_rules(self._rules_by_id)
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
         self.base_env = base_env

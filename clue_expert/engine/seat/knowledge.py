@@ -386,6 +386,11 @@ class Knowledge:
         for c in seating.cards:
             declare(EngineFact("card", (("id", c), ("category", seating.category[c]))))
         declare(EngineFact("deck", (("size", len(seating.cards)),)))
+        if "seat" in self._matched_kinds:
+            players = self.players
+            for i, p in enumerate(players):
+                declare(EngineFact("seat", (("player", p), ("next", players[(i + 1) % len(players)]),
+                                            ("previous", players[i - 1]))))
         for kind in ("held-count", "lacked-count"):
             for o in self.owners:
                 declare(EngineFact(kind, (("owner", o), ("n", 0))))
@@ -519,7 +524,8 @@ class Knowledge:
         me = self.me
         if kind == "showed" and values.get("card") is not None and me is not None:
             # once per card: seen-count counts cards
-            if values["by"] == me and self._store.saw(values["card"]) and "seen-count" in self._matched_kinds:
+            if values["by"] == me and self._store.saw(values["card"]) and (SEEN_KIND in self._matched_kinds
+                                                                           or "seen-count" in self._matched_kinds):
                 self._engine.declare(EngineFact(SEEN_KIND, (("by", me), ("card", values["card"]))))
             if values["player"] == me:
                 self._store.showed(values["by"], values["card"])
