@@ -356,6 +356,30 @@ class RulePlan:
     """A deduction rule without ``because:`` concluding one ``held``/``lacked`` fact: that fact; else None."""
     guard: Fn | None
     """The :attr:`CompiledRule.guard`, or None."""
+    gathered: str | None = None
+    """A decision rule with ``match:`` that binds nothing and tests nothing
+    in Python and concludes one card a pattern bound (``suggest: {other:
+    VAR}``, ``show: VAR``, ``accuse: VAR``): that variable (its firings are
+    gathered straight from the engine's bindings); else None."""
+
+
+def _gathered_var(rule: CompiledRule) -> str | None:
+    """See :attr:`RulePlan.gathered`."""
+    if rule.shorthand or rule.then is None or len(rule.then) != 1 or rule.lets or rule.loops or rule.each \
+            or rule.where is not None or rule.condition is not None or rule.because:
+        return None
+    c = rule.then[0]
+    if c.kind == "suggest":
+        if set(c.slots) != {"other"}:
+            return None
+        source = c.slots["other"].source
+    elif c.kind in ("show", "accuse") and len(c.args) == 1:
+        source = c.args[0].source
+    else:
+        return None
+    return source if isinstance(source, str) and source.isidentifier() and source not in rule.set_vars \
+        and any(source == name for p in _patterns_in(rule.patterns) for _, how, name in p.fields
+                if how == "var") else None
 
 
 def rule_plan(rule: CompiledRule) -> RulePlan:
@@ -370,7 +394,7 @@ def rule_plan(rule: CompiledRule) -> RulePlan:
                     lets=lets[k:], loops=tuple((name, expr.fn) for name, expr in rule.loops),
                     each=tuple((name, expr.fn) for name, expr in rule.each),
                     where=rule.where.fn if rule.where is not None else None, cell=cell,
-                    guard=rule.guard.fn if rule.guard is not None else None)
+                    guard=rule.guard.fn if rule.guard is not None else None, gathered=_gathered_var(rule))
 
 
 def format_template(template: str, env: dict) -> str:

@@ -23,7 +23,7 @@ so neither engine's firing order shows in a decision.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Callable
 
 from ...core.board import MoveOptions
 from ...core.errors import ClueError, RuleFileError
@@ -56,15 +56,25 @@ class Deciding:
         self._gathered: dict[tuple[str, Any], _Gathered] = {}
         #: rule id -> its place in the seat's rule list (the order of gathered candidates).
         self._rule_order: dict[str, int] = {}
+        self._env_of: Callable[[dict], dict] = dict
+        #: The matching cards of the disprove request running (a show names one of them).
+        self._matching: frozenset = frozenset()
+        self._premises_of: Callable[[Any], tuple] = lambda facts: ()
 
-    def rank_rules(self, rule_ids) -> None:
-        """The seat's rules in order: gathered candidates come in this order."""
+    def attach(self, rule_ids, env_of: Callable[[dict], dict], premises_of: Callable[[Any], tuple]) -> None:
+        """The seat's rules in order (gathered candidates come in this
+        order), and how the rule interpreter makes a gathered candidate's
+        bindings (``env_of``: from a firing's variables) and premises
+        (``premises_of``: from the facts a firing matched)."""
         self._rule_order = {rid: i for i, rid in enumerate(rule_ids)}
+        self._env_of = env_of
+        self._premises_of = premises_of
 
-    def start(self) -> None:
-        """A request starts: no candidates yet."""
+    def start(self, values: dict | None = None) -> None:
+        """A request starts (its fields ``values``): no candidates yet."""
         self.candidates = []
         self._gathered = {}
+        self._matching = frozenset((values or {}).get("matching", ()))
 
     def finish(self) -> list[Candidate]:
         """The request is over: what its rules proposed (the gathered
@@ -186,14 +196,45 @@ class Deciding:
                 named = [{v for v in self._known_cards(rule, c.kind, _as_set(val)) if category.get(v) == cat}
                          for val, cat in zip(slots, self._seating.edition.categories)]
             elif c.kind == "show":
-                matching = set(env.get("matching", ()))
-                named = [{v for v in self._known_cards(rule, c.kind, _as_set(c.args[0](env))) if v in matching}]
+                named = [{v for v in self._known_cards(rule, c.kind, _as_set(c.args[0](env))) if v in self._matching}]
             else:  # accuse: the cards named, checked whole when the request ends
                 values = [a(env) for a in c.args]
                 named = [set(self._known_cards(rule, c.kind, values if len(values) > 1 else _as_set(values[0])))]
             entry.add(i, c.kind, named)
         env["__rule__"] = rule.id
         entry.envs.append(env)
+
+    def gather_card(self, rule: CompiledRule, bindings: dict, var: str, facts) -> None:
+        """A production rule whose conclusion is the card its variable
+        ``var`` bound fired (see :attr:`RulePlan.gathered`): the card added
+        to its candidate, checked as :meth:`_gather` checks it; its
+        bindings and ``facts`` kept for the candidate's message and
+        premises."""
+        if self.candidates is None:
+            return
+        per = bindings.get(rule.per) if rule.per is not None else None
+        name = rule.candidate or rule.id
+        entry = self._gathered.get((name, per))
+        if entry is None:
+            entry = self._gathered[(name, per)] = _Gathered(rule, self._rank(per, rule.per_reversed))
+        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
+            entry.rule = rule
+        card = bindings[var]
+        seating = self._seating
+        if type(card) is not str or card not in seating.all_cards:
+            self._known_cards(rule, rule.then[0].kind, [card])
+        kind = rule.then[0].kind
+        if kind == "suggest":
+            cat = seating.category[card]
+            named = [{card} if c == cat else set() for c in seating.edition.categories]
+        elif kind == "show":
+            named = [{card} if card in self._matching else set()]
+        else:
+            named = [{card}]
+        entry.add(0, kind, named)
+        bindings["__rule__"] = rule.id
+        bindings["__facts__"] = facts
+        entry.envs.append(bindings)
 
     def _rank(self, value: Any, reverse: bool) -> tuple:
         """Where a ``per`` value comes among its rule's candidates: list
@@ -235,11 +276,14 @@ class Deciding:
                 continue
             step = self._log.new_step()
             own = [env for env in entry.envs if env.get("__rule__") == rule.id] or entry.envs
-            message = LazyMessage(rule, _merged(own, self._seating.order))
+            merged = _merged(own, self._seating.order)
+            message = LazyMessage(rule, self._env_of(merged) if "__facts__" in merged else merged)
             cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
             assert self.candidates is not None
             self.candidates.append(cand)
-            premises = tuple(dict.fromkeys(k for env in entry.envs for k in env.get("__matched__", ())))
+            premises = tuple(dict.fromkeys(k for env in entry.envs
+                                           for k in (self._premises_of(env["__facts__"]) if "__facts__" in env
+                                                     else env.get("__matched__", ()))))
             self._log.log(Firing(step, rule.id, message, ((kind, opts),), tuple(sorted(premises, key=repr)),
                                  self._log.turn))
 

@@ -83,7 +83,7 @@ class RuleInterpreter:
         #: Whether a rule's stated ``because:`` premises are checked to entail each of its conclusions.
         self.check_premises = check_premises
         self._rules_by_id = {r.id: r for r in rules}
-        self._deciding.rank_rules(self._rules_by_id)
+        self._deciding.attach(self._rules_by_id, self._gathered_env, self._matched_keys)
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
         self.base_env = base_env
@@ -180,9 +180,24 @@ class RuleInterpreter:
     def _match_fire(self, rule: CompiledRule, firing: EngineFiring) -> None:
         """A rule's ``match:`` patterns matched (the engine's join): bind its
         variables, the facts matched (``this`` is the first one's key; all of
-        them are premises) and run the rest of the rule."""
+        them are premises) and run the rest of the rule.  A production
+        decision rule that concludes a variable's card straight away
+        (:attr:`RulePlan.gathered`) hands its bindings and facts to the
+        decision (its message and premises are made once per candidate)."""
         self._count_match(rule)
+        var = self._plans[rule.id].gathered
+        if var is not None:
+            self.budget.rule_left = RULE_STEPS
+            self._deciding.gather_card(rule, dict(firing.activation.bindings), var, firing.facts)
+            return
         self._run_rule(rule, self._match_env(rule, firing))
+
+    def _gathered_env(self, bindings: dict) -> dict:
+        """The bindings of a gathered candidate's message (see :meth:`Deciding.gather_card`)."""
+        env = dict(self.base_env)
+        env["__lib__"] = self._view
+        env.update(bindings)
+        return env
 
     def _count_match(self, rule: CompiledRule) -> None:
         """One more match of ``rule``'s join in this run: over

@@ -572,8 +572,8 @@ class Knowledge:
         if kind not in REQUEST_KINDS:
             raise ValueError(f"not a request kind: {kind!r}")
         self._completion.before_request(kind)
-        self._deciding.start()
         values = dict(values)
+        self._deciding.start(values)
         key = key_of(kind, values)
         log = self._log
         log.values[key] = values
