@@ -623,7 +623,7 @@ class Notebook:
 
         m = re.fullmatch(r"(\S+)\s+accuses\s+(.+?)(?:\s+(right|correct|wrong|incorrect))?", text, re.I)
         if m:
-            by = read(self._player, m.group(1))
+            by = read(self.resolve_player, m.group(1))
             cards = read(split_cards, self.edition, m.group(2), self.edition.envelope_size)
             verdict = m.group(3).lower() in ("right", "correct") if m.group(3) else None
             return done({"by": by, "accuse": cards, "correct": verdict})
@@ -631,11 +631,11 @@ class Notebook:
         m = re.fullmatch(r"(\S+?)\s*:\s*(.+)", parts[0])
         if not m:
             raise ClueError(f"cannot read {line!r}; type 'help' for examples")
-        by = read(self._player, m.group(1))
+        by = read(self.resolve_player, m.group(1))
         cards = read(split_cards, self.edition, m.group(2), len(self.edition.categories))
         passed: list = []
         shown_by, card = None, None
-        order = self._order(by) if by is not None else []
+        order = self.players_after(by) if by is not None else []
         for part in parts[1:]:
             low = part.lower()
             if low in ("nobody", "no one", "none", "all pass", "everyone passes", "nobody shows"):
@@ -643,11 +643,11 @@ class Notebook:
                 continue
             pm = re.fullmatch(r"(.+?)\s+(passes|pass|passed)", part, re.I)
             if pm:
-                passed += [read(self._player, p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
+                passed += [read(self.resolve_player, p) for p in re.split(r"\s*(?:,|\band\b)\s*|\s+", pm.group(1)) if p]
                 continue
             sm = re.fullmatch(r"(\S+)\s+(shows|showed|show)(?:\s+(.+))?", part, re.I)
             if sm:
-                shown_by = read(self._player, sm.group(1))
+                shown_by = read(self.resolve_player, sm.group(1))
                 if sm.group(3):
                     card = read(self.edition.resolve, sm.group(3))
                 continue
@@ -666,7 +666,7 @@ class Notebook:
         m = re.fullmatch(r"(\S+)\s+(?:accuses|guesses)\s+(.+?)\s+(right|correct|wrong|incorrect)"
                          r"(?:\s*/\s*(?:hand|reveals|shows)\s+(.+))?", text, re.I)
         if m:
-            by = self._player(m.group(1))
+            by = self.resolve_player(m.group(1))
             cards = split_cards(self.edition, m.group(2), self.edition.envelope_size)
             turn = {"by": by, "accuse": cards, "correct": m.group(3).lower() in ("right", "correct")}
             if m.group(4):
@@ -679,7 +679,7 @@ class Notebook:
         if not m or len(parts) != 2:
             raise ClueError(f"cannot read {line!r}; write e.g. 'ann asks bob: c1 c4 c7 / bob shows c4', "
                             f"'... / no' or 'bob guesses c2 c5 wrong / hand c3 c6 c9'; type 'help'")
-        by, asks = self._player(m.group(1)), self._player(m.group(2))
+        by, asks = self.resolve_player(m.group(1)), self.resolve_player(m.group(2))
         cards = split_cards(self.edition, m.group(3))
         answer = parts[1].lower()
         turn = {"by": by, "asks": asks, "suggest": cards}
@@ -687,18 +687,23 @@ class Notebook:
             turn["passed"] = [asks]
             return turn
         sm = re.fullmatch(r"(?:(\S+)\s+)?(?:shows|showed|yes)(?:\s+(.+))?", parts[1], re.I)
-        if not sm or (sm.group(1) and self._player(sm.group(1)) != asks):
+        if not sm or (sm.group(1) and self.resolve_player(sm.group(1)) != asks):
             raise ClueError(f"cannot read {parts[1]!r}: write '{asks} shows [CARD]', 'yes' or 'no'")
         turn["shown_by"] = asks
         if sm.group(2):
             turn["card"] = self.edition.resolve(sm.group(2))
         return turn
 
-    def _order(self, by: str) -> list:
+    def players_after(self, by: str) -> list:
+        """The other players in turn order from the one after ``by``: the
+        order in which they answer ``by``'s suggestion."""
         i = self.players.index(by)
         return self.players[i + 1:] + self.players[:i]
 
-    def _player(self, name: str) -> str:
+    def resolve_player(self, name: str) -> str:
+        """The player a typed ``name`` means (any case, spaces around it
+        ignored); :class:`ClueError` naming the players, with the nearest
+        one, for a name that is none of them."""
         for p in self.players:
             if p.lower() == name.strip().lower():
                 return p
@@ -1296,7 +1301,7 @@ class NotebookSession:
         if st.get("accuse") and "correct" not in st:
             return "was it right (yes/no)> "
         if "answers" not in st:
-            return f"who showed a card ({english_list(self._nb._order(st['by']), 'or')} or 'nobody')> "
+            return f"who showed a card ({english_list(self._nb.players_after(st['by']), 'or')} or 'nobody')> "
         return f"which card did {st['answers']} show (Enter if you did not see it)> "
 
     def _handle_step(self, line: str) -> list:
@@ -1306,7 +1311,7 @@ class NotebookSession:
             words = line.split()
             if not words:
                 raise ClueError("who suggested?")
-            st["by"] = nb._player(words[0])
+            st["by"] = nb.resolve_player(words[0])
             st["accuse"] = len(words) > 1 and words[1].lower().startswith("accus")
             return []
         if "cards" not in st:
@@ -1321,9 +1326,9 @@ class NotebookSession:
         if "answers" not in st:
             if line.lower() in ("nobody", "no one", "none", ""):
                 self._step = None
-                return self._entry({"by": st["by"], "suggest": st["cards"], "passed": nb._order(st["by"]),
+                return self._entry({"by": st["by"], "suggest": st["cards"], "passed": nb.players_after(st["by"]),
                                     "shown_by": None})
-            st["answers"] = nb._player(line)
+            st["answers"] = nb.resolve_player(line)
             if st["answers"] == st["by"]:
                 del st["answers"]
                 raise ClueError("a player cannot disprove his own suggestion")
@@ -1336,7 +1341,7 @@ class NotebookSession:
     def _finish_step(self, card) -> list:
         nb = self._nb
         st, self._step = self._draft, None
-        order = nb._order(st["by"])
+        order = nb.players_after(st["by"])
         turn = {"by": st["by"], "suggest": st["cards"], "passed": order[:order.index(st["answers"])],
                 "shown_by": st["answers"]}
         if card:

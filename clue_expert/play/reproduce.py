@@ -270,6 +270,32 @@ class _Plan:
         return estimate(values)
 
 
+@dataclass(frozen=True)
+class _KingstonOptions:
+    """The options of one reproduction of Kingston's Table 1 (see :func:`kingston`)."""
+
+    seeds: int
+    """Seeded runs per cell."""
+    choice: str
+    """How his two possible strategies break ties."""
+    bases: tuple
+    """The base deals of the 'all' cells."""
+    response: str
+    """Every seat's responses."""
+    extra: tuple
+    """Further strategies (seat specs), with rows of their own."""
+    knowledge: str
+    """The headline's knowledge level."""
+    levels: list
+    """The knowledge levels with rows: the headline's, and the one beside it if any."""
+    per_base: int
+    """Envelope variants per base deal and seed behind an 'all' cell (0: none)."""
+    seed: int
+    """The seed every game's seed derives from."""
+    calibrated: bool
+    """Whether his strategies get a calibrated column."""
+
+
 def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", bases: tuple = (1,),
              workers: int = 1, response: str = "minimal-information", progress: Callable | None = None,
              extra: tuple = (), knowledge: str = "kingston", beside: str | None = None, seed: int = 1,
@@ -296,6 +322,31 @@ def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", ba
     row (:func:`calibrated_split`).  Its deal cells are played as the
     headline's are; its 'all' cells are not played (flagged, with the reason);
     it is counted on its own."""
+    _check_kingston_options(seeds, choice, bases)
+    pub = published("kingston")
+    opts = _KingstonOptions(seeds, choice, bases, response, extra, knowledge,
+                            levels=[knowledge] + ([beside] if beside and beside != knowledge else []),
+                            per_base=envelopes // len(bases) if envelopes > 0 else 0, seed=seed,
+                            calibrated=calibrated)
+    rule, tied = calibrated_split()
+    plans = []
+    for n in (3, 6):
+        plan, rows = _kingston_plan(opts, n, rule)
+        plans.append((n, plan, rows))
+    runs = GameRuns(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
+    tables = []
+    for n, plan, rows in plans:
+        results = runs.run(plan.specs)
+        if results is None:
+            break
+        tables.append(_kingston_table(opts, n, plan, rows, results, runs, pub, rule, tied))
+    return runs.done(tables)
+
+
+def _check_kingston_options(seeds: int, choice: str, bases: tuple) -> None:
+    """Raise :class:`ClueError` for a run of :func:`kingston` that cannot be
+    played: fewer than one seed, an unknown tie-break, or base deals other
+    than his deals 1-5."""
     if seeds < 1:
         raise ClueError("--seeds must be at least 1")
     if choice not in CHOICES:
@@ -303,95 +354,135 @@ def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", ba
     bad = [b for b in bases if b not in range(1, 6)]
     if bad or not bases:
         raise ClueError(f"base deals are Kingston's deals 1-5, not {bad or 'none'}")
-    pub = published("kingston")
-    tables = []
-    levels = [knowledge] + ([beside] if beside and beside != knowledge else [])
-    per_base = envelopes // len(bases) if envelopes > 0 else 0
-    rule, tied = calibrated_split()
-    plans = []
-    for n in (3, 6):
-        plan = _Plan(response)
-        rows = []
-        for level in levels:
-            for strategy in (*KINGSTON_STRATEGIES, *extra):
-                label = strategy if level == knowledge else f"{strategy} (with {_level_words(level)})"
-                seat = strategy if ":knowledge=" in strategy else f"{strategy}:knowledge={level}"
-                if strategy in KINGSTON_RANDOM:
-                    seat += f":choice={choice}"
-                rows.append((label, strategy))
-                fixed = _list_order(strategy, choice, response)
-                for d in range(1, 6):
-                    deal = get_deal(f"kingston-{d}-{n}p")
-                    for s in range(seeds):
-                        plan.add(("ours", label, f"deal-{d}", s), deal, seat,
-                                 None if fixed else hash_seed(seed * 100003 + s, d * 10 + n))
-                if per_base:
-                    for s in range(seeds):
-                        for b in bases:
-                            sample = envelope_sample(get_deal(f"kingston-{b}-{n}p"), per_base, seed * 1009 + s)
-                            for k, v in enumerate(sample):
-                                plan.add(("ours", label, "all", s), v, seat,
-                                         None if fixed else hash_seed(seed * 100003 + s, 1000 * b + k))
-                if calibrated and level == knowledge and strategy in KINGSTON_STRATEGIES:
-                    cal_seat = seat
-                    if strategy in ("kingston-deduction", "kingston-next-not-held"):
-                        cal_seat = seat.replace(f":knowledge={level}", f":knowledge={WITHOUT_POSSIBLE_SETS}")
-                    elif level != "kingston":
-                        cal_seat = seat.replace(f":knowledge={level}", ":knowledge=kingston")
-                    for d in range(1, 6):
-                        deal = get_deal(f"kingston-{d}-{n}p") if n == 3 else kingston_split(d, rule.keep)
-                        for s in range(seeds):
-                            plan.add(("calibrated", label, f"deal-{d}", s), deal, cal_seat,
-                                     None if fixed else hash_seed(seed * 100003 + s, d * 10 + n))
-        plans.append((n, plan, rows))
-    runs = GameRuns(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
-    for n, plan, rows in plans:
-        results = runs.run(plan.specs)
-        if results is None:
-            break
-        rounds = {r.index: r.solution_round for r in results}
-        cols = pub["columns"]
-        n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
-        bases_text = "deal " + ", ".join(str(b) for b in bases)
-        table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
-                           cols, notes=[
-                               f"ours (as his text gives it): mean (10-90 % range) over {seeds} seeds (one game "
-                               f"for a strategy asking in list order: every seed plays it alike); every seat runs "
-                               f"the strategy at the knowledge level '{knowledge}'"
-                               + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
-                                  if len(levels) > 1 else "")
-                               + f"; responses '{response}'; Next- and Previous-possible choose with "
-                               f"choice={choice}, the others in list order",
-                               (f"'all': each seed's figure is the mean over a seeded random sample of {per_base} of "
-                                f"the {n_variants} envelope variants of {bases_text} (Kingston's generator swaps "
-                                f"the new envelope cards into the hands)") if per_base else
-                               "'all': not computed (use --envelopes N)",
-                               "match: the published value inside our 10-90 % range (stated before the runs)"])
-        runs.note(table, len(plan.specs), len(results))
-        main_rows = [label for label, _ in rows if "(with" not in label]
-        for label, strategy in rows:
-            published_row = pub["players"][n].get(strategy, [None] * len(cols))
-            table.rows.append((label, [(p, plan.cell(rounds, "ours", label, c)) for p, c in zip(published_row, cols)]))
-            if calibrated and label in main_rows and strategy in KINGSTON_STRATEGIES:
-                table.calibrated[label] = [None if c == "all" else plan.cell(rounds, "calibrated", label, c)
-                                           for c in cols]
-        table.notes.append(_match_count(table, knowledge_rows=main_rows))
-        if calibrated:
-            table.calibrated_heading = "cal. (calibrated, not his text)"
-            _kingston_flags(table, n, bases, rule)
-            table.notes += [
-                "cal. -- calibrated, not his text: as his program evidently ran, not as his paper describes it. "
-                "Deduction and Next-not-held at the level 'kingston-without-possible-sets' (without the "
-                "possible-set inference his text gives them), the others at 'kingston'"
-                + ("" if n == 3 else
-                   f"; the six-player deals split by the rule 'player1..3 keep positions {rule.label()} of their "
-                   f"appendix hands', the first of the {tied} rules of the 1,200 that fit his deal-5 trace whose "
-                   f"No-intelligence rounds (closed form) equal the most of his row: "
-                   f"{' / '.join(map(str, rule.rounds))} ({rule.matches} of 5)")
-                + "; its deal cells are played as ours are",
-                _calibrated_count(table)]
-        tables.append(table)
-    return runs.done(tables)
+
+
+def _kingston_plan(opts: _KingstonOptions, n: int, rule: SplitRule) -> tuple[_Plan, list]:
+    """The games of the ``n``-player table and its rows, (row label,
+    strategy) each: for every level and strategy its deal cells, its 'all'
+    cells and (his strategies at the headline's level, with
+    ``opts.calibrated``) its calibrated deal cells, whose six-player deals
+    are split by ``rule``."""
+    plan = _Plan(opts.response)
+    rows = []
+    for level in opts.levels:
+        for strategy in (*KINGSTON_STRATEGIES, *opts.extra):
+            label, seat = _kingston_row(opts, strategy, level)
+            rows.append((label, strategy))
+            fixed = _list_order(strategy, opts.choice, opts.response)
+            _add_deal_cells(plan, opts, ("ours", label), seat, n, fixed,
+                            [get_deal(f"kingston-{d}-{n}p") for d in range(1, 6)])
+            if opts.per_base:
+                _add_all_cells(plan, opts, label, seat, n, fixed)
+            if opts.calibrated and level == opts.knowledge and strategy in KINGSTON_STRATEGIES:
+                _add_deal_cells(plan, opts, ("calibrated", label), _calibrated_seat(seat, strategy, level), n, fixed,
+                                [get_deal(f"kingston-{d}-{n}p") if n == 3 else kingston_split(d, rule.keep)
+                                 for d in range(1, 6)])
+    return plan, rows
+
+
+def _kingston_row(opts: _KingstonOptions, strategy: str, level: str) -> tuple[str, str]:
+    """A row's label and its seat spec: ``strategy`` at the knowledge level
+    ``level`` (unless the spec names one), his possible strategies with the
+    tie-break ``opts.choice``; a row beside the headline's is labelled with
+    its level."""
+    label = strategy if level == opts.knowledge else f"{strategy} (with {_level_words(level)})"
+    seat = strategy if ":knowledge=" in strategy else f"{strategy}:knowledge={level}"
+    if strategy in KINGSTON_RANDOM:
+        seat += f":choice={opts.choice}"
+    return label, seat
+
+
+def _calibrated_seat(seat: str, strategy: str, level: str) -> str:
+    """The seat of a strategy's calibrated cells: Deduction and Next-not-held
+    at :data:`WITHOUT_POSSIBLE_SETS`, the others at Kingston's level."""
+    if strategy in ("kingston-deduction", "kingston-next-not-held"):
+        return seat.replace(f":knowledge={level}", f":knowledge={WITHOUT_POSSIBLE_SETS}")
+    if level != "kingston":
+        return seat.replace(f":knowledge={level}", ":knowledge=kingston")
+    return seat
+
+
+def _add_deal_cells(plan: _Plan, opts: _KingstonOptions, use: tuple, seat: str, n: int, fixed: bool,
+                    deals: list) -> None:
+    """A row's five deal cells (``use``: the column kind and row label):
+    ``opts.seeds`` games of each of ``deals`` (his deals 1-5), one seed for
+    all when the seat asks in list order (``fixed``)."""
+    for d, deal in enumerate(deals, start=1):
+        for s in range(opts.seeds):
+            plan.add((*use, f"deal-{d}", s), deal, seat,
+                     None if fixed else hash_seed(opts.seed * 100003 + s, d * 10 + n))
+
+
+def _add_all_cells(plan: _Plan, opts: _KingstonOptions, label: str, seat: str, n: int, fixed: bool) -> None:
+    """A row's 'all' cell: for each seed, a seeded sample of
+    ``opts.per_base`` envelope variants of each base deal."""
+    for s in range(opts.seeds):
+        for b in opts.bases:
+            sample = envelope_sample(get_deal(f"kingston-{b}-{n}p"), opts.per_base, opts.seed * 1009 + s)
+            for k, v in enumerate(sample):
+                plan.add(("ours", label, "all", s), v, seat,
+                         None if fixed else hash_seed(opts.seed * 100003 + s, 1000 * b + k))
+
+
+def _kingston_table(opts: _KingstonOptions, n: int, plan: _Plan, rows: list, results: list, runs: GameRuns,
+                    pub: dict, rule: SplitRule, tied: int) -> Comparison:
+    """The ``n``-player table from its games' ``results``: every row's
+    published figures beside ours, the match count, and (with
+    ``opts.calibrated``) the calibrated column, its flags and its count."""
+    rounds = {r.index: r.solution_round for r in results}
+    cols = pub["columns"]
+    table = Comparison(f"Kingston Table 1, {n} players: rounds until any player can name the envelope",
+                       cols, notes=_kingston_notes(opts, n))
+    runs.note(table, len(plan.specs), len(results))
+    main_rows = [label for label, _ in rows if "(with" not in label]
+    for label, strategy in rows:
+        published_row = pub["players"][n].get(strategy, [None] * len(cols))
+        table.rows.append((label, [(p, plan.cell(rounds, "ours", label, c)) for p, c in zip(published_row, cols)]))
+        if opts.calibrated and label in main_rows and strategy in KINGSTON_STRATEGIES:
+            table.calibrated[label] = [None if c == "all" else plan.cell(rounds, "calibrated", label, c)
+                                       for c in cols]
+    table.notes.append(_match_count(table, knowledge_rows=main_rows))
+    if opts.calibrated:
+        table.calibrated_heading = "cal. (calibrated, not his text)"
+        _kingston_flags(table, n, opts.bases, rule)
+        table.notes += [_kingston_calibrated_note(n, rule, tied), _calibrated_count(table)]
+    return table
+
+
+def _kingston_notes(opts: _KingstonOptions, n: int) -> list:
+    """How the ``n``-player table's figures were measured: the seeds, levels,
+    responses and tie-breaks, the 'all' column's sample, and the match
+    criterion."""
+    levels = opts.levels
+    n_variants = len(envelope_variants(get_deal(f"kingston-1-{n}p")))
+    bases_text = "deal " + ", ".join(str(b) for b in opts.bases)
+    return [
+        f"ours (as his text gives it): mean (10-90 % range) over {opts.seeds} seeds (one game "
+        f"for a strategy asking in list order: every seed plays it alike); every seat runs "
+        f"the strategy at the knowledge level '{opts.knowledge}'"
+        + (f"; rows marked 'with {_level_words(levels[1])}' use the level '{levels[1]}'"
+           if len(levels) > 1 else "")
+        + f"; responses '{opts.response}'; Next- and Previous-possible choose with "
+        f"choice={opts.choice}, the others in list order",
+        (f"'all': each seed's figure is the mean over a seeded random sample of {opts.per_base} of "
+         f"the {n_variants} envelope variants of {bases_text} (Kingston's generator swaps "
+         f"the new envelope cards into the hands)") if opts.per_base else
+        "'all': not computed (use --envelopes N)",
+        "match: the published value inside our 10-90 % range (stated before the runs)"]
+
+
+def _kingston_calibrated_note(n: int, rule: SplitRule, tied: int) -> str:
+    """What the ``n``-player table's calibrated column is: the levels his
+    strategies run at and, at six players, the split rule of his hands."""
+    return ("cal. -- calibrated, not his text: as his program evidently ran, not as his paper describes it. "
+            "Deduction and Next-not-held at the level 'kingston-without-possible-sets' (without the "
+            "possible-set inference his text gives them), the others at 'kingston'"
+            + ("" if n == 3 else
+               f"; the six-player deals split by the rule 'player1..3 keep positions {rule.label()} of their "
+               f"appendix hands', the first of the {tied} rules of the 1,200 that fit his deal-5 trace whose "
+               f"No-intelligence rounds (closed form) equal the most of his row: "
+               f"{' / '.join(map(str, rule.rounds))} ({rule.matches} of 5)")
+            + "; its deal cells are played as ours are")
 
 
 def _kingston_flags(table: "Comparison", n: int, bases: tuple, rule: SplitRule) -> None:
@@ -529,18 +620,65 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     pub = published("mitchell")
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
             f"players at the knowledge level '{knowledge}' with responses '{response}'")
+    cells = _MitchellCells(knowledge, response)
+    layouts, cal_cells = _mitchell_layouts(pub, tables, extra, note, cells,
+                                           calibrated_tables if calibrated else ())
+    specs, cell_of = _same_strategy_specs(cells.cells, games, seed)
+    tests = _mitchell_tests(pub, games, seed, knowledge, response) if "5.3" in tables else []
+    offsets, every = _one_run(specs, tests)
+    runs = GameRuns(workers, progress, len(every), executor)
+    played = (runs.run(every) or []) if every else []  # the only run: never None (not interrupted before)
+    results = [r for r in played if r.index < len(specs)]
+    means = _same_strategy_means(cells.cells, cell_of, results, seed)
+    out = []
+    for table, rows in layouts:
+        table.rows = [(label, [(p, means[i]) for p, i in row]) for label, row in rows]
+        runs.note(table, len(specs), len(results))
+        if not table.title.split(":")[1].strip().startswith("Mitchell's advanced player (published) /"):
+            _same_strategy_counts(table, means, cal_cells)
+        out.append(table)
+    if tests:
+        t = _mitchell_table_5_3(tests, offsets, played, games, note)
+        runs.note(t, len(every) - len(specs), len(played) - len(results))
+        out.append(t)
+    return runs.done(out)
 
-    def hers(kind: str, level: str = knowledge) -> str:
-        return f"{MITCHELL[kind]}:knowledge={level}:response={response}"
-    cells: list = []  # (deal id, strategy) of every cell of tables 5.1 and 5.2
 
-    def cell(deal: str, column: str, strategy: str | None = None, level: str = knowledge) -> int:
+def _her_seat(kind: str, level: str, response: str) -> str:
+    """The seat spec of her ``kind`` of player (basic or advanced) at the
+    knowledge level ``level``, answering with ``response``."""
+    return f"{MITCHELL[kind]}:knowledge={level}:response={response}"
+
+
+class _MitchellCells:
+    """The cells of tables 5.1 and 5.2 (and of their copies), each a deal id
+    and the strategy every seat plays, numbered in the order they are added."""
+
+    def __init__(self, knowledge: str, response: str):
+        self.knowledge, self.response = knowledge, response
+        #: (deal id, strategy) of every cell.
+        self.cells: list = []
+
+    def add(self, deal: str, column: str, strategy: str | None = None, level: str | None = None) -> int:
+        """A cell of deal ``deal`` in the column ``column`` (``{n}p-{kind}``):
+        ``strategy``, or else her player of that kind at ``level`` (the
+        reproduction's level by default); its number."""
         n, kind = column.split("p-")
-        cells.append((f"mitchell-{deal}-{n}p", strategy or hers(kind, level)))
-        return len(cells) - 1
-    layouts = []  # (table, [(row label, [(published, cell index)])])
-    cal_cells: dict = {}  # table title -> {row label: [cell index]}
-    cal_layouts: list = []  # (table title, its published data): the calibrated cells, after all others
+        seat = strategy or _her_seat(kind, self.knowledge if level is None else level, self.response)
+        self.cells.append((f"mitchell-{deal}-{n}p", seat))
+        return len(self.cells) - 1
+
+
+def _mitchell_layouts(pub: dict, tables: tuple, extra: tuple, note: str, cells: _MitchellCells,
+                      calibrated_tables: tuple) -> tuple[list, dict]:
+    """Tables 5.1 and 5.2 (those in ``tables``) and each ``extra``
+    strategy's copy of them, laid out: (table, [(row label, [(published,
+    cell number)])]) each; and the calibrated cells of the tables in
+    ``calibrated_tables`` (table title -> {row label: [cell number]}),
+    numbered after every other, so that the others' numbers (and the seeds
+    of their bootstrap ranges) are the same with the column as without it."""
+    layouts = []
+    cal_layouts = []  # (table title, its published data)
     for name, title, notes in (
             ("5.1", "Mitchell Table 5.1: mean rounds to a solution, every seat the same type",
              ["published rows are labelled deals 1, 2, 3, 4, 6, 7; read here as deals 1-6"]),
@@ -549,79 +687,87 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
             continue
         data = pub["table_" + name.replace(".", "_")]
         layouts.append((Comparison(title, data["columns"], notes=[note, *notes]),
-                        [(f"deal {d}", [(p, cell(d, col)) for p, col in zip(row, data["columns"])])
+                        [(f"deal {d}", [(p, cells.add(d, col)) for p, col in zip(row, data["columns"])])
                          for d, row in data["rows"].items()]))
-        if calibrated and name in calibrated_tables:
+        if name in calibrated_tables:
             cal_layouts.append((title, data))
         advanced = [c for c in data["columns"] if c.endswith("-advanced")]
         for strategy in extra:
             layouts.append((
                 Comparison(f"{title.split(':')[0]}: Mitchell's advanced player (published) / {strategy} (ours)",
                            [c.replace("-advanced", "") for c in advanced], notes=[note, *notes]),
-                [(f"deal {d}", [(p, cell(d, col, strategy)) for p, col in zip(row, data["columns"])
+                [(f"deal {d}", [(p, cells.add(d, col, strategy)) for p, col in zip(row, data["columns"])
                                 if col in advanced])
                  for d, row in data["rows"].items()]))
-    # the calibrated cells come after every other, so that the others' indexes (and the seeds of their
-    # bootstrap ranges) are the same with the column as without it
-    for title, data in cal_layouts:
-        cal_cells[title] = {f"deal {d}": [cell(d, col, level=COMPLETE_OWN_TURN) for col in data["columns"]]
-                            for d in data["rows"]}
-    specs, cell_of = _same_strategy_specs(cells, games, seed)
-    criterion = ("match: within 0.5 rounds of the published mean, or the published mean inside our 10-90 % range of "
-                 "the mean (bootstrap over the games); stated before the runs")
-    tests = []  # table 5.3: (test, seats, strategies, specs)
-    if "5.3" in tables:
-        for test, seats in pub["table_5_3"].items():
-            strategies = [hers("advanced" if s == "A" else "basic") for s, _ in seats]
-            tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
-                                                              seed=seed * 1000 + int(test), strategies=strategies)))
-    # every game in one run (one pool of workers, started once): table 5.3's games after the others,
-    # numbered on from them
+    cal_cells = {title: {f"deal {d}": [cells.add(d, col, level=COMPLETE_OWN_TURN) for col in data["columns"]]
+                         for d in data["rows"]}
+                 for title, data in cal_layouts}
+    return layouts, cal_cells
+
+
+def _mitchell_tests(pub: dict, games: int, seed: int, knowledge: str, response: str) -> list:
+    """Table 5.3's tests, (test, seats, strategies, specs) each: ``games``
+    random deals of her basic and advanced players mixed as the test's
+    seats say."""
+    tests = []
+    for test, seats in pub["table_5_3"].items():
+        strategies = [_her_seat("advanced" if s == "A" else "basic", knowledge, response) for s, _ in seats]
+        tests.append((test, seats, strategies, make_specs(players=len(seats), games=games,
+                                                          seed=seed * 1000 + int(test), strategies=strategies)))
+    return tests
+
+
+def _one_run(specs: list, tests: list) -> tuple[list, list]:
+    """Every game in one run (one pool of workers, started once): table
+    5.3's games after the others, numbered on from them; and where each
+    test's games start."""
     offsets, every = [], list(specs)
     for test in tests:
         offsets.append(len(every))
         every += [dataclasses.replace(spec, index=offsets[-1] + k) for k, spec in enumerate(test[3])]
-    runs = GameRuns(workers, progress, len(every), executor)
-    played = (runs.run(every) or []) if every else []  # the only run: never None (not interrupted before)
-    results = [r for r in played if r.index < len(specs)]
-    means = _same_strategy_means(cells, cell_of, results, seed)
-    out = []
-    for table, rows in layouts:
-        table.rows = [(label, [(p, means[i]) for p, i in row]) for label, row in rows]
-        runs.note(table, len(specs), len(results))
-        if not table.title.split(":")[1].strip().startswith("Mitchell's advanced player (published) /"):
-            hits = sum(_within(p, o) for _, cells_ in table.rows for p, o in cells_)
-            total = sum(1 for _, cells_ in table.rows for _ in cells_)
-            table.notes += [criterion, f"{hits} of {total} cells match"]
-            if table.title in cal_cells:
-                table.calibrated = {label: [means[i] for i in idx] for label, idx in cal_cells[table.title].items()}
-                table.calibrated_heading = "cal. (calibrated, not her text)"
-                cal_hits = sum(_within(p, table.calibrated[label][k]) for label, cells_ in table.rows
-                               for k, (p, _) in enumerate(cells_))
-                table.notes += [
-                    f"cal. -- calibrated, not her text: her players at the level '{COMPLETE_OWN_TURN}' (every fact "
-                    f"her observations entail, taken in at her own turn), the same seeds; her sections 6.3.2 and "
-                    f"6.4 say her players did not cross-reference earlier suggestions, so this is not what she "
-                    f"describes but where her figures lie",
-                    f"cal.: {cal_hits} of {total} cells match, counted on its own (never added to the line above)"]
-        out.append(table)
-    if tests:
-        t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
-                       [f"seat {i}" for i in range(1, 7)],
-                       notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
-                              f"games; cells are win shares in % (published: wins/500)", note])
-        for (test, seats, strategies, test_specs), start in zip(tests, offsets):
-            test_results = [r for r in played if start <= r.index < start + len(test_specs)]
-            summary = summarize(test_results)
-            cells = []
-            for i, (kind, wins) in enumerate(seats):
-                # our games rotate the seat types, so a seat's figure is its type's win share
-                share = summary["strategies"].get(strategies[i], {}).get("win_rate")
-                cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
-            t.rows.append((f"test {test}", cells))
-        runs.note(t, len(every) - len(specs), len(played) - len(results))
-        out.append(t)
-    return runs.done(out)
+    return offsets, every
+
+
+def _same_strategy_counts(table: Comparison, means: list, cal_cells: dict) -> None:
+    """Add to one of tables 5.1 and 5.2 (not a copy) its match criterion and
+    count, and its calibrated column (its cells' ``means``) with its own
+    count if it has one in ``cal_cells``."""
+    criterion = ("match: within 0.5 rounds of the published mean, or the published mean inside our 10-90 % range of "
+                 "the mean (bootstrap over the games); stated before the runs")
+    hits = sum(_within(p, o) for _, cells_ in table.rows for p, o in cells_)
+    total = sum(1 for _, cells_ in table.rows for _ in cells_)
+    table.notes += [criterion, f"{hits} of {total} cells match"]
+    if table.title in cal_cells:
+        table.calibrated = {label: [means[i] for i in idx] for label, idx in cal_cells[table.title].items()}
+        table.calibrated_heading = "cal. (calibrated, not her text)"
+        cal_hits = sum(_within(p, table.calibrated[label][k]) for label, cells_ in table.rows
+                       for k, (p, _) in enumerate(cells_))
+        table.notes += [
+            f"cal. -- calibrated, not her text: her players at the level '{COMPLETE_OWN_TURN}' (every fact "
+            f"her observations entail, taken in at her own turn), the same seeds; her sections 6.3.2 and "
+            f"6.4 say her players did not cross-reference earlier suggestions, so this is not what she "
+            f"describes but where her figures lie",
+            f"cal.: {cal_hits} of {total} cells match, counted on its own (never added to the line above)"]
+
+
+def _mitchell_table_5_3(tests: list, offsets: list, played: list, games: int, note: str) -> Comparison:
+    """Table 5.3 from the games ``played`` (each test's games from its
+    offset on): each seat's published wins beside its type's win share in
+    ours."""
+    t = Comparison("Mitchell Table 5.3: wins per seat, advanced (A) and basic (B) mixed, random deals",
+                   [f"seat {i}" for i in range(1, 7)],
+                   notes=[f"ours: {games} random deals per test (Mitchell: 500), seat types rotated across "
+                          f"games; cells are win shares in % (published: wins/500)", note])
+    for (test, seats, strategies, test_specs), start in zip(tests, offsets):
+        test_results = [r for r in played if start <= r.index < start + len(test_specs)]
+        summary = summarize(test_results)
+        cells = []
+        for i, (kind, wins) in enumerate(seats):
+            # our games rotate the seat types, so a seat's figure is its type's win share
+            share = summary["strategies"].get(strategies[i], {}).get("win_rate")
+            cells.append((f"{kind} {100 * wins / 500:.1f}", None if share is None else f"{kind} {100 * share:.1f}"))
+        t.rows.append((f"test {test}", cells))
+    return t
 
 
 # --- Kingston's No-intelligence row in closed form, and his six-player splits ----------------------

@@ -250,6 +250,29 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
         raise AssertionError(f"{where}: unexpected contradiction while setting up: {raised}")
     req = dict(scenario.data["request"])
     kind = req.pop("kind")
+    values = _request_values(kind, req, edition, where)
+    options, room = _board_setup(scenario.data.get("board"), kind, values, where)
+    with k.on_board(options, room):
+        found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
+    if not scenario.fires:
+        assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
+        return
+    assert found, f"{where}: the rule proposed nothing"
+    want = scenario.data.get("proposes")
+    if want is None:
+        return
+    if kind == "move-request":
+        want = want if isinstance(want, str) else tuple(want)
+        got = [c.options[0][0] for c in found]
+        assert want in got, f"{where}: expected the move {want!r} first, got {got}"
+    else:
+        _check_proposal(want, found, kind, edition, where)
+
+
+def _request_values(kind: str, req: dict, edition, where: str) -> dict:
+    """The values of a scenario's request of ``kind`` (``req``: its fields
+    but the kind): the turn (99 by default), a turn's round (1 by default),
+    a disprove-request's asker, suggestion and matching cards."""
     values = {"turn": req.get("turn", 99)}
     if kind in ("your-turn", "move-request"):
         values["round"] = req.get("round", 1)
@@ -260,7 +283,13 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
                                  f"matching (the cards of it the seat holds); missing: {', '.join(missing)}")
         values.update(by=req["by"], cards=edition.resolve_all(req["cards"]),
                       matching=edition.resolve_all(req["matching"]))
-    spec = scenario.data.get("board")
+    return values
+
+
+def _board_setup(spec: dict | None, kind: str, values: dict, where: str) -> tuple[MoveOptions | None, str | None]:
+    """A scenario's board (``spec``) as the rules see it: a move-request's
+    move options (it needs a board; its roll goes into ``values``), or else
+    the pawn's room that every suggestion names (None without a board)."""
     options = room = None
     if kind == "move-request":
         if spec is None:
@@ -269,34 +298,16 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
         values["roll"] = options.roll
     elif spec is not None:
         room = spec.get("room")  # the pawn's room: every suggestion names it
-    with k.on_board(options, room):
-        found = [c for c in k.request(kind, values) if c.rule == scenario.rule]
-    if kind == "move-request":
-        want = scenario.data.get("proposes")
-        if not scenario.fires:
-            assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
-        else:
-            assert found, f"{where}: the rule proposed nothing"
-            if want is not None:
-                want = want if isinstance(want, str) else tuple(want)
-                got = [c.options[0][0] for c in found]
-                assert want in got, f"{where}: expected the move {want!r} first, got {got}"
-        return
-    if not scenario.fires:
-        assert not found, f"{where}: the rule proposed {[c.options for c in found]}"
-        return
-    assert found, f"{where}: the rule proposed nothing"
-    want = scenario.data.get("proposes")
-    if want is None:
-        return
+    return options, room
+
+
+def _check_proposal(want, found: list, kind: str, edition, where: str) -> None:
+    """Check that the rule's proposals ``found`` include the one a scenario
+    wants: the generalized game's ask, a suggestion (only the categories
+    named), the cards to show, or an accusation."""
     got = [tuple(tuple(sorted(o)) for o in c.options) for c in found]
     if isinstance(want, dict) and "player" in want:  # the generalized game's ask: whom, and (optionally) the list
-        asks = [c for c in found if c.kind == "ask"]
-        players = tuple(sorted(_as_list(want["player"])))
-        cards = tuple(sorted(edition.resolve_all(_as_list(want["cards"])))) if "cards" in want else None
-        got = [(tuple(sorted(c.options[0])), tuple(sorted(c.options[1][0]))) for c in asks]
-        ok = any(p == players and (cards is None or l == cards) for p, l in got)
-        assert ok, f"{where}: expected the ask {players} about {cards or 'any cards'}, got {got}"
+        _check_ask(want, found, edition, where)
         return
     if isinstance(want, dict):  # suggest: category -> acceptable cards, only the categories named
         stray = [c for c in want if c not in edition.categories]
@@ -311,6 +322,17 @@ def _check_decision(scenario: Scenario, k: Knowledge, edition, where: str, raise
     else:  # accusation
         expected = tuple((c,) for c in sorted(edition.resolve_all(_as_list(want)), key=edition.card_ids.index))
     assert expected in got, f"{where}: expected the proposal {expected}, got {got}"
+
+
+def _check_ask(want: dict, found: list, edition, where: str) -> None:
+    """Check that one of the generalized game's asks ``found`` names the
+    players a scenario wants and (if it names them) its cards."""
+    asks = [c for c in found if c.kind == "ask"]
+    players = tuple(sorted(_as_list(want["player"])))
+    cards = tuple(sorted(edition.resolve_all(_as_list(want["cards"])))) if "cards" in want else None
+    got = [(tuple(sorted(c.options[0])), tuple(sorted(c.options[1][0]))) for c in asks]
+    ok = any(p == players and (cards is None or l == cards) for p, l in got)
+    assert ok, f"{where}: expected the ask {players} about {cards or 'any cards'}, got {got}"
 
 
 def board_options(spec: dict) -> MoveOptions:

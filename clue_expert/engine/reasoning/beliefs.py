@@ -206,15 +206,38 @@ class BeliefProblem:
         #: The categories in sheet order, and how many cards of each the envelope takes.
         self.categories = tuple(k.edition.categories)
         self.counts = {cat: k.envelope_count(cat) for cat in self.categories}
-        self.category = category = {c: k.category_of(c) for c in self.cards}
+        self.category = {c: k.category_of(c) for c in self.cards}
+        self.allowed = allowed = self._allowed_owners(k)
+        self.fixed = fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
+        self.free = [c for c in self.cards if len(allowed[c]) > 1]
+        self.cap0 = tuple(k.hand_sizes[p] - sum(1 for o in fixed.values() if o == p) for p in self.players)
+        self._envelope_needs()
+        self.clauses = self._live_clauses(k)
+        # wrong accusations: the envelope is not all of these.  A clause with
+        # a card the envelope cannot hold is satisfied; in the others every
+        # fixed card is the envelope's, so only the free cards need counting.
+        self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k.not_all_clauses(ENVELOPE)
+                        if all(ENVELOPE in allowed[c] for c in cl)]
+        if any(not cs for cs in self.notalls):
+            raise ValueError("a wrong accusation names the envelope's known cards: the knowledge is inconsistent")
+        self.weights, self.base_factor = self._show_weights(k)
+        self.slot_of = {p: i for i, p in enumerate(self.players)}
+
+    def _allowed_owners(self, k: KnowledgeView) -> dict:
+        """card -> the owners that may hold it: its holder alone when the
+        sheet knows one, else every owner not known to lack it."""
         allowed = {}
         for c in self.cards:
             holders = [o for o in self.owners if k.status(o, c) == "held"]
             allowed[c] = holders[:1] if holders else [o for o in self.owners if k.status(o, c) != "lacked"]
-        self.allowed = allowed
-        self.fixed = fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
-        self.free = [c for c in self.cards if len(allowed[c]) > 1]
-        self.cap0 = tuple(k.hand_sizes[p] - sum(1 for o in fixed.values() if o == p) for p in self.players)
+        return allowed
+
+    def _envelope_needs(self) -> None:
+        """The envelope's known cards per category (``env_known``), how many
+        more of each category it takes (``need``; :class:`ValueError` for a
+        category it holds too many of) and how many free cards of each it may
+        take (``eligible``)."""
+        category, fixed, allowed = self.category, self.fixed, self.allowed
         #: category -> the envelope's known cards of it (sheet order), for categories with any
         self.env_known: dict = {}
         for c in self.cards:
@@ -228,7 +251,14 @@ class BeliefProblem:
                              "the knowledge is inconsistent")
         self.eligible = {cat: sum(1 for c in self.free if category[c] == cat and ENVELOPE in allowed[c])
                          for cat in self.categories}
-        # live one-of clauses restricted to free cards the owner may hold
+
+    def _live_clauses(self, k: KnowledgeView) -> list:
+        """The live one-of clauses, (owner, cards) each, restricted to the
+        free cards the owner may hold: none that a fixed card satisfies, nor
+        an envelope clause that every deal satisfies (it covers every
+        candidate of a category the envelope still needs a card of);
+        :class:`ValueError` for a clause no card can satisfy."""
+        category, fixed, allowed = self.category, self.fixed, self.allowed
         clauses = []
         for o in self.owners:
             for clause in k.one_of_clauses(o):
@@ -244,31 +274,30 @@ class BeliefProblem:
                             opts >= {c for c in self.free if category[c] == cat and ENVELOPE in allowed[c]}:
                         continue  # implied: every deal takes a card of the category from these
                 clauses.append((o, opts))
-        self.clauses = clauses
-        # wrong accusations: the envelope is not all of these.  A clause with
-        # a card the envelope cannot hold is satisfied; in the others every
-        # fixed card is the envelope's, so only the free cards need counting.
-        self.notalls = [frozenset(c for c in cl if c not in fixed) for cl in k.not_all_clauses(ENVELOPE)
-                        if all(ENVELOPE in allowed[c] for c in cl)]
-        if any(not cs for cs in self.notalls):
-            raise ValueError("a wrong accusation names the envelope's known cards: the knowledge is inconsistent")
-        # seen shows: weight 1 / (number of suggested cards the shower holds)
-        self.weights = []
-        self.base_factor = 1.0
+        return clauses
+
+    def _show_weights(self, k: KnowledgeView) -> tuple[list, float]:
+        """The weights of the deals, (owner, base, cards) each, and the
+        constant factor of the settled ones: a seen show weighs 1 / (the
+        number of suggested cards the shower holds), a soft clue (owner, card,
+        factor) the deals in which the owner holds the card by the factor."""
+        fixed, allowed = self.fixed, self.allowed
+        weights = []
+        base_factor = 1.0
         for shower, others in _seen_shows(k):
             base = 1 + sum(1 for c in others if fixed.get(c) == shower)
             var = frozenset(c for c in others if c not in fixed and shower in allowed[c])
             if var:
-                self.weights.append((shower, base, var))
+                weights.append((shower, base, var))
             else:
-                self.base_factor /= base
+                base_factor /= base
         # soft clues: the deals in which the owner holds the card weighted by the factor, written as a
         # one-card show weight 1 / (b + count) with b = f / (1 - f), whose ratio b / (b + 1) is f
         for owner, card, factor in soft_clues(k):
             if card in fixed or owner not in allowed.get(card, ()) or not 0.0 < factor < 1.0:
                 continue  # settled (a constant factor), or no weight to give
-            self.weights.append((owner, factor / (1.0 - factor), frozenset({card})))
-        self.slot_of = {p: i for i, p in enumerate(self.players)}
+            weights.append((owner, factor / (1.0 - factor), frozenset({card})))
+        return weights, base_factor
 
     def same(self, other: "BeliefProblem") -> bool:
         """Whether ``other`` is the same problem (the same position of the same seat)."""
@@ -321,6 +350,20 @@ class _Parts(dict):
         return part
 
 
+class _Fields:
+    """Bit fields laid out one after another in a packed state."""
+
+    def __init__(self) -> None:
+        #: The bits taken so far.
+        self.width = 0
+
+    def take(self, width: int) -> int:
+        """A new field of ``width`` bits: its shift."""
+        at = self.width
+        self.width += width
+        return at
+
+
 class _Layout:
     """DP states packed into one int, with a bit field for each player's
     remaining hand capacity, the envelope's cards of each category it still
@@ -343,20 +386,15 @@ class _Layout:
 
     def __init__(self, pb: BeliefProblem):
         self.pb = pb
-        shift = 0
-
-        def field(width):
-            nonlocal shift
-            at = shift
-            shift += width
-            return at
+        fields = _Fields()
+        field = fields.take
         self.cap_shift = [field(max(1, c.bit_length())) for c in pb.cap0]
         self.cap_mask = [((1 << max(1, c.bit_length())) - 1) << sh for c, sh in zip(pb.cap0, self.cap_shift)]
         self.all_caps = sum(self.cap_mask)
         sheet = {c: i for i, c in enumerate(pb.cards)}
         #: Whether the envelope takes one card of every category, so that its
         #: tuple has one entry per category (the classic shape).
-        self.aligned = aligned = all(n == 1 for n in pb.counts.values())
+        self.aligned = all(n == 1 for n in pb.counts.values())
         #: card -> (full mask, constant added) for a move into the envelope
         self.env_move: dict = {}
         #: the masks of a final state's envelope fields
@@ -365,33 +403,7 @@ class _Layout:
         self.decode: list = []
         start = 0
         for cat in pb.categories:
-            known = pb.env_known.get(cat, ())
-            need = pb.need[cat]
-            cands = [c for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]]
-            if need == 0:
-                self.decode.append((0, 0, {0: known[0] if aligned else known}))
-            elif need == 1:  # a label
-                width = max(1, len(cands).bit_length())
-                at = field(width)
-                mask = ((1 << width) - 1) << at
-                self.full_masks.append(mask)
-                self.env_move.update({c: (mask, (j + 1) << at) for j, c in enumerate(cands)})
-                table: dict[int, str | tuple | None]
-                if aligned:
-                    table = {0: None, **{j + 1: c for j, c in enumerate(cands)}}
-                else:
-                    table = {0: (None,), **{j + 1: tuple(sorted(known + (c,), key=sheet.__getitem__))
-                                            for j, c in enumerate(cands)}}
-                self.decode.append((at, mask, table))
-            else:  # a counter and a bit set
-                w = need.bit_length()
-                at = field(w + 1)
-                top = 1 << (at + w)
-                start += ((1 << w) - need) << at
-                bits = field(max(1, len(cands)))
-                self.full_masks.append(top)
-                self.env_move.update({c: (top, (1 << at) + (1 << (bits + j))) for j, c in enumerate(cands)})
-                self.decode.append((bits, ((1 << max(1, len(cands))) - 1) << bits, _Parts(known, cands, sheet)))
+            start += self._envelope_field(cat, field, sheet)
         self.clause_bit = [1 << field(1) for _ in pb.clauses]
         self.notall_field = [(field(max(1, len(cs).bit_length())), (1 << max(1, len(cs).bit_length())) - 1)
                              for cs in pb.notalls]
@@ -404,13 +416,49 @@ class _Layout:
             start |= c << self.cap_shift[j]
         self.start = start
         #: Whether every state fits the vectorized DP's ``uint64`` (:mod:`clue_expert.engine.reasoning.dp`).
-        self.vector = shift <= dp.MAX_BITS and _VECTOR[0]
+        self.vector = fields.width <= dp.MAX_BITS and _VECTOR[0]
         #: every bit of the envelope's fields (its cards and whether it is full)
         self.env_mask = 0
         for _, mask, _ in self.decode:
             self.env_mask |= mask
         for mask in self.full_masks:
             self.env_mask |= mask
+
+    def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
+        """Lay out the envelope's field of the category ``cat`` (its bits from
+        ``field``): its moves into ``env_move``, its "full" mask into
+        ``full_masks``, its decoding into ``decode``; the field's part of the
+        start state (a counter's offset; 0 for a label or no field)."""
+        pb, aligned = self.pb, self.aligned
+        known = pb.env_known.get(cat, ())
+        need = pb.need[cat]
+        cands = [c for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]]
+        if need == 0:
+            self.decode.append((0, 0, {0: known[0] if aligned else known}))
+            return 0
+        if need == 1:  # a label
+            width = max(1, len(cands).bit_length())
+            at = field(width)
+            mask = ((1 << width) - 1) << at
+            self.full_masks.append(mask)
+            self.env_move.update({c: (mask, (j + 1) << at) for j, c in enumerate(cands)})
+            table: dict[int, str | tuple | None]
+            if aligned:
+                table = {0: None, **{j + 1: c for j, c in enumerate(cands)}}
+            else:
+                table = {0: (None,), **{j + 1: tuple(sorted(known + (c,), key=sheet.__getitem__))
+                                        for j, c in enumerate(cands)}}
+            self.decode.append((at, mask, table))
+            return 0
+        # a counter and a bit set
+        w = need.bit_length()
+        at = field(w + 1)
+        top = 1 << (at + w)
+        bits = field(max(1, len(cands)))
+        self.full_masks.append(top)
+        self.env_move.update({c: (top, (1 << at) + (1 << (bits + j))) for j, c in enumerate(cands)})
+        self.decode.append((bits, ((1 << max(1, len(cands))) - 1) << bits, _Parts(known, cands, sheet)))
+        return ((1 << w) - need) << at
 
     def env(self, state: int) -> tuple:
         """The envelope's cards in a state, in sheet order (meaningful for complete states)."""
@@ -706,35 +754,30 @@ def exact_marginals(pb: BeliefProblem) -> tuple[dict, float, int]:
     without ``pb.base_factor``, the largest number of states at one step)."""
     _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
     order = pb.order()
-    owners = pb.owners
     n = len(order)
     start, moves, closes, bits = _steps(pb, order)
     if bits <= dp.MAX_BITS and _VECTOR[0]:
         return _marginals_vector(pb, order, start, moves, closes)
+    forward, biggest = _forward_plain(start, moves, closes)
+    # every capacity is spent exactly when all cards are placed
+    z = forward[n].get(0, 0.0)
+    if z <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    probs = _fixed_probabilities(pb)
+    back = {0: 1.0}
+    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
+        back = _backward_plain(forward[i], moves[i], closes[i], back, probs, order[i], z)
+    return probs, z, biggest
 
-    def targets(i):
-        """(source state, its weight, owner, target state, factor) of step i, in order."""
-        close = closes[i]
-        for s0, w in forward[i].items():
-            for o, mask, dec, orm, add in moves[i]:
-                if not s0 & mask:
-                    continue
-                s = ((s0 - dec) | orm) + add
-                f = 1.0
-                if close is not None:
-                    need, notall, weight, keep = close
-                    if s & need != need:
-                        continue
-                    if any((s >> sh) & m == cnt for sh, m, cnt in notall):
-                        continue
-                    for sh, m, base in weight:
-                        f /= base + ((s >> sh) & m)
-                    s &= keep
-                yield s0, w, o, s, f
+
+def _forward_plain(start: int, moves: list, closes: list) -> tuple[list, int]:
+    """The forward pass of :func:`exact_marginals` in plain loops: every
+    layer (they hold at most :data:`MAX_TABLE` entries together, else
+    :class:`TableTooLarge`) and the largest one's size."""
     forward = [{start: 1.0}]
     biggest = 1
     used = 1  # entries kept in the forward layers (the limit MAX_TABLE)
-    for i in range(n):
+    for i in range(len(moves)):
         nxt: dict = {}
         get = nxt.get
         _tally(len(forward[i]) * len(moves[i]))
@@ -748,33 +791,41 @@ def exact_marginals(pb: BeliefProblem) -> tuple[dict, float, int]:
                 if used + len(nxt) > MAX_TABLE:
                     raise _table_error()
         else:
-            for _s0, w, _o, s, f in targets(i):
+            for _s0, w, _o, s, f in _step_targets(forward[i], moves[i], closes[i]):
                 nxt[s] = get(s, 0.0) + w * f
             if used + len(nxt) > MAX_TABLE:
                 raise _table_error()
         forward.append(nxt)
         used += len(nxt)
         biggest = max(biggest, len(nxt))
-    # every capacity is spent exactly when all cards are placed
-    z = forward[n].get(0, 0.0)
-    if z <= 0:
-        raise ValueError("no deal is consistent with the knowledge")
-    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
+    return forward, biggest
+
+
+def _fixed_probabilities(pb: BeliefProblem) -> dict:
+    """owner -> card -> probability with only the fixed cards' filled in
+    (1.0 for their owners); every other 0.0, for the backward pass to fill."""
+    probs = {o: {c: 0.0 for c in pb.cards} for o in pb.owners}
     for c, o in pb.fixed.items():
         probs[o][c] = 1.0
-    back = {0: 1.0}
-    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
-        b: dict = {}
-        acc: dict = {}
-        for s0, w, o, s, f in targets(i):
-            v = f * back.get(s, 0.0)
-            if v:
-                b[s0] = b.get(s0, 0.0) + v
-                acc[o] = acc.get(o, 0.0) + w * v
-        for o, v in acc.items():
-            probs[o][order[i]] = v / z
-        back = b
-    return probs, z, biggest
+    return probs
+
+
+def _backward_plain(layer: dict, moves: list, close, back: dict, probs: dict, card: str, z: float) -> dict:
+    """One step of the backward pass in a plain loop, over the forward layer
+    before ``card`` is placed: each owner's probability of the card into
+    ``probs`` (its weight over ``z``), and the backward weights of the
+    layer's states from those of the next layer (``back``)."""
+    b: dict = {}
+    acc: dict = {}
+    get = back.get
+    for s0, w, o, s, f in _step_targets(layer, moves, close):
+        v = f * get(s, 0.0)
+        if v:
+            b[s0] = b.get(s0, 0.0) + v
+            acc[o] = acc.get(o, 0.0) + w * v
+    for o, v in acc.items():
+        probs[o][card] = v / z
+    return b
 
 
 def _step_targets(layer, moves: list, close):
@@ -807,10 +858,41 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
     n = len(order)
     steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
     move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
+    forward, biggest = _forward_mixed(start, moves, closes, steps)
+    last = forward[n]
+    if isinstance(last, dict):
+        z = last.get(0, 0.0)
+    else:
+        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    if z <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    probs = _fixed_probabilities(pb)
+    back: dict | tuple = {0: 1.0}
+    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
+        layer = forward[i]
+        if isinstance(layer, dict):
+            if not isinstance(back, dict):
+                back = dict(zip(back[0].tolist(), back[1].tolist()))
+            back = _backward_plain(layer, moves[i], closes[i], back, probs, order[i], z)
+            continue
+        if isinstance(back, dict):
+            back = (np.fromiter(back.keys(), dtype=np.uint64, count=len(back)),
+                    np.fromiter(back.values(), dtype=np.float64, count=len(back)))
+        back = _backward_vector(layer, steps[i], closes[i], move_owner[i], back, probs, owners, order[i], z)
+    return probs, z, biggest
+
+
+def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[list, int]:
+    """The forward pass of :func:`_marginals_vector`: a step on fewer than
+    :data:`_VECTOR_FROM` (state, move) pairs from a plain layer in a plain
+    loop, the others vectorized (``steps``: each step's moves as the
+    vectorized DP takes them), its source layer kept as a :class:`dp.Layer`;
+    every layer (at most :data:`MAX_TABLE` entries together, else
+    :class:`TableTooLarge`) and the largest one's size."""
     forward: list = [{start: 1.0}]
     biggest = 1
     used = 1
-    for i in range(n):
+    for i in range(len(moves)):
         src_layer = forward[i]
         _tally(len(src_layer) * len(moves[i]))
         if isinstance(src_layer, dict) and len(src_layer) * len(moves[i]) < _VECTOR_FROM:
@@ -829,61 +911,45 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
         else:
             layer = dp.Layer.of(src_layer)
             forward[i] = layer
-            t, src, _, factor = dp.expand(layer.states, steps[i], closes[i])
-            w = layer.weights[src]
-            if factor is not None:
-                w = w * factor
-            states, sums, _, _ = dp.first_order(t, w)
-            assert sums is not None
-            new = dp.Layer(states, sums)
+            new = _forward_vector(layer, steps[i], closes[i])
         if used + len(new) > MAX_TABLE:
             raise _table_error()
         forward.append(new)
         used += len(new)
         biggest = max(biggest, len(new))
-    last = forward[n]
-    if isinstance(last, dict):
-        z = last.get(0, 0.0)
-    else:
-        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
-    if z <= 0:
-        raise ValueError("no deal is consistent with the knowledge")
-    probs = {o: {c: 0.0 for c in pb.cards} for o in owners}
-    for c, o in pb.fixed.items():
-        probs[o][c] = 1.0
-    back: dict | tuple = {0: 1.0}
-    for i in range(n - 1, -1, -1):  # the backward pass retraces the forward's moves
-        layer = forward[i]
-        if isinstance(layer, dict):
-            if not isinstance(back, dict):
-                back = dict(zip(back[0].tolist(), back[1].tolist()))
-            b: dict = {}
-            acc: dict = {}
-            get = back.get
-            for s0, w, o, s, f in _step_targets(layer, moves[i], closes[i]):
-                v = f * get(s, 0.0)
-                if v:
-                    b[s0] = b.get(s0, 0.0) + v
-                    acc[o] = acc.get(o, 0.0) + w * v
-            for o, v in acc.items():
-                probs[o][order[i]] = v / z
-            back = b
-            continue
-        if isinstance(back, dict):
-            back = (np.fromiter(back.keys(), dtype=np.uint64, count=len(back)),
-                    np.fromiter(back.values(), dtype=np.float64, count=len(back)))
-        t, src, move, factor = dp.expand(layer.states, steps[i], closes[i])
-        v = dp.lookup(t, back[0], back[1])
-        if factor is not None:
-            v = factor * v
-        nz = np.flatnonzero(v)
-        src, v = src[nz], v[nz]
-        who = move_owner[i][move[nz]]
-        sums = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
-        for o in np.unique(who).tolist():
-            probs[owners[o]][order[i]] = float(sums[o]) / z
-        back = (layer.states, np.bincount(src, weights=v, minlength=len(layer)))
-    return probs, z, biggest
+    return forward, biggest
+
+
+def _forward_vector(layer: "dp.Layer", step: tuple, close) -> "dp.Layer":
+    """One vectorized step of the forward pass: the layer after the moves
+    ``step`` (and the closing checks ``close``) from ``layer``."""
+    t, src, _, factor = dp.expand(layer.states, step, close)
+    w = layer.weights[src]
+    if factor is not None:
+        w = w * factor
+    states, sums, _, _ = dp.first_order(t, w)
+    assert sums is not None
+    return dp.Layer(states, sums)
+
+
+def _backward_vector(layer: "dp.Layer", step: tuple, close, move_owner: np.ndarray, back: tuple, probs: dict,
+                     owners: list, card: str, z: float) -> tuple:
+    """One vectorized step of the backward pass over the forward layer
+    before ``card`` is placed (``move_owner``: each move's owner index):
+    each owner's probability of the card into ``probs``, and the backward
+    weights of the layer's states (states, weights) from the next layer's
+    (``back``, likewise)."""
+    t, src, move, factor = dp.expand(layer.states, step, close)
+    v = dp.lookup(t, back[0], back[1])
+    if factor is not None:
+        v = factor * v
+    nz = np.flatnonzero(v)
+    src, v = src[nz], v[nz]
+    who = move_owner[move[nz]]
+    sums = np.bincount(who, weights=layer.weights[src] * v, minlength=len(owners))
+    for o in np.unique(who).tolist():
+        probs[owners[o]][card] = float(sums[o]) / z
+    return (layer.states, np.bincount(src, weights=v, minlength=len(layer)))
 
 
 def _envelope_options(k: KnowledgeView) -> list:
@@ -1176,9 +1242,27 @@ class SuggestionEvaluator:
         if suggestion in self._cache:
             return self._cache[suggestion]
         pb = self.problem
-        # the suggested cards of open owner are placed last, their owners
-        # recorded; the pass to continue is the one whose layers reach furthest
+        # the suggested cards of open owner are placed last, their owners recorded
         free = [c for c in suggestion if c not in pb.fixed]
+        layer, tagged = self._final_layer(free)
+        lay = self._layout
+        tag_mask = 0
+        for q in range(len(tagged)):
+            tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
+        fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
+        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
+            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
+        else:
+            lists, choice = self._joint_loop(suggestion, layer, tagged, tag_mask, fixed_owner)
+        value = self._value(suggestion, lists, exact=True, choice=choice)
+        self._cache[suggestion] = value
+        return value
+
+    def _final_layer(self, free: list) -> tuple:
+        """The final layer of a pass that places the cards ``free`` last,
+        their owners tagged, continued from the kept pass whose layers reach
+        furthest (the first of those); and the tagged cards in the order
+        they are placed."""
         def reach(p: tuple) -> int:
             order, position, _ = p
             return min((position[c] for c in free), default=len(order))
@@ -1188,24 +1272,22 @@ class SuggestionEvaluator:
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
-        layer = _run(lay.transitions(order, tagged), layers[start], start, vector=lay.vector)
+        return _run(lay.transitions(order, tagged), layers[start], start, vector=lay.vector), tagged
+
+    def _joint_loop(self, suggestion, layer: "dict | dp.Layer", tagged: list, tag_mask: int,
+                    fixed_owner: dict) -> tuple[dict, float]:
+        """:meth:`evaluate`'s sums in a plain loop over a final layer: outcome -> the
+        weights of its envelopes, and the weighted sum of log2 of the
+        refuter's choices."""
+        lay = self._layout
         joint: dict = defaultdict(lambda: defaultdict(float))
         choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
         # a final state's envelope depends on its envelope fields only, the
         # outcome on its tags only: each is worked out once
         env_mask = lay.env_mask
-        tag_mask = 0
-        for q in range(len(tagged)):
-            tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
         envs: dict = {}
         outcomes: dict = {}
-        fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
         all_caps, full_masks = lay.all_caps, lay.full_masks
-        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
-            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
-            value = self._value(suggestion, lists, exact=True, choice=choice)
-            self._cache[suggestion] = value
-            return value
         for state, w in layer.items():
             if not w or state & all_caps:
                 continue
@@ -1228,10 +1310,7 @@ class SuggestionEvaluator:
                 choice += w * log_k
             else:
                 joint[None][env] += w
-        value = self._value(suggestion, {key: list(d.values()) for key, d in joint.items()}, exact=True,
-                            choice=choice)
-        self._cache[suggestion] = value
-        return value
+        return {key: list(d.values()) for key, d in joint.items()}, choice
 
     def _joint_vector(self, suggestion, layer: "dp.Layer", tagged: list, tag_mask: int,
                       fixed_owner: dict) -> tuple[dict, float]:
