@@ -155,8 +155,10 @@ Binder = tuple[tuple[int, str, str], ...]
 #: Where an adapter may hand a native firing instead of yielding an
 #: :class:`EngineFiring` (see :meth:`RuleEngine.run`): called with the rule's
 #: id, the facts it matched (in pattern order), its :data:`Binder` and the
-#: facts it asserted that the engine did not hold (as :attr:`EngineFiring.native`).
-NativeSink = Callable[[str, tuple, Binder, tuple], None]
+#: facts it asserted that the engine did not hold (as :attr:`EngineFiring.native`),
+#: or None for a production decision rule whose firings the seat gathers
+#: (:attr:`~clue_expert.engine.language.compiler.RulePlan.gathered`: it asserts nothing).
+NativeSink = Callable[[str, tuple, Binder, "tuple | None"], None]
 
 
 class FiringSink(Protocol):
@@ -168,8 +170,10 @@ class FiringSink(Protocol):
         """A rule fired (a native one too when the engine reports it as a
         firing: with a watch, or an engine that runs no right-hand side)."""
 
-    def on_native(self, rule: str, facts: tuple, binder: Binder, native: tuple) -> None:
-        """A native rule fired inside the engine, handed over straight (see :data:`NativeSink`)."""
+    def on_native(self, rule: str, facts: tuple, binder: Binder, native: tuple | None) -> None:
+        """A native rule fired inside the engine, handed over straight (see
+        :data:`NativeSink`); ``native`` None: a production decision rule
+        whose firings the seat gathers (it asserted nothing)."""
 
 
 def bound(facts: Sequence["EngineFact"], binder: Binder) -> tuple[tuple[str, Any], ...]:

@@ -29,6 +29,7 @@ Python (``python_value``), and an ``eval`` parses its text each time.
 """
 from __future__ import annotations
 
+
 import re
 import tempfile
 from dataclasses import replace
@@ -455,6 +456,10 @@ class ClipsEngine(RuleEngine):
             if before is None:
                 if not na:  # the seat computes the right-hand side
                     i += 1 + nb
+                    if sink is not None and compiled.gathers:  # a decision the seat gathers: handed over straight
+                        self._step += 1
+                        sink(compiled.rule.id, facts, plan[3], None)
+                        continue
                     yield self._firing(plan, facts)
                     continue
                 if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
@@ -629,9 +634,10 @@ def _compile_seat_rules(rules: Sequence[Any], native: Mapping[str, tuple]) -> di
     heard of (KeyError in reproduce kingston); see docs/limits.md."""
     compiled: dict[str, CompiledDefrule] = {}
     for order, rule in enumerate(rules):
+        gathers = rule.plan is not None and rule.plan.gathered is not None
         for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
                               store_clauses=True, work=False):
-            compiled[c.name] = c
+            compiled[c.name] = replace(c, gathers=True) if gathers and not c.native else c
     return compiled
 
 

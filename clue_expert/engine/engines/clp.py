@@ -201,6 +201,11 @@ class CompiledDefrule:
     counts: tuple[str, ...] = ()
     """The expressions of the values (``n``) of the counts in the basis, in basis order
     (``(fact-slot-value ?f2 n)`` ...): logged after the basis, since a count's raise is not."""
+    gathers: bool = False
+    """Whether the seat only gathers its firings (a production decision rule,
+    :attr:`~clue_expert.engine.language.compiler.RulePlan.gathered`): its
+    right-hand side asserts nothing and changes nothing the rules match, so
+    it logs and goes on, as a native one does, without halting the run."""
 
     @property
     def plain(self) -> str:
@@ -217,6 +222,9 @@ class CompiledDefrule:
         (``(halt)``), so the seat's conclusions are matched before the next
         activation is chosen."""
         entry = f"(bind {LOG} (create$ {LOG} {number} {' '.join(self.basis + self.counts)}"
+        if self.gathers:
+            return (f"{self.head}(if (= ?*{STEPWISE_NAME}* 0)\n  then {entry}))\n"
+                    f"       (if (> (length$ {LOG}) {LOG_CHUNK}) then (halt))\n  else {entry}))\n       (halt)))")
         if not self.asserts:
             return self.head + entry + "))\n  (halt))"
         asserted = self.asserts[0] if self.clause else " ".join(f"(fact-index {a})" for a in self.asserts)

@@ -281,11 +281,15 @@ class Deciding:
             cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
             assert self.candidates is not None
             self.candidates.append(cand)
-            premises = tuple(dict.fromkeys(k for env in entry.envs
-                                           for k in (self._premises_of(env["__facts__"]) if "__facts__" in env
-                                                     else env.get("__matched__", ()))))
-            self._log.log(Firing(step, rule.id, message, ((kind, opts),), tuple(sorted(premises, key=repr)),
-                                 self._log.turn))
+            self._log.log(Firing(step, rule.id, message, ((kind, opts),), self._premises(entry.envs), self._log.turn))
+
+    def _premises(self, envs: list[dict]) -> tuple:
+        """Every fact the firings of a gathered candidate matched (set-up
+        facts left out, a count standing for what it counted), sorted."""
+        facts = {id(f): f for env in envs if "__facts__" in env for f in env["__facts__"]}
+        premises = dict.fromkeys(self._premises_of(tuple(facts.values())) if facts else ())
+        premises.update(dict.fromkeys(k for env in envs if "__facts__" not in env for k in env.get("__matched__", ())))
+        return tuple(sorted(premises, key=repr))
 
     def _known_cards(self, rule: CompiledRule, kind: str, cards) -> list:
         """``cards`` (a list), each checked to be a card of the edition."""

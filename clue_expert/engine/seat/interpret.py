@@ -139,7 +139,7 @@ class RuleInterpreter:
         self.on_native(firing.rule, firing.facts, (), firing.native or (), firing.activation.bindings)
 
     def on_native(self, rule_id: str, facts: tuple[EngineFact, ...], binder: Binder,
-                   native: tuple[EngineFact, ...], bindings: tuple | None = None) -> None:
+                   native: tuple[EngineFact, ...] | None, bindings: tuple | None = None) -> None:
         """A native rule fired inside the engine (held / lacked facts from its
         variables, or one one-of clause; see Knowledge._load_rules) on
         ``facts``, asserting ``native``: the limits, then what
@@ -151,6 +151,11 @@ class RuleInterpreter:
         rule = self._rules_by_id[rule_id]
         self._count_match(rule)
         self.budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
+        if native is None:  # a production decision rule the seat gathers (RulePlan.gathered)
+            var = self._plans[rule_id].gathered
+            assert var is not None  # the adapter hands over only the firings of such rules
+            self._deciding.gather_card(rule, dict(bindings if bindings is not None else bound(facts, binder)), var, facts)
+            return
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
