@@ -634,7 +634,8 @@ def _compile_seat_rules(rules: Sequence[Any], native: Mapping[str, tuple]) -> di
     heard of (KeyError in reproduce kingston); see docs/limits.md."""
     compiled: dict[str, CompiledDefrule] = {}
     for order, rule in enumerate(rules):
-        gathers = rule.plan is not None and rule.plan.gathered is not None
+        plan = getattr(rule, "plan", None)  # a test may load IR rules of its own
+        gathers = plan is not None and plan.gathered is not None
         for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
                               store_clauses=True, work=False):
             compiled[c.name] = replace(c, gathers=True) if gathers and not c.native else c
