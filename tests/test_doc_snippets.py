@@ -52,12 +52,22 @@ def test_record_format_editions_output_is_the_commands(capsys, monkeypatch):
 
 
 def apply_diff(text: str, diff: str) -> str:
-    """Each run of ``-`` lines (with the ``+`` lines after it) of a unified-style
-    diff replaced in ``text``; every removed run must be there exactly once."""
+    """A unified-style diff applied to ``text`` as ``patch`` would, in
+    order: each change (a run of ``-`` lines and the ``+`` lines after it,
+    with the context lines just before it, which anchor an insertion) is
+    made at its first place after the change before; a ``...`` line skips
+    text.  A change whose lines are not there is an error."""
+    pos, context = 0, []
     lines = diff.splitlines()
     i = 0
     while i < len(lines):
-        if not lines[i].startswith("-"):
+        line = lines[i]
+        if line.strip() == "...":
+            context = []
+            i += 1
+            continue
+        if not line.startswith(("-", "+")):
+            context.append(line[1:])
             i += 1
             continue
         minus, plus = [], []
@@ -67,9 +77,12 @@ def apply_diff(text: str, diff: str) -> str:
         while i < len(lines) and lines[i].startswith("+"):
             plus.append(lines[i][1:])
             i += 1
-        old, new = "\n".join(minus) + "\n", "\n".join(plus) + "\n"
-        assert text.count(old) == 1, f"the shipped file has not exactly one {old!r}"
-        text = text.replace(old, new)
+        old = "".join(f"{x}\n" for x in context + minus)
+        new = "".join(f"{x}\n" for x in context + plus)
+        at = text.find(old, pos)
+        assert at >= 0, f"the shipped file has not exactly one {old!r} after the diff's earlier changes"
+        text = text[:at] + new + text[at + len(old):]
+        pos, context = at + len(new), []
     return text
 
 

@@ -642,13 +642,7 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
         names.add(name)
     if "where" in raw:
         rule.where = comp(raw["where"], "where")
-    for item in raw["then"]:
-        (kind, value), = item.items()
-        if allowed is not None and kind not in allowed:
-            raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
-        rule.then.append(_conclusion(kind, value, names, params, comp, path, rid))
-        if "match" in raw and kind in (*CONCLUSION_KINDS, *PROBABLE_KINDS):
-            check_conclusion(kind, rule.then[-1].args, patterns, path, rid)
+    _compile_then(rule, raw, allowed, file_kind, names, params, comp, patterns)
     # Without because: the premises are what the rule matched and read (see Knowledge._fire);
     # a model rule's probable clue rests on its trigger.
     rule.because = [comp(src, "because") for src in raw.get("because", ["this"] if file_kind == "model" else [])]
@@ -659,6 +653,20 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     rule.rebinds = any(name in every_field for part in ("let", "for", "each") for name in raw.get(part) or {})
     rule.plan = rule_plan(rule)
     return rule
+
+
+def _compile_then(rule: CompiledRule, raw: dict, allowed: Sequence[str] | None, file_kind: str, names: set,
+                  params: Mapping[str, Any], comp: Callable[[Any, str], Expression], patterns: tuple) -> None:
+    """A rule's ``then:`` items compiled into ``rule.then``: each one its file's kind may conclude, a
+    pattern rule's facts typed against what its patterns bind."""
+    path, rid = rule.path, rule.id
+    for item in raw["then"]:
+        (kind, value), = item.items()
+        if allowed is not None and kind not in allowed:
+            raise RuleFileError(path, rid, f"a {file_kind} file may conclude only {', '.join(allowed)}, not {kind!r}")
+        rule.then.append(_conclusion(kind, value, names, params, comp, path, rid))
+        if "match" in raw and kind in (*CONCLUSION_KINDS, *PROBABLE_KINDS):
+            check_conclusion(kind, rule.then[-1].args, patterns, path, rid)
 
 
 def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
