@@ -104,12 +104,7 @@ def _cross(tmp_path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("engine", [
-    pytest.param("clips", marks=pytest.mark.xfail(
-        strict=True, reason="the seat's CLIPS rules run without the join work tick: with it, a count modified "
-                            "between a tick and the firing left the adapter an index it never heard of (KeyError "
-                            "in reproduce kingston) and one level run crashed; docs/limits.md")),
-    "experta"])
+@pytest.mark.parametrize("engine", ["clips", "experta"])
 def test_the_bound_is_the_work_of_the_joins_named_with_file_rule_and_limit(tmp_path, monkeypatch, engine):
     monkeypatch.setattr(ir, "MAX_PARTIAL_MATCHES", 2_000)
     rules = [*default_rulesets(), load_ruleset(_cross(tmp_path))]

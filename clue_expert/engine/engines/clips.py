@@ -629,15 +629,14 @@ def _compile_seat_rules(rules: Sequence[Any], native: Mapping[str, tuple]) -> di
     """The seat's defrules by name.  new_only: a native firing that would
     assert a fact CLIPS holds never reaches the agenda; store_clauses: a
     native one-of clause is recorded inside CLIPS as the seat's store
-    records it.  The join work tick (work=True) is off: with it a count
-    modified between a tick and the firing left an index the adapter never
-    heard of (KeyError in reproduce kingston); see docs/limits.md."""
+    records it; work: every join counts its partial matches (the join work
+    tick, :data:`.clp.WORK_NAME`), as experta's network does."""
     compiled: dict[str, CompiledDefrule] = {}
     for order, rule in enumerate(rules):
         plan = getattr(rule, "plan", None)  # a test may load IR rules of its own
         gathers = plan is not None and plan.gathered is not None
         for c in compile_rule(rule, native=native.get(rule.id) or native_of(rule), order=order, new_only=True,
-                              store_clauses=True, work=False):
+                              store_clauses=True, work=True):
             compiled[c.name] = replace(c, gathers=True) if gathers and not c.native else c
     return compiled
 
