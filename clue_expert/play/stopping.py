@@ -207,6 +207,17 @@ def stoppable(cmd: Callable[[Any], int]) -> Callable[[Any], int]:
     return run
 
 
+def hold_for_exit() -> None:
+    """The process's command has returned and the process is about to end
+    with its code: SIGINT and SIGTERM held back (blocked) from now on, so a
+    signal that comes while the interpreter finalizes cannot end it by the
+    default action and lose the code (the command's work is done).  Called
+    by the console script for its own command line only, never in a process
+    that goes on (a test calling ``main([...])``)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM held back (blocked) inside: delivered, and handled,

@@ -7,6 +7,7 @@ import sys
 from ...core.version import __version__
 from ...core.errors import ClueError, ContradictionError
 from ...engine import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
+from ...play.stopping import hold_for_exit
 from .assistant import add_notebook, add_replay, add_serve
 from .catalog import add_board, add_deals, add_editions, add_puzzle
 from .common import CONNECTION_ERRORS, ENGINE_COMMANDS, EXIT_BAD_INPUT, EXIT_CONNECTION, EXIT_CONTRADICTION, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
@@ -47,7 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Entry point of the ``clue-expert`` console script.  Every failure
-    becomes one line on stderr and an exit code (docs/exit-codes.md)."""
+    becomes one line on stderr and an exit code (docs/exit-codes.md).  Run
+    on the process's own command line (``argv`` None), the stop signals are
+    held once the command has returned, so that its code is the process's
+    (:func:`~clue_expert.play.stopping.hold_for_exit`)."""
+    code = _run(argv)
+    if argv is None:
+        hold_for_exit()
+    return code
+
+
+def _run(argv) -> int:
+    """:func:`main`'s work: the command run, every failure one line and a code."""
     try:
         args = build_parser().parse_args(argv)
         try:
