@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import tempfile
 from dataclasses import replace
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import signal
 
@@ -45,7 +45,7 @@ from ...core.errors import RuleFileError, RuleLimitError
 from ...core.facts import TALLY_KINDS
 from ..language import ir
 from ..language.ir import Var, evaluate
-from .base import Activation, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
+from .base import Activation, Binder, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, CompiledDefrule,
                   bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_function)
 
@@ -152,7 +152,7 @@ class ClipsEngine(RuleEngine):
         self._by_index: _Facts = _Facts(self._index)
         #: Per defrule number: (its compiled form, basis size, facts it asserts,
         #: its binder, its natives, whether it records a one-of clause; see :func:`_plan`).
-        self._plans: list[tuple] = []
+        self._plans: list[_Plan] = []
         #: CLIPS fact index -> the fact's C pointer (AssertString's), for the facts the seat
         #: declared that it may retract (not the counts, which CLIPS modifies): a retraction
         #: through it costs a thirtieth of an ``(retract N)`` parsed by ``Eval``.
@@ -445,12 +445,12 @@ class ClipsEngine(RuleEngine):
                 i += 1 + n
                 continue
             plan = plans[number]
-            compiled, nb, na = plan[0], plan[1], plan[2]
+            compiled, nb, na = plan.compiled, plan.basis_size, plan.asserted
             fires[number] += 1
             basis = log[i + 1:i + 1 + nb]
-            if plan[6]:  # the values of the counts in the basis follow it
-                facts = self._with_counts(basis, plan[6], log[i + 1 + nb:i + 1 + nb + len(plan[6])])
-                nb += len(plan[6])
+            if plan.counts:  # the values of the counts in the basis follow it
+                facts = self._with_counts(basis, plan.counts, log[i + 1 + nb:i + 1 + nb + len(plan.counts)])
+                nb += len(plan.counts)
             else:
                 facts = tuple(map(fact_at, basis))
             if before is None:
@@ -458,11 +458,11 @@ class ClipsEngine(RuleEngine):
                     i += 1 + nb
                     if sink is not None and compiled.gathers:  # a decision the seat gathers: handed over straight
                         self._step += 1
-                        sink(compiled.rule.id, facts, plan[3], None)
+                        sink(compiled.rule.id, facts, plan.binder, None)
                         continue
                     yield self._firing(plan, facts)
                     continue
-                if plan[5]:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
+                if plan.clause:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
                     gone = log[i + 2 + nb]
                     native = self._clause_asserted(plan, facts, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
                     i += 3 + nb + gone
@@ -471,9 +471,9 @@ class ClipsEngine(RuleEngine):
                     i += 1 + nb + na
                 self._step += 1
                 if sink is not None:  # the direct path: no firing object made
-                    sink(compiled.rule.id, facts, plan[3], native)
+                    sink(compiled.rule.id, facts, plan.binder, native)
                 else:
-                    yield EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, plan[3])),
+                    yield EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, plan.binder)),
                                        self._step, native)
                 continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
@@ -483,7 +483,7 @@ class ClipsEngine(RuleEngine):
             self._agenda_events(before, (compiled.name, tuple(basis)))
             self._emit("fire", "", firing)
             yield firing
-            if not plan[5]:  # a one-of clause: the seat's store records it, or not (and retracts the wider ones)
+            if not plan.clause:  # a one-of clause: the seat's store records it, or not (and retracts the wider ones)
                 for fact in firing.native or ():  # what the caller did not declare (with its watch events)
                     self.declare(fact)
 
@@ -497,11 +497,11 @@ class ClipsEngine(RuleEngine):
                 i += 1 + self._tally_sizes[-1 - number]
                 continue
             plan = self._plans[number]
-            nb = plan[1] + len(plan[6])
-            if plan[5]:
+            nb = plan.basis_size + len(plan.counts)
+            if plan.clause:
                 i += 3 + nb + log[i + 2 + nb]
             else:
-                i += 1 + nb + plan[2]
+                i += 1 + nb + plan.asserted
 
     def _runaway(self, fires: list[int], log: list[int]) -> None:
         for number in self._entries(log):
@@ -534,20 +534,20 @@ class ClipsEngine(RuleEngine):
             facts[at] = count_at(basis[at], n)
         return tuple(facts)
 
-    def _firing(self, plan: tuple, facts: tuple[EngineFact, ...]) -> EngineFiring:
+    def _firing(self, plan: "_Plan", facts: tuple[EngineFact, ...]) -> EngineFiring:
         """The firing of the defrule of ``plan`` (see :func:`_plan`) on
         ``facts``, not native (or not asserted yet: one firing at a time)."""
         self._step += 1
-        return EngineFiring(Activation(plan[0].rule.id, plan[0].salience, facts, bound(facts, plan[3])), self._step)
+        return EngineFiring(Activation(plan.compiled.rule.id, plan.compiled.salience, facts, bound(facts, plan.binder)), self._step)
 
-    def _asserted(self, plan: tuple, facts: tuple[EngineFact, ...], asserted: list[int]) -> tuple[EngineFact, ...]:
+    def _asserted(self, plan: "_Plan", facts: tuple[EngineFact, ...], asserted: list[int]) -> tuple[EngineFact, ...]:
         """The facts a native right-hand side (the defrule of ``plan``, fired on
         ``facts``) asserted at the indices ``asserted`` that CLIPS did not hold
         before, now known by their indices; a cell's key set as it is made."""
         by_index = self._by_index
         made = []
         values = None
-        for (kind, slots, cell), index in zip(plan[4], asserted):
+        for (kind, slots, cell), index in zip(plan.natives, asserted):
             if index in by_index:
                 continue  # a fact CLIPS held already
             fields = []
@@ -556,7 +556,7 @@ class ClipsEngine(RuleEngine):
                     fields.append((f, facts[at[0]].get(at[1])))
                 else:
                     if values is None:
-                        values = dict(bound(facts, plan[3]))
+                        values = dict(bound(facts, plan.binder))
                     fields.append((f, evaluate(t, values)))
             fact = EngineFact(kind, tuple(fields))
             if cell:  # key_of's (kind, owner, card), worked out here once
@@ -566,7 +566,7 @@ class ClipsEngine(RuleEngine):
             made.append(fact)
         return tuple(made)
 
-    def _clause_asserted(self, plan: tuple, facts: tuple[EngineFact, ...], asserted: int,
+    def _clause_asserted(self, plan: "_Plan", facts: tuple[EngineFact, ...], asserted: int,
                          gone: list[int]) -> tuple[EngineFact, ...]:
         """What a defrule that records a one-of clause (:data:`.clp.RECORD_ONE_OF`)
         asserted, fired on ``facts``: ``asserted``, the new clause's index (0:
@@ -574,8 +574,8 @@ class ClipsEngine(RuleEngine):
         the indices of the wider clauses it retracted (the seat's store drops them too)."""
         native: tuple[EngineFact, ...] = ()
         if asserted:
-            values = dict(bound(facts, plan[3]))
-            kind, slots, _ = plan[4][0]
+            values = dict(bound(facts, plan.binder))
+            kind, slots, _ = plan.natives[0]
             fact = _sorted_clause(EngineFact(kind, tuple([(f, values[at[2]] if at is not None else evaluate(t, values))
                                                           for f, at, t in slots])))
             self._by_index[asserted] = fact
@@ -767,7 +767,26 @@ def _with_n(fact: EngineFact, n: int) -> EngineFact:
     return made
 
 
-def _plan(compiled: CompiledDefrule) -> tuple:
+class _Plan(NamedTuple):
+    """What the adapter needs to read a defrule's log entries (see :func:`_plan`)."""
+
+    compiled: CompiledDefrule
+    """The compiled defrule."""
+    basis_size: int
+    """How many facts its basis has (its positive top-level patterns)."""
+    asserted: int
+    """How many facts a native right-hand side asserts (0: the seat computes it, or gathers it)."""
+    binder: Binder
+    """(pattern index, field, variable) for each variable, where a positive pattern first binds it."""
+    natives: tuple
+    """(kind, ((field, where or None, term), ...), whether it is a cell) per asserted fact."""
+    clause: bool
+    """Whether it records a one-of clause as the seat's store does (its log entry of variable length)."""
+    counts: tuple[int, ...]
+    """The positions of the counts in its basis, whose values its log entry gives after the basis."""
+
+
+def _plan(compiled: CompiledDefrule) -> _Plan:
     """What the adapter needs to read a defrule's log entries: (the compiled
     form, its basis size, how many facts it asserts, its binder -- (pattern
     index, field, variable) for each variable where a positive pattern first
@@ -792,8 +811,8 @@ def _plan(compiled: CompiledDefrule) -> tuple:
     counts = tuple(i for i, p in enumerate(compiled.patterns) if p.kind in TALLY_KINDS)
     if len(counts) != len(compiled.counts):  # pragma: no cover - the compiler logs every count of the basis
         raise RuntimeError(f"defrule {compiled.name}: its log names {len(compiled.counts)} counts, not {len(counts)}")
-    return (compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause,
-            counts)
+    return _Plan(compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause,
+                 counts)
 
 
 def _sorted_clause(fact: EngineFact) -> EngineFact:
