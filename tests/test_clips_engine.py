@@ -194,8 +194,8 @@ def test_export_refuses_a_rule_that_needs_python():
     assert compiled.reporting(7).endswith(
         "=>\n  (if (= ?*clue-stepwise* 0)\n"
         "  then (bind ?clue-basis (create$ 7 (fact-index ?f0) (fact-index ?f1)))\n"
-        "       (bind ?clue-made (fact-index (assert (lacked (owner ?q) (card ?c)))))\n"
-        "       (bind ?*clue-log* (create$ ?*clue-log* ?clue-basis ?clue-made))\n"
+        "       (bind ?clue-made-0 (fact-index (assert (lacked (owner ?q) (card ?c)))))\n"
+        "       (bind ?*clue-log* (create$ ?*clue-log* ?clue-basis ?clue-made-0))\n"
         f"       (if (> (length$ ?*clue-log*) {clp.LOG_CHUNK}) then (halt))\n"
         "  else (bind ?*clue-log* (create$ ?*clue-log* 7 (fact-index ?f0) (fact-index ?f1)))\n       (halt)))")
     (python,) = compile_rule(Rule("python", (Pattern("held", ()),)))  # the seat's: the run stops for it

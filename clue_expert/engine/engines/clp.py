@@ -232,12 +232,10 @@ class CompiledDefrule:
         # deffunction call there, whose garbage collection freed the values create$ had already
         # evaluated (the log then held a stale pointer: a KeyError on reading it).
         basis = f"(bind ?clue-basis (create$ {number} {' '.join(self.basis + self.counts)}))"
-        made = [f"(bind ?clue-made (fact-index {a}))" if n == 0 and len(self.asserts) == 1 else
-                f"(bind ?clue-made-{n} (fact-index {a}))" for n, a in enumerate(self.asserts)] \
-            if not self.clause else [f"(bind ?clue-made {self.asserts[0]})"]
-        names = "?clue-made" if self.clause or len(self.asserts) == 1 else \
-            " ".join(f"?clue-made-{n}" for n in range(len(self.asserts)))
-        then = "\n       ".join([basis, *made, f"(bind {LOG} (create$ {LOG} ?clue-basis {names}))"])
+        made = [self.asserts[0]] if self.clause else [f"(fact-index {a})" for a in self.asserts]
+        binds = [f"(bind ?clue-made-{n} {m})" for n, m in enumerate(made)]
+        names = " ".join(f"?clue-made-{n}" for n in range(len(made)))
+        then = "\n       ".join([basis, *binds, f"(bind {LOG} (create$ {LOG} ?clue-basis {names}))"])
         return (f"{self.head}(if (= ?*{STEPWISE_NAME}* 0)\n  then {then}\n"
                 f"       (if (> (length$ {LOG}) {LOG_CHUNK}) then (halt))\n  else {entry}))\n       (halt)))")
 

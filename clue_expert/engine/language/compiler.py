@@ -365,7 +365,7 @@ class RulePlan:
 
 def _gathered_var(rule: CompiledRule) -> str | None:
     """See :attr:`RulePlan.gathered`."""
-    if rule.shorthand or rule.then is None or len(rule.then) != 1 or rule.lets or rule.loops or rule.each \
+    if rule.shorthand or len(rule.then) != 1 or rule.lets or rule.loops or rule.each \
             or rule.where is not None or rule.condition is not None or rule.because:
         return None
     c = rule.then[0]

@@ -23,6 +23,7 @@ so neither engine's firing order shows in a decision.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from typing import Any, Callable
 
 from ...core.board import MoveOptions
@@ -81,10 +82,13 @@ class Deciding:
         candidates made now, in their rules' order)."""
         gathered, self._gathered = self._gathered, {}
         if self.candidates is not None and gathered:
+            # (candidate, per value) -> entry: by the candidate's rule, then its per values (order: reversed)
             order = self._rule_order
-            # (candidate, per value) -> entry: by the candidate's rule, then the per value
-            for _, entry in sorted(gathered.items(), key=lambda kv: (order.get(kv[0][0], 10**6), kv[1].rank)):
-                self._propose(entry)
+            by_rule = sorted(gathered.items(), key=lambda kv: (order.get(kv[0][0], 10**6), kv[0][0]))
+            for _, group in itertools.groupby(by_rule, key=lambda kv: kv[0][0]):
+                entries = [entry for _, entry in group]
+                for entry in sorted(entries, key=lambda e: e.rank, reverse=entries[0].rule.per_reversed):
+                    self._propose(entry)
         found, self.candidates = self.candidates or [], None
         return found
 
@@ -182,13 +186,7 @@ class Deciding:
 
     def _gather(self, rule: CompiledRule, env: dict) -> None:
         """A match: rule fired: add the cards it names to its candidate (see the module docstring)."""
-        per = env.get(rule.per) if rule.per is not None else None
-        name = rule.candidate or rule.id
-        entry = self._gathered.get((name, per))
-        if entry is None:
-            entry = self._gathered[(name, per)] = _Gathered(rule, self._rank(per, rule.per_reversed))
-        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
-            entry.rule = rule  # the candidate is its first rule's (its message)
+        entry = self._entry(rule, env)
         category = self._seating.category
         for i, c in enumerate(rule.then):
             if c.kind == "suggest":
@@ -212,13 +210,7 @@ class Deciding:
         premises."""
         if self.candidates is None:
             return
-        per = bindings.get(rule.per) if rule.per is not None else None
-        name = rule.candidate or rule.id
-        entry = self._gathered.get((name, per))
-        if entry is None:
-            entry = self._gathered[(name, per)] = _Gathered(rule, self._rank(per, rule.per_reversed))
-        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
-            entry.rule = rule
+        entry = self._entry(rule, bindings)
         card = bindings[var]
         seating = self._seating
         if type(card) is not str or card not in seating.all_cards:
@@ -236,7 +228,20 @@ class Deciding:
         bindings["__facts__"] = facts
         entry.envs.append(bindings)
 
-    def _rank(self, value: Any, reverse: bool) -> tuple:
+    def _entry(self, rule: CompiledRule, bindings: dict) -> "_Gathered":
+        """The candidate a firing of ``rule`` adds to: its own, or the one it
+        names (``candidate:``), for its ``per`` value; the candidate's rule
+        (whose message it shows) is the first in the seat's order that fired."""
+        per = bindings.get(rule.per) if rule.per is not None else None
+        key = (rule.candidate or rule.id, per)
+        entry = self._gathered.get(key)
+        if entry is None:
+            entry = self._gathered[key] = _Gathered(rule, self._rank(per))
+        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
+            entry.rule = rule
+        return entry
+
+    def _rank(self, value: Any) -> tuple:
         """Where a ``per`` value comes among its rule's candidates: list
         order (cards, categories, players), else the value's own order."""
         seating = self._seating
@@ -252,7 +257,7 @@ class Deciding:
             place = (1, value)
         else:
             place = (2, str(value))
-        return (place[0], -place[1]) if reverse and isinstance(place[1], (int, float)) else place
+        return place
 
     def _propose(self, entry: "_Gathered") -> None:
         """A gathered candidate, made when the request ends: each slot's
