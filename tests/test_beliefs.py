@@ -58,7 +58,8 @@ def check_exact(record, upto):
     return k, b
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+# Two and three players in the default run; four (the largest tables) in the slow tier (.ci/run runs it).
+@pytest.mark.parametrize("players", [2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_matches_brute_force_on_small_decks(players):
     rng = random.Random(100 + players)
     for _ in range(8):
@@ -67,7 +68,9 @@ def test_matches_brute_force_on_small_decks(players):
             check_exact(record, upto)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+# Every edition at two players in the default run (three and four in the slow tier, .ci/run): the clauses
+# of three players' unseen shows are checked there on the small deck (the test above).
+@pytest.mark.parametrize("players", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(FAMILY))
 def test_matches_brute_force_on_other_editions(name, players):
     """One pool with k=2 hidden, two suspects in the envelope, four
@@ -219,7 +222,7 @@ def test_top_measure_matches_brute_force():
     assert reordered > 0
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_suggestion_values_match_brute_force(players):
     rng = random.Random(300 + players)
     for _ in range(5):
@@ -228,7 +231,8 @@ def test_suggestion_values_match_brute_force(players):
             check_suggestions(record, upto)
 
 
-@pytest.mark.parametrize("players", [2, 3])
+# as above: three players on the small deck in the default run (test_suggestion_values_match_brute_force)
+@pytest.mark.parametrize("players", [2, pytest.param(3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(FAMILY))
 def test_suggestion_values_match_brute_force_on_other_editions(name, players):
     rng = random.Random(400 + players)
@@ -276,9 +280,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), players=st.integers(3, 5), turns=st.integers(0, 20))
-def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, turns):
+def never_exclude_the_truth(seed, players, turns):
     """Random games: every card's owners sum to 1, every hand to its size,
     the envelope to 1; the true owner of every card and the true envelope
     keep positive probability; and the best suggestion's exact value lies
@@ -300,9 +302,7 @@ def test_beliefs_are_distributions_that_never_exclude_the_truth(seed, players, t
         assert sum(best.outcomes.values()) == pytest.approx(1.0)
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**9), players=st.integers(2, 4), turns=st.integers(0, 10))
-def test_random_editions_match_brute_force(seed, players, turns):
+def random_editions_match_brute_force(seed, players, turns):
     """Random small editions (1-4 categories, envelope counts 0-2): exact
     beliefs equal enumeration after every other turn."""
     rng = random.Random(seed)
@@ -311,3 +311,17 @@ def test_random_editions_match_brute_force(seed, players, turns):
     record = random_record(rng, players, n_turns=turns, edition=edition, accuse_rate=0.15)
     for upto in range(0, len(record.turns) + 1, 2):
         check_exact(record, upto)
+
+
+# Each property runs twice: a bounded number of examples in the default run,
+# the full count in the slow tier (python -m pytest -m slow; .ci/run runs it).
+BELIEF_GAMES = dict(seed=st.integers(0, 10**6), players=st.integers(3, 5), turns=st.integers(0, 20))
+EDITION_GAMES = dict(seed=st.integers(0, 10**9), players=st.integers(2, 4), turns=st.integers(0, 10))
+test_beliefs_are_distributions_that_never_exclude_the_truth = settings(max_examples=15, deadline=None)(
+    given(**BELIEF_GAMES)(never_exclude_the_truth))
+test_beliefs_are_distributions_that_never_exclude_the_truth_long = pytest.mark.slow(
+    settings(max_examples=60, deadline=None)(given(**BELIEF_GAMES)(never_exclude_the_truth)))
+test_random_editions_match_brute_force = settings(max_examples=8, deadline=None)(
+    given(**EDITION_GAMES)(random_editions_match_brute_force))
+test_random_editions_match_brute_force_long = pytest.mark.slow(
+    settings(max_examples=25, deadline=None)(given(**EDITION_GAMES)(random_editions_match_brute_force)))

@@ -53,6 +53,7 @@ def commands() -> list:
     return out
 
 
+@pytest.mark.slow  # a long run: every command of the lesson (the slow tier runs it in .ci/run)
 def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "80")

@@ -46,7 +46,7 @@ def _positions(seed: int, cards: int = 9, hidden: int = 3, rounds: int = 2):
         yield me.knowledge, replace(record, turns=record.turns[:cut])
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [pytest.param(1, marks=pytest.mark.slow), 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_marginals_equal_compute_and_the_enumeration(seed):
     for k, record in _positions(seed):
         deals = list(weighted_deals(record))
@@ -116,7 +116,7 @@ def test_the_chosen_ask_is_the_best_of_every_subset(edition, players, hand, give
     assert chosen.score > 0
 
 
-@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("n", [3, pytest.param(5, marks=pytest.mark.slow)])
 def test_whole_games_play_without_error(n):
     ed = pool_edition(3 * n + 2, 2)
     names = tuple(f"p{i + 1}" for i in range(n))

@@ -28,6 +28,9 @@ def local_cluster():
         yield executor
 
 
+# The tests on a real LocalCluster run in the slow tier (.ci/run runs it): starting the cluster's worker
+# processes costs more than the games; the default run keeps the --cluster errors below.
+@pytest.mark.slow
 def test_cluster_games_equal_local_games_and_records_land_here(local_cluster, tmp_path):
     specs = make_specs(players=3, games=10, seed=5, strategies=["mitchell-basic", "clue-expert-focused"],
                        records=str(tmp_path / "recs"))
@@ -38,11 +41,13 @@ def test_cluster_games_equal_local_games_and_records_land_here(local_cluster, tm
     assert local_cluster.describe() == {"cluster": "local", "workers": 2}
 
 
+@pytest.mark.slow  # a long run (.ci/run's slow tier); the default run: the cluster's games equal the pool's (above)
 def test_reproduce_on_the_cluster_gives_the_local_tables(local_cluster):
     ours = mitchell(games=1, tables=("5.2",), executor=local_cluster)
     assert [t.to_json() for t in ours] == [t.to_json() for t in mitchell(games=1, tables=("5.2",), workers=1)]
 
 
+@pytest.mark.slow  # .ci/run's slow tier; the default run: the cluster's games equal the pool's (above)
 def test_sweep_on_the_cluster_gives_the_local_rows(local_cluster, tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("games: 3\nlineups: [[mitchell-basic, clue-expert-focused], mitchell-advanced]\nplayers: 3\n")
@@ -52,6 +57,7 @@ def test_sweep_on_the_cluster_gives_the_local_rows(local_cluster, tmp_path):
     assert rows(sweep, on_cluster.finished) == rows(sweep, local.finished) and on_cluster.played_cells == 2
 
 
+@pytest.mark.slow  # .ci/run's slow tier; test_interrupts.py interrupts the local pool in the default run
 def test_interrupted_cluster_run_keeps_the_finished_games(local_cluster):
     specs = make_specs(players=3, games=30, seed=3, strategies=["mitchell-basic"])
     with pytest.raises(Interrupted) as caught:
@@ -64,6 +70,7 @@ def test_interrupted_cluster_run_keeps_the_finished_games(local_cluster):
     assert run_games(specs[:2], executor=local_cluster) == run_games(specs[:2], 1)
 
 
+@pytest.mark.slow  # a cluster of its own (.ci/run's slow tier); the default run: the games above, --cluster below
 def test_simulate_cluster_local_json_equals_workers_1_apart_from_config(capsys):
     """The issue's 'Done when' command (16 games, not 40, to keep the suite fast; docs/cluster.md
     shows the 40-game run) against --workers 1."""

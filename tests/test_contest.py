@@ -31,11 +31,14 @@ def start_agent(identifier="agent7", **kw):
     return server, agent, thread, log
 
 
-def test_whole_games_against_rule_based_opponents(tmp_path):
+# two games (the smallest and the largest table) in the default run, six in the slow tier (.ci/run runs it)
+@pytest.mark.parametrize("tables", [(3, 6), pytest.param((3, 4, 5, 6, 3, 6), marks=pytest.mark.slow)],
+                         ids=lambda t: f"{len(t)}-games")
+def test_whole_games_against_rule_based_opponents(tmp_path, tables):
     server, agent, thread, log = start_agent(records=tmp_path)
     try:
         wins = 0
-        for g, n in enumerate([3, 4, 5, 6, 3, 6]):
+        for g, n in enumerate(tables):
             names = tuple(f"p{i}" for i in range(n))
             deal = random_deal(EDITION, names, random.Random(g))
             seat = g % n
@@ -51,7 +54,7 @@ def test_whole_games_against_rule_based_opponents(tmp_path):
         server.close()
     assert wins >= 1
     records = sorted(tmp_path.glob("*.yaml"))
-    assert len(records) == 6
+    assert len(records) == len(tables)
     k = replay(load_record(records[0]))  # readable by deduce/why
     assert k.me == "p0"
     for record in records[1:]:

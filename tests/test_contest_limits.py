@@ -69,13 +69,14 @@ def test_a_long_game_is_written_as_records_deduce_reads(tmp_path):
     assert len(records[0].turns) + len(records[1].turns) - 1 == 2_500
 
 
-@pytest.mark.parametrize("chunk", [None, 1, 7, 100, 4096])
+# a byte at a time (chunk 1) in the slow tier: 10 s here; test_contest_hostile.py sends a whole game so
+@pytest.mark.parametrize("chunk", [None, pytest.param(1, marks=pytest.mark.slow), 7, 100, 4096])
 def test_an_oversized_reset_is_one_frame(chunk):
     assert cut(b"reset 3 0 " + b"Gr " * 2_000, chunk) == [("oversized", "reset")]
     assert cut(b"reset 3 0 " + b"Gr " * 2_000 + b"accuse", chunk) == [("oversized", "reset"), "accuse"]
 
 
-@pytest.mark.parametrize("chunk", [None, 1, 100, 4096])
+@pytest.mark.parametrize("chunk", [None, pytest.param(1, marks=pytest.mark.slow), 100, 4096])
 def test_oversized_junk_does_not_swallow_the_next_message(chunk):
     assert cut(b"x" * 5_000 + b"accuse", chunk) == [("oversized", ""), "accuse"]
     assert cut(b"junkaccuse", chunk) == ["junk", "accuse"]

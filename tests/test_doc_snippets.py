@@ -86,6 +86,7 @@ def apply_diff(text: str, diff: str) -> str:
     return text
 
 
+@pytest.mark.slow  # a long run: the tutorial's 60-game simulate (the slow tier runs it in .ci/run)
 def test_strategies_tutorial_runs_on_the_shipped_file(tmp_path, capsys, monkeypatch):
     tutorial = section(DOCS / "strategies.md", "Tutorial: change one rule and measure it")
     cp = re.search(r"```sh\ncp (\S+) (\S+)\n```", tutorial)

@@ -11,6 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -125,12 +126,11 @@ def _mutated_file(draw, source: Path, folder: str) -> Path:
     return path
 
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def fuzz(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@FUZZ
-@given(st.data())
-def test_mutated_records_never_crash(data):
+def mutated_records_never_crash(data):
     with tempfile.TemporaryDirectory() as folder:
         path = _mutated_file(data.draw, RECORD, folder)
         code, err = _run(["deduce", str(path)])
@@ -139,12 +139,18 @@ def test_mutated_records_never_crash(data):
             assert len(err.strip().splitlines()) == 1 and err.startswith("error:"), err[:1000]
 
 
-@FUZZ
-@given(st.data())
-def test_mutated_rule_files_never_crash(data):
+def mutated_rule_files_never_crash(data):
     with tempfile.TemporaryDirectory() as folder:
         path = _mutated_file(data.draw, RULE, folder)
         code, err = _run(["rules", str(path)])
         assert code in (0, 2), err
         if code == 2:
             assert err.startswith("error:") and len(err) < 5000, err[:1000]
+
+
+# Each runs twice: a bounded number of examples in the default run, more in the slow tier
+# (python -m pytest -m slow; .ci/run runs it).
+test_mutated_records_never_crash = fuzz(15)(given(st.data())(mutated_records_never_crash))
+test_mutated_records_never_crash_long = pytest.mark.slow(fuzz(40)(given(st.data())(mutated_records_never_crash)))
+test_mutated_rule_files_never_crash = fuzz(15)(given(st.data())(mutated_rule_files_never_crash))
+test_mutated_rule_files_never_crash_long = pytest.mark.slow(fuzz(40)(given(st.data())(mutated_rule_files_never_crash)))

@@ -210,11 +210,13 @@ def test_a_speed_clue_strategy_cannot_ask_in_speed_clue():
 
 
 # --- (d) the commands -------------------------------------------------------------------
-def test_simulate_reports_twenty_generalized_games(capsys):
+# five games in the default run, twenty in the slow tier (.ci/run runs it)
+@pytest.mark.parametrize("games", [5, pytest.param(20, marks=pytest.mark.slow)])
+def test_simulate_reports_generalized_games(capsys, games):
     assert main(["simulate", "--game", "generalized", "--players", "4", "--hand", "3", "--hidden", "2",
-                 "--games", "20", "--json", "--workers", "1"]) == 0
+                 "--games", str(games), "--json", "--workers", "1"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["games"] == 20 and summary["wrong_accusations"] == 0
+    assert summary["games"] == games and summary["wrong_accusations"] == 0
     assert summary["config"]["game"] == "generalized" and summary["config"]["edition"] == "pool-14-2"
     assert sum(s["wins"] for s in summary["seats"]) == summary["won_games"] > 0
 

@@ -69,7 +69,8 @@ def _group7_game(n_players: int, hand: int, hidden: int, seed: int, seat: int = 
 
 
 # --- (a) group 7 ------------------------------------------------------------------------
-@pytest.mark.parametrize("n_players, hand, hidden", [(4, 3, 2), (4, 2, 1), (6, 2, 2), (6, 3, 1)])
+@pytest.mark.parametrize("n_players, hand, hidden", [(4, 3, 2), (4, 2, 1), pytest.param(6, 2, 2, marks=pytest.mark.slow),
+                                                     pytest.param(6, 3, 1, marks=pytest.mark.slow)])
 def test_group7_plays_whole_games_to_a_winner(n_players, hand, hidden):
     for seed in range(2):
         result, me, _ = _group7_game(n_players, hand, hidden, seed, seat=seed % n_players)
@@ -177,6 +178,9 @@ def test_two_player_asks_follow_the_table():
             assert a["cards"] - candidates <= a["lacked"]["opp"]
 
 
+# 128 games a hidden count: the slow tier (.ci/run runs it); the default run checks each ask against the table
+# (test_two_player_asks_follow_the_table)
+@pytest.mark.slow
 @pytest.mark.parametrize("hidden", [1, 2, 3])
 def test_mean_interrogations_to_certainty_is_q_of_the_table(hidden):
     games = 32
@@ -189,6 +193,7 @@ def test_mean_interrogations_to_certainty_is_q_of_the_table(hidden):
     assert abs(statistics.mean(gaps)) < 0.2
 
 
+@pytest.mark.slow  # 100 games (.ci/run's slow tier)
 def test_the_table_beats_asking_q_cards_where_it_says_otherwise():
     hand, hidden, games = 14, 2, 50
     assert cell(hand, hidden).ask == 1  # the table: one card, not two

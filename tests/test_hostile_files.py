@@ -145,6 +145,7 @@ def test_nesting_through_an_alias_counts(tmp_path, capsys):
 
 
 # --------------------------------------------------------------- big things
+@pytest.mark.slow  # writes and reads 10 MB; test_work_limits.py refuses a record of many tiny nodes in the default run
 def test_a_ten_megabyte_json_record_is_refused_by_its_node_limit(tmp_path, capsys):
     data = dict(GOOD, turns=TURNS * 50_000)
     path = tmp_path / "big.json"

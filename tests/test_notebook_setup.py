@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import random
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from clue_expert.core.cards import editions
@@ -26,9 +27,7 @@ def texts(items):
     return [i.text for i in items if isinstance(i, Message)]
 
 
-@settings(max_examples=60, deadline=None)
-@given(edition=st.sampled_from(EDITIONS), n=st.integers(2, 10), data=st.data())
-def test_set_up_never_produces_sizes_that_do_not_add_up(tmp_path_factory, edition, n, data):
+def set_up_adds_up(tmp_path_factory, edition, n, data):
     ed = editions()[edition]
     players = [f"p{i}" for i in range(1, n + 1)]
     first = data.draw(st.sampled_from(players), label="first")
@@ -60,6 +59,15 @@ def test_set_up_never_produces_sizes_that_do_not_add_up(tmp_path_factory, editio
     nb = s.notebook
     assert nb is not None and sum(nb.hand_sizes.values()) == dealt and nb.hand_sizes[me] == len(hand)
     assert nb.hand_sizes == sizes or len(set(sizes.values())) == 1
+
+
+# The property runs twice: a bounded number of examples in the default run,
+# more in the slow tier (python -m pytest -m slow; .ci/run runs it).
+SET_UPS = dict(edition=st.sampled_from(EDITIONS), n=st.integers(2, 10), data=st.data())
+test_set_up_never_produces_sizes_that_do_not_add_up = settings(max_examples=20, deadline=None)(
+    given(**SET_UPS)(set_up_adds_up))
+test_set_up_never_produces_sizes_that_do_not_add_up_long = pytest.mark.slow(
+    settings(max_examples=60, deadline=None)(given(**SET_UPS)(set_up_adds_up)))
 
 
 def test_the_issue_s_four_player_cluedo_game(tmp_path):

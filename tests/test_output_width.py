@@ -271,6 +271,7 @@ def test_piped_replay_keeps_every_word_on_its_line():
             assert any(f.rule in line and f.message in line for line in out.splitlines()), f.message
 
 
+@pytest.mark.slow  # .ci/run's slow tier; the default run: replay piped at COLUMNS=60 (above), the indent (below)
 def test_columns_still_wraps_piped_output_with_a_hanging_indent():
     proc = _piped("play", "--seed", "3", "--no-color", columns="60")
     assert proc.returncode == 0 and fits(proc.stdout, 60)

@@ -227,6 +227,7 @@ def test_compare_page_in_a_browser(browser, tmp_path):
     assert d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") == []
 
 
+@pytest.mark.slow  # the default run: the compare page at 3 players (the test above)
 def test_compare_page_at_six_players_in_a_browser(browser, tmp_path):
     """At 6 players (7 owners) two sheets and a readable deductions panel share
     1280 x 720: the owners' names are written upright, whole, and the panel
@@ -278,7 +279,8 @@ def _geometry(driver) -> dict:
               lit: getComputedStyle(q('#slide')).backgroundColor, plain: getComputedStyle(q('#prev')).backgroundColor}""")
 
 
-@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080)])
+# the second screen size in the slow tier (.ci/run runs it)
+@pytest.mark.parametrize("width, height", [(1280, 720), pytest.param(1920, 1080, marks=pytest.mark.slow)])
 def test_slide_mode_fits_the_screen(browser, tmp_path, width, height):
     """Issue 28: at 1280 x 720 the rule list and the proof ran past the bottom edge, the panel grew but not
     the sheet, nothing showed the mode was on; at 1920 x 1080 the sheet filled a quarter of the width.  Now

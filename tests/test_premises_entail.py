@@ -69,7 +69,7 @@ def _negation(key, x) -> list:
     return [[x[(owner, c)]] for c in what]  # not-all
 
 
-@pytest.mark.parametrize("n_players", [3, 4, 6])
+@pytest.mark.parametrize("n_players", [3, pytest.param(4, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
 def test_every_firing_is_entailed_by_its_premises(n_players):
     checked = 0
     for record in random_records(300 + n_players, 6, n_players, 30):
@@ -107,7 +107,7 @@ def test_no_shipped_deduction_rule_states_its_premises():
         assert all(r.auto_premises for r in load_ruleset(path).rules), path
 
 
-@pytest.mark.parametrize("n_players", [3, 6])
+@pytest.mark.parametrize("n_players", [3, pytest.param(6, marks=pytest.mark.slow)])
 def test_what_why_shows_is_minimal_and_entails(n_players):
     """The premises a rule read, minimised on first explanation: each fact
     still follows from them, and from none of them left out (bar the fact the

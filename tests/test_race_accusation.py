@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from clue_expert.core.cards import get_edition
 from clue_expert.core.deals import random_deal
 from clue_expert.core.facts import lacked_key
@@ -95,8 +97,12 @@ def _game(n: int, seed: int):
     return deal, play_game(deal, players)
 
 
-def test_whole_games_at_three_and_six_players():
-    for n, seed in ((3, 1), (3, 2), (6, 3), (6, 4)):
+# one game at each size in the default run, two in the slow tier (.ci/run runs it)
+@pytest.mark.parametrize("games", [((3, 1), (6, 3)),
+                                   pytest.param(((3, 1), (3, 2), (6, 3), (6, 4)), marks=pytest.mark.slow)],
+                         ids=lambda t: f"{len(t)}-games")
+def test_whole_games_at_three_and_six_players(games):
+    for n, seed in games:
         deal, result = _game(n, seed)
         assert result.winner is not None
         for event in result.events:

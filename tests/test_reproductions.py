@@ -44,7 +44,8 @@ def test_seat_option_choice_is_parsed_checked_and_written_back():
     assert seat_player("player1", "kingston-next-possible").choice is None
 
 
-@pytest.mark.parametrize("strategy", ["kingston-next-possible", "kingston-previous-possible"])
+@pytest.mark.parametrize("strategy", ["kingston-next-possible",
+                                      pytest.param("kingston-previous-possible", marks=pytest.mark.slow)])
 def test_possible_strategies_do_not_again_equal_no_intelligence_on_deal_1(strategy):
     """With his random choice, the possible strategies ask other questions
     than No intelligence on deal 1 (3 players), and their outcome varies
@@ -99,6 +100,7 @@ def test_reproduce_kingston_rejects_bad_sizes(capsys):
     assert "base deals are Kingston's deals 1-5" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a long run (the slow tier runs it in .ci/run); test_models.py reproduces her table 5.2 by default
 def test_reproduce_mitchell_answers_with_her_rule_by_default():
     tables = mitchell(games=1, tables=("5.2",))
     assert any("responses 'mitchell'" in n for n in tables[0].notes)
@@ -107,6 +109,7 @@ def test_reproduce_mitchell_answers_with_her_rule_by_default():
     assert any("responses 'minimal-information'" in n for n in other[0].notes)
 
 
+@pytest.mark.slow  # a long run: 30 games (the slow tier runs it in .ci/run)
 def test_kingston_deduction_is_no_intelligence_without_his_possible_set_rule():
     """The measured cause of Deduction beating No intelligence here: take
     the two rules that apply his Deduction-only inference (a possible set
@@ -223,7 +226,9 @@ def _no_intelligence_games(deals: list) -> list:
     return [r.solution_round for r in run_games(specs, 1)]
 
 
-def test_no_intelligence_closed_form_agrees_with_the_simulator_on_random_splits():
+# three random splits in the default run, eight in the slow tier (.ci/run runs it)
+@pytest.mark.parametrize("splits", [3, pytest.param(8, marks=pytest.mark.slow)])
+def test_no_intelligence_closed_form_agrees_with_the_simulator_on_random_splits(splits):
     """The closed form (the least over the seats of 1 + the unheld cards
     listed before the envelope's, and of the cards outside hand and envelope)
     is what the simulator plays, on random per-player splits of his deals
@@ -234,7 +239,7 @@ def test_no_intelligence_closed_form_agrees_with_the_simulator_on_random_splits(
     from clue_expert.play.simulate import envelope_variants
     rng = random.Random(37)
     deals = []
-    for _ in range(8):
+    for _ in range(splits):
         deal = kingston_split(rng.randint(1, 5), tuple(rng.choice(KEEPS) for _ in range(3)))
         deals += [deal, rng.choice(envelope_variants(deal))]
     deals += [get_deal(f"kingston-{d}-3p") for d in (2, 5)]
@@ -261,7 +266,7 @@ def test_split_rules_that_fit_his_deal_5_trace():
     assert alike and max(r.matches for r in alike) == 2
 
 
-@pytest.mark.parametrize("n", [3, 6])
+@pytest.mark.parametrize("n", [3, pytest.param(6, marks=pytest.mark.slow)])
 def test_list_order_strategies_play_the_same_game_whatever_the_seed(n):
     """reproduce plays a list-order cell once: two seeds give the same questions."""
     from clue_expert.play.reproduce import KINGSTON_STRATEGIES, _list_order

@@ -185,6 +185,7 @@ def test_a_name_that_may_be_null_is_ordered_once_tested_not_null(tmp_path):
         load_ruleset(inside)
 
 
+@pytest.mark.slow  # with the differential runs of test_engine_diff.py (.ci/run's slow tier)
 def test_experta_fires_no_activation_of_a_retracted_fact():
     # the long differential run's one disagreement (benchmarks/engine_diff.py --seed 3, file 236): a rule
     # matching one count twice kept, on experta, an activation of another count after it moved

@@ -39,11 +39,12 @@ def _settled(n: int, without: str | None = None) -> float:
     return 100 * right / total
 
 
-@pytest.mark.parametrize("n", [3, 6])
+@pytest.mark.parametrize("n", [3, pytest.param(6, marks=pytest.mark.slow)])
 def test_rules_alone_settle_nearly_everything(n):
     assert _settled(n) >= FLOOR
 
 
-@pytest.mark.parametrize("rule", ["last-possible-owner-holds-card", "one-of-down-to-last-card"])
+@pytest.mark.parametrize("rule", [pytest.param("last-possible-owner-holds-card", marks=pytest.mark.slow),
+                                  "one-of-down-to-last-card"])
 def test_the_floor_catches_a_missing_rule(rule):
     assert min(_settled(3, rule), _settled(6, rule)) < FLOOR

@@ -141,8 +141,11 @@ def _fits(d):
     return d.execute_script("return [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
 
 
-# the phone viewport in the default run, the laptop one in the slow tier (.ci/run runs both)
-@pytest.mark.parametrize("viewport", [v if v == "phone" else pytest.param(v, marks=pytest.mark.slow) for v in VIEWPORTS])
+# Slow tier (.ci/run runs it), both viewports: the default run taps a whole game in through
+# test_the_generalized_game_by_tapping, and test_serve.py plays this game, undo / redo, edits, odds, advice and
+# proofs through the same API the page calls.
+@pytest.mark.slow
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 def test_a_whole_game_by_tapping(browser, server, tmp_path, viewport, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -428,7 +431,8 @@ def _visible_text(d, css) -> str:
     return d.execute_script("return document.querySelector(arguments[0]).innerText", css)
 
 
-@pytest.mark.parametrize("viewport", [v if v == "phone" else pytest.param(v, marks=pytest.mark.slow) for v in VIEWPORTS])
+@pytest.mark.slow  # both viewports (see test_a_whole_game_by_tapping)
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 def test_a_four_player_game_kept_by_tapping(browser, server, tmp_path, viewport, capsys):
     """Issue 38: a whole game with a wrong accusation (a player out), a contradiction, undo / redo, marks and
     notes, proofs in view, card names everywhere, and a correct accusation; never a console error nor a

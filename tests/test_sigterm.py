@@ -46,7 +46,8 @@ def _run_until(argv, count, enough: int, group: bool):
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("group", [False, True], ids=["parent", "process-group"])
+# to the process group in the slow tier (with test_stop_signals.py's patterns; .ci/run runs it)
+@pytest.mark.parametrize("group", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["parent", "process-group"])
 def test_sigterm_on_simulate_keeps_the_finished_games(tmp_path, group):
     code, out, err = _run_until(
         ["simulate", "--games", "5000", "--workers", "2", "--players", "3", "--strategy", "mitchell-basic",

@@ -42,6 +42,9 @@ def _check(runs: list[dict], codes: set) -> None:
 
 
 @pytest.mark.skipif(not LINUX, reason="finds the worker processes in /proc (Linux)")
+# Slow tier (.ci/run runs it, with every pattern on every command below): the default run sends SIGTERM to the
+# parent and to a worker alone (test_sigterm.py) and a Ctrl-C to a subprocess (test_interrupts.py).
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern, codes", [("forwarded", {143}), ("int-group-twice", {130})])
 def test_simulate_ends_after_a_pattern_of_signals(pattern, codes):
     _check([stop_signals.one("simulate", pattern, i, spread=0.5, hang=30) for i in range(2)], codes)
@@ -130,7 +133,7 @@ def _game(seed: int, turns: int):
     return deal, out
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_kept_shadows_answer_as_fresh_ones(seed, monkeypatch):
     deal, events = _game(seed, 24)
     fresh, kept = (Knowledge(ED, deal.players, "ann", complete=False) for _ in range(2))
