@@ -36,7 +36,7 @@ from clue_expert.testing.randomgame import random_records
 
 PLAYERS = {"kingston-no-intelligence": "kingston", "kingston-deduction": "kingston",
            "kingston-next-possible": "kingston", "kingston-previous-possible": "kingston",
-           "kingston-next-not-held": "kingston", "mitchell-basic": "mitchell"}
+           "kingston-next-not-held": "kingston", "mitchell-basic": "mitchell", "mitchell-advanced": "mitchell"}
 
 
 def facts_text(k: Knowledge, turn: int) -> str:
@@ -69,7 +69,7 @@ def main() -> int:
         level = get_level(PLAYERS[strategy])
         ruleset = load_decisions("strategy", strategy)
         kb = tmp / f"{strategy}.clp"
-        kb.write_text(export_player(all_rules(level.rulesets()), strategy, strategy), encoding="utf-8")
+        kb.write_text(export_player(all_rules(level.rulesets()), ruleset, strategy), encoding="utf-8")
         env = clips.Environment()
         env.load(str(kb))
         for players in args.players or (3, 4, 5, 6):

@@ -28,7 +28,8 @@ from clue_expert.testing.randomgame import random_records
 #: (seat spec for deduce --strategy, knowledge level) of each player with a CLIPS form.
 PLAYERS = [("kingston-no-intelligence", "kingston"), ("kingston-deduction", "kingston"),
            ("kingston-next-possible", "kingston"), ("kingston-previous-possible", "kingston"),
-           ("kingston-next-not-held", "kingston"), ("mitchell-basic:choice=first", "mitchell")]
+           ("kingston-next-not-held", "kingston"), ("mitchell-basic:choice=first", "mitchell"),
+           ("mitchell-advanced:choice=first", "mitchell")]
 #: Debian's CLIPS 6.30 shell.
 STOCK = shutil.which("clips") or "/usr/bin/clips"
 #: Prints the suggestion's cards (CLIPS 6.30 and 6.4).
@@ -104,17 +105,91 @@ def test_the_clips_630_shell_suggests_what_deduce_reports(strategy, level, tmp_p
 
 def test_the_program_is_production_rules_and_refuses_other_strategies(tmp_path, capsys):
     kb = export_kb(tmp_path / "kb.clp", "kingston-next-not-held", "kingston").read_text(encoding="utf-8")
+    # compiled from rules/strategies/kingston-next-not-held.yaml and the No intelligence it includes
     for rule in ("ask-two-lacked-by-next-one-lacked-by-after-next", "ask-two-lacked-by-next-and-one-other",
-                 "ask-one-lacked-by-next-and-two-others", "ask-first-unseen-cards-in-list-order",
-                 "set-lacked-by-next", "set-lacked-by-after-next", "suggest-best-candidate", "clock-advances",
+                 "ask-two-lacked-by-next-and-one-other-the-odd-card", "ask-one-lacked-by-next-and-two-others",
+                 "ask-one-lacked-by-next-and-two-others-the-others", "ask-first-unseen-cards-in-list-order",
+                 "rank-per-category", "candidate-complete", "suggest-best-candidate", "clock-advances",
                  "kingston-absent-cards"):
         assert f"(defrule {rule}\n" in kb
-    assert "(clue-fire" not in kb and "python" not in kb.lower()
-    assert set(STRATEGIES) == {s.split(":")[0] for s, _ in PLAYERS}
+    assert ";; ask-one-lacked-by-next-and-two-others: {nxt} lacks the {one}\n" in kb  # the rule's message
+    assert "(in " not in kb and "(clue-fire" not in kb and "python" not in kb.lower()
+    assert set(STRATEGIES) == {"kingston-next-possible", "kingston-previous-possible"}  # written by hand
     with pytest.raises(ClueError, match="has no plain CLIPS form"):
         strategy_program("clue-expert-focused")
     assert main(["rules", "--export", "clips", str(tmp_path / "x.clp"), "--strategy", "clue-expert-focused"]) == 2
-    assert "no plain CLIPS form" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no plain CLIPS form: its rule 'ask-likeliest-open-cards-forcing-solved-categories' is not a " \
+           "production rule" in err
+
+
+#: A strategy a rule author writes (not shipped): ask about the cards the
+#: player before me is known to lack, the last first (one candidate per card
+#: in the reverse of list order, the other two categories' cards the first
+#: undeduced ones), else No intelligence.
+OWN_STRATEGY = """id: ask-what-previous-lacks
+kind: strategy
+title: "A rule author's own: ask what the previous player lacks"
+choice: first
+rules:
+  - id: ask-a-card-the-previous-player-lacks
+    priority: 5
+    message: "{prv} lacks the {focus}"
+    per: focus
+    order: reversed
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - seat: {player: me, previous: prv}
+      - card: {id: focus}
+      - lacked: {owner: prv, card: focus}
+      - not: [{owner: {name: p, player: true}}, {held: {owner: p, card: focus}}]
+      - not: {seen: {by: me, card: focus}}
+    then:
+      - suggest: {other: focus}
+  - id: ask-a-card-the-previous-player-lacks-with-undeduced-cards
+    candidate: ask-a-card-the-previous-player-lacks
+    priority: 5
+    message: "undeduced cards beside the {focus}"
+    per: focus
+    order: reversed
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - seat: {player: me, previous: prv}
+      - card: {id: focus, category: fc}
+      - lacked: {owner: prv, card: focus}
+      - card: {id: c, category: cat}
+      - test: "cat != fc"
+      - not: [{owner: {name: p, player: true}}, {held: {owner: p, card: c}}]
+      - not: {seen: {by: me, card: c}}
+    then:
+      - suggest: {other: c}
+include: [shared/no-intelligence]
+"""
+
+
+def test_a_rule_authors_own_strategy_runs_in_bare_clips(tmp_path, capsys):
+    """A strategy file of production rules is compiled from the file: an
+    edit of the file is an edit of the program; its suggestion is the
+    seat's at every third turn of random records, 3-6 players."""
+    own = tmp_path / "ask-what-previous-lacks.yaml"
+    own.write_text(OWN_STRATEGY, encoding="utf-8")
+    kb = export_kb(tmp_path / "kb.clp", str(own), "kingston")
+    assert "(defrule ask-a-card-the-previous-player-lacks-with-undeduced-cards\n" in kb.read_text(encoding="utf-8")
+    used = compared = 0
+    for players in (3, 4, 5, 6):
+        record = next(iter(random_records(50 + players, 1, players, n_turns=18)))
+        path = tmp_path / f"game-{players}.yaml"
+        dump_record(record, path)
+        for turn in range(0, len(record.turns) + 1, 3):
+            facts = tmp_path / "facts.clp"
+            want = deduce(path, turn, str(own), "kingston", facts, capsys)
+            assert bare_clips(kb, facts) == [want], (players, turn)
+            compared += 1
+            # the author's rules decided (not the No intelligence it falls back to)
+            used += want != deduce(path, turn, "kingston-no-intelligence", "kingston", tmp_path / "x.clp", capsys)
+    assert compared >= 24 and used >= 5, used
 
 
 def test_deduce_reports_the_suggestion_and_writes_whose_turn_it_is(tmp_path, capsys):
@@ -147,9 +222,13 @@ def test_the_classroom_lesson_answer_key(tmp_path, capsys):
         return sorted([str(v) for v in f] for f in env.facts() if f.template.name == relation)
 
     assert [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"] == [want]
-    assert [x for x in ordered("in") if x[0] == "lacked-by-next"] == [["lacked-by-next", "room", "kitchen"]]
-    assert ordered("complete") == [["0", "0", "ask-first-unseen-cards-in-list-order"],
-                                   ["10", "0", "ask-one-lacked-by-next-and-two-others"]]
+    options = [f for f in env.facts() if f.template.name == "option"]
+    # the only card player2 is known to lack that is undeduced: the Kitchen
+    assert {str(o["card"]) for o in options if o["priority"] == 30} == {"kitchen"}
+    assert {str(o["card"]) for o in options if o["candidate"] == "ask-one-lacked-by-next-and-two-others"
+            and o["per"] == "room" and str(o["card"]) in ("kitchen", "hall", "study")} == {"kitchen"}
+    assert ordered("complete") == [["0", "5", "0", "ask-first-unseen-cards-in-list-order", "none"],
+                                   ["10", "3", "-3", "ask-one-lacked-by-next-and-two-others", "room"]]
     kb = export_kb(tmp_path / "none.clp", "kingston-no-intelligence", "kingston")
     assert bare_clips(kb, facts) == [["mrs-peacock", "revolver", "hall"]]
 
@@ -174,7 +253,7 @@ def test_other_editions_an_envelope_without_a_category_included(strategy, tmp_pa
 
     level, ruleset = get_level("kingston"), load_decisions("strategy", strategy)
     kb = tmp_path / "kb.clp"
-    kb.write_text(export_player(all_rules(level.rulesets()), strategy, strategy), encoding="utf-8")
+    kb.write_text(export_player(all_rules(level.rulesets()), ruleset, strategy), encoding="utf-8")
     env = clips.Environment()
     env.load(str(kb))
     rng = random.Random(11)

@@ -657,7 +657,7 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     """The rules as a plain CLIPS program: the deftemplates, the named
     salience levels (:func:`salience_globals`), the rules that keep the
     counts the rules read, and one defrule per rule, with no Python call,
-    each under a comment with its rule's message (:func:`_exported`).
+    each under a comment with its rule's message (:func:`exported`).
     Raises :class:`RuleFileError` naming a rule whose right-hand side is
     computed in Python (see :func:`exportable`)."""
     rules = list(rules)
@@ -670,10 +670,10 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
     parts += ["", *salience_globals(), ""]
     parts.append(";; The counts the rules read, each raised by one (modify) for every fact it counts.")
     for tally in tallies_read(rules):
-        parts += [_exported(tally_rule(tally)), ""]
+        parts += [exported(tally_rule(tally)), ""]
     if "one-of" in derived_kinds(rules):
         parts += [";; A narrower one-of clause of an owner supersedes the wider ones that contain it.",
-                  _exported(SUPERSEDE_ONE_OF), ""]
+                  exported(SUPERSEDE_ONE_OF), ""]
     for order, rule in enumerate(rules):
         native = exportable(rule)
         if not native:
@@ -681,7 +681,7 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
                                                     "let/for/each, tests with if/where, calls library functions or "
                                                     "decides), so it cannot run in plain CLIPS")
         for compiled in compile_rule(rule, native, order):
-            parts += [_exported(compiled.plain, rule, order), ""]
+            parts += [exported(compiled.plain, rule, order), ""]
     return "\n".join(parts)
 
 
@@ -707,7 +707,7 @@ _BINDING = re.compile(r"\?(f\d+|t|w) <- ")
 _SALIENCE = re.compile(r"\(declare \(salience (-?\d+)\)\)")
 
 
-def _exported(text: str, rule: Any = None, order: int = 0) -> str:
+def exported(text: str, rule: Any = None, order: int = 0) -> str:
     """A defrule of the exported program: its salience a named level's
     (:func:`salience_globals`), no ``?f1 <-`` binding its right-hand side
     does not use, and, for a rule's defrule, its message as a comment."""
@@ -775,7 +775,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 
 __all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_function", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
-           "compile_rule", "deftemplate", "derived_kinds", "exportable", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "exported", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
            "templates"]
 

@@ -2,61 +2,61 @@
 --knowledge LEVEL --strategy S``.
 
 The program is the level's deduction rules (:func:`~clue_expert.engine.engines.clp.export_program`'s
-defrules) followed by the strategy as production rules: their left-hand
-sides match the sheet's facts (``held``, ``lacked``, ``one-of``), the
-observations (``showed``, ``passed``), the seating (``game``) and whose turn
-it is (``your-turn``), and their right-hand sides assert facts -- in the end
-one ``(suggestion (cards ...))``.  Nothing calls Python: stock CLIPS (the
-6.30 shell of Debian's ``clips`` package, or the CLIPS 6.4 inside clipspy)
-runs ``(load kb.clp) (reset) (load-facts facts.clp) (run)`` on the facts
-``deduce RECORD --turn N --export-facts facts.clp`` writes.
+defrules, reading the record one turn at a time: the clock) followed by the
+strategy as production rules, each layer below every deduction rule's
+salience, so that the sheet is complete before the player looks at it.
+Nothing calls Python: stock CLIPS (the 6.30 shell of Debian's ``clips``
+package, or the CLIPS 6.4 inside clipspy) runs ``(load kb.clp) (reset)
+(load-facts facts.clp) (run)`` on the facts ``deduce RECORD --turn N
+--export-facts facts.clp`` writes, and asserts one ``(suggestion (cards
+...))``.
 
-The strategy's layers, each below every deduction rule's salience, so that
-the sheet is complete before the player looks at it:
+**A strategy of production rules** (every rule ``match:`` concluding
+``suggest: {other: VAR}``: Kingston's No intelligence, Deduction and
+Next-not-held, Mitchell's basic and advanced players, or a rule author's own
+file) is compiled from its rule file (:func:`compiled_strategy`), so an edit
+of the file is an edit of the program:
 
-1. **sets** (salience -10): named sets of cards, one ordered fact ``(in SET
-   CATEGORY CARD)`` per card -- ``unseen`` (neither in my hand nor shown to
-   me), ``undeduced`` (no player known to hold it, not shown to me),
-   ``lacked-by-next`` / ``lacked-by-after-next`` (undeduced cards the next
-   player / the one after him is known to lack), ``possible-next`` /
-   ``possible-previous`` (Kingston's 'possible' list of that neighbour:
-   cards of his one-of clauses he is not known to hold or lack, undeduced),
-   ``may-be-envelope`` (Mitchell: the cards the envelope may still hold and
-   is not known to hold; every card of a category whose envelope card is
-   known); ``unseen-and-any`` / ``undeduced-and-any`` (salience -12) add every
-   card of a category the envelope holds none of, as the production rules of
-   No intelligence and Deduction do; ``unseen-or-any`` / ``undeduced-or-any``
-   add them only where the set has none, as Kingston's possible-card
-   strategies' expressions do; the neighbours are ``(neighbour
-   next|after-next|previous NAME)``;
-2. **candidates** (salience -15): one rule per rule of the strategy file,
-   named as it, asserting for each candidate it proposes which set each
-   category's card is taken from: ``(wants (rule R) (priority P) (rank K)
-   (category C) (set S))`` -- the file's priority, and the candidate's place
-   among those of equal priority (the order the seat's rules propose them in);
-3. **options** (salience -20): the first card in list order of each wanted
-   set, ``(option (rule R) (priority P) (rank K) (category C) (card X))``
-   (``choice: first``);
-4. **complete** (salience -25): a candidate with an option for every
-   category, ``(complete PRIORITY RANK RULE)``;
-5. **suggestion** (salience -30): the complete candidate with the highest
-   priority, then the lowest rank, asserted as ``(suggestion (cards ...))``
-   in category order (the ordered fact ``(categories ...)`` that
-   ``--export-facts`` writes gives the order).
+1. **its rules** (salience -15), each a defrule of the same name, its
+   left-hand side the rule's patterns (gated by the clock), its right-hand
+   side ``(option (candidate C) (priority P) (order O) (reversed R) (per V)
+   (card X))``: the card the firing names for its candidate (the rule's own
+   or the one its ``candidate:`` names), with the candidate's priority, its
+   rule's place in the file, and the ``per:`` value (``none`` without);
+2. **ranks** (salience -18): each ``per`` value's place in list order (a
+   card's sheet position, a category's or a player's place), negated under
+   ``order: reversed``;
+3. **complete** (salience -25): a candidate (rule and ``per`` value) with an
+   option in every category, ``(complete PRIORITY ORDER RANK CANDIDATE PER)``;
+4. **suggestion** (salience -30): the complete candidate with the highest
+   priority, then the first rule, then the first ``per`` value, each
+   category's first option in list order (``choice: first``), as the seat
+   gathers the firings of a production rule (engine/seat/decisions.py).
 
-:data:`STRATEGIES` holds the strategies that have a CLIPS form (Kingston's five,
-Mitchell's basic player); ``tests/test_player_clips.py`` checks at every turn of
-random records that stock CLIPS suggests what ``deduce --strategy`` reports.
+**Kingston's Next- and Previous-possible** compute their candidates with
+``when:`` rules and library functions; their plain CLIPS form is written
+by hand (:data:`STRATEGIES`): named sets of cards, one ordered fact ``(in SET
+CATEGORY CARD)`` per card (salience -10: ``unseen``, ``undeduced``,
+``possible-next`` / ``possible-previous``, Kingston's 'possible' list of
+that neighbour; -12: ``unseen-or-any`` / ``undeduced-or-any``, every card of
+a category the envelope holds none of where the set has none), candidates
+saying which set each category's card comes from (``wants``, -15), the first
+card of each (``option``, -20), and the same last two layers.
+
+``tests/test_player_clips.py`` checks at every turn of random records that
+stock CLIPS suggests what ``deduce --strategy`` reports, for the shipped
+players and a strategy file written for the test.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Iterable
 
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
-from ..language.ir import TALLIES, Either, Exists, NotAll, Pattern, Tally
-from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exportable, tallies_read,
+from ..language.ir import Either, Exists, NotAll, Pattern, Tally
+from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exportable, exported, tallies_read,
                   tally_rule, templates)
 
 #: The player's own templates (its facts are not the seat's fact kinds).
@@ -99,20 +99,6 @@ SET_RULES = {
   (not (showed (by ?me) (card ?c)))
   =>
   (assert (in undeduced ?cat ?c)))""",
-    "lacked-by-next": f"""(defrule set-lacked-by-next
-  (declare (salience {SETS}))
-  (in undeduced ?cat ?c)
-  (neighbour next ?p)
-  (lacked (owner ?p) (card ?c))
-  =>
-  (assert (in lacked-by-next ?cat ?c)))""",
-    "lacked-by-after-next": f"""(defrule set-lacked-by-after-next
-  (declare (salience {SETS}))
-  (in undeduced ?cat ?c)
-  (neighbour after-next ?p)
-  (lacked (owner ?p) (card ?c))
-  =>
-  (assert (in lacked-by-after-next ?cat ?c)))""",
     "possible-next": f"""(defrule set-possible-next
   (declare (salience {SETS}))
   (neighbour next ?p)
@@ -131,27 +117,6 @@ SET_RULES = {
   (not (lacked (owner ?p) (card ?c)))
   =>
   (assert (in possible-previous ?cat ?c)))""",
-    "may-be-envelope": f"""(defrule set-may-be-envelope
-  (declare (salience {SETS}))
-  (your-turn)
-  (category (name ?cat) (envelope ?e))
-  (envelope-held-count (category ?cat) (n ?n))
-  (test (< ?n ?e))
-  (card (id ?c) (category ?cat))
-  (not (lacked (owner envelope) (card ?c)))
-  (not (held (owner envelope) (card ?c)))
-  =>
-  (assert (in may-be-envelope ?cat ?c)))
-
-(defrule set-may-be-envelope-solved
-  (declare (salience {SETS}))
-  (your-turn)
-  (category (name ?cat) (envelope ?e))
-  (envelope-held-count (category ?cat) (n ?n))
-  (test (>= ?n ?e))
-  (card (id ?c) (category ?cat))
-  =>
-  (assert (in may-be-envelope ?cat ?c)))""",
 }
 
 
@@ -170,31 +135,12 @@ def _or_any(name: str) -> str:
   (assert (in {name}-or-any ?cat ?c)))"""
 
 
-def _and_any(name: str) -> str:
-    """The set NAME-and-any: NAME, and every card of a category the envelope
-    holds none of (the production rules' ``not: [..., {test: "e > 0"}]`` in
-    rules/shared/no-intelligence.yaml and kingston-deduction.yaml), once NAME
-    is complete."""
-    return f"""(defrule set-{name}-and-any
-  (declare (salience {OR_ANY}))
-  (your-turn)
-  (card (id ?c) (category ?cat))
-  (or (in {name} ?cat ?c)
-      (category (name ?cat) (envelope 0)))
-  =>
-  (assert (in {name}-and-any ?cat ?c)))"""
-
-
 SET_RULES["unseen-or-any"] = _or_any("unseen")
 SET_RULES["undeduced-or-any"] = _or_any("undeduced")
-SET_RULES["unseen-and-any"] = _and_any("unseen")
-SET_RULES["undeduced-and-any"] = _and_any("undeduced")
 
 #: The sets each set needs first.
-SET_NEEDS = {"lacked-by-next": ("undeduced",), "lacked-by-after-next": ("undeduced",),
-             "possible-next": ("undeduced",), "possible-previous": ("undeduced",),
-             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",),
-             "unseen-and-any": ("unseen",), "undeduced-and-any": ("undeduced",)}
+SET_NEEDS = {"possible-next": ("undeduced",), "possible-previous": ("undeduced",),
+             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",)}
 
 
 def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
@@ -205,21 +151,6 @@ def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
   (category (name ?cat))
   =>
   (assert (wants (rule {rule}) (priority {priority}) (rank {rank}) (category ?cat) (set {set_name}))))"""
-
-
-def _odd_one_out(rule: str, priority: int, odd_set: str, other_set: str) -> str:
-    """Candidates, one per category ODD from the last to the first, taking
-    ODD's card from one set and the others' from another (Kingston's
-    Next-not-held: ``for: {odd: reversed(CATEGORIES)}``)."""
-    return f"""(defrule {rule}
-  (declare (salience {CANDIDATES}))
-  (your-turn)
-  (categories $?order)
-  (category (name ?odd))
-  (category (name ?cat))
-  =>
-  (assert (wants (rule {rule}) (priority {priority}) (rank (- (length$ $?order) (member$ ?odd $?order)))
-                 (category ?cat) (set (if (eq ?cat ?odd) then {odd_set} else {other_set})))))"""
 
 
 def _possible(rule: str, priority: int, possible: str) -> str:
@@ -238,25 +169,16 @@ def _possible(rule: str, priority: int, possible: str) -> str:
                  (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced-or-any)))))"""
 
 
-_NO_INTELLIGENCE = _every("ask-first-unseen-cards-in-list-order", 0, "unseen-and-any")
-
-#: Strategy id -> its candidate rules (named as the file's rules), for the strategies with a CLIPS form.
+#: Strategy id -> its hand-written candidate rules (named as the file's rules): Kingston's Next- and
+#: Previous-possible, whose rules compute their candidates with ``when:`` and library functions.  A
+#: strategy of production rules is compiled from its file instead (:func:`compiled_strategy`).
 STRATEGIES: dict[str, tuple[str, ...]] = {
-    "kingston-no-intelligence": (_NO_INTELLIGENCE,),
-    "kingston-deduction": (_every("ask-first-undeduced-cards-in-list-order", 0, "undeduced-and-any"),),
-    "kingston-next-not-held": (
-        _odd_one_out("ask-two-lacked-by-next-one-lacked-by-after-next", 30, "lacked-by-after-next",
-                     "lacked-by-next"),
-        _odd_one_out("ask-two-lacked-by-next-and-one-other", 20, "undeduced", "lacked-by-next"),
-        _odd_one_out("ask-one-lacked-by-next-and-two-others", 10, "lacked-by-next", "undeduced"),
-        _NO_INTELLIGENCE),
     "kingston-next-possible": (
         _possible("ask-neighbours-possible-card", 10, "possible-next"),
         _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
     "kingston-previous-possible": (
         _possible("ask-neighbours-possible-card", 10, "possible-previous"),
         _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
-    "mitchell-basic": (_every("ask-random-cards-the-envelope-may-hold", 0, "may-be-envelope"),),
 }
 
 #: The first card in list order of each wanted set.
@@ -304,14 +226,21 @@ def _sets_used(rules: Iterable[str]) -> list[str]:
     return [name for name in SET_RULES if name in used]
 
 
-def strategy_program(strategy_id: str) -> str:
-    """The strategy's production rules (see the module docstring); a
-    :class:`ClueError` naming the strategies that have a CLIPS form for any
-    other."""
+def strategy_program(strategy_id: str, strategy: Any = None) -> str:
+    """The strategy's hand-written production rules (see the module
+    docstring); a :class:`ClueError` for any other, naming (given the
+    loaded ``strategy``) its first rule that is not a production rule a
+    plain CLIPS program runs."""
     rules = STRATEGIES.get(strategy_id)
     if rules is None:
-        raise ClueError(f"the strategy {strategy_id!r} has no plain CLIPS form; these have: "
-                        f"{', '.join(STRATEGIES)}")
+        why = ""
+        for rule in getattr(strategy, "rules", ()):
+            if production_rules(_Only(rule)) is None:
+                why = (f": its rule {rule.id!r} is not a production rule concluding a card its patterns bound "
+                       f"(it uses when:, let:, if:, for:, each: or library functions)")
+                break
+        raise ClueError(f"the strategy {strategy_id!r} has no plain CLIPS form{why}; these have: "
+                        f"{', '.join(STRATEGIES)} and any strategy of production rules")
     parts = [f";;; the strategy {strategy_id}: sets of cards, candidates, the first card of each, the suggestion",
              TEMPLATES, "", NEIGHBOURS, ""]
     parts += [SET_RULES[name] + "\n" for name in _sets_used(rules)]
@@ -320,8 +249,151 @@ def strategy_program(strategy_id: str) -> str:
     return "\n".join(parts)
 
 
-#: The counts the strategies read (their rules are added when the deduction rules read none of them).
-STRATEGY_TALLIES = ("envelope-held-count",)
+# --- a strategy of production rules, compiled from its rule file ------------------------------------------------
+
+#: The templates of a compiled strategy: an ``option`` per firing (the card
+#: it names for its candidate, with the candidate's priority, its rule's
+#: place in the file, whether its ``per`` values come reversed, the ``per``
+#: value and, once ranked, that value's place), and the suggestion.
+PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (slot order) (slot reversed) (slot per)
+  (slot rank (default none)) (slot card))
+(deftemplate suggestion (multislot cards))"""
+
+#: Salience of the ranking of ``per`` values (after every production rule, before the candidates complete).
+RANK = -18
+
+#: A ``per`` value's place (the seat's list order: a card's sheet position,
+#: a category's or a player's place; ``none``, a rule without ``per:``, 0),
+#: negated when the rule's candidates come reversed (``order: reversed``).
+RANK_RULES = f"""(defrule rank-per-card
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  (card (id ?v) (category ?cat))
+  (category (name ?cat) (cards $?cards))
+  (categories $?order)
+  =>
+  (bind ?k (+ (* 1000 (member$ ?cat $?order)) (member$ ?v $?cards)))
+  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+
+(defrule rank-per-category
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  (categories $?order)
+  (test (member$ ?v $?order))
+  =>
+  (bind ?k (member$ ?v $?order))
+  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+
+(defrule rank-per-player
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  (game (players $?players))
+  (test (member$ ?v $?players))
+  =>
+  (bind ?k (member$ ?v $?players))
+  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+
+(defrule rank-no-per
+  (declare (salience {RANK}))
+  ?o <- (option (per none) (rank none))
+  =>
+  (modify ?o (rank 0)))"""
+
+#: A candidate (its rule and ``per`` value) with an option in every category
+#: is complete: ``(complete PRIORITY ORDER RANK CANDIDATE PER)``; the best (the
+#: highest priority, then its rule's place, then its per value's) becomes the
+#: suggestion: in each category, in category order, the first card in list
+#: order it names (``choice: first``).
+PRODUCTION_DECIDE = f"""(defrule candidate-complete
+  (declare (salience {COMPLETE}))
+  (option (candidate ?r) (priority ?p) (order ?o) (per ?v) (rank ?k&~none))
+  (not (and (category (name ?cat))
+            (not (and (option (candidate ?r) (per ?v) (card ?x)) (card (id ?x) (category ?cat))))))
+  =>
+  (assert (complete ?p ?o ?k ?r ?v)))
+
+(defrule suggest-best-candidate
+  (declare (salience {DECIDE}))
+  (your-turn)
+  (categories $?order)
+  (complete ?p ?o ?k ?r ?v)
+  (not (complete ?higher&:(> ?higher ?p) $?))
+  (not (complete ?p ?before&:(< ?before ?o) $?))
+  (not (complete ?p ?o ?earlier&:(< ?earlier ?k) $?))
+  (not (suggestion))
+  =>
+  (bind ?cards (create$))
+  (progn$ (?cat ?order)
+    (bind ?first nil)
+    (do-for-fact ((?c category)) (eq ?c:name ?cat)
+      (progn$ (?x ?c:cards)
+        (if (and (eq ?first nil)
+                 (any-factp ((?a option)) (and (eq ?a:candidate ?r) (eq ?a:per ?v) (eq ?a:card ?x))))
+         then (bind ?first ?x))))
+    (bind ?cards (create$ ?cards ?first)))
+  (assert (suggestion (cards ?cards))))"""
+
+#: The seating's set-up facts (``seat``: each player's next and previous), from
+#: the ``game`` fact, for a strategy whose rules match them and facts that lack them.
+SEATS = f"""(defrule seats-from-the-game
+  (declare (salience {TALLY_SALIENCE}))
+  (your-turn)
+  (game (players $?players))
+  (not (seat))
+  =>
+  (bind ?n (length$ $?players))
+  (loop-for-count (?i 1 ?n)
+    (assert (seat (player (nth$ ?i $?players)) (next (nth$ (+ (mod ?i ?n) 1) $?players))
+                  (previous (nth$ (+ (mod (+ ?i ?n -2) ?n) 1) $?players))))))"""
+
+
+def production_rules(strategy: Any) -> list[Any] | None:
+    """The strategy's rules when every one is a production rule that a
+    plain CLIPS program can run (``match:``, concluding ``suggest: {other:
+    VAR}`` of a card its patterns bound, nothing computed in Python); else None."""
+    rules = list(getattr(strategy, "rules", ()))
+    for rule in rules:
+        plan = getattr(rule, "plan", None)
+        if not rule.patterns or plan is None or plan.gathered is None or rule.then[0].kind != "suggest":
+            return None
+    return rules or None
+
+
+def _production_rule(rule: Any, order: int, owner_order: int, path: str) -> str:
+    """One production rule of a strategy as a defrule asserting its option."""
+    gated = dataclasses.replace(rule, patterns=gate(rule.patterns, rule))
+    compiled = compile_rule(gated, (), order, kinds=PLAYER_KINDS)
+    if len(compiled) != 1:
+        raise RuleFileError(path, rule.id, "a whole player's program cannot split a decision rule's either:")
+    head = re.sub(r"\(declare \(salience -?\d+\)\)", f"(declare (salience {CANDIDATES}))", compiled[0].head, count=1)
+    per = f"?{rule.per}" if rule.per is not None else "none"
+    rhs = (f"(assert (option (candidate {rule.candidate or rule.id}) (priority {rule.priority}) (order {owner_order}) "
+           f"(reversed {'TRUE' if rule.per_reversed else 'FALSE'}) (per {per}) (card ?{rule.plan.gathered})))")
+    message = " ".join(str(rule.message or "").split())
+    return f";; {rule.id}: {message}\n" + exported(head + rhs + ")")
+
+
+def compiled_strategy(strategy: Any, rules: list[Any]) -> str:
+    """A strategy of production rules (:func:`production_rules`) compiled
+    from its rule file: each rule a defrule asserting an ``option`` per
+    firing, gathered into candidates as the seat gathers them."""
+    place = {rule.id: i for i, rule in enumerate(rules)}
+    parts = [f";;; the strategy {strategy.id}, compiled from its rule file: each production rule asserts an option "
+             "per firing; the options make candidates, the best complete one the suggestion",
+             PRODUCTION_TEMPLATES, ""]
+    if any(isinstance(p, Pattern) and p.kind == "seat" for rule in rules for p in _all_nodes(rule.patterns)):
+        parts += [SEATS, ""]
+    for i, rule in enumerate(rules):
+        parts += [_production_rule(rule, i, place.get(rule.candidate or rule.id, i), strategy.path), ""]
+    parts += [RANK_RULES, "", PRODUCTION_DECIDE, ""]
+    return "\n".join(parts)
+
+
+def _all_nodes(nodes: Iterable[Any]) -> Iterable[Any]:
+    for node in nodes:
+        yield node
+        yield from _all_nodes(getattr(node, "items", ()))
+
 
 #: Observations and counts of one turn: a whole player's program sees them
 #: when its clock reaches their turn (see :func:`gate`).
@@ -424,7 +496,7 @@ def gate(nodes, rule: Any, depth: int = 0) -> tuple:
     return tuple(out)
 
 
-def deduction_program(rules: Iterable[Any], title: str) -> str:
+def deduction_program(rules: Iterable[Any], title: str, strategy_rules: Iterable[Any] = ()) -> str:
     """The deduction rules as the first part of a whole player's program:
     as :func:`~clue_expert.engine.engines.clp.export_program` writes them,
     but reading the record one turn at a time, as the seat does (the clock:
@@ -433,13 +505,15 @@ def deduction_program(rules: Iterable[Any], title: str) -> str:
     nothing when the owner is known to hold one of its cards or has a
     narrower clause, and a narrower one supersedes the wider) -- so that the
     sheet and the clauses are the seat's, whatever the order CLIPS would
-    fire them in with the whole record at once."""
+    fire them in with the whole record at once.  The counts the
+    ``strategy_rules`` read are counted too."""
     rules = list(rules)
     parts = [f";;; {title}", f";;; written by clue-expert for CLIPS {CLIPS_VERSION} (and 6.30): "
              "(load kb.clp) (reset) (load-facts facts.clp) (run) (facts)", ""]
     parts.extend(templates())
     parts += ["", CLOCK, "", *RECORD_ONE_OF, ""]
-    for tally in tallies_read(rules) + [TALLIES[k] for k in STRATEGY_TALLIES]:
+    read = tallies_read(rules)
+    for tally in read + [t for t in tallies_read(strategy_rules) if t not in read]:
         if tally.kind == "seen-count":
             parts += [SEEN_COUNT, ""]
             continue
@@ -460,6 +534,17 @@ def deduction_program(rules: Iterable[Any], title: str) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class _Only:
+    """One rule as a strategy (for :func:`production_rules`)."""
+
+    rule: Any
+
+    @property
+    def rules(self) -> tuple:
+        return (self.rule,)
+
+
+@dataclasses.dataclass(frozen=True)
 class _Stub:
     """Stands for a count in :func:`gate`'s errors."""
 
@@ -467,11 +552,19 @@ class _Stub:
     path: str = "clue_expert/engine/language/ir.py"
 
 
-def export_player(rules: Iterable[Any], strategy_id: str, title: str) -> str:
+def export_player(rules: Iterable[Any], strategy: Any, title: str) -> str:
     """The deduction ``rules`` (:func:`deduction_program`) and the strategy
-    (:func:`strategy_program`) as one plain CLIPS program."""
-    strategy = strategy_program(strategy_id)
-    return deduction_program(rules, title) + "\n" + strategy
+    as one plain CLIPS program: a strategy (a loaded rule set) whose rules
+    are all production rules compiled from its file (:func:`compiled_strategy`),
+    else its hand-written form (:func:`strategy_program`; a strategy given
+    by id has only that)."""
+    productions = production_rules(strategy)
+    if productions is not None:
+        program = compiled_strategy(strategy, productions)
+    else:
+        program = strategy_program(getattr(strategy, "id", strategy), strategy)
+    return deduction_program(rules, title, productions or ()) + "\n" + program
 
 
-__all__ = ["STRATEGIES", "deduction_program", "export_player", "gate", "strategy_program"]
+__all__ = ["STRATEGIES", "compiled_strategy", "deduction_program", "export_player", "gate", "production_rules",
+           "strategy_program"]

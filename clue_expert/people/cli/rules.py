@@ -106,7 +106,7 @@ def _export_rules(args) -> int:
     rules = all_rules(rulesets)
     if args.strategy:
         strategy = load_decisions("strategy", args.strategy)
-        program = export_player(rules, strategy.id, f"{title}, and the strategy {strategy.id}")
+        program = export_player(rules, strategy, f"{title}, and the strategy {strategy.id}")
     else:
         program = export_program(rules, title=title)
     Path(path).write_text(program, encoding="utf-8")
