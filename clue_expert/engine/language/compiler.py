@@ -534,6 +534,7 @@ def _compile_lhs(raw: dict, file_kind: str, path: str,
         on = tuple(dict.fromkeys(p.kind for node in patterns
                                  for p in (node.items if isinstance(node, Either) else (node,))
                                  if isinstance(p, Pattern) and not p.negated))
+        patterns = _request_last(patterns, request)
         fields = set(variables)
     else:
         when = {raw["when"]} if isinstance(raw["when"], str) else set(raw["when"])
@@ -547,6 +548,22 @@ def _compile_lhs(raw: dict, file_kind: str, path: str,
         fields = set.intersection(*(set(KINDS[kind]) for kind in on))
         patterns, set_vars = when_patterns(on)
     return on, fields, patterns, set_vars
+
+
+def _request_last(patterns: tuple, request: str | None) -> tuple:
+    """A decision rule's patterns with its request pattern joined last when
+    it binds nothing (``your-turn: {}``, ``accuse-offer: {}``): the engine
+    then keeps the joins of the sheet's facts from one request to the next
+    and joins only the request's fact when it comes, instead of joining
+    everything anew at each request.  The firings are the same (gathered
+    candidates do not depend on firing order)."""
+    if request is None:
+        return patterns
+    at = [i for i, p in enumerate(patterns) if isinstance(p, Pattern) and not p.negated and p.kind == request]
+    if len(at) != 1 or any(how == "var" for _, how, _ in patterns[at[0]].fields):
+        return patterns
+    i = at[0]
+    return patterns[:i] + patterns[i + 1:] + (patterns[i],)
 
 
 def _check_request_patterns(patterns: tuple, request: str | None, file_kind: str, path: str, rid: str) -> None:
