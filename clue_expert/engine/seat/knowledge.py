@@ -192,7 +192,7 @@ class Knowledge:
         #: from their seed.
         self.rng = random.Random(0)
         #: player -> the shadow of what he knows, kept between reads and fed only the new
-        #: observations (a dict), or None: built afresh at each read (``library._shadow``).
+        #: observations (a dict), or None: built afresh at each read (``library.models``).
         #: Kept, a shadow is a whole knowledge with its own engine per opponent: the contest
         #: agent's one seat keeps them; simulations of many seats do not.
         self.kept_shadows: dict | None = None
