@@ -403,8 +403,11 @@ class Notebook:
     def __init__(self, edition: Edition, players, me: str, hand, hand_sizes: dict | None = None,
                  *, strategy: str | None = None, path: str | Path | None = None, turns: list | None = None,
                  knowledge: str | Level = DEFAULT_LEVEL, game: str = "speed-clue", rules: tuple = (),
-                 board: str | None = None, moves: list | None = None, marks: list | None = None):
+                 board: str | None = None, moves: list | None = None, marks: list | None = None,
+                 engine: str | None = None):
         self.edition = edition
+        #: The rule engine of its knowledge (``--engine``; None: the default).
+        self.engine = engine
         #: A user's deduction or model rule sets, run with the level's (``notebook --rules FILE``).
         self.rules = tuple(rules)
         for rs in self.rules:
@@ -463,7 +466,7 @@ class Notebook:
         """The knowledge of the turns, and their first contradiction (the
         knowledge is then the one before the offending turn)."""
         rulesets = self.level.rulesets() + self.rules + ((self.strategy,) if self.strategy else ())
-        return replay(record, rulesets=rulesets, complete=self.level.completion, strict=False)
+        return replay(record, rulesets=rulesets, complete=self.level.completion, strict=False, engine=self.engine)
 
     def _apply(self, turns: list) -> list:
         """Validate and adopt a new list of turns, then save; returns the sheet
@@ -592,13 +595,13 @@ class Notebook:
 
     @classmethod
     def load(cls, path: str | Path, strategy: str | None = None, knowledge: str | Level = DEFAULT_LEVEL,
-             rules: tuple = ()) -> "Notebook":
-        """Open a saved game (any record file)."""
+             rules: tuple = (), engine: str | None = None) -> "Notebook":
+        """Open a saved game (any record file), its knowledge on the rule engine ``engine``."""
         r = load_record(path, "notebook")
         turns = [t.to_dict() for t in r.turns]
         return cls(r.edition, r.players, r.me, r.hand, r.hand_sizes, strategy=strategy, path=path, turns=turns,
                    knowledge=knowledge, game=r.game, rules=rules, board=r.board,
-                   moves=[m.to_dict() for m in r.moves], marks=r.marks)
+                   moves=[m.to_dict() for m in r.moves], marks=r.marks, engine=engine)
 
     # ----------------------------------------------------------- reading
     def parse_turn(self, line: str) -> dict:
@@ -766,10 +769,12 @@ class NotebookSession:
 
     def __init__(self, path: str | Path = "notebook.yaml", strategy: str | None = None,
                  knowledge: str | Level = DEFAULT_LEVEL, compact: bool = True, game: str = "speed-clue",
-                 rules: tuple = ()):
+                 rules: tuple = (), engine: str | None = None):
         self.path = Path(path)
         #: A user's deduction or model rule sets (``--rules FILE``), run with the level's.
         self.rules = tuple(rules)
+        #: The rule engine of the notebooks it opens (``--engine``; None: the default).
+        self.engine = engine
         #: The game of a new notebook (an existing file says its own).
         self.game = game
         #: Compact mode (the default at a real table): after an entry, only the
@@ -815,7 +820,7 @@ class NotebookSession:
         """Open a saved game (cleaning the temporary files of killed saves);
         a game whose turns contradict each other opens in repair mode."""
         self.cleaned = clean_stale_temps(path)
-        return Notebook.load(path, self.strategy, self.knowledge_level, self.rules)
+        return Notebook.load(path, self.strategy, self.knowledge_level, self.rules, self.engine)
 
     def _opened(self) -> list:
         """What to say about the game just opened."""
@@ -1037,7 +1042,7 @@ class NotebookSession:
         s = self._setup
         self.notebook = Notebook(s["edition"], s["players"], s["me"], s["hand"], s["sizes"],
                                  strategy=self.strategy, path=self.path, knowledge=self.knowledge_level,
-                                 game=self.game, rules=self.rules)
+                                 game=self.game, rules=self.rules, engine=self.engine)
         self._stage = None
         if self.notebook.autosave() is None:
             out = [Message(f"game saved to {self.path} after every entry")]
