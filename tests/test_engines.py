@@ -122,3 +122,23 @@ def test_the_engine_choice_is_passed_not_a_process_wide_setting():
     spec_wins = seat_player("p1", "clue-expert-focused:engine=clips", command_engine="experta")
     assert (spec_wins.engine, spec_wins.command_engine) == ("clips", "experta")
     assert seat_player("p1", "clue-expert-focused").command_engine is None
+
+
+def test_the_commands_engine_reaches_the_seats_it_makes(tmp_path):
+    """--engine's value, passed down, is the engine of a simulated game's seats
+    (a seat spec's engine= still wins) and of a notebook's knowledge."""
+    from clue_expert.people.notebook import Notebook
+    from clue_expert.play.simulate import WORKER_SEATS, make_specs, play_one
+    spec = make_specs(players=3, games=1, seed=1, engine="experta",
+                      strategies=["clue-expert-focused", "clue-expert-focused:engine=clips"])[0]
+    play_one(spec)
+    seats = {key[1]: player for key, player in WORKER_SEATS.items() if key[-1] == "experta"}
+    assert seats["clue-expert-focused"].knowledge.engine == "experta"
+    assert seats["clue-expert-focused:engine=clips"].knowledge.engine == "clips"
+    k = seats["clue-expert-focused"].knowledge
+    assert k.fresh(k.players[1], complete=False).engine == "experta"  # a shadow runs on its seat's engine
+    nb = Notebook(k.edition, ["ann", "bob", "cat"], "ann", ["plum", "rope", "hall", "lounge", "knife", "white"],
+                  engine="experta")
+    assert nb.knowledge.engine == "experta"
+    assert Notebook(k.edition, ["ann", "bob", "cat"], "ann", ["plum", "rope", "hall", "lounge", "knife", "white"]
+                    ).knowledge.engine == DEFAULT_ENGINE
