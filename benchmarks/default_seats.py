@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: (label, test on a profiled function's file and name), the first match wins.
 GROUPS = (
+    ("library (models, race risk, ...)", lambda f, n: "/engine/library/" in f),
     ("exact beliefs (the DP)", lambda f, n: f.endswith("dp.py") or f.endswith("beliefs.py") and n in {
         "_advance", "_advance_chunk", "_marginals", "exact_marginals", "envelope", "_steps", "_closes", "compute",
         "__init__", "order", "layout", "transitions", "env", "tags", "final_ok", "__missing__", "same",
@@ -57,7 +58,6 @@ GROUPS = (
         "envelope_contents", "_envelope_options", "_marginals_vector", "_step_targets", "_complete", "_env_ids",
         "_final_envelopes", "_run"}),
     ("suggestion scoring", lambda f, n: f.endswith(("beliefs.py", "asking.py"))),
-    ("library (models, race risk, ...)", lambda f, n: f.endswith("library.py")),
     ("SAT step", lambda f, n: f.endswith(("completion.py", "backbone.py")) or "pysat" in f),
     ("rule engine", lambda f, n: "/engines/" in f or f.endswith(("language.py", "expr.py", "ir.py", "rules.py",
                                                                   "patterns.py", "decisions.py"))

@@ -1,6 +1,6 @@
 """Beliefs that take the opponent models' probable clues as facts
 (``clue_top_probability``, ``envelope_top('clues')``,
-``most_informative_of(..., 'clues')`` in engine/library.py;
+``most_informative_of(..., 'clues')`` in engine/library/suggestions.py;
 docs/strategies.md#the-strongest-player-at-every-table-size): they use the
 unrefuted clues, drop every clue of an owner caught with a refuted one, fall
 back to the sheet's beliefs without clues, and never touch the sheet."""
@@ -9,7 +9,8 @@ from __future__ import annotations
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
 from clue_expert.engine.seat.knowledge import Knowledge
-from clue_expert.engine.library import FUNCTIONS, _clue_state
+from clue_expert.engine.library import FUNCTIONS
+from clue_expert.engine.library.beliefs import _clue_state
 from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.play.players import load_decisions
 

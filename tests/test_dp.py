@@ -13,7 +13,7 @@ from clue_expert.engine.reasoning import beliefs
 from clue_expert.engine.reasoning.asking import marginals
 from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator, compute
 from clue_expert.engine.seat.knowledge import replay_record as replay
-from clue_expert.engine.library import _Supposed
+from clue_expert.engine.library.beliefs import Supposed
 from clue_expert.testing.randomgame import random_record
 
 
@@ -65,7 +65,7 @@ def test_vectorized_dp_equals_the_loops_with_soft_clues():
     rng = random.Random(3)
     unknown = [(o, c) for o in k.players for c in k.cards if o != k.me and k.status(o, c) == "unknown"]
     soft = tuple((o, c, rng.choice((0.1, 0.3, 0.7))) for o, c in rng.sample(unknown, 6))
-    vector, plain = _both(lambda: _Supposed(replay(record, 10), frozenset(), frozenset(), soft))
+    vector, plain = _both(lambda: Supposed(replay(record, 10), frozenset(), frozenset(), soft))
     assert vector == plain
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from clue_expert.core.errors import UnknownEngineError
 from clue_expert.core.observations import DealtHand
+from clue_expert.engine import engines
 from clue_expert.engine.engines import (DEFAULT_ENGINE, ENGINES, EngineFact, check_engine_name, choose_engine,
-                                       make_engine, set_engine)
+                                       make_engine)
 from clue_expert.engine.language.ir import Lit, Op, Pattern, Var, evaluate
 from clue_expert.engine.language import ir
 from clue_expert.engine.seat.knowledge import Knowledge
@@ -106,12 +107,38 @@ def test_engine_is_chosen_on_the_command_line_in_a_seat_spec_and_in_a_level(tmp_
 
 
 def test_which_engine_a_seat_runs_first_match_wins():
-    try:
-        assert DEFAULT_ENGINE == "clips" and choose_engine() == "clips"
-        assert choose_engine(level="experta") == "experta"  # a level's engine: beats the default
-        set_engine("experta")  # --engine beats the level
-        assert choose_engine(level="clips") == "experta"
-        assert choose_engine(seat="clips", level="experta") == "clips"  # a seat spec's engine= beats all
-    finally:
-        set_engine(None)
-    assert choose_engine() == "clips"
+    assert DEFAULT_ENGINE == "clips" and choose_engine() == "clips"
+    assert choose_engine(level="experta") == "experta"  # a level's engine: beats the default
+    assert choose_engine(command="experta", level="clips") == "experta"  # --engine beats the level
+    assert choose_engine(seat="clips", command="experta", level="experta") == "clips"  # a seat spec's beats all
+
+
+def test_the_engine_choice_is_passed_not_a_process_wide_setting():
+    """--engine travels as an argument to where seats are made (issue 34): no
+    setter, and a player or game told nothing runs the default."""
+    assert not hasattr(engines, "set_engine")
+    told = seat_player("p1", "clue-expert-focused", command_engine="experta")
+    assert (told.engine, told.command_engine) == (None, "experta")
+    spec_wins = seat_player("p1", "clue-expert-focused:engine=clips", command_engine="experta")
+    assert (spec_wins.engine, spec_wins.command_engine) == ("clips", "experta")
+    assert seat_player("p1", "clue-expert-focused").command_engine is None
+
+
+def test_the_commands_engine_reaches_the_seats_it_makes(tmp_path):
+    """--engine's value, passed down, is the engine of a simulated game's seats
+    (a seat spec's engine= still wins) and of a notebook's knowledge."""
+    from clue_expert.people.notebook import Notebook
+    from clue_expert.play.simulate import WORKER_SEATS, make_specs, play_one
+    spec = make_specs(players=3, games=1, seed=1, engine="experta",
+                      strategies=["clue-expert-focused", "clue-expert-focused:engine=clips"])[0]
+    play_one(spec)
+    seats = {key[1]: player for key, player in WORKER_SEATS.items() if key[-1] == "experta"}
+    assert seats["clue-expert-focused"].knowledge.engine == "experta"
+    assert seats["clue-expert-focused:engine=clips"].knowledge.engine == "clips"
+    k = seats["clue-expert-focused"].knowledge
+    assert k.fresh(k.players[1], complete=False).engine == "experta"  # a shadow runs on its seat's engine
+    nb = Notebook(k.edition, ["ann", "bob", "cat"], "ann", ["plum", "rope", "hall", "lounge", "knife", "white"],
+                  engine="experta")
+    assert nb.knowledge.engine == "experta"
+    assert Notebook(k.edition, ["ann", "bob", "cat"], "ann", ["plum", "rope", "hall", "lounge", "knife", "white"]
+                    ).knowledge.engine == DEFAULT_ENGINE

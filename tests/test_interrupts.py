@@ -138,7 +138,7 @@ def test_notebook_keeps_the_session_when_saving_fails(tmp_path, monkeypatch):
 
     def full_disk(*args, **kwargs):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(notebook.tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(notebook.files.tempfile, "mkstemp", full_disk)
     out = s.handle(TURN_2)
     assert "turn 2 recorded" in texts(out) and len(s.notebook.turns) == 2 and not s.done
     notes = [t for t in texts(out) if t.startswith("not saved")]
@@ -160,13 +160,13 @@ def test_notebook_in_a_read_only_folder(tmp_path, monkeypatch):
     folder.chmod(0o555)
     try:
         if os.access(folder, os.W_OK):  # root writes anyway: fail as the system would for anyone else
-            real = notebook.tempfile.mkstemp
+            real = notebook.files.tempfile.mkstemp
 
             def mkstemp(prefix="", suffix="", dir=None):
                 if Path(dir) == folder:
                     raise PermissionError(13, "Permission denied", os.path.join(dir, prefix + "x1y2" + suffix))
                 return real(prefix=prefix, suffix=suffix, dir=dir)
-            monkeypatch.setattr(notebook.tempfile, "mkstemp", mkstemp)
+            monkeypatch.setattr(notebook.files.tempfile, "mkstemp", mkstemp)
         s, out = new_session(folder / "game.yaml")
         assert any(t.startswith("not saved: cannot save") and f"cannot write in the folder {folder}" in t
                    for t in texts(out))
@@ -218,7 +218,7 @@ def test_saves_use_recognisable_temporary_names(tmp_path, monkeypatch):
     def replace(src, dst):
         seen.append(Path(src).name)
         return real(src, dst)
-    monkeypatch.setattr(notebook.os, "replace", replace)
+    monkeypatch.setattr(notebook.files.os, "replace", replace)
     new_session(tmp_path / "game.yaml")
     assert seen and all(n.startswith(f".game.yaml.saving-{os.getpid()}-") and n.endswith(".tmp") for n in seen)
     assert [p.name for p in tmp_path.iterdir()] == ["game.yaml"]

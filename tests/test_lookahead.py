@@ -1,5 +1,5 @@
 """The player that looks one move ahead (``most_informative_ahead`` in
-engine/library.py, rules/strategies/clue-expert-lookahead.yaml;
+engine/library/suggestions.py, rules/strategies/clue-expert-lookahead.yaml;
 docs/strategies.md#lookahead): on a position where the best question by
 its own expected gain is not the best over two turns, it asks the other
 one, and the work of the look-ahead is charged to the request's budget."""
@@ -9,7 +9,8 @@ from clue_expert.core import work
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
 from clue_expert.engine.seat.knowledge import Knowledge
-from clue_expert.engine.library import FUNCTIONS, _lookahead
+from clue_expert.engine.library import FUNCTIONS
+from clue_expert.engine.library.suggestions import _lookahead
 
 ED = get_edition("cluedo")
 

@@ -1,5 +1,5 @@
 """The race-aware accusation (rules/accusations/race.yaml, the race block of
-engine/library.py; docs/strategies.md#a-race-aware-accusation).
+engine/library/race.py; docs/strategies.md#a-race-aware-accusation).
 
 The race risk is 0 when no opponent could be solved (and near=0), 1 once an
 opponent's shadow names the envelope; the rule never accuses a card the seat

@@ -3,7 +3,7 @@ clue reliability (a Beta(9, 1) prior updated by his settled clues), his
 trust (reliability above luck), and the weighted beliefs in which each
 unrefuted probable clue weighs the deals that contradict it by 1 - trust
 (``clue_reliability``, ``clue_trust``, beliefs ``'weighted'`` in
-engine/library.py; the soft weights in engine/reasoning/beliefs.py;
+engine/library/beliefs.py; the soft weights in engine/reasoning/beliefs.py;
 docs/beliefs.md#whom-to-trust)."""
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import DealtHand, Suggestion
 from clue_expert.engine.reasoning.beliefs import compute
 from clue_expert.engine.seat.knowledge import Knowledge
-from clue_expert.engine.library import FUNCTIONS, _Supposed, _weighted_state
+from clue_expert.engine.library import FUNCTIONS
+from clue_expert.engine.library.beliefs import Supposed, _weighted_state
 from clue_expert.engine.language.rules import default_rulesets
 from clue_expert.play.players import load_decisions
 
@@ -48,7 +49,7 @@ def test_a_soft_clue_weighs_the_deals_that_contradict_it_exactly(factor):
     sheet = compute(k)
     p = sheet.probabilities["bob"][plum]
     env0 = sum(v for e, v in sheet.envelope.items() if plum in e)
-    soft = compute(_Supposed(k, frozenset(), frozenset(), (("bob", plum, factor),)))
+    soft = compute(Supposed(k, frozenset(), frozenset(), (("bob", plum, factor),)))
     z = factor * p + 1 - p
     assert soft.probabilities["bob"][plum] == pytest.approx(factor * p / z, rel=1e-9)
     assert sum(v for e, v in soft.envelope.items() if plum in e) == pytest.approx(env0 / z, rel=1e-9)

@@ -67,7 +67,7 @@ def test_past_the_work_limit_the_beliefs_answer_from_the_sheets_estimate(tmp_pat
     k.observe(DealtHand("ann", HAND))
     monkeypatch.setattr(expr, "RUN_WORK", 1_000)
     assert k.request("your-turn", {"turn": 1, "round": 1})  # a suggestion, not an error
-    assert library._beliefs(k).exact is False
+    assert library.beliefs.exact_beliefs(k).exact is False
     assert 1_000 <= k._budget.work < 2_000  # stopped at the limit (38,226 units without it)
 
 
@@ -89,7 +89,7 @@ def test_past_the_deadline_the_beliefs_answer_from_the_sheets_estimate(tmp_path,
     k.observe(DealtHand("ann", HAND))
     monkeypatch.setattr(expr, "RUN_SECONDS", -1.0)  # a slow position on a loaded machine
     assert k.request("your-turn", {"turn": 1, "round": 1})  # a suggestion, not an error
-    assert library._beliefs(k).exact is False
+    assert library.beliefs.exact_beliefs(k).exact is False
 
 
 def test_work_charged_outside_a_rule_is_free_and_inside_is_counted():
@@ -144,7 +144,7 @@ def test_a_table_past_its_size_is_refused_and_the_library_falls_back(monkeypatch
     with pytest.raises(beliefs.TableTooLarge, match="more than 50 entries"):
         beliefs.compute(k)
     # the suggestion choosers and the values still answer, from the sheet's estimate
-    est = library._beliefs(k)
+    est = library.beliefs.exact_beliefs(k)
     assert est.exact is False and len(est.envelope) == 1
     pick = library.most_informative(k)
     assert [k.category_of(c) for c in pick] == list(k.edition.categories)

@@ -6,7 +6,7 @@ outside ``clue_expert.engine`` import the engine only from here
 directly and never through this file."""
 from __future__ import annotations
 
-from .engines import Activation, DEFAULT_ENGINE, ENGINE_NAMES, EngineFiring, check_engine_name, choose_engine, make_engine, set_engine
+from .engines import Activation, DEFAULT_ENGINE, ENGINE_NAMES, EngineFiring, check_engine_name, choose_engine, make_engine
 from .engines.base import EngineFact
 from .engines.clips import run_batch
 from .engines.clp import CLIPS_VERSION, atom, batch_chunks, export_facts, export_program, fact_key, fact_text as clips_fact_text, input_facts
@@ -24,4 +24,4 @@ from .seat.knowledge import CASE_ANALYSIS, Candidate, Explanation, Firing, GIVEN
 from .seat.levels import DEFAULT_LEVEL, Level, available_levels, get_level
 from .seat.queries import KnowledgeView
 
-__all__ = ['Activation', 'Alpha', 'BOOLEAN', 'CARDS', 'CASE_ANALYSIS', 'CLIPS_VERSION', 'Candidate', 'Cell', 'DEFAULT_ENGINE', 'DEFAULT_LEVEL', 'ENGINE_NAMES', 'EngineFact', 'EngineFiring', 'Explanation', 'FUNCTIONS', 'Firing', 'GIVEN', 'ID_PATTERN', 'INTEGER', 'Justification', 'Knowledge', 'KnowledgeView', 'Level', 'MAYBE_NULL', 'NAMES', 'OBSERVATION', 'Proof', 'RuleSet', 'SIZE', 'SYMBOL', 'Sheet', 'all_rules', 'alpha', 'ask_values', 'atom', 'available_levels', 'batch_chunks', 'check_edition', 'check_engine_name', 'choose_engine', 'clips_fact_text', 'compile_ruleset', 'compute', 'default_rulesets', 'export_facts', 'export_player', 'export_program', 'fact_key', 'fact_text', 'field_type', 'function_reference', 'get_level', 'input_facts', 'java_number', 'load_ruleset', 'load_user_rules', 'make_engine', 'nearest_choice', 'prove', 'replay_record', 'rule_files', 'run_batch', 'set_engine', 'solve', 'written_clash']
+__all__ = ['Activation', 'Alpha', 'BOOLEAN', 'CARDS', 'CASE_ANALYSIS', 'CLIPS_VERSION', 'Candidate', 'Cell', 'DEFAULT_ENGINE', 'DEFAULT_LEVEL', 'ENGINE_NAMES', 'EngineFact', 'EngineFiring', 'Explanation', 'FUNCTIONS', 'Firing', 'GIVEN', 'ID_PATTERN', 'INTEGER', 'Justification', 'Knowledge', 'KnowledgeView', 'Level', 'MAYBE_NULL', 'NAMES', 'OBSERVATION', 'Proof', 'RuleSet', 'SIZE', 'SYMBOL', 'Sheet', 'all_rules', 'alpha', 'ask_values', 'atom', 'available_levels', 'batch_chunks', 'check_edition', 'check_engine_name', 'choose_engine', 'clips_fact_text', 'compile_ruleset', 'compute', 'default_rulesets', 'export_facts', 'export_player', 'export_program', 'fact_key', 'fact_text', 'field_type', 'function_reference', 'get_level', 'input_facts', 'java_number', 'load_ruleset', 'load_user_rules', 'make_engine', 'nearest_choice', 'prove', 'replay_record', 'rule_files', 'run_batch', 'solve', 'written_clash']

@@ -39,8 +39,10 @@ class HumanPlayer(Player):
 
     def __init__(self, name: str, ask: Callable[[str], str], tell: Callable[[object], None], *,
                  hints: bool = False, strategy: str = "clue-expert-focused", response: str = DEFAULT_RESPONSE,
-                 move: str = DEFAULT_MOVE):
+                 move: str = DEFAULT_MOVE, rule_engine: str | None = None):
         self.name = name
+        #: The rule engine of the seat's knowledge (``play --engine``; None: the default).
+        self.rule_engine = rule_engine
         self.ask = ask
         self.tell = tell
         #: Whether the person sees the engine's sheet and a strategy's advice.
@@ -153,13 +155,15 @@ class HumanPlayer(Player):
     def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
         self.edition = edition
         self.hand = tuple(hand)
-        self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False)
+        self.marks = Knowledge(edition, players, self.name, hand_sizes, only=OWN_MARKS, complete=False,
+                               engine=self.rule_engine)
         self.marks.observe(DealtHand(self.name, tuple(hand)))
         if self.hints:
             self.engine = Knowledge(edition, players, self.name, hand_sizes,
                                     rulesets=default_rulesets() + (load_decisions("strategy", self.strategy_name),
                                                                    load_decisions("response", self.response_name),
-                                                                   load_decisions("move", self.move_name)))
+                                                                   load_decisions("move", self.move_name)),
+                                    engine=self.rule_engine)
             self._advisor.observe(DealtHand(self.name, tuple(hand)))
         self.tell(Message(f"You are {self.name}, seat {list(players).index(self.name) + 1} of {len(players)}. "
                           f"Your cards: {english_list(edition.display(c) for c in hand)}."))

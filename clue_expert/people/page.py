@@ -124,10 +124,11 @@ def lesson_data(record, all_steps: list, hind: dict | None = None, *, level=None
     return data
 
 
-def puzzle_data(puzzle) -> dict:
-    """The page's data for a puzzle: the question and turns, and the answer key."""
+def puzzle_data(puzzle, engine: str | None = None) -> dict:
+    """The page's data for a puzzle: the question and turns, and the answer key (its proofs found on the
+    rule engine ``engine``; None: the default)."""
     from_rec = puzzle.record
-    k = knowledge_at(from_rec, puzzle.difficulty)  # the puzzle's level: an easy key uses easy rules only
+    k = knowledge_at(from_rec, puzzle.difficulty, engine)  # the puzzle's level: an easy key uses easy rules only
     article = "An" if puzzle.difficulty[0] in "aeiou" else "A"
     return {"mode": "puzzle", "title": f"{article} {puzzle.difficulty} puzzle (seed {puzzle.seed})", "me": from_rec.me,
             "owners": [*from_rec.players, ENVELOPE], "categories": _cards(from_rec.edition),
@@ -150,6 +151,6 @@ def lesson_page(record, all_steps: list, hind: dict | None = None, **levels) -> 
     return page(lesson_data(record, all_steps, hind, **levels))
 
 
-def puzzle_page(puzzle) -> str:
-    """``puzzle --export page.html``."""
-    return page(puzzle_data(puzzle))
+def puzzle_page(puzzle, engine: str | None = None) -> str:
+    """``puzzle --export page.html`` (``--engine``: ``engine``)."""
+    return page(puzzle_data(puzzle, engine))

@@ -59,12 +59,13 @@ def describe_turn(n: int, turn) -> str:
     return "; ".join(parts)
 
 
-def steps(record: Record, *, complete: bool = True, rulesets=None) -> Iterator[Step]:
+def steps(record: Record, *, complete: bool = True, rulesets=None, engine: str | None = None) -> Iterator[Step]:
     """The replay of a record, step by step (``rulesets``: the deduction rules
-    of a knowledge level; default: every shipped deduction rule)."""
+    of a knowledge level; default: every shipped deduction rule; ``engine``:
+    the rule engine, None the default)."""
     fired: list = []
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
-                  rulesets=rulesets, on_fire=fired.append)
+                  rulesets=rulesets, on_fire=fired.append, engine=engine)
     fired.clear()
     before = k.sheet()
     k.observe(DealtHand(record.me, tuple(record.hand)))
@@ -85,11 +86,12 @@ def _step(n: int, text: str, k: Knowledge, before: Sheet, fired: list) -> Step:
     return Step(n, text, list(fired), after, after.changes_from(before), k.solved(), knowledge=k)
 
 
-def hindsight(record: Record) -> dict:
+def hindsight(record: Record, engine: str | None = None) -> dict:
     """When the seat could first have named the envelope -- with complete
-    deduction and with the forward rules alone -- versus when it accused."""
+    deduction and with the forward rules alone -- versus when it accused
+    (on the rule engine ``engine``; None: the default)."""
     def first(complete: bool):
-        for s in steps(record, complete=complete):
+        for s in steps(record, complete=complete, engine=engine):
             if s.solved:
                 return s.turn
         return None

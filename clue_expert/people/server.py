@@ -126,9 +126,10 @@ STOP_WAIT = 1
 
 
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8765, knowledge: str = DEFAULT_LEVEL,
-          say: Callable[[str], object] = print) -> None:
-    """Run the server until Ctrl-C, after saying (through ``say``) where to open it."""
-    table = TableAssistant(path, knowledge)
+          say: Callable[[str], object] = print, engine: str | None = None) -> None:
+    """Run the server until Ctrl-C, after saying (through ``say``) where to open it (``engine``: the
+    rule engine of the game's knowledge, ``--engine``; None: the default)."""
+    table = TableAssistant(path, knowledge, engine)
     token = secrets.token_urlsafe(16) if needs_token(host) else None
     app = build_app(table, token)
     try:

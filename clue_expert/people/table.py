@@ -46,9 +46,11 @@ class TableError(ClueError):
 class TableAssistant:
     """One game kept in the browser (the file ``path``)."""
 
-    def __init__(self, path: str | Path, knowledge: str = DEFAULT_LEVEL):
+    def __init__(self, path: str | Path, knowledge: str = DEFAULT_LEVEL, engine: str | None = None):
         self.path = Path(path)
         self.knowledge_level = knowledge
+        #: The rule engine of the game's knowledge (``serve --engine``; None: the default).
+        self.engine = engine
         #: Earlier lists of turns (undo), newest last; later ones (redo).
         self.undo_stack: list = []
         self.redo_stack: list = []
@@ -56,7 +58,7 @@ class TableAssistant:
         self.cleaned = clean_stale_temps(self.path)
         self.notebook: Notebook | None = None
         if self.path.exists():
-            self.notebook = Notebook.load(self.path, knowledge=knowledge)
+            self.notebook = Notebook.load(self.path, knowledge=knowledge, engine=engine)
         self._advice: dict = {}
         #: The edition whose card names :meth:`named` puts in, and its pattern of card ids.
         self._names_for: object = None
@@ -137,7 +139,7 @@ class TableAssistant:
         if warning:
             raise TableError(warning)
         self.notebook = Notebook(ed, players, me, hand, dealt_sizes(ed, players, first), path=self.path,
-                                 knowledge=self.knowledge_level, game=game)
+                                 knowledge=self.knowledge_level, game=game, engine=self.engine)
         self.undo_stack, self.redo_stack, self._advice = [], [], {}
         return self.state()
 
@@ -494,7 +496,7 @@ class TableAssistant:
                     "text": f"the envelope is known: accuse {english_list(nb.edition.display(c) for c in env)}"}
         if strategy not in self._advice:
             adviser = Notebook(nb.edition, nb.players, nb.me, nb.hand, nb.hand_sizes, strategy=strategy,
-                               turns=nb.turns, knowledge=self.knowledge_level, game=nb.game)
+                               turns=nb.turns, knowledge=self.knowledge_level, game=nb.game, engine=self.engine)
             got = adviser.advice()
             if got is None:
                 self._advice[strategy] = {"strategy": strategy, "text": f"{strategy} has no advice here"}

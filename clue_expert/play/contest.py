@@ -360,9 +360,12 @@ class ContestAgent:
                  decision_budget: float = DECISION_BUDGET, seats: str | Path | None = None,
                  log: TextIO | None = None,
                  records: str | Path | None = None, seed: int = 0, read_timeout: float = READ_TIMEOUT,
-                 quiet: float = QUIET, stall: float = STALL, max_message: int = MAX_MESSAGE):
+                 quiet: float = QUIET, stall: float = STALL, max_message: int = MAX_MESSAGE,
+                 engine: str | None = None):
         #: The identifier the server gave on the command line.
         self.identifier = identifier
+        #: The rule engine the command chose (``--engine``) when the seat spec names none, or None.
+        self.engine = engine
         #: The seat spec given (``--strategy``; None: the per-size default of :mod:`.seats`).
         self.strategy = strategy
         #: ``--response`` / ``--accusation`` as given (None: not given).
@@ -441,7 +444,7 @@ class ContestAgent:
         d = self._seat_parts(spec, explicit)
         player = RuleBasedPlayer(getattr(self, "me", None) or "p0", d["strategy"], d["response"], d["accusation"],
                                  models=d["models"], knowledge=d["knowledge"], seed=self.seed,
-                                 rules=d.get("rules", ()))
+                                 rules=d.get("rules", ()), engine=d.get("engine"), command_engine=self.engine)
         player.keep_shadows = True  # a contest game can run to thousands of messages (issue 39)
         full = seat_spec(d)
         self.seat_spec, self.seat_reason = full, reason

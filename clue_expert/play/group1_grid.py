@@ -82,10 +82,11 @@ def _fmt(x: float | None) -> str:
 
 def group1(*, games: int = 10, seed: int = 1, workers: int = 1, progress: Callable | None = None,
            players: tuple | None = None, hands: tuple | None = None, field: dict | None = None,
-           max_rounds: int = 60, executor=None) -> list[Comparison]:
+           max_rounds: int = 60, executor=None, engine: str | None = None) -> list[Comparison]:
     """Play the grid (or the cells of some player counts / hand sizes) and
     return one table per hand size: rows are player counts, columns hidden
-    counts, each cell ``SC/PB`` ranks as published and as measured."""
+    counts, each cell ``SC/PB`` ranks as published and as measured
+    (``engine``: the command's ``--engine``, or None)."""
     field = dict(field or FIELD)
     specs_by_cell = {}
     total = 0
@@ -98,7 +99,7 @@ def group1(*, games: int = 10, seed: int = 1, workers: int = 1, progress: Callab
                            seating="shuffle")
         specs_by_cell[(n, hand, hidden)] = specs
         total += len(specs)
-    runs = GameRuns(workers, progress, total, executor)
+    runs = GameRuns(workers, progress, total, executor, engine)
     measured: dict = {}
     for cell, specs in specs_by_cell.items():
         results = runs.run(specs)

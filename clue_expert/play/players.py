@@ -123,7 +123,9 @@ def parse_seat(spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DE
 
 def seat_player(name: str, spec: str, response: str = DEFAULT_RESPONSE, accusation: str = DEFAULT_ACCUSATION,
                 **kw) -> "RuleBasedPlayer":
-    """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`)."""
+    """A :class:`RuleBasedPlayer` from a seat spec (see :func:`parse_seat`);
+    ``kw`` are the player's other arguments (``command_engine``: the
+    command's ``--engine``, below the spec's ``engine=``)."""
     d = parse_seat(spec, response, accusation, kw.pop("knowledge", DEFAULT_LEVEL))
     move = d.get("move") or kw.get("move")
     kw.pop("move", None)
@@ -145,7 +147,7 @@ class RuleBasedPlayer(Player):
                  *, seed: int | None = None, complete: bool = True, on_fire: Callable[[Firing], None] | None = None,
                  models: Sequence[str | RuleSet] = (), knowledge: str | Level = DEFAULT_LEVEL,
                  rules: Sequence[str | RuleSet] = (), move: str | RuleSet | None = None,
-                 engine: str | None = None, choice: str | None = None):
+                 engine: str | None = None, choice: str | None = None, command_engine: str | None = None):
         #: Seat name.
         self.name = name
         #: The strategy rule set.
@@ -174,6 +176,8 @@ class RuleBasedPlayer(Player):
         self.complete = complete and self.level.completion
         #: The rule engine its seat spec named (``engine=``), or None (see :func:`choose_engine`).
         self.engine = check_engine_name(engine) if engine is not None else None
+        #: The rule engine the command chose (``--engine``), or None: below the seat spec's, above the level's.
+        self.command_engine = check_engine_name(command_engine) if command_engine is not None else None
         self.on_fire = on_fire
         self._pending: list = []
         self._knowledge: Knowledge | None = None
@@ -203,7 +207,8 @@ class RuleBasedPlayer(Player):
                         self.accusation, *extra]
             k = self._knowledge = Knowledge(edition, players, self.name, hand_sizes, rulesets=rulesets,
                                            complete=self.complete,
-                                           engine=choose_engine(self.engine, self.level.engine))
+                                           engine=choose_engine(self.engine, self.command_engine,
+                                                                self.level.engine))
             k.defer_completion = True  # the player reads it only through requests and solved()
         k.rng = self.rng
         k.on_fire = self.on_fire

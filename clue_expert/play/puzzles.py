@@ -91,22 +91,22 @@ class Puzzle:
                 "rules_needed": list(self.rules_needed), "seed": self.seed}
 
 
-def knowledge_at(record: Record, level: str) -> Knowledge:
-    """The record's seat's knowledge at a puzzle level."""
+def knowledge_at(record: Record, level: str, engine: str | None = None) -> Knowledge:
+    """The record's seat's knowledge at a puzzle level, on the rule engine ``engine`` (None: the default)."""
     complete = get_level("complete")
     only = EASY_RULES if level == "easy" else None
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, rulesets=complete.rulesets(),
-                  only=only, complete=level == "hard")
+                  only=only, complete=level == "hard", engine=engine)
     for turn, obs in record.observations():
         k.observe(obs, turn)
     return k
 
 
-def solved_at(record: Record) -> str | None:
+def solved_at(record: Record, engine: str | None = None) -> str | None:
     """The easiest level at which the record names the whole envelope (None
     when even the case analysis does not)."""
     for level in DIFFICULTIES:
-        if knowledge_at(record, level).solved():
+        if knowledge_at(record, level, engine).solved():
             return level
     return None
 
@@ -138,28 +138,28 @@ def _turn(deal, by: str, rng: random.Random, me: str) -> Suggestion:
     return Suggestion(by, cards, tuple(passed), None, None)
 
 
-def _fits(record: Record, level: str) -> bool:
+def _fits(record: Record, level: str, engine: str | None) -> bool:
     """Whether the record's envelope follows at ``level`` and at no easier level."""
     i = DIFFICULTIES.index(level)
-    if not knowledge_at(record, level).solved():
+    if not knowledge_at(record, level, engine).solved():
         return False
-    return i == 0 or not knowledge_at(record, DIFFICULTIES[i - 1]).solved()
+    return i == 0 or not knowledge_at(record, DIFFICULTIES[i - 1], engine).solved()
 
 
-def _trim(record: Record, level: str) -> Record:
+def _trim(record: Record, level: str, engine: str | None) -> Record:
     """Keep the turns the envelope's justifications rest on; then drop
     turns, first to last, while the record still fits ``level``."""
-    k = knowledge_at(record, level)
+    k = knowledge_at(record, level, engine)
     used = sorted({r[1] for c in k.held_by("envelope") for r in k.roots(held_key("envelope", c))
                    if r[0] in ("passed", "showed", "accused", "revealed")})
     cut = replace(record, turns=[record.turns[t - 1] for t in used])
-    if _fits(cut, level):
+    if _fits(cut, level, engine):
         record = cut
     turns = list(record.turns)
     i = 0
     while i < len(turns):
         trial = replace(record, turns=turns[:i] + turns[i + 1:])
-        if _fits(trial, level):
+        if _fits(trial, level, engine):
             turns = trial.turns
         else:
             i += 1
@@ -167,10 +167,12 @@ def _trim(record: Record, level: str) -> Record:
 
 
 def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None = None,
-                edition: Edition | str = "cluedo", progress: Callable[[], None] | None = None) -> Puzzle:
+                edition: Edition | str = "cluedo", progress: Callable[[], None] | None = None,
+                engine: str | None = None) -> Puzzle:
     """A puzzle of ``players`` players (3-6) at ``difficulty``, from ``seed``
     (a random one when None): the same seed gives the same puzzle.
-    ``progress`` is called once for every deal tried."""
+    ``progress`` is called once for every deal tried; the seat's knowledge
+    runs on the rule engine ``engine`` (``--engine``; None: the default)."""
     if difficulty not in DIFFICULTIES:
         raise ClueError(f"difficulty {difficulty!r}: choose easy, medium or hard")
     if not 3 <= players <= len(NAMES):
@@ -183,14 +185,14 @@ def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None =
     me = names[0]
     level = DIFFICULTIES.index(difficulty)
     if difficulty == "hard":
-        return _hard(ed, names, me, rng, seed, progress)
+        return _hard(ed, names, me, rng, seed, progress, engine)
     for _ in range(MAX_DEALS[difficulty]):
         if progress is not None:
             progress()
         deal = random_deal(ed, names, rng)
         sizes = {p: len(h) for p, h in deal.hands.items()}
         start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
-        k = knowledge_at(start, difficulty)  # only the target level is played; easier ones are checked at the end
+        k = knowledge_at(start, difficulty, engine)  # only the target level is played; easier ones are checked at the end
         turns = []
         for n in range(1, MAX_TURNS + 1):
             turn = _turn(deal, names[(n - 1) % players], rng, me)
@@ -201,10 +203,10 @@ def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None =
         else:
             continue
         start.turns = turns
-        if level and knowledge_at(start, DIFFICULTIES[level - 1]).solved():
+        if level and knowledge_at(start, DIFFICULTIES[level - 1], engine).solved():
             continue  # an easier level gets there too
-        record = _trim(start, difficulty)
-        k = knowledge_at(record, difficulty)
+        record = _trim(start, difficulty, engine)
+        k = knowledge_at(record, difficulty, engine)
         envelope = tuple(c for c in ed.card_ids if c in k.held_by("envelope"))
         if envelope != deal.envelope:  # pragma: no cover - deduction is sound
             raise ClueError("internal: the puzzle's envelope is not the deal's")
@@ -217,7 +219,7 @@ def make_puzzle(players: int = 3, difficulty: str = "medium", seed: int | None =
 
 
 def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int,
-          progress: Callable[[], None] | None = None) -> Puzzle:
+          progress: Callable[[], None] | None = None, engine: str | None = None) -> Puzzle:
     """A hard puzzle, built: random suggestions by the other players (the
     seat only watches, so most shows give it clauses, not cards) until the
     case analysis finds that a card X is not in the envelope; the turns that
@@ -229,19 +231,19 @@ def _hard(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int,
     for _ in range(MAX_DEALS["hard"]):
         if progress is not None:
             progress()
-        puzzle = _hard_from(ed, names, me, rng, seed, random_deal(ed, names, rng))
+        puzzle = _hard_from(ed, names, me, rng, seed, random_deal(ed, names, rng), engine)
         if puzzle is not None:
             return puzzle
     raise ClueError(f"no hard puzzle for {len(names)} players found from seed {seed} "
                     f"in {MAX_DEALS['hard']} deals; try another seed")
 
 
-def _decoy(deal, names: tuple, me: str, rng: random.Random, start: Record):
+def _decoy(deal, names: tuple, me: str, rng: random.Random, start: Record, engine: str | None):
     """Random suggestions by the other players until the case analysis finds
     a card that is not in the envelope: (that fact's key, the turns, the
     knowledge), the key None when none turned up."""
     others = [p for p in names if p != me]
-    k = knowledge_at(start, "hard")
+    k = knowledge_at(start, "hard", engine)
     prefix: list = []
     found = None
     for n in range(1, HARD_PREFIX + 1):
@@ -255,11 +257,12 @@ def _decoy(deal, names: tuple, me: str, rng: random.Random, start: Record):
     return found, prefix, k
 
 
-def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int, deal) -> Puzzle | None:
+def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int, deal,
+               engine: str | None) -> Puzzle | None:
     """The hard puzzle built on ``deal`` (see :func:`_hard`), or None when this deal gives none."""
     sizes = {p: len(h) for p, h in deal.hands.items()}
     start = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, source="<puzzle>")
-    found, prefix, k = _decoy(deal, names, me, rng, start)
+    found, prefix, k = _decoy(deal, names, me, rng, start, engine)
     if found is None:
         return None
     decoy = found[2]
@@ -271,7 +274,7 @@ def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int
     turns = [prefix[t - 1] for t in used]
     record = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, turns=turns,
                     source="<puzzle>")
-    k = knowledge_at(record, "hard")
+    k = knowledge_at(record, "hard", engine)
     envelope_card = next(c for c in deal.envelope if ed.category_of(c) == cat)
     reveals = [t for t in _reveals(deal, me, decoy) if ed.category_of(t.card) == cat]
     rng.shuffle(reveals)
@@ -287,10 +290,10 @@ def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int
                     for c in ed.categories)
     turns.append(Suggestion(me, closing, tuple(p for p in names if p != me), None, None))
     record.turns = turns
-    if not _fits(record, "hard"):
+    if not _fits(record, "hard", engine):
         return None
-    record = _trim(record, "hard")
-    k = knowledge_at(record, "hard")
+    record = _trim(record, "hard", engine)
+    k = knowledge_at(record, "hard", engine)
     needed = rules_needed(k)
     if CASE_ANALYSIS not in needed:  # pragma: no cover - the rules alone would solve it
         return None

@@ -139,10 +139,12 @@ class GameRuns:
     """The runs of games of one reproduction, with every game counted up
     front, so that an interruption can say how far it got."""
 
-    def __init__(self, workers: int, progress, total: int, executor=None):
+    def __init__(self, workers: int, progress, total: int, executor=None, engine: str | None = None):
         self.workers, self.progress, self.total = workers, progress, total
         #: Where the games run (None: a local pool of ``workers`` processes).
         self.executor = executor
+        #: The rule engine the command chose (``--engine``) for every game's seats whose spec names none, or None.
+        self.engine = engine
         self.finished = 0
         #: The run interrupted (later runs are skipped: ``run`` returns None).
         self.interrupted = False
@@ -150,6 +152,8 @@ class GameRuns:
     def run(self, specs) -> list | None:
         if self.interrupted:
             return None
+        if self.engine is not None:
+            specs = [dataclasses.replace(s, engine=self.engine) for s in specs]
         try:
             results = run_games(specs, self.workers, self.progress, executor=self.executor)
         except Interrupted as exc:
@@ -299,7 +303,7 @@ class _KingstonOptions:
 def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", bases: tuple = (1,),
              workers: int = 1, response: str = "minimal-information", progress: Callable | None = None,
              extra: tuple = (), knowledge: str = "kingston", beside: str | None = None, seed: int = 1,
-             executor=None, calibrated: bool = True) -> list[Comparison]:
+             executor=None, calibrated: bool = True, engine: str | None = None) -> list[Comparison]:
     """Table 1, each cell over ``seeds`` seeded runs: a deal cell is
     ``seeds`` games of that deal (their random choices seeded apart; one game
     for a strategy that asks in list order, which plays the same game
@@ -321,7 +325,8 @@ def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", ba
     hands chosen from those that fit his deal-5 trace by his No-intelligence
     row (:func:`calibrated_split`).  Its deal cells are played as the
     headline's are; its 'all' cells are not played (flagged, with the reason);
-    it is counted on its own."""
+    it is counted on its own.  ``engine``: the command's ``--engine`` (None:
+    each seat's own choice), as in :func:`mitchell`."""
     _check_kingston_options(seeds, choice, bases)
     pub = published("kingston")
     opts = _KingstonOptions(seeds, choice, bases, response, extra, knowledge,
@@ -333,7 +338,7 @@ def kingston(*, seeds: int = 10, envelopes: int = 12, choice: str = "random", ba
     for n in (3, 6):
         plan, rows = _kingston_plan(opts, n, rule)
         plans.append((n, plan, rows))
-    runs = GameRuns(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor)
+    runs = GameRuns(workers, progress, sum(len(plan.specs) for _, plan, _ in plans), executor, engine)
     tables = []
     for n, plan, rows in plans:
         results = runs.run(plan.specs)
@@ -598,7 +603,7 @@ def _within(published_value, ours: Estimate | None, rounds: float = 0.5) -> bool
 def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Callable | None = None,
              tables: tuple = ("5.1", "5.2", "5.3"), extra: tuple = (), knowledge: str = "mitchell",
              response: str = "mitchell", executor=None, calibrated: bool = True,
-             calibrated_tables: tuple = ("5.1",)) -> list[Comparison]:
+             calibrated_tables: tuple = ("5.1",), engine: str | None = None) -> list[Comparison]:
     """Tables 5.1-5.3 with ``games`` games per cell (Mitchell used 500).
     Each ``extra`` strategy (seat spec) gets a copy of tables 5.1 and 5.2
     whose cells read *Mitchell's advanced player (published) / the strategy
@@ -616,7 +621,9 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     players at the level :data:`COMPLETE_OWN_TURN` (complete deduction,
     taken in at her own turn), the same games' seeds -- as her program
     evidently ran, not her text (her sections 6.3.2 and 6.4 say her players
-    did not cross-reference earlier suggestions); counted on its own."""
+    did not cross-reference earlier suggestions); counted on its own.
+    ``engine``: the rule engine the command chose (``--engine``) for every
+    seat whose spec names none (None: each seat's own choice)."""
     pub = published("mitchell")
     note = (f"ours: {games} games per cell (Mitchell: 500), seeded random tie-breaks (seed {seed}), Mitchell's "
             f"players at the knowledge level '{knowledge}' with responses '{response}'")
@@ -626,7 +633,7 @@ def mitchell(*, games: int = 20, seed: int = 1, workers: int = 1, progress: Call
     specs, cell_of = _same_strategy_specs(cells.cells, games, seed)
     tests = _mitchell_tests(pub, games, seed, knowledge, response) if "5.3" in tables else []
     offsets, every = _one_run(specs, tests)
-    runs = GameRuns(workers, progress, len(every), executor)
+    runs = GameRuns(workers, progress, len(every), executor, engine)
     played = (runs.run(every) or []) if every else []  # the only run: never None (not interrupted before)
     results = [r for r in played if r.index < len(specs)]
     means = _same_strategy_means(cells.cells, cell_of, results, seed)

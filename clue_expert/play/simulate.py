@@ -64,6 +64,8 @@ class GameSpec:
     """Which game: ``speed-clue``, ``generalized`` or ``board``."""
     board: str | None = None
     """The board game: the board (id or file); seats without move rules get :data:`DEFAULT_MOVE`."""
+    engine: str | None = None
+    """The rule engine the command chose (``--engine``) for seats whose spec names none, or None."""
 
 
 @dataclass(frozen=True)
@@ -158,12 +160,13 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
                all_envelopes: bool = False, edition: str = "cluedo", response: str = DEFAULT_RESPONSE,
                accusation: str = DEFAULT_ACCUSATION, max_rounds: int = 60,
                records: str | None = None, game: str = "speed-clue", seating: str = "rotate",
-               board: str | None = None) -> "GameSpecs":
+               board: str | None = None, engine: str | None = None) -> "GameSpecs":
     """The games of a simulation.  ``seating``: ``rotate`` (seat ``i`` of game
     ``g`` gets strategy ``(i + g) mod k``) or ``shuffle`` (the same players
     per game, in a seeded random seat order: no strategy always sits just
     after the same other one, which a fixed cycle does).  The specs are
-    built one at a time as they are read (:class:`GameSpecs`)."""
+    built one at a time as they are read (:class:`GameSpecs`).  ``engine``:
+    the command's ``--engine`` (see :class:`GameSpec`)."""
     if seating not in ("rotate", "shuffle"):
         raise ClueError(f"seating must be rotate or shuffle, not {seating!r}")
     if not strategies:
@@ -189,7 +192,8 @@ def make_specs(*, players: int, games: int, seed: int, strategies: Sequence[str]
 
     def spec_of(g: int) -> GameSpec:
         return GameSpec(index=g, deal=deal_of(g), strategies=lineup(g), seed=hash_seed(seed, g), response=response,
-                        accusation=accusation, max_rounds=max_rounds, records=records, game=game, board=board)
+                        accusation=accusation, max_rounds=max_rounds, records=records, game=game, board=board,
+                        engine=engine)
     return GameSpecs(count, spec_of)
 
 
@@ -370,10 +374,12 @@ def _play_game(spec: GameSpec) -> tuple:
     names = spec.deal.players
     players = {}
     for i, (p, strategy) in enumerate(zip(names, spec.strategies)):
-        key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names, spec.board is not None)
+        key = (p, strategy, spec.response, spec.accusation, spec.deal.edition.id, names, spec.board is not None,
+               spec.engine)
         player = WORKER_SEATS.get(key)
         if player is None:
             player = WORKER_SEATS[key] = seat_player(p, strategy, spec.response, spec.accusation,
+                                                 command_engine=spec.engine,
                                                  **({"move": DEFAULT_MOVE} if spec.board is not None else {}))
             while len(WORKER_SEATS) > MAX_CACHED_PLAYERS:
                 WORKER_SEATS.popitem(last=False)
@@ -739,7 +745,7 @@ def simulate(strategies: Sequence[str], *, games: int = 100, players: int = 3, s
     rotated over the seats (see :func:`make_specs`, which takes the
     ``options``: ``edition``, ``deal``, ``game``, ``seating``, ``board``,
     ``response``, ``accusation``, ``max_rounds``, ``records``,
-    ``all_envelopes``), played in ``workers`` processes.  The same arguments
+    ``all_envelopes``, ``engine``), played in ``workers`` processes.  The same arguments
     give the same summary whatever ``workers`` is."""
     if games < 1 and not options.get("all_envelopes"):
         raise ClueError(f"games must be at least 1, not {games}")

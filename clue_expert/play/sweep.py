@@ -129,11 +129,12 @@ class Sweep:
                            "seating": self.seating, "response": self.response, "accusation": self.accusation,
                            "max_rounds": self.max_rounds}, sort_keys=True)
 
-    def specs(self, cell: Cell) -> GameSpecs:
-        """The games of a cell: :func:`make_specs` with the cell's options."""
+    def specs(self, cell: Cell, engine: str | None = None) -> GameSpecs:
+        """The games of a cell: :func:`make_specs` with the cell's options (``engine``: the command's
+        ``--engine``, or None)."""
         return make_specs(players=cell.players, games=self.games, seed=self.seed, strategies=list(cell.seats),
                           edition=cell.edition, response=self.response, accusation=self.accusation,
-                          max_rounds=self.max_rounds, game=cell.game, seating=self.seating)
+                          max_rounds=self.max_rounds, game=cell.game, seating=self.seating, engine=engine)
 
 
 # -- reading a sweep file ------------------------------------------------------------
@@ -436,19 +437,20 @@ class SweepRun:
 def run_sweep(sweep: Sweep, folder: str | Path, *, workers: int = 1, executor=None,
               on_start: Callable[[list], None] | None = None,
               on_game: Callable[[int, GameSummary], None] | None = None,
-              on_cell: Callable[[int, dict], None] | None = None) -> SweepRun:
+              on_cell: Callable[[int, dict], None] | None = None, engine: str | None = None) -> SweepRun:
     """Play the cells of ``sweep`` not finished in ``folder`` -- all their
     games in one run, so the workers never wait for a cell's last game --
     appending each cell to cells.jsonl as its last game finishes.
 
     ``on_start(todo)`` gets the (cell index, number of games) to play;
     ``on_game(cell index, summary)`` each game; ``on_cell(cell index, line)``
-    each cell finished.  Ctrl-C: the finished cells are kept and
+    each cell finished; ``engine``: the command's ``--engine`` (None: each
+    seat's own choice).  Ctrl-C: the finished cells are kept and
     :attr:`SweepRun.interrupted` says how far it got."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     finished = read_finished(folder, sweep)
-    todo = [(i, sweep.specs(c)) for i, c in enumerate(sweep.cells) if sweep.key(c) not in finished]
+    todo = [(i, sweep.specs(c, engine)) for i, c in enumerate(sweep.cells) if sweep.key(c) not in finished]
     skipped = len(sweep.cells) - len(todo)
     if on_start:
         on_start([(i, len(specs)) for i, specs in todo])

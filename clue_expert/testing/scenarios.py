@@ -190,8 +190,9 @@ def scenario_edition(scenario: Scenario):
         raise AssertionError(f"{where}: bad edition: {exc}") from None
 
 
-def run_scenario(scenario: Scenario, rulesets) -> None:
-    """Run one scenario; raises AssertionError with a clear message when it fails."""
+def run_scenario(scenario: Scenario, rulesets, engine: str | None = None) -> None:
+    """Run one scenario on the rule engine ``engine`` (None: the default); raises AssertionError with a
+    clear message when it fails."""
     d = scenario.data
     edition = scenario_edition(scenario)
     players = d.get("players", ["ann", "bob", "cat"])
@@ -201,7 +202,8 @@ def run_scenario(scenario: Scenario, rulesets) -> None:
     # the rules that add to its candidate (candidate: RULE) decide with it
     active += [r.id for r in all_rules(rulesets) if r.candidate == scenario.rule and r.id not in active]
     sizes = d.get("hand_sizes")
-    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False, check_premises=True)
+    k = Knowledge(edition, players, me, sizes, rulesets=rulesets, only=active, complete=False, check_premises=True,
+                  engine=engine)
     raised = None
     if d.get("hand") and me is None:
         raise AssertionError(f"{where}: hand: is the seat's own hand; say whose with me:")
@@ -418,8 +420,9 @@ def scenario_rulesets(ruleset: RuleSet) -> list[RuleSet]:
     return out
 
 
-def run_rule_file(path: str | Path) -> tuple[RuleSet, list[Outcome]]:
-    """Load ``path`` and run its sibling scenario file ``x.test.yaml``: one
+def run_rule_file(path: str | Path, engine: str | None = None) -> tuple[RuleSet, list[Outcome]]:
+    """Load ``path`` and run its sibling scenario file ``x.test.yaml`` on the
+    rule engine ``engine`` (``rules --test --engine``; None: the default): one
     :class:`Outcome` per scenario, then one per coverage problem.  A rule or
     scenario file that cannot be read or validated raises :class:`RuleFileError`."""
     ruleset = load_ruleset(path)
@@ -432,7 +435,7 @@ def run_rule_file(path: str | Path) -> tuple[RuleSet, list[Outcome]]:
     for sc in scenarios:
         label = f"{sc.rule}::{sc.name}"
         try:
-            run_scenario(sc, rulesets)
+            run_scenario(sc, rulesets, engine)
         except AssertionError as exc:
             outcomes.append(Outcome(label, False, _reason(str(exc), sc)))
         except ClueError as exc:

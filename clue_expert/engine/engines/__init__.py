@@ -11,21 +11,14 @@ from . import clips, experta  # noqa: F401,E402  (registers the adapters)
 #: experta is one ``--engine experta`` away and passes the same tests.
 DEFAULT_ENGINE = "clips"
 
-#: The engine chosen for this process (``--engine``), or None.
-_CHOSEN: list = [None]
 
-
-def set_engine(name: str | None) -> None:
-    """Make ``name`` (``--engine``) the engine of every seat of this process
-    that names none in its seat spec (None: back to the levels' and the default)."""
-    _CHOSEN[0] = check_engine_name(name) if name is not None else None
-
-
-def choose_engine(seat: str | None = None, level: str | None = None) -> str:
-    """The engine a seat runs: its seat spec's ``engine=``, else the one the
-    command chose (``--engine``), else its knowledge level's ``engine:``,
-    else :data:`DEFAULT_ENGINE`."""
-    for name in (seat, _CHOSEN[0], level):
+def choose_engine(seat: str | None = None, command: str | None = None, level: str | None = None) -> str:
+    """The engine a seat runs: its seat spec's ``engine=`` (``seat``), else the
+    one the command chose (``command``: ``--engine``, passed down from the
+    command line to where the seat is made), else its knowledge level's
+    ``engine:`` (``level``), else :data:`DEFAULT_ENGINE`.  Nothing here is
+    process-wide: every choice is an argument."""
+    for name in (seat, command, level):
         if name is not None:
             return check_engine_name(name)
     return DEFAULT_ENGINE

@@ -175,7 +175,7 @@ class Knowledge:
         self.completion_note: str | None = _completion_note(edition, self.owners) if complete else None
         #: Whether the SAT completeness step runs.
         self.complete = complete and self.completion_note is None
-        #: The rule engine's name (see clue_expert.engine.engines; None: :func:`choose_engine`'s).
+        #: The rule engine's name (see clue_expert.engine.engines; ``engine`` None: the default).
         self.engine = choose_engine(engine)
         loaded = load_rules(rulesets, only, self.engine, watch)
         self._rulesets, self._engine = loaded.rulesets, loaded.engine
@@ -192,7 +192,7 @@ class Knowledge:
         #: from their seed.
         self.rng = random.Random(0)
         #: player -> the shadow of what he knows, kept between reads and fed only the new
-        #: observations (a dict), or None: built afresh at each read (``library._shadow``).
+        #: observations (a dict), or None: built afresh at each read (``library.models``).
         #: Kept, a shadow is a whole knowledge with its own engine per opponent: the contest
         #: agent's one seat keeps them; simulations of many seats do not.
         self.kept_shadows: dict | None = None
@@ -590,10 +590,11 @@ class Knowledge:
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "Knowledge":
-        """A new, empty knowledge of the same game and rules for seat ``me``
-        (e.g. a model of what an opponent knows)."""
+        """A new, empty knowledge of the same game, rules and engine for seat
+        ``me`` (e.g. a model of what an opponent knows)."""
         return Knowledge(self.edition, self.players, me, {p: self.hand_sizes[p] for p in self.players},
-                         rulesets=self._rulesets, complete=self.complete if complete is None else complete)
+                         rulesets=self._rulesets, complete=self.complete if complete is None else complete,
+                         engine=self.engine)
 
     # ---------------------------------------------------------------- queries
     # The typed, public query interface (clue_expert.engine.seat.queries): the
@@ -828,13 +829,15 @@ def _completion_note(edition: Edition, owners: tuple[str, ...]) -> str | None:
 
 
 def replay_record(record, upto: int | None = None, *, on_fire: Callable | None = None,
-                  complete: bool = True, rulesets=None, strict: bool = True, check_premises: bool = False):
+                  complete: bool = True, rulesets=None, strict: bool = True, check_premises: bool = False,
+                  engine: str | None = None):
     """Feed a :class:`~clue_expert.core.records.Record` to a new
-    :class:`Knowledge` up to turn ``upto`` (all turns when None).  With
+    :class:`Knowledge` (on the rule engine ``engine``; None: the default) up
+    to turn ``upto`` (all turns when None).  With
     ``strict`` a contradiction raises; otherwise returns ``(knowledge,
     error)`` with the knowledge as it was before the offending turn."""
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes, complete=complete,
-                  rulesets=rulesets, on_fire=on_fire, check_premises=check_premises)
+                  rulesets=rulesets, on_fire=on_fire, check_premises=check_premises, engine=engine)
     error = None
     try:
         for turn, obs in record.observations(upto):

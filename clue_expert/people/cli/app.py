@@ -6,7 +6,7 @@ import os
 import sys
 from ...core.version import __version__
 from ...core.errors import ClueError, ContradictionError
-from ...engine import DEFAULT_ENGINE, ENGINE_NAMES, set_engine
+from ...engine import DEFAULT_ENGINE, ENGINE_NAMES, check_engine_name
 from ...play.stopping import hold_for_exit
 from .assistant import add_notebook, add_replay, add_serve
 from .catalog import add_board, add_deals, add_editions, add_puzzle
@@ -63,8 +63,9 @@ def _run(argv) -> int:
     try:
         args = build_parser().parse_args(argv)
         try:
-            set_engine(getattr(args, "engine", None))  # an unknown name: one error naming the nearest
-            return args.func(args)
+            if getattr(args, "engine", None) is not None:  # an unknown name: one error naming the nearest
+                check_engine_name(args.engine)
+            return args.func(args)  # a command passes args.engine on to where its seats are made
         except ContradictionError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CONTRADICTION
@@ -85,8 +86,6 @@ def _run(argv) -> int:
             message = str(exc).splitlines()[0] if str(exc) else ""
             print(f"error: internal error: {type(exc).__name__}: {message} (please report)", file=sys.stderr)
             return EXIT_INTERNAL
-        finally:  # the command's engine choice ends with it (main may run again in this process)
-            set_engine(None)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

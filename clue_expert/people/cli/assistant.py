@@ -35,11 +35,11 @@ def cmd_replay(args) -> int:
         if path.suffix not in (".md", ".html", ".svg"):
             raise ClueError(f"cannot export to {path.name}: use .md, .html or .svg")
         check_writable(args.export)
-    hind = hindsight(record) if args.hindsight else None
+    hind = hindsight(record, args.engine) if args.hindsight else None
     level = get_level(args.knowledge)
     other = _compare_level(args, path, level)
     for step in steps(record, complete=level.completion and not args.no_complete,
-                      rulesets=with_models(args, record.edition)):
+                      rulesets=with_models(args, record.edition), engine=args.engine):
         all_steps.append(step)
         if args.export:
             continue
@@ -89,7 +89,7 @@ def _export_replay(args, path: Path, record, all_steps: list, hind, level, other
         path.write_text(markdown(record, all_steps, proofs, hind), encoding="utf-8")
     elif path.suffix == ".html":
         other_steps = list(steps(record, complete=other.completion and not args.no_complete,
-                                 rulesets=other.rulesets())) if other else None
+                                 rulesets=other.rulesets(), engine=args.engine)) if other else None
         path.write_text(lesson_page(record, all_steps, hind, level=level, compare=other,
                                     compare_steps=other_steps), encoding="utf-8")
     else:  # a slide: the final sheet, light and offline
@@ -138,7 +138,7 @@ def _replay_why(console, k, record, text: str) -> None:
 def cmd_notebook(args) -> int:
     console = command_console(args)
     session = NotebookSession(args.file, strategy=args.strategy, knowledge=args.knowledge, game=args.game,
-                              rules=load_user_rules(args.rules or ()))
+                              rules=load_user_rules(args.rules or ()), engine=args.engine)
 
     def show(items):
         for item in items:
@@ -167,7 +167,7 @@ def cmd_serve(args) -> int:
     if not 0 < args.port < 65536:
         raise ClueError(f"--port {args.port} is out of range (1-65535)")
     try:
-        serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print)
+        serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print, engine=args.engine)
     except KeyboardInterrupt:
         return 0
     return 0

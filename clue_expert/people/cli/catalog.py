@@ -66,10 +66,11 @@ def cmd_puzzle(args) -> int:
             raise ClueError(f"cannot export a puzzle to {Path(args.export).name}: use .html")
         check_writable(args.export)
     with progress_bar(f"puzzle ({args.difficulty})", None, unit="deals tried", quiet=args.quiet) as advance:
-        puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition, progress=advance)
+        puzzle = make_puzzle(args.players, args.difficulty, args.seed, args.edition, progress=advance,
+                             engine=args.engine)
     if args.export:
         path = Path(args.export)
-        path.write_text(puzzle_page(puzzle), encoding="utf-8")
+        path.write_text(puzzle_page(puzzle, args.engine), encoding="utf-8")
         print(f"exported the {puzzle.difficulty} puzzle (seed {puzzle.seed}) to {path}")
         return 0
     if args.json:

@@ -204,7 +204,8 @@ def _deduce_replay(args, record, level, console, strategy=None):
     armed = [False]
     printing = args.watch and not args.json
     # on CLIPS, --watch prints what CLIPS prints running the batch file of the game (see people/batch.py)
-    program = exported_rules(args, record) if (printing and choose_engine() == "clips") or args.export_batch else None
+    program = (exported_rules(args, record) if (printing and choose_engine(command=args.engine) == "clips")
+               or args.export_batch else None)
     inputs = TurnInputs() if program is not None else None
     if program is not None:
         printing = False
@@ -225,7 +226,7 @@ def _deduce_replay(args, record, level, console, strategy=None):
         rulesets = [*rulesets, strategy[0]]
     k = Knowledge(record.edition, record.players, record.me, record.hand_sizes,
                   complete=level.completion and not args.no_complete, rulesets=rulesets,
-                  on_fire=on_fire, check_premises=bool(args.rules),
+                  on_fire=on_fire, check_premises=bool(args.rules), engine=args.engine,
                   watch=watch if printing or args.agenda else None)
     error = None
     try:
@@ -292,7 +293,7 @@ def cmd_why(args) -> int:
     record = load_record(args.record)
     level = get_level(args.knowledge)
     k, error = replay(record, args.turn, strict=False, rulesets=with_models(args, record.edition),
-                      complete=level.completion, check_premises=bool(args.rules))
+                      complete=level.completion, check_premises=bool(args.rules), engine=args.engine)
     completion_note(k, args.record)
     key = parse_fact(args.fact, record.edition, k.owners)
     answer, tree = _why_answer(k, key, args.fact)

@@ -101,7 +101,7 @@ def cmd_play(args) -> int:
     for i, p in enumerate(names):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
                                  seed=(args.seed or 0) * 10 + i, on_fire=trace.fired[p].append,
-                                 **({"move": DEFAULT_MOVE} if board else {}))
+                                 command_engine=args.engine, **({"move": DEFAULT_MOVE} if board else {}))
     trace.players = players
     what = 'The generalized game' if general else f'The board game ({board.name})' if board else 'Speed Clue'
     console.print(f"[bold]{escape(what)}[/bold] on {escape(deal.id)} "
@@ -289,7 +289,7 @@ def _play_human(args, deal, console) -> int:
 
     general = args.game == "generalized"
     line_editing()
-    human = HumanPlayer(args.human, input, tell, hints=args.hints,
+    human = HumanPlayer(args.human, input, tell, hints=args.hints, rule_engine=args.engine,
                         **({"strategy": GENERALIZED_DEFAULT_STRATEGY} if general else {}))
     board = _board_for(args, deal)
     players = _seats_around(args, deal, human, board)
@@ -327,7 +327,8 @@ def _seats_around(args, deal, human, board) -> dict:
     others = [p for p in deal.players if p != args.human]
     for i, p in enumerate(others):
         players[p] = seat_player(p, strategies[i % len(strategies)], args.response, args.accusation,
-                                 seed=(args.seed or 0) * 10 + i, **({"move": DEFAULT_MOVE} if board else {}))
+                                 seed=(args.seed or 0) * 10 + i, command_engine=args.engine,
+                                 **({"move": DEFAULT_MOVE} if board else {}))
     players[args.human] = human
     return players
 

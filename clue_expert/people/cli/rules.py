@@ -130,7 +130,7 @@ def _test_rules(args) -> int:
     edition = get_edition(args.edition) if args.edition else None
     passed = failed = 0
     for path in args.files:
-        ruleset, outcomes = run_rule_file(path)
+        ruleset, outcomes = run_rule_file(path, args.engine)
         if edition is not None:
             check_edition(ruleset, edition)
         for o in outcomes:

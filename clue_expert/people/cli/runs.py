@@ -52,7 +52,7 @@ def cmd_simulate(args) -> int:
                        strategies=strategies, deal=args.deal,
                        all_envelopes=args.all_envelopes, edition=game_edition(args), response=args.response,
                        accusation=args.accusation, max_rounds=args.max_rounds, records=args.records,
-                       game=args.game, seating=args.seating, board=args.board)
+                       game=args.game, seating=args.seating, board=args.board, engine=args.engine)
     if args.plot:
         check_plot_path(args.plot)
     workers = args.workers or os.cpu_count() or 1
@@ -119,7 +119,8 @@ def cmd_sweep(args) -> int:
                 bar.start(todo)
         run = run_sweep(sweep, out, workers=workers, executor=executor, on_start=start,
                         on_game=(lambda i, s: bar.game(i)) if bar is not None else None,
-                        on_cell=(lambda i, line: bar.cell(i, f"done: {labels[i]}")) if bar is not None else None)
+                        on_cell=(lambda i, line: bar.cell(i, f"done: {labels[i]}")) if bar is not None else None,
+                        engine=args.engine)
     table = rows(sweep, run.finished)
     files = write_tables(out, table)
     if args.plot and table and run.interrupted is None:  # (stopped: the next run draws them)
@@ -175,15 +176,16 @@ def cmd_reproduce(args) -> int:
                             response=args.response or "minimal-information",
                             knowledge=args.knowledge or "kingston", progress=progress,
                             beside=None if args.no_beside else args.beside, executor=executor,
-                            calibrated=not args.no_calibrated)
+                            calibrated=not args.no_calibrated, engine=args.engine)
         if args.paper == "group1":
             return group1(games=args.games or 10, seed=args.seed, workers=workers, progress=progress,
-                          players=tuple(args.players or ()), hands=tuple(args.hand or ()), executor=executor)
+                          players=tuple(args.players or ()), hands=tuple(args.hand or ()), executor=executor,
+                          engine=args.engine)
         return mitchell(games=args.games or 20, seed=args.seed, workers=workers, extra=extra, progress=progress,
                         response=args.response or "mitchell",
                         tables=tuple(args.table or ("5.1", "5.2", "5.3")), knowledge=args.knowledge or "mitchell",
                         executor=executor, calibrated=not args.no_calibrated,
-                        calibrated_tables=tuple(args.calibrated_table or ("5.1",)))
+                        calibrated_tables=tuple(args.calibrated_table or ("5.1",)), engine=args.engine)
     with _executor(args, workers) as executor:
         try:
             # (the number of games is the reproduction's own business)
@@ -220,7 +222,8 @@ def cmd_contest_agent(args) -> int:
             raise ClueError("--decision-budget must be a positive number of seconds")
         agent = ContestAgent(args.identifier, args.strategy, args.response, args.accusation,
                              models=args.model or (), decision_budget=args.decision_budget, log=log,
-                             records=records, seed=args.seed, read_timeout=args.read_timeout)
+                             records=records, seed=args.seed, read_timeout=args.read_timeout,
+                             engine=args.engine)
         code = agent.run(args.port)
         if code == EXIT_NO_SERVER:
             print(f"error: could not connect to localhost:{args.port} within 10 seconds", file=sys.stderr)
