@@ -446,6 +446,17 @@ def exportable(rule: Any) -> tuple:
     return tuple(out)
 
 
+def plain_native(rule: Any) -> tuple:
+    """A rule's right-hand side in a plain CLIPS program (:func:`exportable`);
+    a :class:`RuleFileError` naming the rule when it has none."""
+    native = exportable(rule)
+    if not native:
+        raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
+                                                "let/for/each, tests with if/where, calls library functions or "
+                                                "decides), so it cannot run in plain CLIPS")
+    return native
+
+
 #: The conclusions a rule may assert in plain CLIPS (and natively): the sheet's facts.
 PURE_CONCLUSIONS = ("held", "lacked", "one-of", "not-all", "bound")
 
@@ -675,11 +686,7 @@ def export_program(rules: Iterable[Any], title: str = "clue-expert deduction rul
         parts += [";; A narrower one-of clause of an owner supersedes the wider ones that contain it.",
                   exported(SUPERSEDE_ONE_OF), ""]
     for order, rule in enumerate(rules):
-        native = exportable(rule)
-        if not native:
-            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
-                                                    "let/for/each, tests with if/where, calls library functions or "
-                                                    "decides), so it cannot run in plain CLIPS")
+        native = plain_native(rule)
         for compiled in compile_rule(rule, native, order):
             parts += [exported(compiled.plain, rule, order), ""]
     return "\n".join(parts)
@@ -775,7 +782,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 
 __all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_function", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
-           "compile_rule", "deftemplate", "derived_kinds", "exportable", "exported", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
+           "compile_rule", "deftemplate", "derived_kinds", "exportable", "exported", "plain_native", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
            "templates"]
 

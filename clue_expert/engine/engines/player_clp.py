@@ -56,7 +56,7 @@ from typing import Any, Iterable
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
 from ..language.ir import Either, Exists, NotAll, Pattern, Tally
-from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exportable, exported, tallies_read,
+from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exported, plain_native, tallies_read,
                   tally_rule, templates)
 
 #: The player's own templates (its facts are not the seat's fact kinds).
@@ -522,11 +522,7 @@ def deduction_program(rules: Iterable[Any], title: str, strategy_rules: Iterable
         if text not in parts:
             parts += [text, ""]
     for order, rule in enumerate(rules):
-        native = exportable(rule)
-        if not native:
-            raise RuleFileError(rule.path, rule.id, "its right-hand side is computed in Python (it binds names with "
-                                                    "let/for/each, tests with if/where, calls library functions or "
-                                                    "decides), so it cannot run in plain CLIPS")
+        native = plain_native(rule)
         clocked = dataclasses.replace(rule, patterns=gate(rule.patterns, rule)) if rule.patterns else rule
         for compiled in compile_rule(clocked, native, order, store_clauses=True, kinds=PLAYER_KINDS):
             parts += [compiled.plain, ""]

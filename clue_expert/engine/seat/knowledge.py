@@ -53,7 +53,7 @@ from .justify import (CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, 
 from ..language.compiler import pure_problems
 from .ledger import LedgerSnapshot, PendingCore, SatFact, SatLedger
 from ..language.rules import CompiledRule, RuleSet, all_rules, default_rulesets
-from .store import FactStore, Memo, Observed, ReadingView, Seating, Sheet, StoreSnapshot, engine_fact
+from .store import FactStore, FrameQueries, Memo, Observed, ReadingView, Seating, Sheet, StoreSnapshot, engine_fact
 
 __all__ = ["CASE_ANALYSIS", "GIVEN", "HELD", "LACKED", "MAX_JOIN_MATCHES", "OBSERVATION", "UNKNOWN", "Candidate",
            "CompletionStep", "Deciding", "Entailment", "Explanation", "Explanations", "FactStore", "Firing", "Justification",
@@ -126,7 +126,7 @@ def load_rules(rulesets: Iterable[RuleSet] | None, only: Iterable[str] | None, e
     return LoadedRules(sets, tuple(rules), made, frozenset(_kinds_matched(rules)), may_defer)
 
 
-class Knowledge:
+class Knowledge(FrameQueries):
     """What one seat knows, kept by the compiled deduction rules.
 
     ``complete=True`` adds the SAT case analysis after the rules quiesce, so
@@ -600,35 +600,9 @@ class Knowledge:
     # The typed, public query interface (clue_expert.engine.seat.queries): the
     # reading view's queries, which record a firing rule's reads.
     @property
-    def cards(self) -> tuple[str, ...]:
-        """Card ids in sheet order."""
-        return self._seating.cards
-
-    @property
-    def card_set(self) -> frozenset:
-        """Every card id."""
-        return self._seating.all_cards
-
-    @property
-    def owner_set(self) -> frozenset:
-        """Every owner (the players and the envelope)."""
-        return self._seating.owner_set
-
-    def category_of(self, card: str) -> str:
-        """The category of a card."""
-        return self._seating.category[card]
-
-    def category_cards(self, category: str) -> frozenset:
-        """The cards of a category."""
-        return self._seating.category_cards[category]
-
-    def envelope_count(self, category: str) -> int:
-        """How many cards of the category the envelope holds."""
-        return self.edition.envelope_counts[category]
-
-    def sheet_position(self, name: str) -> int:
-        """A name's place in sheet order (cards first, then owners); unknown names last."""
-        return self._seating.order.get(name, 10 ** 6)
+    def seating(self) -> Seating:
+        """The seating (the frame's queries, :class:`~.store.FrameQueries`, read it)."""
+        return self._seating
 
     def hand_size(self, owner: str) -> int | None:
         """How many cards the owner holds (the envelope: its size)."""

@@ -19,6 +19,7 @@ token, from which that firing's premises are later worked out (see
 from __future__ import annotations
 
 import weakref
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -458,7 +459,50 @@ class FactStore:
                      categories=dict(seating.category), me=seating.me, turn=turn, envelope=self.envelope())
 
 
-class ReadingView:
+class FrameQueries(ABC):
+    """The queries of the game's frame -- its cards, categories and owners,
+    which never change in a game -- read straight off the seating: one
+    definition for the knowledge and for its reading view (which records
+    none of them: they are no premise)."""
+
+    @property
+    @abstractmethod
+    def seating(self) -> Seating:
+        """The seating the frame is read from."""
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """Card ids in sheet order."""
+        return self.seating.cards
+
+    @property
+    def card_set(self) -> frozenset:
+        """Every card id."""
+        return self.seating.all_cards
+
+    @property
+    def owner_set(self) -> frozenset:
+        """Every owner (the players and the envelope)."""
+        return self.seating.owner_set
+
+    def category_of(self, card: str) -> str:
+        """The category of a card."""
+        return self.seating.category[card]
+
+    def category_cards(self, category: str) -> frozenset:
+        """The cards of a category."""
+        return self.seating.category_cards[category]
+
+    def envelope_count(self, category: str) -> int:
+        """How many cards of the category the envelope holds."""
+        return self.seating.edition.envelope_counts[category]
+
+    def sheet_position(self, name: str) -> int:
+        """A name's place in sheet order (cards first, then owners); unknown names last."""
+        return self.seating.order.get(name, 10 ** 6)
+
+
+class ReadingView(FrameQueries):
     """The knowledge as a rule's expressions see it (``__lib__``): the
     queries of :class:`~clue_expert.engine.seat.queries.KnowledgeView`, each
     recorded while :attr:`reads` is a list (a rule without ``because:``
@@ -488,6 +532,11 @@ class ReadingView:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._knowledge, name)
 
+    @property
+    def seating(self) -> Seating:
+        """The seating (see :class:`FrameQueries`)."""
+        return self._seating
+
     # the frame of the game, read straight
     @property
     def edition(self) -> Edition:
@@ -513,37 +562,6 @@ class ReadingView:
     def hand_sizes(self) -> dict[str, int]:
         """owner -> number of cards held."""
         return self._seating.hand_sizes
-
-    @property
-    def cards(self) -> tuple[str, ...]:
-        """Card ids in sheet order."""
-        return self._seating.cards
-
-    @property
-    def card_set(self) -> frozenset:
-        """Every card id."""
-        return self._seating.all_cards
-
-    @property
-    def owner_set(self) -> frozenset:
-        """Every owner."""
-        return self._seating.owner_set
-
-    def category_of(self, card: str) -> str:
-        """The category of a card."""
-        return self._seating.category[card]
-
-    def category_cards(self, category: str) -> frozenset:
-        """The cards of a category."""
-        return self._seating.category_cards[category]
-
-    def envelope_count(self, category: str) -> int:
-        """How many cards of the category the envelope holds."""
-        return self._seating.edition.envelope_counts[category]
-
-    def sheet_position(self, name: str) -> int:
-        """A name's place in sheet order (cards first, then owners); unknown names last."""
-        return self._seating.order.get(name, 10 ** 6)
 
     # the sheet, recorded
     def hand_size(self, owner: str) -> int | None:
