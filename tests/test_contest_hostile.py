@@ -65,10 +65,13 @@ class Hostile:
         self.thread.start()
 
     def send(self, data: bytes, bytewise: bool = False) -> None:
+        # a megabyte fills the socket pair's buffers until the agent reads: wait for it as long as a loaded
+        # machine may take (replies() leaves its short settle timeout on the socket)
+        self.sock.settimeout(60)
         for i in range(len(data)) if bytewise else [None]:
             self.sock.sendall(data if i is None else data[i:i + 1])
 
-    def replies(self, count: int, timeout: float = 5.0, settle: float = 0.3) -> list[str]:
+    def replies(self, count: int, timeout: float = 30.0, settle: float = 0.3) -> list[str]:
         """Read until ``count`` replies came, then make sure no more follow."""
         data = b""
         deadline = time.monotonic() + timeout
