@@ -263,8 +263,9 @@ PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (
 RANK = -18
 
 #: A ``per`` value's place (the seat's list order: a card's sheet position,
-#: a category's or a player's place; ``none``, a rule without ``per:``, 0),
-#: negated when the rule's candidates come reversed (``order: reversed``).
+#: a category's or a player's place; ``none``, a rule without ``per:``, 0;
+#: after them the envelope, then a number by its value, as the seat ranks
+#: them), negated when the rule's candidates come reversed (``order: reversed``).
 RANK_RULES = f"""(defrule rank-per-card
   (declare (salience {RANK}))
   ?o <- (option (per ?v) (rank none) (reversed ?rev))
@@ -297,7 +298,14 @@ RANK_RULES = f"""(defrule rank-per-card
   (declare (salience {RANK}))
   ?o <- (option (per none) (rank none))
   =>
-  (modify ?o (rank 0)))"""
+  (modify ?o (rank 0)))
+
+(defrule rank-per-other
+  (declare (salience {RANK - 1}))
+  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  =>
+  (bind ?k (if (numberp ?v) then (+ 1000000 ?v) else 999999))
+  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))"""
 
 #: A candidate (its rule and ``per`` value) with an option in every category
 #: is complete: ``(complete PRIORITY ORDER RANK CANDIDATE PER)``; the best (the
