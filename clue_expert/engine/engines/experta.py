@@ -230,6 +230,15 @@ def _witness(rule: Any, i: int) -> list:
     return conditions
 
 
+def _tie_order(act: Any) -> tuple:
+    """An activation's place among those experta's depth strategy ranks alike:
+    its rule, then the numbers of the facts its patterns matched, in pattern order."""
+    context = act.context
+    return act.rule.__name__, tuple(context[k]["__factid__"]
+                                    for k in sorted((k for k in context if k[:2] == "_m" and k[2:].isdigit()),
+                                                    key=lambda k: int(k[2:])))
+
+
 def _kinds_read(nodes: Sequence[Any]):
     for node in nodes:
         if isinstance(node, Pattern):
@@ -429,6 +438,12 @@ class ExpertaEngine(RuleEngine):
         self._dirty = False
         ke = self._ke
         added, removed = ke.get_activations()
+        # experta's depth strategy orders activations by salience and their facts' numbers; two
+        # activations of one rule on the same facts in another order (a symmetric join: p1 and p2,
+        # p2 and p1) tie, and the matcher hands them over in an order that follows Python's string
+        # hashing (PYTHONHASHSEED).  Taken in the order of the facts each pattern matched instead,
+        # the same game gives the same firings in every process.
+        added = sorted(added, key=_tie_order)
         for act in added:
             self.activations_made[self._names[act.rule.__name__][0]] += 1
         if self.watch is not None:
