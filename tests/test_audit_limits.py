@@ -130,6 +130,9 @@ def test_a_request_valuing_every_suggestion_twice_stops_at_the_work_limit(tmp_pa
     budgets = []
     real = expr.Budget.start_run
     monkeypatch.setattr(expr.Budget, "start_run", lambda self: budgets.append(getattr(self, "work", 0)) or real(self))
+    # the work limit, not the request's wall-clock deadline (10 s), must stop it: on a loaded machine the
+    # deadline came first (21,914,230 units)
+    monkeypatch.setattr(expr, "RUN_SECONDS", 600.0)
     assert main(["play", "--strategy", str(path), *["--strategy", "mitchell-basic"] * 4, "--players", "5", "--seed", "1",
                  "--max-rounds", "1", "--show", "quiet", "--no-sheets"]) == 0  # played, on the estimate
     spent = max(budgets)
