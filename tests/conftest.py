@@ -1,4 +1,5 @@
-"""Shared test fixtures: the system's headless Chromium for the browser tests."""
+"""Shared test fixtures: the system's headless Chromium for the browser tests, and a bare clipspy
+environment running a CLIPS batch file."""
 from __future__ import annotations
 
 import shutil
@@ -50,3 +51,30 @@ def chromium() -> Iterator[Callable[[int, int], object]]:
     for driver, profile in started:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def clips_prints() -> Callable[[Path], list[str]]:
+    """``clips_prints(batch)``: the lines CLIPS 6.4 (clipspy's) prints running the batch file ``batch``
+    (the paths in it from the current folder), in a bare clipspy environment: no clue-expert code."""
+    import clips
+
+    class Capture(clips.Router):
+        def __init__(self) -> None:
+            super().__init__("test-capture", 30)
+            self.out: list[str] = []
+
+        def query(self, name: str) -> bool:
+            return name in ("t", "stdout", "stderr", "stdwrn")
+
+        def write(self, name: str, message: str) -> None:
+            self.out.append(message)
+
+    def run(batch: Path) -> list[str]:
+        env = clips.Environment()
+        capture = Capture()
+        env.add_router(capture)
+        env.batch_star(str(batch))
+        return "".join(capture.out).splitlines()
+
+    return run

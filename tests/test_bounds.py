@@ -27,9 +27,9 @@ from clue_expert.core.observations import Given, Suggestion
 from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.engine.library import FUNCTIONS
 from clue_expert.engine.language.rules import default_rulesets, parse_ruleset
-from clue_expert.testing.oracle import brute_force_entailed, cnf_entailed, consistent, deal_clauses, deals
+from clue_expert.testing.oracle import (brute_force_entailed, cnf_entailed, consistent, deal_clauses, deals,
+                                       negated_goal, premise_clauses)
 from clue_expert.testing.randomgame import random_generalized_record
-from test_premises_entail import _fact_clauses, _negation
 
 ED = pool_edition(11, 2)  # ann, bob, cat hold 3 cards each
 PLAYERS = ("ann", "bob", "cat")
@@ -77,17 +77,6 @@ def _random_bound(rng: random.Random, record) -> tuple:
     return bound_key(owner, cards, true - rng.randint(0, 1), true + rng.randint(0, 1))
 
 
-def _bound_clauses(key, pool, x) -> list:
-    _, owner, cards, low, high = key
-    lits = [x[(owner, c)] for c in cards]
-    out = []
-    if low > 0:
-        out += CardEnc.atleast(lits=lits, bound=low, vpool=pool, encoding=EncType.seqcounter).clauses
-    if high < len(lits):
-        out += CardEnc.atmost(lits=lits, bound=high, vpool=pool, encoding=EncType.seqcounter).clauses
-    return out
-
-
 def _bound_negation(key, pool, x) -> list:
     """Clauses saying the owner holds fewer than low or more than high of the cards."""
     _, owner, cards, low, high = key
@@ -107,11 +96,9 @@ def _check_bound_firings(k: Knowledge) -> int:
     for firing in k.firings:
         if firing.rule not in BOUND_RULES:
             continue
-        premises = []
-        for p in firing.premises:
-            premises += _bound_clauses(p, pool, x) if p[0] == "bound" else _fact_clauses(p, k.values, x)
+        premises = [c for p in firing.premises for c in premise_clauses(p, k.values, pool, x)]
         for conclusion in firing.conclusions:
-            negation = _bound_negation(conclusion, pool, x) if conclusion[0] == "bound" else _negation(conclusion, x)
+            negation = _bound_negation(conclusion, pool, x) if conclusion[0] == "bound" else negated_goal(conclusion, x)
             with Glucose3(bootstrap_with=base + premises + negation) as s:
                 assert not s.solve(), (firing.rule, conclusion, firing.premises)
             checked += 1

@@ -11,7 +11,6 @@ import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
-import clips
 import pytest
 
 from clue_expert.people.cli import main
@@ -19,27 +18,6 @@ from clue_expert.play.puzzles import make_puzzle
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "classroom.md"
-
-
-class _Capture(clips.Router):
-    def __init__(self) -> None:
-        super().__init__("test-capture", 30)
-        self.out: list[str] = []
-
-    def query(self, name: str) -> bool:
-        return name in ("t", "stdout", "stderr", "stdwrn")
-
-    def write(self, name: str, message: str) -> None:
-        self.out.append(message)
-
-
-def clips_prints(batch: Path) -> list[str]:
-    """The lines CLIPS 6.4 (clipspy's) prints running ``batch`` (from its folder), no clue-expert code."""
-    env = clips.Environment()
-    capture = _Capture()
-    env.add_router(capture)
-    env.batch_star(str(batch))
-    return "".join(capture.out).splitlines()
 
 
 def blocks(kind: str) -> list:
@@ -54,7 +32,7 @@ def commands() -> list:
 
 
 @pytest.mark.slow  # a long run: every command of the lesson (the slow tier runs it in .ci/run)
-def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch):
+def test_every_command_of_the_lesson_runs(tmp_path, monkeypatch, clips_prints):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "80")
     notebook_input = blocks("text")[0]

@@ -15,6 +15,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import clips
 import pytest
@@ -70,6 +71,17 @@ def stock_clips(kb: Path, facts: Path, tmp_path: Path) -> list[list[str]]:
     return [line.split()[1:] for line in out.splitlines() if line.startswith("SUGGESTION ")]
 
 
+def every_third_turn(seed: int, tmp_path: Path) -> Iterator[tuple]:
+    """``(record, path, turn)`` at every third turn of one random record of each size 3-6 (seed ``seed``
+    plus the size, 18 turns), each record written to ``path`` in ``tmp_path``."""
+    for players in (3, 4, 5, 6):
+        record = next(iter(random_records(seed + players, 1, players, n_turns=18)))
+        path = tmp_path / f"game-{players}.yaml"
+        dump_record(record, path)
+        for turn in range(0, len(record.turns) + 1, 3):
+            yield record, path, turn
+
+
 # kingston-no-intelligence and kingston-deduction in the default run (and the CLIPS 6.30 shell's three below); the
 # others in the slow tier (.ci/run runs it)
 @pytest.mark.parametrize("strategy,level", [p if i in (0, 1) else pytest.param(*p, marks=pytest.mark.slow)
@@ -77,16 +89,12 @@ def stock_clips(kb: Path, facts: Path, tmp_path: Path) -> list[list[str]]:
 def test_bare_clips_suggests_what_deduce_reports(strategy, level, tmp_path, capsys):
     kb = export_kb(tmp_path / "kb.clp", strategy, level)
     compared = 0
-    for players in (3, 4, 5, 6):
-        record = next(iter(random_records(70 + players, 1, players, n_turns=18)))
-        path = tmp_path / f"game-{players}.yaml"
-        dump_record(record, path)
-        for turn in range(0, len(record.turns) + 1, 3):
-            facts = tmp_path / "facts.clp"
-            want = deduce(path, turn, strategy, level, facts, capsys)
-            assert want is not None and len(want) == len(record.edition.categories)
-            assert bare_clips(kb, facts) == [want], (players, turn)
-            compared += 1
+    for record, path, turn in every_third_turn(70, tmp_path):
+        facts = tmp_path / "facts.clp"
+        want = deduce(path, turn, strategy, level, facts, capsys)
+        assert want is not None and len(want) == len(record.edition.categories)
+        assert bare_clips(kb, facts) == [want], (len(record.players), turn)
+        compared += 1
     assert compared >= 24
 
 
@@ -178,17 +186,13 @@ def test_a_rule_authors_own_strategy_runs_in_bare_clips(tmp_path, capsys):
     kb = export_kb(tmp_path / "kb.clp", str(own), "kingston")
     assert "(defrule ask-a-card-the-previous-player-lacks-with-undeduced-cards\n" in kb.read_text(encoding="utf-8")
     used = compared = 0
-    for players in (3, 4, 5, 6):
-        record = next(iter(random_records(50 + players, 1, players, n_turns=18)))
-        path = tmp_path / f"game-{players}.yaml"
-        dump_record(record, path)
-        for turn in range(0, len(record.turns) + 1, 3):
-            facts = tmp_path / "facts.clp"
-            want = deduce(path, turn, str(own), "kingston", facts, capsys)
-            assert bare_clips(kb, facts) == [want], (players, turn)
-            compared += 1
-            # the author's rules decided (not the No intelligence it falls back to)
-            used += want != deduce(path, turn, "kingston-no-intelligence", "kingston", tmp_path / "x.clp", capsys)
+    for record, path, turn in every_third_turn(50, tmp_path):
+        facts = tmp_path / "facts.clp"
+        want = deduce(path, turn, str(own), "kingston", facts, capsys)
+        assert bare_clips(kb, facts) == [want], (len(record.players), turn)
+        compared += 1
+        # the author's rules decided (not the No intelligence it falls back to)
+        used += want != deduce(path, turn, "kingston-no-intelligence", "kingston", tmp_path / "x.clp", capsys)
     assert compared >= 24 and used >= 5, used
 
 

@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 
 from clue_expert.core.cards import get_edition
-from clue_expert.core.observations import Accusation, DealtHand, Suggestion
+from clue_expert.core.observations import Accusation, DealtHand
 from clue_expert.engine import library
 from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.core.deals import random_deal
 from clue_expert.play import simulate, stopping
 from clue_expert.play.simulate import LocalExecutor, WorkerDied, make_specs
+from clue_expert.testing.randomgame import answered
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -119,15 +120,7 @@ def _game(seed: int, turns: int):
     for t in range(1, turns + 1):
         by = names[t % 4]
         cards = tuple(rng.choice(c) for c in cats)
-        passed, shower, card = [], None, None
-        for j in range(1, 4):
-            other = names[(names.index(by) + j) % 4]
-            held = [c for c in cards if c in deal.hands[other]]
-            if held:
-                shower, card = other, rng.choice(held)
-                break
-            passed.append(other)
-        out.append(Suggestion(by, cards, tuple(passed), shower, card))
+        out.append(answered(deal, by, cards, rng))
         if t % 9 == 0:
             out.append(Accusation(by, cards, False))
     return deal, out

@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
-import clips
 import pytest
 
 from clue_expert.engine.seat.knowledge import Firing
@@ -97,29 +96,6 @@ def test_agenda_lists_the_activations_at_a_turn(capsys, monkeypatch, width, engi
 LESSON = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "kingston-1-player1.yaml")
 
 
-class _Capture(clips.Router):
-    """What a bare clipspy environment prints."""
-
-    def __init__(self) -> None:
-        super().__init__("test-capture", 30)
-        self.out: list[str] = []
-
-    def query(self, name: str) -> bool:
-        return name in ("t", "stdout", "stderr", "stdwrn")
-
-    def write(self, name: str, message: str) -> None:
-        self.out.append(message)
-
-
-def clips_prints(batch: Path) -> list[str]:
-    """The lines CLIPS 6.4 (clipspy's) prints running ``batch``, no clue-expert code."""
-    env = clips.Environment()
-    capture = _Capture()
-    env.add_router(capture)
-    env.batch_star(str(batch))
-    return "".join(capture.out).splitlines()
-
-
 @pytest.fixture(scope="module")
 def lesson(tmp_path_factory) -> tuple[Path, list[str]]:
     """The classroom record's batch file and ``deduce --no-complete --watch``'s lines."""
@@ -130,7 +106,7 @@ def lesson(tmp_path_factory) -> tuple[Path, list[str]]:
     return bat, out.getvalue().splitlines()
 
 
-def test_clips_watch_is_what_clips_prints_running_the_batch(lesson):
+def test_clips_watch_is_what_clips_prints_running_the_batch(lesson, clips_prints):
     bat, out = lesson
     trace = [line for line in out if not line.startswith(";;")]
     assert trace == clips_prints(bat) and len(trace) > 1000

@@ -15,7 +15,9 @@ holds (they come from given facts and rules): each ``(owner, cards, low,
 high)``, "owner holds at least low and at most high of cards" (a fact key
 ``("bound", owner, cards, low, high)`` is accepted too).
 :func:`weighted_deals` gives the consistent deals with their weights under
-the beliefs' model (the oracle of exact probabilities).
+the beliefs' model (the oracle of exact probabilities).  :func:`cnf_follows`
+(:func:`premises_follow` on a game already encoded) asks whether some facts
+and observations entail a fact, the oracle of explanations and proofs.
 """
 from __future__ import annotations
 
@@ -217,10 +219,13 @@ def cnf_entailed(record: Record, upto: int | None = None, bounds: Iterable = ())
     return out
 
 
-def _premise_clauses(key, v: dict, pool, x: dict) -> list | None:
-    """The clauses of one premise (``v``: an observation's fields), or None
-    when no deal meets it (a bound nothing satisfies)."""
+def premise_clauses(key, values: dict, pool, x: dict) -> list | None:
+    """The clauses of one premise, its own meaning and nothing derived
+    (``values``: the observations' fields by key, as
+    :attr:`Knowledge.values`), or None when no deal meets it (a bound
+    nothing satisfies); ``pool`` and ``x`` as :func:`deal_clauses` gives them."""
     kind = key[0]
+    v = values.get(key, {})
     if kind == "held":
         return [[x[(key[1], key[2])]]]
     if kind == "lacked":
@@ -249,8 +254,9 @@ def _premise_clauses(key, v: dict, pool, x: dict) -> list | None:
     raise ValueError(f"cannot encode {key!r}")
 
 
-def _negated_goal(key, x: dict) -> list:
-    """The clauses saying that the goal fact ``key`` does not hold."""
+def negated_goal(key, x: dict) -> list:
+    """The clauses saying that the goal fact ``key`` (held, lacked, one-of or
+    not-all) does not hold."""
     kind = key[0]
     if kind == "held":
         return [[-x[(key[1], key[2])]]]
@@ -276,14 +282,22 @@ def cnf_follows(edition, players, hand_sizes: dict, premises, goal, values: dict
     list of held / lacked / one-of / not-all keys read as a disjunction (one
     of them holds); an empty ``goal`` asks whether the premises cannot all
     hold together."""
-    pool, x, clauses = deal_clauses(edition, players, hand_sizes)
+    return premises_follow(deal_clauses(edition, players, hand_sizes), premises, goal, values)
+
+
+def premises_follow(deal: tuple, premises, goal, values: dict | None = None) -> bool:
+    """:func:`cnf_follows` on the game's constraints encoded once: ``deal``
+    is :func:`deal_clauses`' ``(pool, x, clauses)`` (its clauses left as
+    they are), for many questions about one game."""
+    pool, x, base = deal
+    clauses = list(base)
     values = values or {}
     for key in premises:
-        encoded = _premise_clauses(key, values.get(key, {}), pool, x)
+        encoded = premise_clauses(key, values, pool, x)
         if encoded is None:
             return True  # nothing meets it: the premises are contradictory, so entail anything
         clauses.extend(encoded)
     for key in goal:
-        clauses.extend(_negated_goal(key, x))
+        clauses.extend(negated_goal(key, x))
     with Glucose3(bootstrap_with=clauses) as s:
         return not s.solve()

@@ -41,18 +41,23 @@ def random_turns(deal: Deal, rng: random.Random, n_turns: int, accuse_rate: floa
                 turns.append(Accusation(by, accused, False))
                 out.add(by)
                 continue
-        i = players.index(by)
-        order = players[i + 1:] + players[:i]
-        passed = []
-        shown_by, card = None, None
-        for p in order:
-            mine = [c for c in cards if c in deal.hands[p]]
-            if mine:
-                shown_by, card = p, rng.choice(mine)
-                break
-            passed.append(p)
-        turns.append(Suggestion(by, cards, tuple(passed), shown_by, card))
+        turns.append(answered(deal, by, cards, rng))
     return turns
+
+
+def answered(deal: Deal, by: str, cards: tuple, rng: random.Random) -> Suggestion:
+    """``by``'s suggestion of ``cards`` on ``deal``, answered: the players
+    after ``by`` in turn pass until the first one holding any of the cards,
+    who shows one of them chosen at random."""
+    players = deal.players
+    i = players.index(by)
+    passed: list[str] = []
+    for p in players[i + 1:] + players[:i]:
+        mine = [c for c in cards if c in deal.hands[p]]
+        if mine:
+            return Suggestion(by, cards, tuple(passed), p, rng.choice(mine))
+        passed.append(p)
+    return Suggestion(by, cards, tuple(passed), None, None)
 
 
 def random_accusation(ed: Edition, rng: random.Random) -> tuple:
