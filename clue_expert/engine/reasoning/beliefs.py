@@ -423,6 +423,8 @@ class _Layout:
             self.env_mask |= mask
         for mask in self.full_masks:
             self.env_mask |= mask
+        #: envelope bits -> :meth:`env` (the passes of one position meet the same envelopes)
+        self.env_of_bits: dict = {}
 
     def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
         """Lay out the envelope's field of the category ``cat`` (its bits from
@@ -672,8 +674,11 @@ def _env_ids(lay: "_Layout", states: np.ndarray) -> tuple[np.ndarray, list]:
     envs: list = []
     ids: dict = {}
     of_bits = np.empty(len(bits), dtype=np.int64)
+    known = lay.env_of_bits
     for i, b in enumerate(bits.tolist()):
-        env = lay.env(b)
+        env = known.get(b)
+        if env is None:
+            env = known[b] = lay.env(b)
         of_bits[i] = ids.setdefault(env, len(envs))
         if of_bits[i] == len(envs):
             envs.append(env)
@@ -1040,7 +1045,8 @@ def compute(k: KnowledgeView) -> Beliefs:
 
 def entropy(ps) -> float:
     """Entropy in bits of a distribution given by its probabilities."""
-    return max(0.0, -sum(p * math.log2(p) for p in ps if p > 0))
+    log2 = math.log2
+    return max(0.0, -sum([p * log2(p) for p in ps if p > 0]))
 
 
 # --- the value of a suggestion ---------------------------------------------------
@@ -1089,6 +1095,31 @@ class SuggestionValue:
     deal_bits: float = 0.0
     """Expected information about the whole deal (every hand, not only the
     envelope): the outcome's entropy less the refuter's choice, in bits."""
+
+
+def _grouped_sums(pair: np.ndarray, values: np.ndarray, size: int, n_envs: int, keys: list) -> dict:
+    """outcome key -> the sums of ``values`` per envelope, in the order the
+    (outcome, envelope) pairs ``pair`` (``key * n_envs + envelope``, below
+    ``size``) first occur; the keys in the order of their first pair.  Each
+    sum adds its values in the entries' order (``np.bincount``), as
+    :func:`dp.first_order` does."""
+    sums = np.bincount(pair, weights=values, minlength=size)
+    first = np.full(size, len(pair), dtype=np.int64)
+    np.minimum.at(first, pair, np.arange(len(pair)))
+    seen = np.flatnonzero(first < len(pair))
+    seen = seen[np.argsort(first[seen], kind="stable")]
+    key_of = seen // n_envs
+    by_key = np.argsort(key_of, kind="stable")  # each key's pairs together, in first-seen order
+    grouped = key_of[by_key]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) else np.zeros(0, np.int64)
+    bounds = np.r_[starts, len(grouped)]
+    values_by_key = sums[seen[by_key]].tolist()
+    bounds_list = bounds.tolist()
+    out = {}
+    for i in np.argsort(by_key[starts]).tolist():  # keys in the order of their first pair
+        a, b = bounds_list[i], bounds_list[i + 1]
+        out[keys[int(grouped[a])]] = values_by_key[a:b]
+    return out
 
 
 def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
@@ -1341,12 +1372,9 @@ class SuggestionEvaluator:
         flat = np.flatnonzero(per_state.reshape(-1) >= 0)
         key_of = per_state.reshape(-1)[flat]
         state_of = flat // width
-        pair = key_of * max(1, len(envs)) + env_of[state_of]
-        pairs, sums, _, _ = dp.first_order(pair, share[state_of])
-        assert sums is not None
-        lists: dict = {}
-        for p, v in zip(pairs.tolist(), sums.tolist()):
-            lists.setdefault(keys[p // max(1, len(envs))], []).append(v)
+        n_envs = max(1, len(envs))
+        pair = key_of * n_envs + env_of[state_of]
+        lists = _grouped_sums(pair, share[state_of], len(keys) * n_envs, n_envs, keys)
         terms = weights * logs[tag_of]
         choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
         return lists, choice
