@@ -425,6 +425,8 @@ class _Layout:
             self.env_mask |= mask
         #: envelope bits -> :meth:`env` (the passes of one position meet the same envelopes)
         self.env_of_bits: dict = {}
+        #: envelope bits -> :meth:`env`, or None when a field is not full (see ``_joint_loop``)
+        self.final_env: dict = {}
 
     def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
         """Lay out the envelope's field of the category ``cat`` (its bits from
@@ -1281,8 +1283,8 @@ class SuggestionEvaluator:
         for q in range(len(tagged)):
             tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
         fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
-        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
-            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
+        if lay.vector and len(layer) >= _VECTOR_FROM // 2:  # (cheaper than the loop from about 256 states)
+            lists, choice = self._joint_vector(suggestion, dp.Layer.of(layer), tagged, tag_mask, fixed_owner)
         else:
             lists, choice = self._joint_loop(suggestion, layer, tagged, tag_mask, fixed_owner)
         value = self._value(suggestion, lists, exact=True, choice=choice)
@@ -1316,7 +1318,7 @@ class SuggestionEvaluator:
         # a final state's envelope depends on its envelope fields only, the
         # outcome on its tags only: each is worked out once
         env_mask = lay.env_mask
-        envs: dict = {}
+        envs = lay.final_env  # (shared by the passes of the position)
         outcomes: dict = {}
         all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in layer.items():
