@@ -55,5 +55,4 @@ def test_the_shortlist_is_the_loops():
     ev = SuggestionEvaluator(k)
     suggestions = ev.candidates()
     loop = sorted((ev.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))[:6]
-    assert [(v.cards, v.gain_bits, v.outcomes) for v in ev._shortlist(suggestions, 6)] == \
-        [(v.cards, v.gain_bits, v.outcomes) for v in loop]
+    assert ev._shortlist(suggestions, 6) == [v.cards for v in loop]

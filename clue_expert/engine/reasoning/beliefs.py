@@ -1597,24 +1597,23 @@ class SuggestionEvaluator:
                     "the suggestions' estimates")
         short = self._shortlist(suggestions, max(1, shortlist))
         try:
-            self._prepare([v.cards for v in short])
-            exact = [self.evaluate(v.cards) for v in short]
+            self._prepare(short)
+            exact = [self.evaluate(t) for t in short]
         except TableTooLarge:  # a pass too big to run: the shortlist keeps its estimates
-            return short
+            return [self.estimate(t) for t in short]
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
 
     def _shortlist(self, suggestions: list, size: int) -> list:
-        """The ``size`` best quick estimates of ``suggestions``, best first (equal
-        values in the suggestions' order).  With many Shannon estimates to make,
-        their gains come from one vectorized pass (:func:`siebel.shannon_gains`,
-        the same floats) and only the short-listed ones are estimated in full."""
+        """The suggestions (their cards in category order) of the ``size`` best
+        quick estimates, best first (equal values in the suggestions' order).
+        With many Shannon estimates to make, their gains come from one
+        vectorized pass (:func:`siebel.shannon_gains`, the same floats)."""
         gains = self._estimate_gains(suggestions) if len(suggestions) > size else None
-        if gains is None:
-            return sorted((self.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))[:size]
-        # a gain that would fail sorts first, so that its full estimate raises as the loop's would
-        ranked = sorted(range(len(suggestions)),
-                        key=lambda i: -math.inf if gains[i] is None else -round(gains[i], 12))
-        return [self.estimate(suggestions[i]) for i in ranked[:size]]
+        if gains is None or None in gains:  # (an estimate that fails: the loop, which raises as it does)
+            ranked = sorted((self.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))
+            return [v.cards for v in ranked[:size]]
+        order = sorted(range(len(suggestions)), key=lambda i: -round(gains[i], 12))
+        return [self._in_order(suggestions[i]) for i in order[:size]]
 
     def _estimate_gains(self, suggestions: list) -> list | None:
         """The quick estimates' gains of ``suggestions`` (:meth:`estimate`'s
