@@ -115,7 +115,8 @@ def _shadow(k: KnowledgeView, player: str):
                               or any(a is not b for a, b in zip(observations, entry.taken))):
         entry = None
     if entry is None:
-        entry = _KeptShadow(k.fresh(player, complete=False), keys)
+        # not kept: the seat's spare knowledge of the player, reset (read before the next build)
+        entry = _KeptShadow(k.fresh(player, complete=False) if kept is not None else k.spare(player), keys)
         try:
             entry.shadow.assume(keys)
         except ContradictionError:  # pragma: no cover - the seat's own facts are consistent

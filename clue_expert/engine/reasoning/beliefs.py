@@ -39,7 +39,7 @@ import numpy as np
 
 from ...core import work
 from ...core.facts import ENVELOPE
-from . import dp
+from . import dp, siebel
 from ..language.expr import RUN_SECONDS, LimitError
 from ..seat.queries import KnowledgeView
 
@@ -423,6 +423,10 @@ class _Layout:
             self.env_mask |= mask
         for mask in self.full_masks:
             self.env_mask |= mask
+        #: envelope bits -> :meth:`env` (the passes of one position meet the same envelopes)
+        self.env_of_bits: dict = {}
+        #: envelope bits -> :meth:`env`, or None when a field is not full (see ``_joint_loop``)
+        self.final_env: dict = {}
 
     def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
         """Lay out the envelope's field of the category ``cat`` (its bits from
@@ -672,8 +676,11 @@ def _env_ids(lay: "_Layout", states: np.ndarray) -> tuple[np.ndarray, list]:
     envs: list = []
     ids: dict = {}
     of_bits = np.empty(len(bits), dtype=np.int64)
+    known = lay.env_of_bits
     for i, b in enumerate(bits.tolist()):
-        env = lay.env(b)
+        env = known.get(b)
+        if env is None:
+            env = known[b] = lay.env(b)
         of_bits[i] = ids.setdefault(env, len(envs))
         if of_bits[i] == len(envs):
             envs.append(env)
@@ -1040,7 +1047,8 @@ def compute(k: KnowledgeView) -> Beliefs:
 
 def entropy(ps) -> float:
     """Entropy in bits of a distribution given by its probabilities."""
-    return max(0.0, -sum(p * math.log2(p) for p in ps if p > 0))
+    log2 = math.log2
+    return max(0.0, -sum([p * log2(p) for p in ps if p > 0]))
 
 
 # --- the value of a suggestion ---------------------------------------------------
@@ -1089,6 +1097,31 @@ class SuggestionValue:
     deal_bits: float = 0.0
     """Expected information about the whole deal (every hand, not only the
     envelope): the outcome's entropy less the refuter's choice, in bits."""
+
+
+def _grouped_sums(pair: np.ndarray, values: np.ndarray, size: int, n_envs: int, keys: list) -> dict:
+    """outcome key -> the sums of ``values`` per envelope, in the order the
+    (outcome, envelope) pairs ``pair`` (``key * n_envs + envelope``, below
+    ``size``) first occur; the keys in the order of their first pair.  Each
+    sum adds its values in the entries' order (``np.bincount``), as
+    :func:`dp.first_order` does."""
+    sums = np.bincount(pair, weights=values, minlength=size)
+    first = np.full(size, len(pair), dtype=np.int64)
+    np.minimum.at(first, pair, np.arange(len(pair)))
+    seen = np.flatnonzero(first < len(pair))
+    seen = seen[np.argsort(first[seen], kind="stable")]
+    key_of = seen // n_envs
+    by_key = np.argsort(key_of, kind="stable")  # each key's pairs together, in first-seen order
+    grouped = key_of[by_key]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) else np.zeros(0, np.int64)
+    bounds = np.r_[starts, len(grouped)]
+    values_by_key = sums[seen[by_key]].tolist()
+    bounds_list = bounds.tolist()
+    out = {}
+    for i in np.argsort(by_key[starts]).tolist():  # keys in the order of their first pair
+        a, b = bounds_list[i], bounds_list[i + 1]
+        out[keys[int(grouped[a])]] = values_by_key[a:b]
+    return out
 
 
 def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
@@ -1250,8 +1283,8 @@ class SuggestionEvaluator:
         for q in range(len(tagged)):
             tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
         fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
-        if isinstance(layer, dp.Layer) and len(layer) >= _VECTOR_FROM:
-            lists, choice = self._joint_vector(suggestion, layer, tagged, tag_mask, fixed_owner)
+        if lay.vector and len(layer) >= _VECTOR_FROM // 2:  # (cheaper than the loop from about 256 states)
+            lists, choice = self._joint_vector(suggestion, dp.Layer.of(layer), tagged, tag_mask, fixed_owner)
         else:
             lists, choice = self._joint_loop(suggestion, layer, tagged, tag_mask, fixed_owner)
         value = self._value(suggestion, lists, exact=True, choice=choice)
@@ -1285,7 +1318,7 @@ class SuggestionEvaluator:
         # a final state's envelope depends on its envelope fields only, the
         # outcome on its tags only: each is worked out once
         env_mask = lay.env_mask
-        envs: dict = {}
+        envs = lay.final_env  # (shared by the passes of the position)
         outcomes: dict = {}
         all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in layer.items():
@@ -1341,12 +1374,9 @@ class SuggestionEvaluator:
         flat = np.flatnonzero(per_state.reshape(-1) >= 0)
         key_of = per_state.reshape(-1)[flat]
         state_of = flat // width
-        pair = key_of * max(1, len(envs)) + env_of[state_of]
-        pairs, sums, _, _ = dp.first_order(pair, share[state_of])
-        assert sums is not None
-        lists: dict = {}
-        for p, v in zip(pairs.tolist(), sums.tolist()):
-            lists.setdefault(keys[p // max(1, len(envs))], []).append(v)
+        n_envs = max(1, len(envs))
+        pair = key_of * n_envs + env_of[state_of]
+        lists = _grouped_sums(pair, share[state_of], len(keys) * n_envs, n_envs, keys)
         terms = weights * logs[tag_of]
         choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
         return lists, choice
@@ -1391,8 +1421,12 @@ class SuggestionEvaluator:
         if getattr(self, "_sums", None) is None:
             pb = self.problem
             n = len(pb.categories)
-            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(1 << n)]
             aligned = all(v == 1 for v in pb.counts.values())
+            dense = self._dense_sums() if aligned else None
+            if dense is not None:
+                self._sums = dense
+                return dense
+            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(1 << n)]
             for t, p in self.beliefs.envelope.items():
                 pl = p * math.log2(p) if p > 0 else 0.0
                 if aligned:
@@ -1411,13 +1445,31 @@ class SuggestionEvaluator:
             self._sums = tables
         return self._sums
 
+    def _dense_sums(self) -> "siebel.PatternTables | None":
+        """The pattern sums in dense tables (:class:`siebel.PatternTables`, the same
+        sums as the dicts), or None when an envelope's cards are not one per
+        category in category order or the tables would be too large."""
+        pb = self.problem
+        per_cat = [[c for c in pb.cards if pb.category[c] == cat] for cat in pb.categories]
+        sizes = [len(cs) for cs in per_cat]
+        if not siebel.PatternTables.fits(sizes):
+            return None
+        index = {c: (i, j) for i, cs in enumerate(per_cat) for j, c in enumerate(cs)}
+        envelopes = list(self.beliefs.envelope)
+        if any(len(t) != len(sizes) or any(index[c][0] != i for i, c in enumerate(t)) for t in envelopes):
+            return None
+        return siebel.PatternTables(sizes, index, envelopes, list(self.beliefs.envelope.values()))
+
     def _by_pattern(self, suggestion) -> dict:
         """pattern (which suggested cards are the envelope's) -> (sum p, sum p log2 p)."""
         tables = self._pattern_sums()
         zero = (0.0, 0.0)
         n = len(suggestion)
-        values = [tables[mask].get(tuple(suggestion[i] if mask >> i & 1 else None for i in range(n)), zero)
-                  for mask in range(1 << n)]
+        if isinstance(tables, siebel.PatternTables):
+            values = [tables.value(suggestion, mask) for mask in range(1 << n)]
+        else:
+            values = [tables[mask].get(tuple(suggestion[i] if mask >> i & 1 else None for i in range(n)), zero)
+                      for mask in range(1 << n)]
         out = {}
         for key, terms in _inclusion_exclusion(n):
             # over the cards the pattern says are not the envelope's
@@ -1543,15 +1595,50 @@ class SuggestionEvaluator:
                                 f"({RUN_SECONDS:g} s) or its library work")
         _charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
                     "the suggestions' estimates")
-        estimates = sorted((self.estimate(t) for t in suggestions),
-                           key=lambda v: -round(v.gain_bits, 12))
-        short = estimates[:max(1, shortlist)]
+        short = self._shortlist(suggestions, max(1, shortlist))
         try:
-            self._prepare([v.cards for v in short])
-            exact = [self.evaluate(v.cards) for v in short]
+            self._prepare(short)
+            exact = [self.evaluate(t) for t in short]
         except TableTooLarge:  # a pass too big to run: the shortlist keeps its estimates
-            return short
+            return [self.estimate(t) for t in short]
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
+
+    def _shortlist(self, suggestions: list, size: int) -> list:
+        """The suggestions (their cards in category order) of the ``size`` best
+        quick estimates, best first (equal values in the suggestions' order).
+        With many Shannon estimates to make, their gains come from one
+        vectorized pass (:func:`siebel.shannon_gains`, the same floats)."""
+        gains = self._estimate_gains(suggestions) if len(suggestions) > size else None
+        if gains is None or None in gains:  # (an estimate that fails: the loop, which raises as it does)
+            ranked = sorted((self.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))
+            return [v.cards for v in ranked[:size]]
+        order = sorted(range(len(suggestions)), key=lambda i: -round(gains[i], 12))
+        return [self._in_order(suggestions[i]) for i in order[:size]]
+
+    def _estimate_gains(self, suggestions: list) -> list | None:
+        """The quick estimates' gains of ``suggestions`` (:meth:`estimate`'s
+        ``gain_bits``, bit for bit), vectorized; None where that path does not
+        apply (another measure, or too many categories for the pattern sums)."""
+        n = len(self.problem.categories)
+        if not (self.fast_estimate and self.measure == "shannon" and n <= _PATTERN_CATEGORIES):
+            return None
+        suggestions = [self._in_order(t) for t in suggestions]
+        probs = self.beliefs.probabilities
+        rows: dict = {}
+        for c in {c for t in suggestions for c in t}:
+            rest = 1.0 - probs[ENVELOPE][c]
+            rows[c] = [(probs[p][c] / rest if rest > 0 else 0.0) for p in self.order]
+        q = np.array([[rows[c] for c in t] for t in suggestions], dtype=float).reshape(
+            len(suggestions), n, len(self.order))
+        tables = self._pattern_sums()
+        if isinstance(tables, siebel.PatternTables):
+            values = tables.values(suggestions)
+        else:
+            zero = (0.0, 0.0)
+            values = np.array([[tables[mask].get(tuple(t[i] if mask >> i & 1 else None for i in range(n)), zero)
+                                for mask in range(1 << n)] for t in suggestions], dtype=float)
+        s0, s1 = siebel.pattern_sums(values, tuple(terms for _, terms in _inclusion_exclusion(n)))
+        return siebel.shannon_gains(q, s0, s1, self.entropy_bits)
 
     def _prepare(self, suggestions: list) -> None:
         """Add a forward pass for valuing ``suggestions`` together: the

@@ -65,7 +65,11 @@ class Layer:
 def first_order(keys: np.ndarray, values: np.ndarray | None = None):
     """Group equal ``keys``: (the distinct keys in first-seen order, their
     value sums added in order, each entry's group index, each group's first
-    entry's index).  ``values`` None: no sums (None)."""
+    entry's index).  ``values`` None: no sums (None).  The groups' sums are
+    the same whichever way the groups are found: ``np.bincount`` adds each
+    group's values in the entries' order."""
+    if len(keys) >= _SORT_FROM:
+        return _first_order_sorted(keys, values)
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
@@ -75,6 +79,34 @@ def first_order(keys: np.ndarray, values: np.ndarray | None = None):
     if values is not None:
         sums = np.bincount(groups, weights=values, minlength=len(uniq))
     return uniq[order], sums, groups, first[order]
+
+
+#: From this many keys :func:`first_order` groups them by an unstable sort and
+#: finds each group's first entry by ``np.minimum.at`` (twice as fast on large
+#: layers; ``np.unique``'s stable sort is quicker on small ones).
+_SORT_FROM = 2048
+
+
+def _first_order_sorted(keys: np.ndarray, values: np.ndarray | None):
+    """:func:`first_order` of many keys (the same results)."""
+    n = len(keys)
+    order = np.argsort(keys)
+    ordered = keys[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    in_sorted = np.cumsum(new) - 1
+    inv = np.empty(n, dtype=np.int64)
+    inv[order] = in_sorted
+    count = int(in_sorted[-1]) + 1
+    first = np.full(count, n, dtype=np.int64)
+    np.minimum.at(first, inv, np.arange(n))
+    by_first = np.argsort(first)
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(count)
+    groups = rank[inv]
+    sums = np.bincount(groups, weights=values, minlength=count) if values is not None else None
+    return ordered[new][by_first], sums, groups, first[by_first]
 
 
 def expand(states: np.ndarray, moves: tuple, close) -> tuple:

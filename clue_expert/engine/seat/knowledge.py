@@ -196,6 +196,8 @@ class Knowledge(FrameQueries):
         #: Kept, a shadow is a whole knowledge with its own engine per opponent: the contest
         #: agent's one seat keeps them; simulations of many seats do not.
         self.kept_shadows: dict | None = None
+        #: seat -> an empty knowledge of it made by :meth:`spare`, reset at each of its calls.
+        self._spares: dict = {}
         self._build_parts(me, on_fire, check_premises)
         self._observations = []
         self._opening = None
@@ -595,6 +597,21 @@ class Knowledge(FrameQueries):
         return Knowledge(self.edition, self.players, me, {p: self.hand_sizes[p] for p in self.players},
                          rulesets=self._rulesets, complete=self.complete if complete is None else complete,
                          engine=self.engine)
+
+    def spare(self, me: str | None) -> "Knowledge":
+        """Like ``fresh(me, complete=False)`` -- an empty knowledge of the same
+        game and rules for seat ``me``, its random source seeded 0 -- but the
+        same object at each call for the same seat, reset (:meth:`new_game`:
+        the engine, its rules and the game's opening kept) instead of built: a
+        model of what an opponent knows, rebuilt at each new fact, costs a
+        reset.  What the last call returned is emptied: read it before the next."""
+        spare = self._spares.get(me)
+        if spare is None:
+            spare = self._spares[me] = self.fresh(me, complete=False)
+            return spare
+        spare.rng.seed(0)
+        spare.new_game(me, {p: self.hand_sizes[p] for p in self.players})
+        return spare
 
     # ---------------------------------------------------------------- queries
     # The typed, public query interface (clue_expert.engine.seat.queries): the

@@ -138,6 +138,9 @@ class KnowledgeView(Protocol):
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "ScratchKnowledge":
         """A new, empty knowledge of the same game and rules for another seat."""
 
+    def spare(self, me: str | None) -> "ScratchKnowledge":
+        """Like ``fresh(me, complete=False)``, the same object reset at each call for the same seat."""
+
     def memo_state(self, key, build: Callable):
         """``build()`` once while the knowledge stands still (kept across requests)."""
 
