@@ -316,17 +316,16 @@ def _deep_tuple(v: Any) -> Any:
 def as_key(key: Iterable) -> AnyKey:
     """The record of a key given as a plain tuple or list (say read from
     JSON or YAML, lists inside it become tuples); a record is returned as
-    is.  A key of a kind without a record stays a plain tuple; a key of the
-    wrong length for its kind's record is a ValueError."""
+    is.  A key of a kind without a record, or of the wrong length for its
+    kind's record, stays a plain tuple (it names no fact)."""
     if type(key) in KEY_TYPES:
         return key
     t = tuple(_deep_tuple(x) for x in key)
     record = KEY_RECORD.get(t[0]) if t and isinstance(t[0], str) else None
     if record is None:
         return t
-    fields = record._fields  # type: ignore[attr-defined]
-    if len(t) != len(fields):
-        raise ValueError(f"a {t[0]} key has {len(fields)} values, got {t!r}")
+    if len(t) != len(record._fields):  # type: ignore[attr-defined]
+        return t
     return _new(record, t)
 
 

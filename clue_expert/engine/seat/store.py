@@ -685,10 +685,10 @@ class ReadingView(FrameQueries):
         return frozenset().union(*shown.values()) if shown else frozenset()
 
     def known(self, key: Key) -> bool:
-        """Whether the fact is known."""
+        """Whether the fact is known (a plain tuple is read as its record)."""
         known = self._log.justifications
         if self.reads is not None and key in known:
-            self.reads.append(("K", (key,)))
+            self.reads.append(("K", (key if type(key) in KEY_TYPES else as_key(key),)))
         return key in known
 
     def _envelope_read(self) -> None:
