@@ -570,7 +570,7 @@ def find_owner(name: str, owners) -> str:
                              + (f" (did you mean {hint}?)" if hint else ""))
 
 
-def parse_fact(text: str, edition, owners) -> Key:
+def parse_fact(text: str, edition, owners) -> AnyKey:
     """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
     kitchen"``, ``"bob holds one of rope, hall, plum"``, a bound with digits
     (``"bob holds at least 1 and at most 2 of c3, c7, c9"``, ``"bob holds

@@ -36,7 +36,7 @@ def seat_inputs(k: Knowledge) -> list[EngineFact]:
     """The facts the seat gave its engine that no rule of its concludes
     (observations, the set-up, facts given; counts at 0), in the order it
     gave them (:func:`.clp.input_facts`)."""
-    given = [EngineFact(key[0], tuple((f, k.values[key][f]) for f in KINDS[key[0]]))
+    given = [EngineFact(key.kind, tuple((f, k.values[key][f]) for f in KINDS[key.kind]))
              for key, j in k.justifications.items() if j.rule == GIVEN]
     return input_facts(k.rule_engine.facts(), k.rules, given)
 
@@ -106,8 +106,8 @@ def traced(outputs: Sequence[str], turns: Sequence[int], k: Knowledge) -> Iterat
     for firing in k.firings:
         for key in firing.conclusions:
             values = k.values.get(key)
-            if key[0] in KINDS and values is not None:
-                fact = EngineFact(key[0], tuple((f, values.get(f)) for f in KINDS[key[0]]))
+            if key.kind in KINDS and values is not None:
+                fact = EngineFact(key.kind, tuple((f, values.get(f)) for f in KINDS[key.kind]))
                 pending.setdefault(_canonical(fact_text(fact)), []).append(firing)
     told: set[int] = set()
     firings = list(k.firings)

@@ -558,7 +558,7 @@ class Explanations:
             justifications[key] = j
         return j
 
-    def roots(self, key: AnyKey) -> list[Key]:
+    def roots(self, key: AnyKey) -> list[AnyKey]:
         """The observations a fact rests on, in derivation order (a plain tuple is read as its record)."""
         key = as_key(key)
         out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k.kind in OBSERVATION_KINDS]

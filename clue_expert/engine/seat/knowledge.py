@@ -38,7 +38,7 @@ from ..reasoning.backbone import MAX_COMPLETION_CELLS, SatModel
 from ...core.cards import Edition
 from ...core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ...core.errors import ClueError, ContradictionError, UnknownPlayerError
-from ...core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
+from ...core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, AnyKey, Key, describe, key_of,
                           player_name_problem)
 from .completion import CompletionStep, Entailment, SettlingCell
 from .decisions import Deciding
@@ -286,7 +286,7 @@ class Knowledge(FrameQueries):
         return self._deciding.on_board(options, room)
 
     @property
-    def justifications(self) -> dict[Key, Justification]:
+    def justifications(self) -> dict[AnyKey, Justification]:
         """key -> Justification, in derivation order."""
         return self._log.justifications
 
@@ -781,7 +781,7 @@ class Knowledge(FrameQueries):
         """How a fact is known (see :meth:`Explanations.justification`)."""
         return self._explanations.justification(key)
 
-    def roots(self, key: Key) -> list[Key]:
+    def roots(self, key: Key) -> list[AnyKey]:
         """The observations a fact rests on, in derivation order."""
         return self._explanations.roots(key)
 
