@@ -266,7 +266,7 @@ class CompletionStep:
 
     def entailment(self, key: Key) -> Entailment:
         """See :meth:`_entailment`."""
-        return Entailment(*self._entailment(key))
+        return Entailment(*self._entailment(as_key(key)))  # a plain tuple read as its record
 
     def _entailment(self, key: AnyKey) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
@@ -278,7 +278,6 @@ class CompletionStep:
         clause known; otherwise the completion step's case analysis — no deal
         consistent with a minimal set of known facts makes it false.  Without
         the completion step only what the rules concluded counts."""
-        key = as_key(key)
         kind, owner = key.kind, key.owner
         seating, store, known, explain = self._seating, self._store, self._log.justifications, self._explanations.explain
         if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in seating.owner_set:
