@@ -181,7 +181,6 @@ Key = tuple
 AnyKey = Any
 
 
-
 class CellKey(NamedTuple):
     """A cell of the sheet: ``held`` / ``lacked`` (the owner, a player or the
     envelope, holds / lacks the card) and the probable clues
