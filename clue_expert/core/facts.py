@@ -3,15 +3,19 @@
 Every fact the engine knows has a *kind* (see :data:`KINDS`) and a *key*: a
 small tuple that names it uniquely (``("lacked", "bob", "rope")``).  Keys are
 what justifications point at, what ``why`` explains and what rules cite as
-premises.  This module is plain data; the engine maps each kind onto a fact
-class of its rule engine.
+premises.  Each shape of key is a record (a :class:`typing.NamedTuple`, see
+:data:`KEY_RECORDS`) whose fields are read by name (``key.owner``,
+``key.card``); a record is a tuple (equal to, hashing like and printed
+like the plain tuple), so a plain tuple, say one read from a file, finds the
+same fact, and :func:`as_key` makes the record of one.  This module is plain
+data; the engine maps each kind onto a fact class of its rule engine.
 """
 from __future__ import annotations
 
 import difflib
 import functools
 import re
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from .errors import QueryError, UnknownPlayerError
 from .text import looks_alike, visible
@@ -166,7 +170,162 @@ PROBABLE_KINDS = ("probably-held", "probably-lacked")
 #: Decisions a rule may conclude: a candidate suggestion, card to show, accusation.
 DECISION_KINDS = ("suggest", "ask", "show", "accuse", "move")
 
+#: A fact's key: one of the records below (:data:`KEY_RECORDS`), or a plain
+#: tuple of the same values (equal to it and hashing alike), say one read
+#: from a file (:func:`as_key` makes the record of it).
 Key = tuple
+
+#: A key record whose shape only its kind tells (a :class:`CellKey` for
+#: ``held``, a :class:`ClauseKey` for ``one-of``...): typed ``Any``, since a
+#: type checker cannot narrow a record by its kind; its fields are read by name.
+AnyKey = Any
+
+
+class CellKey(NamedTuple):
+    """A cell of the sheet: ``held`` / ``lacked`` (the owner, a player or the
+    envelope, holds / lacks the card) and the probable clues
+    ``probably-held`` / ``probably-lacked``."""
+
+    kind: str
+    owner: str
+    card: str
+
+
+class ClauseKey(NamedTuple):
+    """``one-of`` (the owner holds at least one of the cards) and
+    ``not-all`` (he does not hold all of them): the cards sorted."""
+
+    kind: str
+    owner: str
+    cards: tuple[str, ...]
+
+
+class BoundKey(NamedTuple):
+    """``bound``: the owner holds at least ``low`` and at most ``high`` of
+    the cards (sorted, the counts clipped, see :func:`bound_key`)."""
+
+    kind: str
+    owner: str
+    cards: tuple[str, ...]
+    low: int
+    high: int
+
+
+class TurnPlayerKey(NamedTuple):
+    """An observation of one player on one turn: ``passed`` (the player
+    could not disprove the turn's suggestion), ``revealed`` (he showed
+    everyone his whole hand)."""
+
+    kind: str
+    turn: int
+    player: str
+
+
+class TurnKey(NamedTuple):
+    """What happened once on a turn: ``showed``, ``accused``, the requests
+    (``your-turn``, ``disprove-request``, ``accuse-offer``, ``move-request``)
+    and ``reading``."""
+
+    kind: str
+    turn: int
+
+
+class OwnerKey(NamedTuple):
+    """A set-up observation about one owner: ``hand-size``, ``dealt``."""
+
+    kind: str
+    owner: str
+
+
+class GameKey(NamedTuple):
+    """``game``: the seating and whose knowledge it is (one per game)."""
+
+    kind: str
+
+
+class CardKey(NamedTuple):
+    """``seen``: a card shown to the seat (one per card)."""
+
+    kind: str
+    card: str
+
+
+class TurnCardKey(NamedTuple):
+    """``show-card``: a card among those of a show the seat did not see."""
+
+    kind: str
+    turn: int
+    card: str
+
+
+class NameKey(NamedTuple):
+    """A set-up fact (:data:`SETUP_KINDS`) or a count (:data:`TALLY_KINDS`),
+    named by its first field (:data:`KINDS`): an owner, a card, a category,
+    the deck's size, a player, a turn."""
+
+    kind: str
+    name: Any
+
+
+class DecisionKey(NamedTuple):
+    """A decision a rule concludes (:data:`DECISION_KINDS`): its options, one
+    tuple of choices per slot (``ask``: the player's options, then the
+    cards')."""
+
+    kind: str
+    options: tuple
+
+
+#: Every key record.
+KEY_RECORDS: tuple[type, ...] = (CellKey, ClauseKey, BoundKey, TurnPlayerKey, TurnKey, OwnerKey, GameKey, CardKey,
+                                 TurnCardKey, NameKey, DecisionKey)
+
+# Each record prints as the plain tuple (``tuple.__repr__``, not
+# ``CellKey(kind=...)``): digests, messages and sorts by repr stay what they
+# were before keys were records.  (Set here: a NamedTuple's body may only
+# declare fields and methods, and a method would add a Python call.)
+for _record in KEY_RECORDS:
+    _record.__repr__ = tuple.__repr__  # type: ignore[assignment,method-assign]
+del _record
+
+#: Kind -> the record of its keys.
+KEY_RECORD: dict[str, type] = {
+    **{kind: CellKey for kind in ("held", "lacked", *PROBABLE_KINDS)},
+    **{kind: ClauseKey for kind in ("one-of", "not-all")},
+    "bound": BoundKey,
+    **{kind: TurnPlayerKey for kind in ("passed", "revealed")},
+    **{kind: TurnKey for kind in ("showed", "accused", *sorted(REQUEST_KINDS), READING_KIND)},
+    **{kind: OwnerKey for kind in ("hand-size", "dealt")},
+    "game": GameKey,
+    SEEN_KIND: CardKey,
+    SHOW_CARD_KIND: TurnCardKey,
+    **{kind: NameKey for kind in sorted(SETUP_KINDS | TALLY_KINDS)},
+    **{kind: DecisionKey for kind in DECISION_KINDS},
+}
+
+_new = tuple.__new__  # a record made without its __new__'s Python frame (keys are made a few thousand times a game)
+#: The record classes, to tell a record from a plain tuple (``type(key) in KEY_TYPES``).
+KEY_TYPES = frozenset(KEY_RECORDS)
+
+
+def _deep_tuple(v: Any) -> Any:
+    return tuple(_deep_tuple(x) for x in v) if isinstance(v, list) else v
+
+
+def as_key(key: Iterable) -> AnyKey:
+    """The record of a key given as a plain tuple or list (say read from
+    JSON or YAML, lists inside it become tuples); a record is returned as
+    is.  A key of a kind without a record, or of the wrong length for its
+    kind's record, stays a plain tuple (it names no fact)."""
+    if type(key) in KEY_TYPES:
+        return key
+    t = tuple(_deep_tuple(x) for x in key)
+    record = KEY_RECORD.get(t[0]) if t and isinstance(t[0], str) else None
+    if record is None:
+        return t
+    if len(t) != len(record._fields):  # type: ignore[attr-defined]
+        return t
+    return _new(record, t)
 
 
 def english_list(items: Iterable, conjunction: str = "and") -> str:
@@ -180,57 +339,91 @@ def english_list(items: Iterable, conjunction: str = "and") -> str:
     return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
 
 
-def key_of(kind: str, values: dict) -> Key:
-    """The key of a fact of ``kind`` with field ``values``."""
+def key_of(kind: str, values: dict) -> AnyKey:
+    """The key of a fact of ``kind`` with field ``values`` (its record, see :data:`KEY_RECORD`)."""
     if kind in ("held", "lacked"):
-        return (kind, values["owner"], values["card"])
+        return _new(CellKey, (kind, values["owner"], values["card"]))
     if kind in ("one-of", "not-all"):
-        return (kind, values["owner"], tuple(sorted(values["cards"])))
+        return _new(ClauseKey, (kind, values["owner"], tuple(sorted(values["cards"]))))
     if kind == "bound":
         return bound_key(values["owner"], values["cards"], values["low"], values["high"])
     if kind in ("passed",):
-        return (kind, values["turn"], values["player"])
+        return _new(TurnPlayerKey, (kind, values["turn"], values["player"]))
     if kind in ("showed", "accused", "your-turn", "disprove-request", "accuse-offer", "move-request"):
-        return (kind, values["turn"])
+        return _new(TurnKey, (kind, values["turn"]))
     if kind in ("hand-size", "dealt"):
-        return (kind, values["owner"])
+        return _new(OwnerKey, (kind, values["owner"]))
     if kind == "revealed":
-        return (kind, values["turn"], values["player"])
+        return _new(TurnPlayerKey, (kind, values["turn"], values["player"]))
     if kind == "game":
-        return ("game",)
+        return GAME_KEY
     if kind == SEEN_KIND:
-        return (kind, values["card"])
+        return _new(CardKey, (kind, values["card"]))
     if kind == SHOW_CARD_KIND:
-        return (kind, values["turn"], values["card"])
+        return _new(TurnCardKey, (kind, values["turn"], values["card"]))
     if kind == READING_KIND:
-        return (kind, values["turn"])
+        return _new(TurnKey, (kind, values["turn"]))
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
-        return (kind, values[KINDS[kind][0]])
+        return _new(NameKey, (kind, values[KINDS[kind][0]]))
     raise KeyError(kind)
 
 
-def held_key(owner: str, card: str) -> Key:
+#: The key of the ``game`` fact.
+GAME_KEY = GameKey("game")
+
+
+def held_key(owner: str, card: str) -> CellKey:
     """Key of "owner holds card"."""
-    return ("held", owner, card)
+    return _new(CellKey, ("held", owner, card))
 
 
-def lacked_key(owner: str, card: str) -> Key:
+def lacked_key(owner: str, card: str) -> CellKey:
     """Key of "owner lacks card"."""
-    return ("lacked", owner, card)
+    return _new(CellKey, ("lacked", owner, card))
 
 
-def cards_key(kind: str, owner: str, cards: Iterable[str]) -> Key:
+def cell_key(kind: str, owner: str, card: str) -> CellKey:
+    """Key of a cell fact of ``kind`` (``held``, ``lacked``, ``probably-held``, ``probably-lacked``)."""
+    return _new(CellKey, (kind, owner, card))
+
+
+def cards_key(kind: str, owner: str, cards: Iterable[str]) -> ClauseKey:
     """Key of a one-of / not-all fact."""
-    return (kind, owner, tuple(sorted(cards)))
+    return _new(ClauseKey, (kind, owner, tuple(sorted(cards))))
 
 
-def bound_key(owner: str, cards: Iterable[str], low: int, high: int) -> Key:
+def bound_key(owner: str, cards: Iterable[str], low: int, high: int) -> BoundKey:
     """Key of "owner holds at least ``low`` and at most ``high`` of cards",
     the counts clipped to what the list allows (``low`` at least 0, ``high``
     at most the number of cards), so that one statement has one key.  After
     clipping, ``low > high`` means the bound cannot be met."""
     cards = tuple(sorted(set(cards)))
-    return ("bound", owner, cards, max(int(low), 0), min(int(high), len(cards)))
+    return _new(BoundKey, ("bound", owner, cards, max(int(low), 0), min(int(high), len(cards))))
+
+
+def turn_player_key(kind: str, turn: int, player: str) -> TurnPlayerKey:
+    """Key of a ``passed`` / ``revealed`` observation."""
+    return _new(TurnPlayerKey, (kind, turn, player))
+
+
+def turn_key(kind: str, turn: int) -> TurnKey:
+    """Key of a ``showed`` / ``accused`` observation, a request or ``reading``."""
+    return _new(TurnKey, (kind, turn))
+
+
+def owner_key(kind: str, owner: str) -> OwnerKey:
+    """Key of a ``hand-size`` / ``dealt`` observation."""
+    return _new(OwnerKey, (kind, owner))
+
+
+def name_key(kind: str, name: Any) -> NameKey:
+    """Key of a set-up fact or a count, named by its first field."""
+    return _new(NameKey, (kind, name))
+
+
+def decision_key(kind: str, options: tuple) -> DecisionKey:
+    """Key of a decision (``suggest``, ``ask``, ``show``, ``accuse``, ``move``) with its options."""
+    return _new(DecisionKey, (kind, options))
 
 
 def bound_text(owner: str, cards: Iterable[str], low: int, high: int) -> str:
@@ -251,9 +444,9 @@ def bound_text(owner: str, cards: Iterable[str], low: int, high: int) -> str:
 
 def turn_of(key: Key) -> int | None:
     """The turn an observation key belongs to (0 for the set-up), else None."""
-    kind = key[0]
+    kind = key[0]  # read by place: any key, a record or a plain tuple
     if kind in ("passed", "showed", "accused", "revealed"):
-        return key[1]
+        return key[1]  # the turn of a TurnPlayerKey or TurnKey
     if kind in ("game", "hand-size", "dealt"):
         return 0
     return None
@@ -263,10 +456,15 @@ def _join(cards) -> str:
     return ", ".join(cards)
 
 
-def describe(key: Key, facts: dict | None = None) -> str:
+def describe(key: AnyKey, facts: dict | None = None) -> str:
     """A one-line English rendering of a fact key.  ``facts`` (key -> field
-    values) supplies the details of observation facts."""
-    kind = key[0]
+    values) supplies the details of observation facts; a plain tuple is
+    read as its record (:func:`as_key`)."""
+    if type(key) not in KEY_TYPES:
+        key = as_key(key)
+        if type(key) not in KEY_TYPES:
+            return repr(key)
+    kind = key.kind
     english = _KEY_ENGLISH.get(kind)
     if english is not None:
         return english(key)
@@ -275,55 +473,57 @@ def describe(key: Key, facts: dict | None = None) -> str:
     if english_with is not None:
         return english_with(key, v)
     if kind in SETUP_KINDS or kind in TALLY_KINDS:
-        return _setup_text(kind, key[1], v)
+        return _setup_text(kind, key.name, v)
     return repr(key)
 
 
-def _showed_text(key: Key, v: dict) -> str:
+def _showed_text(key: TurnKey, v: dict) -> str:
     card = v.get("card")
     what = card if card else "a card"
-    return f"turn {key[1]}: {v.get('player', '?')} showed {v.get('by', '?')} {what} for {_join(v.get('cards', ()))}"
+    return f"turn {key.turn}: {v.get('player', '?')} showed {v.get('by', '?')} {what} for {_join(v.get('cards', ()))}"
 
 
-def _accused_text(key: Key, v: dict) -> str:
+def _accused_text(key: TurnKey, v: dict) -> str:
     verdict = "right" if v.get("correct") else "wrong"
-    return f"turn {key[1]}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
+    return f"turn {key.turn}: {v.get('by', '?')} accused {_join(v.get('cards', ()))} ({verdict})"
 
 
 #: English of the kinds whose key says it all: kind -> key -> text.
-_KEY_ENGLISH: dict[str, Callable[[Key], str]] = {
-    "held": lambda key: f"{key[1]} holds {key[2]}",
-    "lacked": lambda key: f"{key[1]} lacks {key[2]}",
-    "one-of": lambda key: f"{key[1]} holds one of {_join(key[2])}",
-    "not-all": lambda key: f"{key[1]} does not hold all of {_join(key[2])}",
-    "bound": lambda key: bound_text(*key[1:]),
-    "probably-held": lambda key: f"{key[1]} probably holds {key[2]}",
-    "probably-lacked": lambda key: f"{key[1]} probably lacks {key[2]}",
-    "suggest": lambda key: "suggest " + ", ".join("|".join(opts) for opts in key[1]),
-    "accuse": lambda key: "accuse " + ", ".join("|".join(opts) for opts in key[1]),
-    "show": lambda key: "show " + "|".join(key[1][0]),
-    "move": lambda key: "move to " + "|".join(p if isinstance(p, str) else f"{p[0]},{p[1]}" for p in key[1][0]),
-    "ask": lambda key: f"ask {'|'.join(key[1][0])} about {_join(key[1][1][0])}",
+_KEY_ENGLISH: dict[str, Callable[[Any], str]] = {
+    "held": lambda key: f"{key.owner} holds {key.card}",
+    "lacked": lambda key: f"{key.owner} lacks {key.card}",
+    "one-of": lambda key: f"{key.owner} holds one of {_join(key.cards)}",
+    "not-all": lambda key: f"{key.owner} does not hold all of {_join(key.cards)}",
+    "bound": lambda key: bound_text(key.owner, key.cards, key.low, key.high),
+    "probably-held": lambda key: f"{key.owner} probably holds {key.card}",
+    "probably-lacked": lambda key: f"{key.owner} probably lacks {key.card}",
+    "suggest": lambda key: "suggest " + ", ".join("|".join(opts) for opts in key.options),
+    "accuse": lambda key: "accuse " + ", ".join("|".join(opts) for opts in key.options),
+    "show": lambda key: "show " + "|".join(key.options[0]),
+    "move": lambda key: "move to " + "|".join(p if isinstance(p, str) else f"{p[0]},{p[1]}"
+                                              for p in key.options[0]),
+    "ask": lambda key: f"ask {'|'.join(key.options[0])} about {_join(key.options[1][0])}",
 }
 
 #: English of the observation kinds, which read the fact's fields: kind -> (key, fields) -> text.
-_FACT_ENGLISH: dict[str, Callable[[Key, dict], str]] = {
-    "your-turn": lambda key, v: f"turn {key[1]}: my turn to suggest",
-    "disprove-request": lambda key, v: f"turn {key[1]}: {v.get('by', '?')} asks me to disprove "
+_FACT_ENGLISH: dict[str, Callable[[Any, dict], str]] = {
+    "your-turn": lambda key, v: f"turn {key.turn}: my turn to suggest",
+    "disprove-request": lambda key, v: f"turn {key.turn}: {v.get('by', '?')} asks me to disprove "
                                        f"{_join(v.get('cards', ()))}",
-    "accuse-offer": lambda key, v: f"turn {key[1]}: I may accuse",
-    "move-request": lambda key, v: f"turn {key[1]}: my move (roll {v.get('roll', '?')})",
-    "hand-size": lambda key, v: f"{key[1]} holds {v.get('size', '?')} cards",
-    "dealt": lambda key, v: f"{key[1]} was dealt {_join(v.get('cards', ()))}",
+    "accuse-offer": lambda key, v: f"turn {key.turn}: I may accuse",
+    "move-request": lambda key, v: f"turn {key.turn}: my move (roll {v.get('roll', '?')})",
+    "hand-size": lambda key, v: f"{key.owner} holds {v.get('size', '?')} cards",
+    "dealt": lambda key, v: f"{key.owner} was dealt {_join(v.get('cards', ()))}",
     "game": lambda key, v: f"players in seat order: {_join(v.get('players', ()))}",
-    "passed": lambda key, v: f"turn {key[1]}: {key[2]} could not disprove {v.get('by', '?')}'s "
+    "passed": lambda key, v: f"turn {key.turn}: {key.player} could not disprove {v.get('by', '?')}'s "
                              f"{_join(v.get('cards', ()))}",
     "showed": _showed_text,
-    "revealed": lambda key, v: f"turn {key[1]}: {key[2]} showed everyone the whole hand {_join(v.get('cards', ()))}",
+    "revealed": lambda key, v: f"turn {key.turn}: {key.player} showed everyone the whole hand "
+                               f"{_join(v.get('cards', ()))}",
     "accused": _accused_text,
-    SEEN_KIND: lambda key, v: f"{v.get('by', 'I')} saw {key[1]}",
-    SHOW_CARD_KIND: lambda key, v: f"turn {key[1]}: {key[2]} was among the cards shown",
-    READING_KIND: lambda key, v: f"turn {key[1]} is being read",
+    SEEN_KIND: lambda key, v: f"{v.get('by', 'I')} saw {key.card}",
+    SHOW_CARD_KIND: lambda key, v: f"turn {key.turn}: {key.card} was among the cards shown",
+    READING_KIND: lambda key, v: f"turn {key.turn} is being read",
 }
 
 
@@ -369,7 +569,7 @@ def find_owner(name: str, owners) -> str:
                              + (f" (did you mean {hint}?)" if hint else ""))
 
 
-def parse_fact(text: str, edition, owners) -> Key:
+def parse_fact(text: str, edition, owners) -> AnyKey:
     """Parse ``"bob lacks rope"``, ``"bob holds rope"``, ``"envelope holds
     kitchen"``, ``"bob holds one of rope, hall, plum"``, a bound with digits
     (``"bob holds at least 1 and at most 2 of c3, c7, c9"``, ``"bob holds
@@ -381,10 +581,10 @@ def parse_fact(text: str, edition, owners) -> Key:
     s = " ".join(str(text).replace("'", "").split())
     m = re.fullmatch(r"(.+?) probably (holds|has|lacks) (.+)", s, re.I)
     if m:
-        inner = parse_fact(f"{m.group(1)} {m.group(2)} {m.group(3)}", edition, owners)
-        if inner[0] not in ("held", "lacked"):
+        inner: AnyKey = parse_fact(f"{m.group(1)} {m.group(2)} {m.group(3)}", edition, owners)
+        if inner.kind not in ("held", "lacked"):
             raise QueryError(f"cannot read {shorten(text)}: a probable clue names one card")
-        return ("probably-" + inner[0],) + inner[1:]
+        return cell_key("probably-" + inner.kind, inner.owner, inner.card)
     m = re.fullmatch(r"(.+?) (?:holds|has|owns) (?:(exactly) (\d+)|at least (\d+) and at most (\d+)|at least (\d+)"
                      r"|at most (\d+)) of (.+)", s, re.I)
     if m:

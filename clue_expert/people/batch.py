@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..core.errors import RuleFileError
-from ..core.facts import KINDS, describe
+from ..core.facts import KINDS, as_key, describe
 from ..engine import EngineFact
 from ..engine import run_batch
 from ..engine import batch_chunks, export_program, fact_key, clips_fact_text as fact_text, input_facts
@@ -36,8 +36,8 @@ def seat_inputs(k: Knowledge) -> list[EngineFact]:
     """The facts the seat gave its engine that no rule of its concludes
     (observations, the set-up, facts given; counts at 0), in the order it
     gave them (:func:`.clp.input_facts`)."""
-    given = [EngineFact(key[0], tuple((f, k.values[key][f]) for f in KINDS[key[0]]))
-             for key, j in k.justifications.items() if j.rule == GIVEN]
+    given = [EngineFact(key.kind, tuple((f, k.values[key][f]) for f in KINDS[key.kind]))
+             for key in (as_key(x) for x, j in k.justifications.items() if j.rule == GIVEN)]
     return input_facts(k.rule_engine.facts(), k.rules, given)
 
 
@@ -104,10 +104,10 @@ def traced(outputs: Sequence[str], turns: Sequence[int], k: Knowledge) -> Iterat
     never asserted (the case analysis, for one) after their turn's run."""
     pending: dict[str, list[Firing]] = {}
     for firing in k.firings:
-        for key in firing.conclusions:
+        for key in map(as_key, firing.conclusions):  # a plain tuple (say a test's) read as its record
             values = k.values.get(key)
-            if key[0] in KINDS and values is not None:
-                fact = EngineFact(key[0], tuple((f, values.get(f)) for f in KINDS[key[0]]))
+            if key.kind in KINDS and values is not None:
+                fact = EngineFact(key.kind, tuple((f, values.get(f)) for f in KINDS[key.kind]))
                 pending.setdefault(_canonical(fact_text(fact)), []).append(firing)
     told: set[int] = set()
     firings = list(k.firings)

@@ -54,8 +54,8 @@ def _phrases(k: Knowledge, keys) -> list:
     cells: dict = {}
     clauses: list = []
     for key in keys:
-        if key[0] in ("held", "lacked"):
-            cells.setdefault((key[0], key[1]), []).append(key[2])
+        if key.kind in ("held", "lacked"):
+            cells.setdefault((key.kind, key.owner), []).append(key.card)
         else:
             clauses.append(fact_text(k, key))
     out = [f"{owner} {'holds' if kind == 'held' else 'lacks'} "
@@ -82,7 +82,7 @@ def _proofs(k: Knowledge, keys) -> dict:
         j = k.justification(key)
         proof = prove(k, key).to_json()
         proof["turn"] = j.turn if j is not None else None
-        out[f"{key[1]}|{key[2]}"] = proof
+        out[f"{key.owner}|{key.card}"] = proof
     return out
 
 

@@ -150,8 +150,8 @@ def _trim(record: Record, level: str, engine: str | None) -> Record:
     """Keep the turns the envelope's justifications rest on; then drop
     turns, first to last, while the record still fits ``level``."""
     k = knowledge_at(record, level, engine)
-    used = sorted({r[1] for c in k.held_by("envelope") for r in k.roots(held_key("envelope", c))
-                   if r[0] in ("passed", "showed", "accused", "revealed")})
+    used = sorted({r.turn for c in k.held_by("envelope") for r in k.roots(held_key("envelope", c))
+                   if r.kind in ("passed", "showed", "accused", "revealed")})
     cut = replace(record, turns=[record.turns[t - 1] for t in used])
     if _fits(cut, level, engine):
         record = cut
@@ -251,7 +251,8 @@ def _decoy(deal, names: tuple, me: str, rng: random.Random, start: Record, engin
         prefix.append(turn)
         k.observe(turn, n)
         found = next((key for key, j in k.justifications.items() if j.rule == CASE_ANALYSIS and (
-            (key[0] == "held" and key[1] != "envelope") or (key[0] == "lacked" and key[1] == "envelope"))), None)
+            (key.kind == "held" and key.owner != "envelope") or (key.kind == "lacked" and key.owner == "envelope"))),
+            None)
         if found is not None or k.solved():
             break
     return found, prefix, k
@@ -270,7 +271,7 @@ def _hard_from(ed: Edition, names: tuple, me: str, rng: random.Random, seed: int
     own = [c for c in ed.category_cards(cat) if c in deal.hands[me]]
     if not own:
         return None  # the closing suggestion needs a card of the decoy's category the seat holds
-    used = sorted({r[1] for r in k.roots(found) if r[0] in ("passed", "showed")})
+    used = sorted({r.turn for r in k.roots(found) if r.kind in ("passed", "showed")})
     turns = [prefix[t - 1] for t in used]
     record = Record(edition=ed, players=names, me=me, hand=deal.hands[me], hand_sizes=sizes, turns=turns,
                     source="<puzzle>")

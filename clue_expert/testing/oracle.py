@@ -28,6 +28,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Glucose3
 
+from ..core.facts import as_key
 from ..core.observations import Accusation
 from ..core.records import Record
 
@@ -223,20 +224,21 @@ def premise_clauses(key, values: dict, pool, x: dict) -> list | None:
     """The clauses of one premise, its own meaning and nothing derived
     (``values``: the observations' fields by key, as
     :attr:`Knowledge.values`), or None when no deal meets it (a bound
-    nothing satisfies); ``pool`` and ``x`` as :func:`deal_clauses` gives them."""
-    kind = key[0]
+    nothing satisfies); ``pool`` and ``x`` as :func:`deal_clauses` gives them.
+    A plain tuple is read as its record (:func:`~clue_expert.core.facts.as_key`)."""
+    key = as_key(key)
+    kind = key.kind
     v = values.get(key, {})
     if kind == "held":
-        return [[x[(key[1], key[2])]]]
+        return [[x[(key.owner, key.card)]]]
     if kind == "lacked":
-        return [[-x[(key[1], key[2])]]]
+        return [[-x[(key.owner, key.card)]]]
     if kind == "one-of":
-        return [[x[(key[1], c)] for c in key[2]]]
+        return [[x[(key.owner, c)] for c in key.cards]]
     if kind == "not-all":
-        return [[-x[(key[1], c)] for c in key[2]]]
+        return [[-x[(key.owner, c)] for c in key.cards]]
     if kind == "bound":
-        owner, cards, low, high = key[1:]
-        return _bound_clauses(pool, [x[(owner, c)] for c in cards], low, high)
+        return _bound_clauses(pool, [x[(key.owner, c)] for c in key.cards], key.low, key.high)
     if kind in ("dealt", "revealed"):
         who = v["owner"] if kind == "dealt" else v["player"]
         return [[x[(who, c)]] for c in v["cards"]]
@@ -256,16 +258,17 @@ def premise_clauses(key, values: dict, pool, x: dict) -> list | None:
 
 def negated_goal(key, x: dict) -> list:
     """The clauses saying that the goal fact ``key`` (held, lacked, one-of or
-    not-all) does not hold."""
-    kind = key[0]
+    not-all) does not hold (a plain tuple is read as its record)."""
+    key = as_key(key)
+    kind = key.kind
     if kind == "held":
-        return [[-x[(key[1], key[2])]]]
+        return [[-x[(key.owner, key.card)]]]
     if kind == "lacked":
-        return [[x[(key[1], key[2])]]]
+        return [[x[(key.owner, key.card)]]]
     if kind == "one-of":
-        return [[-x[(key[1], c)]] for c in key[2]]
+        return [[-x[(key.owner, c)]] for c in key.cards]
     if kind == "not-all":
-        return [[x[(key[1], c)]] for c in key[2]]
+        return [[x[(key.owner, c)]] for c in key.cards]
     raise ValueError(f"cannot negate {key!r}")
 
 

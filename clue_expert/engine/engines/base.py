@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Protocol, Sequence
 
 from ...core.errors import UnknownEngineError
-from ...core.facts import key_of
+from ...core.facts import AnyKey, key_of
 
 #: The engines a user may name (``--engine``, ``engine=`` in a seat spec, ``engine:`` in a level file).
 ENGINE_NAMES: tuple[str, ...] = ("experta", "clips")
@@ -80,9 +80,9 @@ class EngineFact:
         """Field -> value."""
         return dict(self.values)
 
-    def key(self) -> tuple:
-        """The fact's key (:func:`clue_expert.core.facts.key_of`), worked out
-        once per fact: the seat reads the keys of every firing's facts."""
+    def key(self) -> AnyKey:
+        """The fact's key, its record (:func:`clue_expert.core.facts.key_of`),
+        worked out once per fact: the seat reads the keys of every firing's facts."""
         d = self.__dict__
         key = d.get("_key")
         if key is None:

@@ -42,7 +42,7 @@ from clips.common import environment_data
 from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding, for the calls made per firing
 
 from ...core.errors import RuleFileError, RuleLimitError
-from ...core.facts import TALLY_KINDS
+from ...core.facts import TALLY_KINDS, cell_key
 from ..language import ir
 from ..language.ir import Var, evaluate
 from .base import Activation, Binder, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
@@ -560,7 +560,7 @@ class ClipsEngine(RuleEngine):
                     fields.append((f, evaluate(t, values)))
             fact = EngineFact(kind, tuple(fields))
             if cell:  # key_of's (kind, owner, card), worked out here once
-                fact.__dict__["_key"] = (kind, fields[0][1], fields[1][1])
+                fact.__dict__["_key"] = cell_key(kind, fields[0][1], fields[1][1])
             by_index[index] = fact
             self._index[fact] = index
             made.append(fact)

@@ -194,7 +194,10 @@ def _weigh(value, env) -> None:
 
 
 def _check_small(out, env):
-    """A literal collection: flat and short is free, anything else is weighed."""
+    """A literal collection: flat and short is free, anything else is weighed.
+    A library call's tuple is checked too, a fact key's record included
+    (``isinstance``: a key is a tuple's subclass, ``Held(...)`` nested in
+    itself is weighed like the plain tuple it was)."""
     for x in out:
         tx = type(x)
         if tx not in _SCALARS or (tx is str and len(x) > 64):
@@ -465,7 +468,7 @@ def _metered_call(fn: Callable, name: str, args: list) -> Compiled:
             r = fn(env["__lib__"], *[a(env) for a in args])
         finally:
             meter.reset(token)
-        return _check_small(r, env) if type(r) is tuple else r
+        return _check_small(r, env) if isinstance(r, tuple) else r
     return metered_call
 
 
@@ -477,33 +480,33 @@ def _plain_call(fn: Callable, args: list, var: list) -> Compiled:
 
         def call1v(env):
             r = fn(env["__lib__"], env[n0])
-            return _check_small(r, env) if type(r) is tuple else r
+            return _check_small(r, env) if isinstance(r, tuple) else r
         return call1v
     if len(args) == 2 and var[0] is not None and var[1] is not None:
         m0, m1 = var[0], var[1]
 
         def call2v(env):
             r = fn(env["__lib__"], env[m0], env[m1])
-            return _check_small(r, env) if type(r) is tuple else r
+            return _check_small(r, env) if isinstance(r, tuple) else r
         return call2v
     if len(args) == 1:
         a0 = args[0]
 
         def call1(env):
             r = fn(env["__lib__"], a0(env))
-            return _check_small(r, env) if type(r) is tuple else r
+            return _check_small(r, env) if isinstance(r, tuple) else r
         return call1
     if len(args) == 2:
         a0, a1 = args
 
         def call2(env):
             r = fn(env["__lib__"], a0(env), a1(env))
-            return _check_small(r, env) if type(r) is tuple else r
+            return _check_small(r, env) if isinstance(r, tuple) else r
         return call2
 
     def call(env):
         r = fn(env["__lib__"], *[a(env) for a in args])
-        return _check_small(r, env) if type(r) is tuple else r
+        return _check_small(r, env) if isinstance(r, tuple) else r
     return call
 
 

@@ -58,12 +58,12 @@ def pattern_hand(k: KnowledgeView, player, min_asks=3):
 
 @MODELS("probable clues not refuted by the sheet: cards the owner probably holds")
 def probably_held(k: KnowledgeView, owner):
-    return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-held" and o == owner)
+    return frozenset(key.card for key in k.probable_clues() if key.kind == "probably-held" and key.owner == owner)
 
 
 @MODELS("probable clues not refuted by the sheet: cards the owner probably lacks")
 def probably_lacked(k: KnowledgeView, owner):
-    return frozenset(c for kind, o, c in k.probable_clues() if kind == "probably-lacked" and o == owner)
+    return frozenset(key.card for key in k.probable_clues() if key.kind == "probably-lacked" and key.owner == owner)
 
 
 @MODELS("the envelope's cards in sheet order if the sheet plus the unrefuted probable clues name all "
@@ -71,8 +71,8 @@ def probably_lacked(k: KnowledgeView, owner):
         "rule set's id, only that model's clues", costly=True)
 def probable_envelope(k: KnowledgeView, model=None):
     clues = k.probable_clues(model=None if model is None else str(model))
-    probably_owned = {c for kind, o, c in clues if kind == "probably-held" and o in k.players}
-    lacks = {p: k.lacked_by(p) | {c for kind, o, c in clues if kind == "probably-lacked" and o == p}
+    probably_owned = {key.card for key in clues if key.kind == "probably-held" and key.owner in k.players}
+    lacks = {p: k.lacked_by(p) | {key.card for key in clues if key.kind == "probably-lacked" and key.owner == p}
              for p in k.players}
     out: list = []
     for cat in k.edition.categories:

@@ -1,7 +1,7 @@
 """Fact references, for a rule's ``because:`` list (names with a capital letter)."""
 from __future__ import annotations
 
-from ...core.facts import cards_key, held_key, lacked_key
+from ...core.facts import GAME_KEY, cards_key, held_key, lacked_key, owner_key
 from .registry import Section
 
 REFERENCES = Section("fact references (for because:)")
@@ -29,12 +29,12 @@ def NotAll(k, owner, cards):
 
 @REFERENCES("reference to the fact 'owner holds N cards'")
 def HandSize(k, owner):
-    return ("hand-size", owner)
+    return owner_key("hand-size", owner)
 
 
 @REFERENCES("reference to the game set-up fact")
 def GameFact(k, _ignored=None):
-    return ("game",)
+    return GAME_KEY
 
 
 def register(functions: dict, descriptions: dict) -> None:

@@ -1,7 +1,7 @@
 """For strategies, responses and accusations: seat order, passes, cards seen and shown, counts."""
 from __future__ import annotations
 
-from ...core.facts import ENVELOPE
+from ...core.facts import ENVELOPE, turn_player_key
 from ..seat.queries import KnowledgeView
 from .registry import Section
 
@@ -24,7 +24,7 @@ def previous_player(k: KnowledgeView, player):
             "(in Speed Clue every player asked before the one who showed; in the generalized game at most the one "
             "player asked), in seat order")
 def passed_on(k: KnowledgeView, turn):
-    return tuple(p for p in k.players if k.known(("passed", turn, p)))
+    return tuple(p for p in k.players if k.known(turn_player_key("passed", turn, p)))
 
 
 @STRATEGIES("cards that have been shown to this seat")

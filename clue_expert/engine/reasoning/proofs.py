@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from ...core.errors import ClueError
-from ...core.facts import ENVELOPE, OBSERVATION_KINDS, Key, cards_key, describe, english_list, held_key, lacked_key
+from ...core.facts import (ENVELOPE, OBSERVATION_KINDS, AnyKey, Key, as_key, cards_key, describe, english_list, held_key,
+                           lacked_key)
 from ..seat.knowledge import CASE_ANALYSIS, GIVEN, HELD, LACKED, OBSERVATION, UNKNOWN, Justification, Knowledge
 from ..library import disjoint_clauses
 
@@ -111,31 +112,35 @@ class Proof:
                 "items": [i.to_json() for i in self.items]}
 
 
-def negation(key: Key) -> tuple:
+def negation(key: AnyKey) -> tuple:
     """The opposite of a held / lacked / one-of / not-all fact, as facts
     that together say it: ``(bob lacks rope,)``; for "bob holds one of rope,
-    hall", ``(bob lacks rope, bob lacks hall)``."""
-    if key[0] in (HELD, LACKED):
-        return ((LACKED if key[0] == HELD else HELD, key[1], key[2]),)
-    if key[0] == "one-of":
-        return tuple(lacked_key(key[1], c) for c in key[2])
-    if key[0] == "not-all":
-        return tuple(held_key(key[1], c) for c in key[2])
+    hall", ``(bob lacks rope, bob lacks hall)`` (a plain tuple is read as its record)."""
+    key = as_key(key)
+    if key.kind in (HELD, LACKED):
+        return ((lacked_key if key.kind == HELD else held_key)(key.owner, key.card),)
+    if key.kind == "one-of":
+        return tuple(lacked_key(key.owner, c) for c in key.cards)
+    if key.kind == "not-all":
+        return tuple(held_key(key.owner, c) for c in key.cards)
     raise ClueError(f"no proof by cases of {describe(key)}")
 
 
-def fact_text(k: Knowledge, key: Key) -> str:
+def fact_text(k: Knowledge, key: AnyKey) -> str:
     """A fact in words, a clause's cards in sheet order (as suggestions name them)."""
-    if key[0] in ("one-of", "not-all"):
-        cards = ", ".join(sorted(key[2], key=k.sheet_position))
-        return f"{key[1]} holds one of {cards}" if key[0] == "one-of" else f"{key[1]} does not hold all of {cards}"
+    key = as_key(key)
+    if key.kind in ("one-of", "not-all"):
+        cards = ", ".join(sorted(key.cards, key=k.sheet_position))
+        return f"{key.owner} holds one of {cards}" if key.kind == "one-of" else \
+            f"{key.owner} does not hold all of {cards}"
     return describe(key, k.values)
 
 
-def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: int = TRIALS) -> Proof:
+def prove(k: Knowledge, key: AnyKey, root: Justification | None = None, *, trials: int = TRIALS) -> Proof:
     """The numbered proof of a fact the knowledge holds (or of one it
     entails, given the ``root`` justification :meth:`Knowledge.entailment`
-    built for it)."""
+    built for it).  A plain tuple is read as its record."""
+    key = as_key(key)
     top = root or k.justification(key)
     if top is None:
         raise ClueError(f"{describe(key)} is not known, so there is nothing to prove")
@@ -146,7 +151,7 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
         x, j = stack.pop()
         if x in nodes or x in observed:
             continue
-        if x[0] in OBSERVATION_KINDS:
+        if x.kind in OBSERVATION_KINDS:
             observed[x] = k.values.get(x, {})
             continue
         nodes[x] = j
@@ -155,7 +160,7 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
                 pj = k.justification(p)
                 if pj is not None:
                     stack.append((p, pj))
-                elif p[0] in OBSERVATION_KINDS:
+                elif p.kind in OBSERVATION_KINDS:
                     observed[p] = k.values.get(p, {})
     order = sorted((x for x in nodes if x != key), key=lambda x: nodes[x].step) + [key]
     builder = _Lines(k, observed, trials)
@@ -169,7 +174,7 @@ def prove(k: Knowledge, key: Key, root: Justification | None = None, *, trials: 
     env = ("one envelope card per category" if set(counts.values()) == {1}
            else "envelope cards: " + ", ".join(f"{n} {cat}" for cat, n in counts.items() if n))
     header = f"Given one owner per card, {hands} and {env}:"
-    return Proof(key, items, header, {x: v for x, v in observed.items() if x[0] not in SILENT},
+    return Proof(key, items, header, {x: v for x, v in observed.items() if x.kind not in SILENT},
                  builder.unsplit)
 
 
@@ -249,24 +254,24 @@ class _Lines:
             if p in self.label_of:
                 if self.label_of[p] not in labels:
                     labels.append(self.label_of[p])
-            elif p[0] in OBSERVATION_KINDS and p[0] not in SILENT:
-                word = "dealt" if p[0] == "dealt" else f"turn {p[1]}"
+            elif p.kind in OBSERVATION_KINDS and p.kind not in SILENT:
+                word = "dealt" if p.kind == "dealt" else f"turn {p.turn}"
                 if word not in turns:
                     turns.append(word)
         return tuple(sorted(labels, key=int)) + tuple(turns)
 
-    def add(self, key: Key, j: Justification) -> None:
+    def add(self, key: AnyKey, j: Justification) -> None:
         cites = self.cite(j.premises)
-        premises = tuple(p for p in j.premises if p[0] not in SILENT)
+        premises = tuple(p for p in j.premises if p.kind not in SILENT)
         rule = "observed" if j.rule == OBSERVATION else j.rule
         if j.rule == CASE_ANALYSIS:
             self._case_line(key, j, cites, premises)
             return
-        sig = (rule, cites, key[0])
-        if key[0] in (HELD, LACKED) and sig in self.groups:
+        sig = (rule, cites, key.kind)
+        if key.kind in (HELD, LACKED) and sig in self.groups:
             item = self.groups[sig]
-            owners = {x[1] for x in item.keys} | {key[1]}
-            cards = {x[2] for x in item.keys} | {key[2]}
+            owners = {x.owner for x in item.keys} | {key.owner}
+            cards = {x.card for x in item.keys} | {key.card}
             if len(owners) == 1 or len(cards) == 1:
                 item.keys += (key,)
                 item.premises += tuple(p for p in premises if p not in item.premises)
@@ -275,7 +280,7 @@ class _Lines:
                 self.label_of[key] = item.label
                 return
         item = self._new(key, rule, cites, premises, j.message)
-        if key[0] in (HELD, LACKED):
+        if key.kind in (HELD, LACKED):
             self.groups[sig] = item
 
     def _new(self, key: Key, rule: str, cites: tuple, premises: tuple, message: str) -> Item:
@@ -287,9 +292,9 @@ class _Lines:
 
     def _group_text(self, keys) -> str:
         pos = self.k.sheet_position
-        kind = keys[0][0]
-        owners = sorted({x[1] for x in keys}, key=pos)
-        cards = sorted({x[2] for x in keys}, key=pos)
+        kind = keys[0].kind
+        owners = sorted({x.owner for x in keys}, key=pos)
+        cards = sorted({x.card for x in keys}, key=pos)
         if len(owners) == 1:
             return f"{owners[0]} {'holds' if kind == HELD else 'lacks'} {english_list(cards)}"
         return f"{english_list(owners)} {'hold' if kind == HELD else 'lack'} {cards[0]}"
@@ -325,9 +330,9 @@ class _Node:
 class _Search:
     """The search for a case analysis the rules can close, by iterative deepening."""
 
-    def __init__(self, k: Knowledge, premises: tuple, goal: Key, trials: int):
+    def __init__(self, k: Knowledge, premises: tuple, goal: AnyKey, trials: int):
         self.trial = k.fresh(k.me, complete=False)
-        self.premises = tuple(p for p in premises if p[0] not in OBSERVATION_KINDS)
+        self.premises = tuple(p for p in premises if p.kind not in OBSERVATION_KINDS)
         self.goal = goal
         self.left = trials
 
@@ -479,10 +484,10 @@ class _Search:
                             f"{english_list(possible, 'or')} holds {c}", "one owner"))
         goal = self.goal
 
-        goal_cards = goal[2] if isinstance(goal[2], tuple) else (goal[2],)
+        goal_cards = (goal.card,) if goal.kind in (HELD, LACKED) else goal.cards
 
         def rank(split):
-            near = any(x[1] == goal[1] or x[2] in goal_cards for x in split[0])
+            near = any(x.owner == goal.owner or x.card in goal_cards for x in split[0])
             return (len(split[0]), not near, split[2])
         return sorted(out, key=rank)[:SPLITS]
 
@@ -533,11 +538,11 @@ class _Block:
     def _item(self, depth: int, kind: str, text: str, rule: str, premises: tuple, keys: tuple,
               message: str = "") -> Item:
         cites = tuple(dict.fromkeys(c for c in (self._find(p) for p in premises) if c))
-        if kind == "fact" and keys[0][0] in (HELD, LACKED):
-            sig = (rule, cites, keys[0][0])
+        if kind == "fact" and keys[0].kind in (HELD, LACKED):
+            sig = (rule, cites, keys[0].kind)
             item = self.groups[-1].get(sig)
-            if item is not None and (len({x[1] for x in item.keys + keys}) == 1
-                                     or len({x[2] for x in item.keys + keys}) == 1):
+            if item is not None and (len({x.owner for x in item.keys + keys}) == 1
+                                     or len({x.card for x in item.keys + keys}) == 1):
                 item.keys += keys
                 item.premises += tuple(p for p in premises if p not in item.premises)
                 item.text = self.lines._group_text(item.keys)
@@ -549,8 +554,8 @@ class _Block:
         self.lines.items.append(item)
         for x in keys if kind != "split" else ():
             self.scope[-1][x] = item.label
-        if kind == "fact" and keys[0][0] in (HELD, LACKED):
-            self.groups[-1][(rule, cites, keys[0][0])] = item
+        if kind == "fact" and keys[0].kind in (HELD, LACKED):
+            self.groups[-1][(rule, cites, keys[0].kind)] = item
         return item
 
     def _need(self, key: Key, depth: int) -> None:
@@ -570,10 +575,10 @@ class _Block:
         if j is None or j.rule == GIVEN:  # pragma: no cover - every premise is in a level
             raise ClueError(f"internal: no step gives {describe(key)}")
         for p in j.premises:
-            if p[0] not in OBSERVATION_KINDS:
+            if p.kind not in OBSERVATION_KINDS:
                 self._need(p, depth)
         self._item(depth, "fact", fact_text(self.lines.k, key), j.rule,
-                   tuple(p for p in j.premises if p[0] not in SILENT), (key,), j.message)
+                   tuple(p for p in j.premises if p.kind not in SILENT), (key,), j.message)
 
     def emit(self, node: _Node, depth: int, kind: str = "suppose", via: str = "") -> None:
         self.levels.append(node.new)
@@ -586,10 +591,10 @@ class _Block:
         if node.closure is not None:
             rule, premises, why = node.closure
             for p in premises:
-                if p[0] not in OBSERVATION_KINDS:
+                if p.kind not in OBSERVATION_KINDS:
                     self._need(p, depth)
             self._item(depth, "contradiction", f"impossible: {why}", rule,
-                       tuple(p for p in premises if p[0] not in SILENT), ())
+                       tuple(p for p in premises if p.kind not in SILENT), ())
         else:
             if node.split is None:  # pragma: no cover - a refuted supposition is closed or split
                 raise ClueError("internal: a supposition neither closed nor split")

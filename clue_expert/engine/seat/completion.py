@@ -14,7 +14,7 @@ from typing import Iterable, NamedTuple, NoReturn
 from ..language.ir import Pattern
 from ..reasoning.backbone import Unsatisfiable
 from ...core.errors import ClueError, ContradictionError
-from ...core.facts import ENVELOPE, REQUEST_KINDS, Key, describe, held_key, lacked_key
+from ...core.facts import ENVELOPE, REQUEST_KINDS, AnyKey, Key, as_key, cell_key, describe, held_key, lacked_key
 from .interpret import RuleInterpreter
 from .justify import CASE_ANALYSIS, HELD, LACKED, UNKNOWN, Explanation, Explanations, Firing, Justification, \
     JustificationLog
@@ -208,20 +208,21 @@ class CompletionStep:
             raise ClueError("this knowledge runs without the completion step")
         return self._ledger
 
-    def completion_check(self, key: Key) -> dict:
+    def completion_check(self, key: AnyKey) -> dict:
         """Whether the completion step can settle a held/lacked fact: for
         each of the fact and its opposite, an example owner of the card in a
         deal consistent with everything known (None when no such deal).
         Needs the completion step (``complete=True``)."""
+        key = as_key(key)
         ledger = self._needs_ledger()
         sat, assumptions = ledger.model, ledger.assumptions()
-        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
+        lit = sat.var(key.owner, key.card) * (1 if key.kind == "held" else -1)
         out = {}
         for want, label in ((lit, "with"), (-lit, "without")):
             owner = None
             model = sat.example(assumptions + [want])
             if model is not None:
-                owner = next(o for o in self._seating.owners if sat.var(o, key[2]) in model)
+                owner = next(o for o in self._seating.owners if sat.var(o, key.card) in model)
             out[label] = owner
         return out
 
@@ -230,16 +231,17 @@ class CompletionStep:
         ledger = self._needs_ledger()
         return ledger.model.consistent(ledger.assumptions())
 
-    def settling_cells(self, key: Key, skip: Iterable[str] = ()) -> list[SettlingCell]:
+    def settling_cells(self, key: AnyKey, skip: Iterable[str] = ()) -> list[SettlingCell]:
         """Single cells that would settle an open held/lacked fact: each
         :class:`SettlingCell` (owner, card, holds, result) such that learning "owner holds card"
         (``holds``) or "owner lacks card" is consistent with what is known
         and entails ``result`` (the fact or its opposite).  Owners in
         ``skip`` are left out.  Needs the completion step."""
+        key = as_key(key)
         ledger = self._needs_ledger()
         sat, assumptions = ledger.model, ledger.assumptions()
-        lit = sat.var(key[1], key[2]) * (1 if key[0] == "held" else -1)
-        opposite = (LACKED if key[0] == HELD else HELD, key[1], key[2])
+        lit = sat.var(key.owner, key.card) * (1 if key.kind == "held" else -1)
+        opposite = cell_key(LACKED if key.kind == HELD else HELD, key.owner, key.card)
         out = []
         for o in self._seating.owners:
             if o in skip:
@@ -264,9 +266,9 @@ class CompletionStep:
 
     def entailment(self, key: Key) -> Entailment:
         """See :meth:`_entailment`."""
-        return Entailment(*self._entailment(key))
+        return Entailment(*self._entailment(as_key(key)))  # a plain tuple read as its record
 
-    def _entailment(self, key: Key) -> tuple[bool | None, Explanation | None]:
+    def _entailment(self, key: AnyKey) -> tuple[bool | None, Explanation | None]:
         """Whether a held / lacked / one-of / not-all fact follows from what
         is known, decided by entailment: ``(True, tree)`` when it does,
         ``(False, tree)`` when its negation does (every card of it is known
@@ -276,11 +278,11 @@ class CompletionStep:
         clause known; otherwise the completion step's case analysis — no deal
         consistent with a minimal set of known facts makes it false.  Without
         the completion step only what the rules concluded counts."""
-        kind, owner = key[0], key[1]
+        kind, owner = key.kind, key.owner
         seating, store, known, explain = self._seating, self._store, self._log.justifications, self._explanations.explain
         if kind not in (HELD, LACKED, "one-of", "not-all") or owner not in seating.owner_set:
             raise ClueError(f"cannot decide {describe(key)} by entailment")
-        cards = (key[2],) if kind in (HELD, LACKED) else tuple(key[2])
+        cards = (key.card,) if kind in (HELD, LACKED) else tuple(key.cards)
         if not cards or any(c not in seating.all_cards for c in cards):
             raise ClueError(f"cannot decide {describe(key)}: it names no card or an unknown one")
         sign = 1 if kind in (HELD, "one-of") else -1

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from ...core.board import MoveOptions
 from ...core.errors import ClueError, RuleFileError
+from ...core.facts import decision_key
 from ..language.expr import clip
 from .justify import Candidate, Firing, JustificationLog, LazyMessage
 from ..language.rules import CompiledRule
@@ -182,7 +183,7 @@ class Deciding:
             message = LazyMessage(rule, dict(env))  # the bindings of this firing
             cand = Candidate(c.kind, opts, rule.priority, rule.id, message, step)
             self.candidates.append(cand)
-            self._log.log(Firing(step, rule.id, message, ((c.kind, opts),), (env["this"],), self._log.turn))
+            self._log.log(Firing(step, rule.id, message, (decision_key(c.kind, opts),), (env["this"],), self._log.turn))
 
     def _gather(self, rule: CompiledRule, env: dict) -> None:
         """A match: rule fired: add the cards it names to its candidate (see the module docstring)."""
@@ -286,7 +287,7 @@ class Deciding:
             cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
             assert self.candidates is not None
             self.candidates.append(cand)
-            self._log.log(Firing(step, rule.id, message, ((kind, opts),), self._premises(entry.envs), self._log.turn))
+            self._log.log(Firing(step, rule.id, message, (decision_key(kind, opts),), self._premises(entry.envs), self._log.turn))
 
     def _premises(self, envs: list[dict]) -> tuple:
         """Every fact the firings of a gathered candidate matched (set-up

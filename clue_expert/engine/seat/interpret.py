@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ...core.errors import ContradictionError, RuleFileError, RuleLimitError
-from ...core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, Key,
-                          bound_key, cards_key, describe)
+from ...core.facts import (DECISION_KINDS, PROBABLE_KINDS, SETUP_KINDS, TALLY_KINDS, TRANSIENT_KINDS, AnyKey, Key,
+                          bound_key, cards_key, cell_key, describe)
 from .decisions import Deciding
 from .justify import Explanations, JustificationLog
 from .store import FactStore, ReadingView, Seating
@@ -162,14 +162,14 @@ class RuleInterpreter:
         owners, cards = self._seating.owner_set, self._seating.all_cards
         for fact in native:
             key = fact.key()
-            kind, owner = key[0], key[1]
+            kind, owner = key.kind, key.owner
             if kind == "one-of":  # recorded by the engine as _declare_known records a clause
                 clause = fact.get("cards")
                 if type(owner) is not str or owner not in owners or type(clause) is not tuple \
                         or not cards.issuperset(clause):
                     self._check_conclusion(rule, kind, owner, clause)
             else:
-                card = key[2]
+                card = key.card
                 if type(owner) is not str or owner not in owners or type(card) is not str or card not in cards:
                     self._check_conclusion(rule, kind, owner, card)
             new.append(key)
@@ -233,20 +233,20 @@ class RuleInterpreter:
         """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
         keys = tuple([f.key() for f in facts])
         for k in keys:
-            if k[0] in _NOT_PREMISES:
+            if k.kind in _NOT_PREMISES:
                 return self._premise_keys(keys)
         return keys
 
-    def _premise_keys(self, keys: Sequence[Key]) -> tuple:
+    def _premise_keys(self, keys: Sequence[AnyKey]) -> tuple:
         """The premises of facts a rule matched: set-up facts (which hold in
         every game) dropped, a count replaced by the facts it counted."""
         out: list[Key] = []
         for key in keys:
-            kind = key[0]
+            kind = key.kind
             if kind in SETUP_KINDS or kind in TRANSIENT_KINDS:
                 continue
             if kind in TALLY_KINDS:
-                out.extend(self._store.counted(kind, key[1]))
+                out.extend(self._store.counted(kind, key.name))
             else:
                 out.append(key)
         return tuple(dict.fromkeys(out)) or tuple(keys[:1])
@@ -321,7 +321,7 @@ class RuleInterpreter:
             if type(owner) is not str or owner not in self._seating.owner_set or type(card) is not str \
                     or card not in self._seating.all_cards:
                 self._check_conclusion(rule, kind, owner, card)
-            key = (kind, owner, card)
+            key = cell_key(kind, owner, card)
             if key in self._log.justifications:
                 return
             message = LazyMessage(rule, dict(env))  # the bindings of this firing
@@ -359,7 +359,7 @@ class RuleInterpreter:
                 if type(owner) is not str or owner not in self._seating.owner_set or type(arg) is not str \
                         or arg not in self._seating.all_cards:
                     self._check_conclusion(rule, c.kind, owner, arg)
-                key = (c.kind, owner, arg)
+                key: Key = cell_key(c.kind, owner, arg)
             elif c.kind == "bound":
                 arg = (arg, c.args[2](env), c.args[3](env))
                 self._check_conclusion(rule, c.kind, owner, arg)
@@ -439,8 +439,8 @@ class RuleInterpreter:
         """A model rule fired: record its probable clues (not sheet facts)."""
         new = []
         for c in rule.then:
-            key = (c.kind, c.args[0](env), c.args[1](env))
-            self._check_conclusion(rule, c.kind, key[1], key[2])
+            key = cell_key(c.kind, c.args[0](env), c.args[1](env))
+            self._check_conclusion(rule, c.kind, key.owner, key.card)
             if key not in self._log.probable and key not in new:
                 new.append(key)
         if not new:

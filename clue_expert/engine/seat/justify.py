@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ...core.cards import Edition
 from ...core.errors import RuleFileError
-from ...core.facts import OBSERVATION_KINDS, Key, describe
+from ...core.facts import OBSERVATION_KINDS, AnyKey, Key, as_key, describe, held_key, lacked_key
 from .ledger import SatLedger
 from .premises import PremiseLogic
 from ..language.rules import CompiledRule
@@ -129,6 +129,7 @@ class _PremiseOrder(dict):
 
     def __missing__(self, key):
         order = self.order
+        # by place: any key's values after its kind, whatever its shape (a premise may be a plain tuple)
         value = tuple(order.get(x, -1) if isinstance(x, str) else 0 for x in key[1:]) + (key[0],)
         if len(self) < 100_000:
             self[key] = value
@@ -193,25 +194,25 @@ def premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, 
         tag = token[0]
         if tag == "H":
             for c in token[2]:
-                read[(HELD, token[1], c)] = None
+                read[held_key(token[1], c)] = None
         elif tag == "L":
             for c in token[2]:
-                read[(LACKED, token[1], c)] = None
+                read[lacked_key(token[1], c)] = None
         elif tag == "h":
             for o in token[2]:
-                read[(HELD, o, token[1])] = None
+                read[held_key(o, token[1])] = None
         elif tag == "l":
             for o in token[2]:
-                read[(LACKED, o, token[1])] = None
+                read[lacked_key(o, token[1])] = None
         elif tag == "K":
             read.update(dict.fromkeys(token[1]))
     keep = [k for k in dict.fromkeys(matched) if known is None or k in known]
     for k in keep:
         read.pop(k, None)
-    observed = [k for k in read if k[0] in OBSERVATION_KINDS and (known is None or k in known)]
+    observed = [k for k in read if k.kind in OBSERVATION_KINDS and (known is None or k in known)]
     if observed:
         keep += sorted(observed, key=premise.__getitem__)
-    rest = sorted((k for k in read if k[0] not in OBSERVATION_KINDS and (known is None or k in known)),
+    rest = sorted((k for k in read if k.kind not in OBSERVATION_KINDS and (known is None or k in known)),
                   key=read_order.__getitem__)
     return tuple(keep + rest), len(keep)
 
@@ -349,11 +350,11 @@ class JustificationLog:
     firing, the step counter and the turn being processed.  It owns this
     state; the other parts read it and add to it through its methods."""
 
-    justifications: dict[Key, Justification]
+    justifications: dict[AnyKey, Justification]
     """key -> Justification, in derivation order."""
-    values: dict[Key, dict]
+    values: dict[AnyKey, dict]
     """key -> field values."""
-    probable: dict[Key, Justification]
+    probable: dict[AnyKey, Justification]
     """Probable clues (opponent models): key -> Justification.  Kept apart
     from the sheet: deduction, the SAT backbone and the beliefs never read them."""
     firings: list[Firing]
@@ -468,7 +469,7 @@ class Explanations:
         tokens = tuple(reads or ())
         if any(t[0] == "seen" for t in tokens):
             known = self._log.justifications
-            seen = ("K", tuple(k for k, v in self._log.values.items() if k[0] == "showed"
+            seen = ("K", tuple(k for k, v in self._log.values.items() if k.kind == "showed"
                                and v.get("card") is not None and v.get("by") == me and k in known))
             tokens = tuple(seen if t[0] == "seen" else t for t in tokens)
         return tokens
@@ -519,9 +520,9 @@ class Explanations:
         for expr in rule.because:
             value = expr(env)
             if isinstance(value, tuple) and value and isinstance(value[0], str):
-                items = [value]
+                items = [as_key(value)]
             else:  # a stable order whatever the hash seed (comprehensions over sets)
-                items = sorted((tuple(p) for p in value), key=self.premise_order)
+                items = sorted((as_key(p) for p in value), key=self.premise_order)
             for p in items:
                 if p not in known and not (probable_ok and p in probable):
                     raise RuleFileError(rule.path, rule.id, f"cites premise '{describe(p, self._log.values)}', "
@@ -557,13 +558,14 @@ class Explanations:
             justifications[key] = j
         return j
 
-    def roots(self, key: Key) -> list[Key]:
-        """The observations a fact rests on, in derivation order."""
-        out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k[0] in OBSERVATION_KINDS]
+    def roots(self, key: AnyKey) -> list[AnyKey]:
+        """The observations a fact rests on, in derivation order (a plain tuple is read as its record)."""
+        key = as_key(key)
+        out = [k for k, j in self.derivation(key) if j.rule in (OBSERVATION, GIVEN) or k.kind in OBSERVATION_KINDS]
         justifications = self._log.justifications
         return sorted(out, key=lambda k: justifications[k].step)
 
-    def derivation(self, *keys: Key) -> Iterable[tuple[Key, Justification]]:
+    def derivation(self, *keys: Key) -> Iterable[tuple[AnyKey, Justification]]:
         """Each fact the ``keys`` rest on (themselves included), once, with
         its justification (:meth:`justification`), depth first; facts not
         known are passed over."""

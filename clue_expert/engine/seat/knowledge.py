@@ -38,7 +38,7 @@ from ..reasoning.backbone import MAX_COMPLETION_CELLS, SatModel
 from ...core.cards import Edition
 from ...core.observations import Accusation, DealtHand, Given, Observation, RevealedHand, Suggestion
 from ...core.errors import ClueError, ContradictionError, UnknownPlayerError
-from ...core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, Key, describe, key_of,
+from ...core.facts import (ENVELOPE, READING_KIND, REQUEST_KINDS, SEEN_KIND, SHOW_CARD_KIND, AnyKey, CellKey, Key, describe, key_of,
                           player_name_problem)
 from .completion import CompletionStep, Entailment, SettlingCell
 from .decisions import Deciding
@@ -286,7 +286,7 @@ class Knowledge(FrameQueries):
         return self._deciding.on_board(options, room)
 
     @property
-    def justifications(self) -> dict[Key, Justification]:
+    def justifications(self) -> dict[AnyKey, Justification]:
         """key -> Justification, in derivation order."""
         return self._log.justifications
 
@@ -717,7 +717,7 @@ class Knowledge(FrameQueries):
         """(turn, suggestion) for every suggestion observed, in order."""
         return [(turn, obs) for turn, obs in self._observations if isinstance(obs, Suggestion)]
 
-    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[CellKey]:
         """The probable clues in the order they were made: by default those
         the sheet has not refuted (a probably-held card the owner is known to
         lack, or the reverse); with ``refuted=True`` only the refuted ones;
@@ -730,9 +730,8 @@ class Knowledge(FrameQueries):
         for key in probable:
             if rules is not None and probable[key].rule not in rules:
                 continue
-            kind, owner, card = key
-            status = self.status(owner, card)
-            wrong = status == (LACKED if kind == "probably-held" else HELD)
+            status = self.status(key.owner, key.card)
+            wrong = status == (LACKED if key.kind == "probably-held" else HELD)
             if wrong == refuted:
                 out.append(key)
         return out
@@ -781,7 +780,7 @@ class Knowledge(FrameQueries):
         """How a fact is known (see :meth:`Explanations.justification`)."""
         return self._explanations.justification(key)
 
-    def roots(self, key: Key) -> list[Key]:
+    def roots(self, key: Key) -> list[AnyKey]:
         """The observations a fact rests on, in derivation order."""
         return self._explanations.roots(key)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..reasoning.backbone import SatModel
-from ...core.facts import Key
+from ...core.facts import CellKey, Key
 
 
 @dataclass(slots=True)
@@ -88,9 +88,9 @@ class SatLedger:
         self.pending = {}
         self.unpinned = None
 
-    def add_cell(self, key: Key, held: bool) -> None:
+    def add_cell(self, key: CellKey, held: bool) -> None:
         """A held (``held``) or lacked fact is known."""
-        var = self.model.vars[(key[1], key[2])]
+        var = self.model.vars[(key.owner, key.card)]
         self.facts[var if held else -var] = key
 
     def add_clause(self, key: Key, owner: str, cards: Iterable[str], sign: int) -> None:
@@ -144,6 +144,7 @@ class SatLedger:
         """Put back a snapshot into this ledger, whose model is new (made for the same game)."""
         sat = self.model
         for f in saved.sat_facts:
+            # f.key[0]: a bound's key, or the SAT's own ("not", key, side) tuple (premises.py)
             made = (sat.add_bound_fact(f.key, f.lits, f.low, f.high) if f.key[0] == "bound"
                     else sat.add_clause_fact(f.key, f.lits))
             if made != f.selector:  # pragma: no cover - the same calls number the same

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from ...core.facts import ENVELOPE, Key
+from ...core.facts import ENVELOPE, KEY_TYPES, AnyKey, Key, as_key
 from ..reasoning.backbone import SatModel
 
 
@@ -50,26 +50,29 @@ class PremiseLogic:
     def _at_least_one(self, key, lits: list) -> int:
         return self.sat.add_clause_fact(key, lits)
 
-    def literals(self, key: Key, values: Mapping | None = None) -> tuple[int, ...]:
+    def literals(self, key: AnyKey, values: Mapping | None = None) -> tuple[int, ...]:
         """Assumption literals that say the fact ``key`` holds (``values``:
         an observation's fields); () for the set-up facts (the game, hand
-        sizes), which the deal's constraints already say."""
+        sizes), which the deal's constraints already say.  A plain tuple is
+        read as its record (:func:`~clue_expert.core.facts.as_key`)."""
         found = self._lits.get(key)
         if found is not None:
             return found
-        kind = key[0]
+        if type(key) not in KEY_TYPES:
+            key = as_key(key)
+        kind = key.kind
         v = values or {}
         lits: tuple[int, ...]
         if kind == "held":
-            lits = (self._cell(key[1], key[2]),)
+            lits = (self._cell(key.owner, key.card),)
         elif kind == "lacked":
-            lits = (self._cell(key[1], key[2], False),)
+            lits = (self._cell(key.owner, key.card, False),)
         elif kind == "one-of":
-            lits = (self._at_least_one(key, [self._cell(key[1], c) for c in key[2]]),)
+            lits = (self._at_least_one(key, [self._cell(key.owner, c) for c in key.cards]),)
         elif kind == "not-all":
-            lits = (self._at_least_one(key, [self._cell(key[1], c, False) for c in key[2]]),)
+            lits = (self._at_least_one(key, [self._cell(key.owner, c, False) for c in key.cards]),)
         elif kind == "bound":
-            lits = (self.sat.add_bound_fact(key, [self._cell(key[1], c) for c in key[2]], key[3], key[4]),)
+            lits = (self.sat.add_bound_fact(key, [self._cell(key.owner, c) for c in key.cards], key.low, key.high),)
         elif kind in ("dealt", "revealed"):
             owner = v.get("owner", v.get("player"))
             lits = tuple(self._cell(owner, c) for c in v.get("cards", ()))
@@ -89,24 +92,27 @@ class PremiseLogic:
         self._lits[key] = lits
         return lits
 
-    def negation(self, key: Key) -> tuple[int, ...]:
-        """Assumption literals that say the conclusion ``key`` is false."""
+    def negation(self, key: AnyKey) -> tuple[int, ...]:
+        """Assumption literals that say the conclusion ``key`` is false (a
+        plain tuple is read as its record)."""
         found = self._negations.get(key)
         if found is not None:
             return found
-        kind = key[0]
+        if type(key) not in KEY_TYPES:
+            key = as_key(key)
+        kind = key.kind
         lits: tuple[int, ...]
         if kind == "held":
-            lits = (self._cell(key[1], key[2], False),)
+            lits = (self._cell(key.owner, key.card, False),)
         elif kind == "lacked":
-            lits = (self._cell(key[1], key[2]),)
+            lits = (self._cell(key.owner, key.card),)
         elif kind == "one-of":
-            lits = tuple(self._cell(key[1], c, False) for c in key[2])
+            lits = tuple(self._cell(key.owner, c, False) for c in key.cards)
         elif kind == "not-all":
-            lits = tuple(self._cell(key[1], c) for c in key[2])
+            lits = tuple(self._cell(key.owner, c) for c in key.cards)
         elif kind == "bound":  # fewer than low, or more than high
-            cells = [self._cell(key[1], c) for c in key[2]]
-            low, high = key[3], key[4]
+            cells = [self._cell(key.owner, c) for c in key.cards]
+            low, high = key.low, key.high
             sides = []
             if low > 0:
                 sides.append(self.sat.add_bound_fact(("not", key, "low"), cells, 0, low - 1))

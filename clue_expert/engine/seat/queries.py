@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Protocol
 
 from ...core.board import MoveOptions
 from ...core.cards import Edition
-from ...core.facts import Key
+from ...core.facts import CellKey, Key
 from ...core.observations import Observation, Suggestion
 
 
@@ -132,7 +132,7 @@ class KnowledgeView(Protocol):
         """(turn, suggestion) for every suggestion observed."""
 
     # opponent modelling and derived views
-    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[Key]:
+    def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[CellKey]:
         """Probable clues (kept off the sheet); ``model``: only those of that model rule set."""
 
     def fresh(self, me: str | None, *, complete: bool | None = None) -> "ScratchKnowledge":

@@ -25,7 +25,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from ...core.cards import Edition
 from ...core.errors import ContradictionError
-from ...core.facts import ENVELOPE, KINDS, Key, bound_key, cards_key, describe, held_key, lacked_key
+from ...core.facts import (ENVELOPE, KEY_TYPES, KINDS, AnyKey, BoundKey, CellKey, ClauseKey, Key, as_key, bound_key,
+                           cards_key, cell_key, describe, held_key, lacked_key, owner_key, turn_key, turn_player_key)
 from ...core.observations import Observation
 from ..engines import EngineFact, RuleEngine
 from .justify import HELD, LACKED, UNKNOWN, Explanations, Justification, JustificationLog
@@ -143,7 +144,7 @@ class StoreSnapshot:
     lackers: dict[str, set[str]]
     clauses: dict[str, dict[frozenset, Key]]
     not_all: dict[str, dict[frozenset, Key]]
-    bounds: dict[str, dict[Key, None]]
+    bounds: dict[str, dict[BoundKey, None]]
     seen: set
     shown_by_me: dict[str, set]
 
@@ -172,7 +173,7 @@ class FactStore:
     """owner -> one-of clause -> its key (a clause replaced by a narrower one is gone)."""
     not_all: dict[str, dict[frozenset, Key]]
     """owner -> not-all clause -> its key."""
-    bounds_of: dict[str, dict[Key, None]]
+    bounds_of: dict[str, dict[BoundKey, None]]
     """owner -> his bounds (keys) not superseded by a reduction of them."""
     seen: set
     """Cards shown to this seat."""
@@ -225,10 +226,13 @@ class FactStore:
         self.shown_by_me[player].add(card)
 
     # ------------------------------------------------------------ declaring
-    def declare_known(self, key: Key, just: Justification, in_engine: bool = False) -> bool:
+    def declare_known(self, key: AnyKey, just: Justification, in_engine: bool = False) -> bool:
         """Record a held / lacked / one-of / not-all / bound fact; False if not new.
-        ``in_engine``: the engine holds it already (a native firing asserted it)."""
-        kind = key[0]
+        ``in_engine``: the engine holds it already (a native firing asserted it).
+        A key given as a plain tuple is made its record (:func:`~clue_expert.core.facts.as_key`)."""
+        if type(key) not in KEY_TYPES:
+            key = as_key(key)
+        kind = key.kind
         log = self._log
         if key in log.justifications:
             return False
@@ -238,7 +242,8 @@ class FactStore:
         elif kind in ("one-of", "not-all"):
             values = self._add_clause(key, just)
         elif kind == "bound":
-            key = bound_key(*key[1:])  # sorted cards, clipped counts (a key given by hand may be neither)
+            key = bound_key(key.owner, key.cards, key.low, key.high)  # sorted cards, clipped counts (a key
+            # given by hand may be neither)
             if key in log.justifications or self.bound_useless(key):
                 return False
             values = self._add_bound(key)
@@ -252,10 +257,10 @@ class FactStore:
             self._engine.declare(engine_fact(kind, values))
         return True
 
-    def _add_cell(self, key: Key, just: Justification) -> dict:
-        owner, card = key[1], key[2]
-        held = key[0] == HELD
-        opposite = (LACKED if held else HELD, owner, card)
+    def _add_cell(self, key: CellKey, just: Justification) -> dict:
+        owner, card = key.owner, key.card
+        held = key.kind == HELD
+        opposite = cell_key(LACKED if held else HELD, owner, card)
         if opposite in self._log.justifications:
             self._clash(key, opposite, just)
         (self.held if held else self.lacked)[owner].add(card)
@@ -264,9 +269,9 @@ class FactStore:
             self._ledger.add_cell(key, held)
         return {"owner": owner, "card": card}
 
-    def _add_clause(self, key: Key, just: Justification) -> dict | None:
-        kind, owner = key[0], key[1]
-        cards = frozenset(key[2])
+    def _add_clause(self, key: ClauseKey, just: Justification) -> dict | None:
+        kind, owner = key.kind, key.owner
+        cards = frozenset(key.cards)
         if not self.is_new_clause(kind, owner, cards):
             return None
         if not cards:
@@ -285,12 +290,12 @@ class FactStore:
             self._ledger.add_clause(key, owner, cards, 1 if kind == "one-of" else -1)
         return {"owner": owner, "cards": tuple(sorted(cards))}
 
-    def _add_bound(self, key: Key) -> dict:
-        owner, bound_cards, low, high = key[1], key[2], key[3], key[4]
+    def _add_bound(self, key: BoundKey) -> dict:
+        owner, bound_cards, low, high = key.owner, key.cards, key.low, key.high
         bounds = self.bounds_of[owner]
         reduced = bound_key(owner, *self.reduced(key))
         for wider in [b for b in bounds
-                      if set(b[2]) > set(bound_cards) and bound_key(owner, *self.reduced(b)) == reduced]:
+                      if set(b.cards) > set(bound_cards) and bound_key(owner, *self.reduced(b)) == reduced]:
             del bounds[wider]  # superseded by its reduction: gone from the store and the engine
             self._engine.retract(engine_fact("bound", self._log.values[wider]))
         bounds[key] = None
@@ -311,40 +316,43 @@ class FactStore:
             return False
         return not any(c <= cards for c in self.not_all[owner])
 
-    def is_new(self, key: Key) -> bool:
-        """Whether a held / lacked / clause / bound fact says more than what is known."""
-        kind = key[0]
+    def is_new(self, key: AnyKey) -> bool:
+        """Whether a held / lacked / clause / bound fact says more than what is known
+        (a key given as a plain tuple is read as its record)."""
+        if type(key) not in KEY_TYPES:
+            key = as_key(key)
+        kind = key.kind
         if kind in ("held", "lacked"):
             return key not in self._log.justifications
         if kind == "bound":
             return key not in self._log.justifications and not self.bound_useless(key)
-        return self.is_new_clause(kind, key[1], frozenset(key[2]))
+        return self.is_new_clause(kind, key.owner, frozenset(key.cards))
 
     # group 1's bounded clues (docs/generalized.md#bounded-clues)
-    def reduced(self, key: Key) -> tuple:
+    def reduced(self, key: BoundKey) -> tuple:
         """A bound reduced against the sheet: (the cards of it still unknown,
         low, high), each count less the cards of it known held."""
-        owner, cards = key[1], key[2]
+        owner, cards = key.owner, key.cards
         held, lacked = self.held[owner], self.lacked[owner]
         rest = frozenset(c for c in cards if c not in held and c not in lacked)
         n_held = sum(1 for c in cards if c in held)
-        return rest, key[3] - n_held, key[4] - n_held
+        return rest, key.low - n_held, key.high - n_held
 
-    def bound_useless(self, key: Key) -> bool:
+    def bound_useless(self, key: BoundKey) -> bool:
         """Whether the sheet already implies the bound (it says nothing more):
         reduced, its lower count is at most 0 and its upper count at least its cards."""
         rest, low, high = self.reduced(key)
         return low <= 0 and high >= len(rest)
 
-    def _clash(self, key: Key, opposite: Key, just: Justification) -> None:
+    def _clash(self, key: CellKey, opposite: CellKey, just: Justification) -> None:
         explanations = self._explanations
         facts = [f"{describe(opposite)} (known from {explanations.roots_text(opposite)})",
                  f"{describe(key)} (by {just.rule} from {explanations.premise_texts(just.premises, roots=True)})"]
-        raise ContradictionError(f"{key[1]} cannot both hold and lack {key[2]}", facts=facts, turn=self._log.turn,
+        raise ContradictionError(f"{key.owner} cannot both hold and lack {key.card}", facts=facts, turn=self._log.turn,
                                  cause=(just.rule, (*just.premises, opposite),
                                         f"{describe(key)}, but {describe(opposite)}"))
 
-    def counted(self, kind: str, name: str) -> list[Key]:
+    def counted(self, kind: str, name: Any) -> list[Key]:
         """The facts a count (see :data:`clue_expert.engine.language.ir.TALLIES`) counts now, in sheet order.
         A count of cells is worked out again only when the set of cells it
         reads has grown (the sets only grow; a new game or a restore makes new ones)."""
@@ -359,7 +367,7 @@ class FactStore:
         memo[(kind, name)] = (source, len(source), out)
         return out
 
-    def _count_source(self, kind: str, name: str) -> set | None:
+    def _count_source(self, kind: str, name: Any) -> set | None:
         """The set of cells whose size changes whenever a count of cells' facts do (None: another count)."""
         if kind == "held-count":
             return self.held[name]
@@ -373,29 +381,30 @@ class FactStore:
             return self.lacked[ENVELOPE]
         return None
 
-    def _count_now(self, kind: str, name: str) -> list[Key]:
+    def _count_now(self, kind: str, name: Any) -> list[Key]:
         """The facts a count counts now, in sheet order (see :meth:`counted`)."""
         seating = self._seating
         cards = seating.cards
         if kind == "held-count":
-            return [(HELD, name, c) for c in cards if c in self.held[name]]
+            return [held_key(name, c) for c in cards if c in self.held[name]]
         if kind == "lacked-count":
-            return [(LACKED, name, c) for c in cards if c in self.lacked[name]]
+            return [lacked_key(name, c) for c in cards if c in self.lacked[name]]
         if kind == "lacker-count":
-            return [(LACKED, o, name) for o in seating.owners if o in self.lackers[name]]
+            return [lacked_key(o, name) for o in seating.owners if o in self.lackers[name]]
         if kind == "pass-count":  # the passes of turn `name`
             known = self._log.justifications
-            return [("passed", name, p) for p in seating.players if ("passed", name, p) in known]
+            passes = [turn_player_key("passed", name, p) for p in seating.players]
+            return [k for k in passes if k in known]
         if kind == "show-lacked-count":  # the lacked facts of turn `name`'s shower among the cards shown
-            show = self._log.values[("showed", name)]
-            return [(LACKED, show["player"], c) for c in cards if c in show["cards"]
+            show = self._log.values[turn_key("showed", name)]
+            return [lacked_key(show["player"], c) for c in cards if c in show["cards"]
                     and c in self.lacked[show["player"]]]
         if kind == "seen-count":  # the cards shown to the seat, as their holders' held facts
-            return [(HELD, o, c) for c in cards if c in self.seen for o in seating.owners
+            return [held_key(o, c) for c in cards if c in self.seen for o in seating.owners
                     if o != ENVELOPE and c in self.held[o]]
         in_category = [c for c in cards if c in seating.category_cards[name]]
         store = self.held if kind == "envelope-held-count" else self.lacked
-        return [(HELD if kind == "envelope-held-count" else LACKED, ENVELOPE, c) for c in in_category
+        return [cell_key(HELD if kind == "envelope-held-count" else LACKED, ENVELOPE, c) for c in in_category
                 if c in store[ENVELOPE]]
 
     # -------------------------------------------------------------- queries
@@ -421,13 +430,13 @@ class FactStore:
         out = []
         for key in self.bounds_of[owner]:
             rest, low, high = self.reduced(key)
-            if len(rest) == len(key[2]) and not (low <= 0 and high >= len(rest)):
-                out.append((frozenset(key[2]), low, high))
+            if len(rest) == len(key.cards) and not (low <= 0 and high >= len(rest)):
+                out.append((frozenset(key.cards), low, high))
         return out
 
-    def bound_keys_with(self, owner: str, card: str) -> list[Key]:
+    def bound_keys_with(self, owner: str, card: str) -> list[BoundKey]:
         """The owner's bounds naming the card that the sheet does not already imply."""
-        return [key for key in self.bounds_of[owner] if card in key[2] and not self.bound_useless(key)]
+        return [key for key in self.bounds_of[owner] if card in key.cards and not self.bound_useless(key)]
 
     def envelope_known(self, category: str) -> list[str]:
         """The cards of a category known in the envelope, in the edition's order."""
@@ -566,8 +575,10 @@ class ReadingView(FrameQueries):
     # the sheet, recorded
     def hand_size(self, owner: str) -> int | None:
         """How many cards the owner holds (the envelope: its size)."""
-        if self.reads is not None and ("hand-size", owner) in self._log.justifications:
-            self.reads.append(("K", (("hand-size", owner),)))
+        if self.reads is not None:
+            key = owner_key("hand-size", owner)
+            if key in self._log.justifications:
+                self.reads.append(("K", (key,)))
         return self._seating.hand_sizes.get(owner)
 
     def holders(self, card: str) -> frozenset:
@@ -656,7 +667,7 @@ class ReadingView(FrameQueries):
         """The owner's bounds naming the card, as stated (see ``Knowledge.bounds_with``)."""
         found = self._store.bound_keys_with(owner, card)
         self._keys(found)
-        return [(frozenset(key[2]), key[3], key[4]) for key in found]
+        return [(frozenset(key.cards), key.low, key.high) for key in found]
 
     def seen_cards(self) -> frozenset:
         """Cards that have been shown to this seat."""
@@ -674,10 +685,10 @@ class ReadingView(FrameQueries):
         return frozenset().union(*shown.values()) if shown else frozenset()
 
     def known(self, key: Key) -> bool:
-        """Whether the fact is known."""
+        """Whether the fact is known (a plain tuple is read as its record)."""
         known = self._log.justifications
         if self.reads is not None and key in known:
-            self.reads.append(("K", (key,)))
+            self.reads.append(("K", (key if type(key) in KEY_TYPES else as_key(key),)))
         return key in known
 
     def _envelope_read(self) -> None:

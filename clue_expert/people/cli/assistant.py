@@ -119,7 +119,7 @@ def _replay_why(console, k, record, text: str) -> None:
     known at this step (or why not)."""
     try:
         key = parse_fact(text.removeprefix("--steps").strip(), record.edition, k.owners)
-        if key[0] not in ("held", "lacked", "one-of", "not-all"):
+        if key.kind not in ("held", "lacked", "one-of", "not-all"):
             raise ClueError("why at the replay prompt answers about sheet facts: 'bob lacks rope'")
         verdict, tree = k.entailment(key)
     except ClueError as exc:

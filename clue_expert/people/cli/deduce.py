@@ -323,7 +323,7 @@ def _why_answer(k, key, query: str) -> tuple[dict, Any]:
     if key in k.probable:
         answer["status"] = "refuted" if key in k.probable_clues(refuted=True) else "probable"
         tree = k.explain(key)
-    elif key[0] in ("probably-held", "probably-lacked"):
+    elif key.kind in ("probably-held", "probably-lacked"):
         answer["status"] = "unknown"
     elif k.known(key):
         answer["status"] = "known"

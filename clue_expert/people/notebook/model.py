@@ -19,7 +19,7 @@ import yaml
 
 from ...core.cards import Edition
 from ...core.errors import ClueError, ContradictionError, UnknownCardError
-from ...core.facts import describe, parse_fact
+from ...core.facts import cell_key, describe, parse_fact
 from ...core.records import Record, load_record, parse_marks, parse_record
 from ...engine import DEFAULT_LEVEL, Knowledge, Level, check_edition, get_level
 from ...engine import replay_record as replay
@@ -510,22 +510,22 @@ class Notebook:
         """Why a fact is still open, and single observations that would settle it."""
         key = parse_fact(text, self.edition, self.knowledge.owners)
         k = self.knowledge
-        if key[0] not in ("held", "lacked"):
+        if key.kind not in ("held", "lacked"):
             raise ClueError("why-not answers about single cells: 'bob holds rope' or 'bob lacks rope'")
         if k.known(key):
             return [Message(f"{describe(key)} is known; ask 'why {text}'", "info")]
-        opposite = ("lacked" if key[0] == "held" else "held", key[1], key[2])
+        opposite = cell_key("lacked" if key.kind == "held" else "held", key.owner, key.card)
         if k.known(opposite):
             return [Message(f"{describe(key)} is false: {describe(opposite)} is known; ask 'why {describe(opposite)}'")]
         out = [Message(f"{describe(key)} is still open: some deals consistent with everything you know have it, "
                        f"others do not.")]
         for label, owner in k.completion_check(key).items():
             if owner is not None:
-                out.append(Message(f"  a possible deal {label} it: {key[2]} is with {owner}", "dim"))
+                out.append(Message(f"  a possible deal {label} it: {key.card} is with {owner}", "dim"))
         settle = []
         for o, c, holds, result in k.settling_cells(key, skip=(self.me, "envelope")):
             words = f"{o} shows you {c}" if holds else f"{o} cannot disprove a suggestion with {c}"
-            settle.append((0 if (o, c) == (key[1], key[2]) else 1, f"{words} → {describe(result)}"))
+            settle.append((0 if (o, c) == (key.owner, key.card) else 1, f"{words} → {describe(result)}"))
         if settle:
             out.append(Message("single observations that would settle it:"))
             for _, s in sorted(settle)[:8]:
