@@ -56,8 +56,9 @@ GROUPS = (
         "__init__", "order", "layout", "transitions", "env", "tags", "final_ok", "__missing__", "same",
         "last", "field", "targets", "_chunks", "_tally", "_charge", "paused", "soft_clues", "_seen_shows",
         "envelope_contents", "_envelope_options", "_marginals_vector", "_step_targets", "_complete", "_env_ids",
-        "_final_envelopes", "_run"}),
-    ("suggestion scoring", lambda f, n: f.endswith(("beliefs.py", "asking.py", "siebel.py"))),
+        "_final_envelopes", "_run", "run_layers", "start_pass", "vector_final", "charge", "complete_states",
+        "envelope_ids"}),
+    ("suggestion scoring", lambda f, n: f.endswith(("beliefs.py", "scoring.py", "asking.py", "siebel.py"))),
     ("SAT step", lambda f, n: f.endswith(("completion.py", "backbone.py")) or "pysat" in f),
     ("rule engine", lambda f, n: "/engines/" in f or f.endswith(("language.py", "expr.py", "ir.py", "rules.py",
                                                                   "patterns.py", "decisions.py"))

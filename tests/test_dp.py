@@ -1,5 +1,5 @@
 """The vectorized DP (clue_expert/engine/reasoning/dp.py) against the plain loops of
-clue_expert/engine/reasoning/beliefs.py: the same beliefs, envelopes, marginals and
+clue_expert/engine/reasoning/beliefs.py and scoring.py: the same beliefs, envelopes, marginals and
 suggestion values, to the last bit, on many positions of random games (3-6
 players, several editions), the probable clues' weighted beliefs included."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.engine.reasoning import beliefs
 from clue_expert.engine.reasoning.asking import marginals
-from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator, compute
+from clue_expert.engine.reasoning.beliefs import compute
+from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
 from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.engine.library.beliefs import Supposed
 from clue_expert.testing.randomgame import random_record

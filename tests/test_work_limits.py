@@ -17,7 +17,7 @@ from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.board import get_board
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine.reasoning import beliefs, interrogation, planning
+from clue_expert.engine.reasoning import beliefs, interrogation, planning, scoring
 from clue_expert.engine.language import expr, compiler as language
 from clue_expert.engine.seat import levels
 from clue_expert.engine import library
@@ -164,8 +164,8 @@ def test_a_pass_past_its_work_is_refused(monkeypatch):
 def test_too_many_suggestions_to_value_are_refused_before_they_are_built(monkeypatch):
     k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann")
     k.observe(DealtHand("ann", HAND))
-    monkeypatch.setattr(beliefs, "MAX_SUGGESTIONS", 10)
-    ev = beliefs.SuggestionEvaluator(k)
+    monkeypatch.setattr(scoring, "MAX_SUGGESTIONS", 10)
+    ev = scoring.SuggestionEvaluator(k)
     with pytest.raises(beliefs.TableTooLarge, match="suggestions to value, more than 10"):
         ev.candidates()
 

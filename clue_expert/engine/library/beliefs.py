@@ -1,11 +1,12 @@
 """Exact beliefs: the probabilities of the deal, and the beliefs that take the probable clues as
 facts or weigh them by their owners' trust (:mod:`clue_expert.engine.reasoning.beliefs` computes
-them); :func:`evaluator` and :func:`sheet_choice` serve the suggestion choosers
+them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`evaluator` and :func:`sheet_choice` serve the suggestion choosers
 (:mod:`.suggestions`, :mod:`.board`)."""
 from __future__ import annotations
 
 from ...core.errors import ContradictionError
-from ..reasoning.beliefs import SuggestionEvaluator, TableTooLarge, compute, estimate
+from ..reasoning.beliefs import TableTooLarge, compute, estimate
+from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
 
