@@ -5,7 +5,7 @@ them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`ev
 from __future__ import annotations
 
 from ...core.errors import ContradictionError
-from ..reasoning.beliefs import TableTooLarge, compute, estimate
+from ..reasoning.beliefs import TableTooLarge, check_exact, compute, estimate
 from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
@@ -226,17 +226,34 @@ def clue_top_probability(k: KnowledgeView, _unused=None):
 def evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
     """The suggestion evaluator of the beliefs named; raises
     :class:`~clue_expert.engine.reasoning.beliefs.TableTooLarge` (cheaply) when the
-    exact beliefs refused."""
-    if not exact_beliefs(k).exact:
-        raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
+    sheet's exact beliefs refuse (or would: for the clues' or the weighted
+    beliefs they are only checked, :func:`_sheet_exact`)."""
     if source in ("clues", "weighted"):
+        if not _sheet_exact(k):
+            raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
         state = _clue_state(k) if source == "clues" else _weighted_state(k)
         if state is not None:
             view, b = state
             return k.memo_state((f"evaluator-{source}", measure), lambda: SuggestionEvaluator(view, b, measure))
     elif source not in (None, "sheet"):
         raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
+    if not exact_beliefs(k).exact:
+        raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
     return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, exact_beliefs(k), measure))
+
+
+def _sheet_exact(k: KnowledgeView) -> bool:
+    """Whether the sheet's exact beliefs would be exact (:func:`exact_beliefs`'s
+    ``exact``), once while the knowledge stands still, told by
+    :func:`~clue_expert.engine.reasoning.beliefs.check_exact` without
+    computing them."""
+    def build():
+        try:
+            check_exact(k)
+        except TableTooLarge:
+            return False
+        return True
+    return k.memo_state("beliefs-exact", build)
 
 
 def register(functions: dict, descriptions: dict) -> None:

@@ -870,11 +870,7 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
     steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
     move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
     forward, biggest = _forward_mixed(start, moves, closes, steps)
-    last = forward[n]
-    if isinstance(last, dict):
-        z = last.get(0, 0.0)
-    else:
-        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    z = _final_weight(forward[n])
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
     probs = _fixed_probabilities(pb)
@@ -891,6 +887,14 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
                     np.fromiter(back.values(), dtype=np.float64, count=len(back)))
         back = _backward_vector(layer, steps[i], closes[i], move_owner[i], back, probs, owners, order[i], z)
     return probs, z, biggest
+
+
+def _final_weight(last: "dict | dp.Layer") -> float:
+    """The weight of the unlabelled pass's final state 0 (every capacity
+    spent): the weighted number of deals."""
+    if isinstance(last, dict):
+        return last.get(0, 0.0)
+    return float(last.weights[last.states == 0].sum()) if len(last) else 0.0
 
 
 def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[list, int]:
@@ -1027,6 +1031,68 @@ def estimate(k: KnowledgeView) -> Beliefs:
                    deals=0.0, states=0, exact=False)
 
 
+def _check_envelopes(k: KnowledgeView) -> None:
+    """:class:`TableTooLarge` when the sheet leaves more than :data:`MAX_ENVELOPES` envelope contents open."""
+    n = envelope_contents(k)
+    if n > MAX_ENVELOPES:
+        raise TableTooLarge(f"the sheet leaves {_big(n)} envelope contents open, more than {MAX_ENVELOPES:,} (the "
+                            f"limit on the envelopes the exact beliefs list)")
+
+
+@collector_paused
+def check_exact(k: KnowledgeView) -> None:
+    """Raise what :func:`compute` would raise on ``k`` at the limits of the
+    exact beliefs (:class:`TableTooLarge`: :data:`MAX_ENVELOPES`,
+    :data:`MAX_TABLE`, :data:`MAX_TABLE_WORK`; ``ValueError`` for no
+    consistent deal), mostly without computing them: the unlabelled forward
+    pass runs as :func:`compute` runs it first (so it stops where that
+    stops), and the labelled pass (:class:`ForwardPass`) only when the bound
+    that pass gives (:func:`_labelled_fits`) does not already show it fits.
+    (The work the skipped passes would have charged to the request is not
+    charged.)"""
+    _check_envelopes(k)
+    pb = BeliefProblem(k)
+    start_pass()
+    order = pb.order()
+    start, moves, closes, bits = _steps(pb, order)
+    if bits <= dp.MAX_BITS and _VECTOR[0]:
+        steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
+        forward, _ = _forward_mixed(start, moves, closes, steps)
+    else:
+        forward, _ = _forward_plain(start, moves, closes)
+    if _final_weight(forward[-1]) <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    if not _labelled_fits(pb, order, [len(layer) for layer in forward], [len(m) for m in moves]):
+        ForwardPass(pb)
+
+
+def _labelled_fits(pb: BeliefProblem, order: list, sizes: list, n_moves: list) -> bool:
+    """Whether the labelled forward pass over ``order`` certainly keeps to
+    :data:`MAX_TABLE` and :data:`MAX_TABLE_WORK`, given the sizes of the
+    unlabelled pass's layers over the same order (``n_moves``: each step's
+    moves, the same in both).  Each labelled state maps to the unlabelled
+    state of the same deals (its envelope fields read as counts), and the
+    two passes step alike, so layer ``i`` of the labelled pass holds at
+    most ``sizes[i]`` times the ways the envelope can have taken its cards
+    among the candidates placed by then; its work is charged as
+    :func:`_advance` charges it (chunk by chunk), which only grows with the
+    layer."""
+    placed = {cat: 0 for cat in pb.categories}
+    total = work = 0
+    for i, size in enumerate(sizes):
+        entries = size
+        for cat, k in placed.items():
+            if pb.need[cat] > 0:
+                entries *= sum(math.comb(k, j) for j in range(pb.need[cat] + 1))
+        total += entries
+        if i < len(order):
+            work += -(-entries // _CHUNK) * min(entries, _CHUNK) * n_moves[i]
+            c = order[i]
+            if ENVELOPE in pb.allowed[c]:
+                placed[pb.category[c]] += 1
+    return total <= MAX_TABLE and work <= MAX_TABLE_WORK
+
+
 @collector_paused
 def compute(k: KnowledgeView) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
@@ -1036,11 +1102,8 @@ def compute(k: KnowledgeView) -> Beliefs:
     are kept for the values of suggestions.  Raises :class:`TableTooLarge`
     at once when the sheet leaves more than :data:`MAX_TABLE` envelope
     contents open (:func:`envelope_contents`), and as soon as a table
-    outgrows :data:`MAX_TABLE`."""
-    n = envelope_contents(k)
-    if n > MAX_ENVELOPES:
-        raise TableTooLarge(f"the sheet leaves {_big(n)} envelope contents open, more than {MAX_ENVELOPES:,} (the "
-                            f"limit on the envelopes the exact beliefs list)")
+    outgrows :data:`MAX_TABLE` (:func:`check_exact` tells whether it would, cheaply)."""
+    _check_envelopes(k)
     pb = BeliefProblem(k)
     probs, z, biggest = exact_marginals(pb)
     fw = ForwardPass(pb)
