@@ -485,10 +485,11 @@ class StateLayout:
     def final_ok(self, state: int) -> bool:
         return not state & self.all_caps and all(state & m for m in self.full_masks)
 
-    def transitions(self, order: list, tagged=()) -> list:
+    def transitions(self, order: list, tagged=(), start: int = 0) -> list:
         """The moves for placing the cards in ``order``, one ``(moves, close)``
         per position (see :func:`_advance`); ``tagged`` cards (at most one
-        per category) have their owners recorded."""
+        per category) have their owners recorded.  Positions before ``start``
+        (a pass continued from there) get no moves."""
         pb = self.pb
         tagged = list(tagged)
         if len(tagged) > len(self.tag_shift):
@@ -497,8 +498,8 @@ class StateLayout:
 
         def last(cs):
             return max((index[c] for c in cs), default=-1)
-        out = []
-        for c in order:
+        out: list = [[(), None] for _ in order[:start]]
+        for c in order[start:]:
             moves = []
             for o in pb.allowed[c]:
                 orm = add = 0
@@ -677,18 +678,18 @@ def envelope_ids(lay: "StateLayout", states: np.ndarray) -> tuple[np.ndarray, li
     """Each state's envelope (an index) and the envelopes (tuples of cards)
     in the order the states first reach them."""
     bits, _, groups, _ = dp.first_order(states & np.uint64(lay.env_mask))
-    envs: list = []
-    ids: dict = {}
-    of_bits = np.empty(len(bits), dtype=np.int64)
     known = lay.env_of_bits
-    for i, b in enumerate(bits.tolist()):
+    envs: list = []
+    for b in bits.tolist():
         env = known.get(b)
         if env is None:
             env = known[b] = lay.env(b)
-        of_bits[i] = ids.setdefault(env, len(envs))
-        if of_bits[i] == len(envs):
-            envs.append(env)
-    return of_bits[groups], envs
+        envs.append(env)
+    if len(set(envs)) == len(envs):  # (complete states: each envelope has its own bits)
+        return groups, envs
+    ids: dict = {}
+    of_bits = np.array([ids.setdefault(env, len(ids)) for env in envs], dtype=np.int64)
+    return of_bits[groups], list(ids)
 
 
 def _final_envelopes(lay: "StateLayout", layer: "dp.Layer") -> dict:

@@ -276,7 +276,7 @@ class SuggestionEvaluator:
         tagged = sorted(free, key=position.__getitem__)
         order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
         lay = self._layout
-        return run_layers(lay.transitions(order, tagged), layers[start], start, vector=lay.vector), tagged
+        return run_layers(lay.transitions(order, tagged, start), layers[start], start, vector=lay.vector), tagged
 
     def _joint_loop(self, suggestion, layer: "dict | dp.Layer", tagged: list, tag_mask: int,
                     fixed_owner: dict) -> tuple[dict, float]:
@@ -325,21 +325,8 @@ class SuggestionEvaluator:
         states, weights = complete_states(lay, layer)
         env_of, envs = envelope_ids(lay, states)
         tag_bits, _, tag_of, _ = dp.first_order(states & np.uint64(tag_mask))
-        keys: list = []  # the outcomes' keys, (refuter, card) or None
-        key_id: dict = {}
-        width = max(1, len(suggestion))
-        table = np.full((len(tag_bits), width), -1, dtype=np.int64)  # outcome -> its keys' ids
-        ks = np.zeros(len(tag_bits))
-        logs = np.zeros(len(tag_bits))
-        for i, bits in enumerate(tag_bits.tolist()):
-            owner = dict(fixed_owner)
-            owner.update(zip(tagged, lay.tags(bits, len(tagged))))
-            shown, k, log_k = self._outcome(suggestion, owner)
-            for j, key in enumerate(shown if k else (None,)):
-                table[i, j] = key_id.setdefault(key, len(keys))
-                if table[i, j] == len(keys):
-                    keys.append(key)
-            ks[i], logs[i] = max(k, 1), log_k
+        table, ks, logs, keys = self._outcome_table(suggestion, tag_bits, tagged, fixed_owner)
+        width = table.shape[1]
         per_state = table[tag_of]  # state -> its keys (-1: none), in the loop's order
         share = weights / ks[tag_of]
         flat = np.flatnonzero(per_state.reshape(-1) >= 0)
@@ -351,6 +338,38 @@ class SuggestionEvaluator:
         terms = weights * logs[tag_of]
         choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
         return lists, choice
+
+    def _outcome_table(self, suggestion, tag_bits: np.ndarray, tagged: list, fixed_owner: dict) -> tuple:
+        """:meth:`_outcome` for each distinct value of the tags (``tag_bits``), at
+        once: the outcome keys' ids (a row per value, a column per suggested
+        card, -1 where it is not shown; a refutation by nobody in the first
+        column), the refuter's choices (at least 1) and their log2, and the
+        keys ((refuter, card) or None) in the order the rows first meet them."""
+        lay, pb = self._layout, self.problem
+        n, nobody = len(suggestion), len(self.order)
+        turn = {p: r for r, p in enumerate(self.order)}  # an owner's place in the disproving order
+        owner_turn = np.array([turn.get(o, nobody) for o in pb.owners], dtype=np.int64)
+        tag = np.uint64((1 << lay.tag_width) - 1)
+        place = np.empty((len(tag_bits), max(1, n)), dtype=np.int64)
+        for j, c in enumerate(suggestion):
+            if c in fixed_owner:
+                place[:, j] = turn.get(fixed_owner[c], nobody)
+            else:  # a tag holds the owner's index in pb.owners, plus 1
+                owner = ((tag_bits >> np.uint64(lay.tag_shift[tagged.index(c)])) & tag).astype(np.int64) - 1
+                place[:, j] = owner_turn[owner]
+        first = place.min(axis=1)
+        shown = (place == first[:, None]) & (first < nobody)[:, None]
+        k = shown.sum(axis=1)
+        codes = np.where(shown, first[:, None] * n + np.arange(max(1, n)), -1)
+        codes[k == 0, 0] = nobody * n  # nobody refutes
+        at = np.flatnonzero(codes.reshape(-1) >= 0)
+        found, _, ids, _ = dp.first_order(codes.reshape(-1)[at].astype(np.uint64))
+        table = np.full(codes.shape, -1, dtype=np.int64)
+        table.reshape(-1)[at] = ids
+        keys = [None if code == nobody * n else (self.order[code // n], suggestion[code % n])
+                for code in found.tolist()]
+        log2 = np.array([0.0] + [math.log2(i) for i in range(1, n + 1)])
+        return table, np.maximum(k, 1).astype(np.float64), log2[k], keys
 
     def _outcome(self, suggestion, owner: dict) -> tuple:
         """Who refutes, given the owner of each suggested card: ((refuter,
@@ -645,5 +664,5 @@ class SuggestionEvaluator:
         order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
         layers = layers0[:start + 1]
         start_pass()
-        run_layers(self._layout.transitions(order), layers[start], start, layers, self._layout.vector)
+        run_layers(self._layout.transitions(order, (), start), layers[start], start, layers, self._layout.vector)
         self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))
