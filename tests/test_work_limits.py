@@ -349,7 +349,9 @@ def _outcome(fn, k):
 @pytest.mark.parametrize("seed", range(1, 5))
 def test_the_cheap_check_refuses_exactly_where_the_beliefs_do(monkeypatch, seed):
     """``check_exact`` (issue 36: the sheet's beliefs checked, not computed) raises what ``compute`` raises,
-    at every table size and work limit tried, on positions of random games (3-6 players, two editions)."""
+    at every table size and work limit tried, on positions of random games (3-6 players, two editions);
+    ``envelope_only`` refuses exactly there too, and otherwise gives the beliefs' envelope, from which
+    ``compute`` continues to the same beliefs."""
     edition = get_edition("master-detective" if seed == 4 else "cluedo")
     record = random_record(random.Random(seed), n_players=3 + seed % 4, n_turns=10, edition=edition)
     seen = set()
@@ -360,6 +362,13 @@ def test_the_cheap_check_refuses_exactly_where_the_beliefs_do(monkeypatch, seed)
                 monkeypatch.setattr(beliefs, name, value)
                 expected = _outcome(beliefs.compute, k)
                 assert _outcome(beliefs.check_exact, k) == expected, (seed, upto, name, value)
+                # the envelope alone refuses where the beliefs do too (the message may name the other limit)
+                alone = _outcome(beliefs.envelope_only, k)
+                assert (alone and alone[0]) == (expected and expected[0]), (seed, upto, name, value)
+                if expected is None:
+                    b, env = beliefs.compute(k), beliefs.envelope_only(k)
+                    assert (env.envelope, env.entropy_bits) == (b.envelope, b.entropy_bits)
+                    assert beliefs.compute(k, env.forward) == b
                 seen.add(expected is None)
                 monkeypatch.undo()
     assert seen == {True, False}

@@ -1094,20 +1094,54 @@ def _labelled_fits(pb: BeliefProblem, order: list, sizes: list, n_moves: list) -
     return total <= MAX_TABLE and work <= MAX_TABLE_WORK
 
 
+@dataclass
+class EnvelopeBeliefs:
+    """What the exact beliefs say of the envelope alone (:func:`envelope_only`):
+    no cell probabilities."""
+
+    envelope: dict
+    """As :attr:`Beliefs.envelope`."""
+    entropy_bits: float
+    """As :attr:`Beliefs.entropy_bits`."""
+    deals: float
+    """The weighted number of consistent deals, as the labelled pass sums it
+    (positive exactly when :attr:`Beliefs.deals` is)."""
+    forward: ForwardPass = field(repr=False, compare=False)
+    """The labelled forward pass (for :func:`compute` to continue from)."""
+    exact: bool = True
+
+
 @collector_paused
-def compute(k: KnowledgeView) -> Beliefs:
+def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
+    """The envelope's side of :func:`compute` (its distribution and
+    entropy) from the labelled forward pass alone.  It raises where
+    :func:`compute` raises at the limits of the exact beliefs: the unlabelled
+    pass :func:`compute` also runs never outgrows the labelled one (see
+    :func:`_labelled_fits`), so it stops only where this one stops too (the
+    work the unlabelled pass would have charged to the request is not)."""
+    _check_envelopes(k)
+    pb = BeliefProblem(k)
+    fw = ForwardPass(pb)
+    envelope, z = fw.envelope()
+    return EnvelopeBeliefs(envelope, entropy(envelope.values()), z * pb.base_factor, fw)
+
+
+@collector_paused
+def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
     every cell's probability from the unlabelled forward-backward pass
     (:func:`exact_marginals`), the envelope's joint distribution from the final
-    states of the labelled forward pass (:class:`ForwardPass`), whose layers
-    are kept for the values of suggestions.  Raises :class:`TableTooLarge`
-    at once when the sheet leaves more than :data:`MAX_TABLE` envelope
-    contents open (:func:`envelope_contents`), and as soon as a table
-    outgrows :data:`MAX_TABLE` (:func:`check_exact` tells whether it would, cheaply)."""
+    states of the labelled forward pass (:class:`ForwardPass`; ``forward``,
+    when given and of the same problem, is that pass already made), whose
+    layers are kept for the values of suggestions.  Raises
+    :class:`TableTooLarge` at once when the sheet leaves more than
+    :data:`MAX_TABLE` envelope contents open (:func:`envelope_contents`),
+    and as soon as a table outgrows :data:`MAX_TABLE` (:func:`check_exact`
+    tells whether it would, cheaply)."""
     _check_envelopes(k)
     pb = BeliefProblem(k)
     probs, z, biggest = exact_marginals(pb)
-    fw = ForwardPass(pb)
+    fw = forward if forward is not None and forward.pb.same(pb) else ForwardPass(pb)
     envelope, _ = fw.envelope()
     return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
                    deals=z * pb.base_factor, states=max(biggest, fw.states), forward=fw)
