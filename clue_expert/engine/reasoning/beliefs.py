@@ -654,9 +654,13 @@ class ForwardPass:
         vector = isinstance(last, dp.Layer) and len(last) >= _VECTOR_FROM
         if vector:
             final = _final_envelopes(lay, last)
+        known, env_mask = lay.env_of_bits, lay.env_mask
         for state, w in () if vector else last.items():
             if w and lay.final_ok(state):
-                key = lay.env(state)
+                bits = state & env_mask  # (the envelope decoded once per position, as envelope_ids does)
+                key = known.get(bits)
+                if key is None:
+                    key = known[bits] = lay.env(bits)
                 final[key] = final.get(key, 0.0) + w
         z = sum(final.values())
         if z <= 0:
@@ -830,11 +834,20 @@ def _backward_plain(layer: dict, moves: list, close, back: dict, probs: dict, ca
     b: dict = {}
     acc: dict = {}
     get = back.get
-    for s0, w, o, s, f in _step_targets(layer, moves, close):
-        v = f * get(s, 0.0)
-        if v:
-            b[s0] = b.get(s0, 0.0) + v
-            acc[o] = acc.get(o, 0.0) + w * v
+    if close is None:  # the common step, inlined (a factor of 1.0 changes nothing)
+        for s0, w in layer.items():
+            for o, mask, dec, orm, add in moves:
+                if s0 & mask:
+                    v = get(((s0 - dec) | orm) + add, 0.0)
+                    if v:
+                        b[s0] = b.get(s0, 0.0) + v
+                        acc[o] = acc.get(o, 0.0) + w * v
+    else:
+        for s0, w, o, s, f in _step_targets(layer, moves, close):
+            v = f * get(s, 0.0)
+            if v:
+                b[s0] = b.get(s0, 0.0) + v
+                acc[o] = acc.get(o, 0.0) + w * v
     for o, v in acc.items():
         probs[o][card] = v / z
     return b
