@@ -287,9 +287,10 @@ def evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
     sheet's exact beliefs refuse (or would: for the clues' or the weighted
     beliefs they are only checked, :func:`_sheet_exact`)."""
     if source in ("clues", "weighted"):
-        if not _sheet_exact(k):
+        view = _clue_view(k) if source == "clues" else _weighted_view(k)
+        if view is not None and not _sheet_exact(k):  # (no view: the sheet's beliefs below, checked there)
             raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
-        state = _clue_state(k) if source == "clues" else _weighted_state(k)
+        state = _supposed_state(k, "clue" if source == "clues" else "weighted", view)
         if state is not None:
             view, b = state
             return k.memo_state((f"evaluator-{source}", measure), lambda: SuggestionEvaluator(view, b, measure))
