@@ -157,7 +157,7 @@ def brute_suggestion(record, upto, triple):
 def check_suggestions(record, upto):
     """Every candidate suggestion's exact value equals enumeration, and the
     quick estimate from pattern sums equals the pass per suggestion."""
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     k = replay(record, upto)
     ev = SuggestionEvaluator(k)
     slow = SuggestionEvaluator(k, ev.beliefs)
@@ -189,7 +189,7 @@ def test_top_measure_matches_brute_force():
     posterior, the gain is the rise in the expected chance of naming the
     envelope at once (both by enumeration), and on these positions it ranks
     some suggestions otherwise than entropy does."""
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     rng = random.Random(517)
     reordered = 0
     for _ in range(5):
@@ -243,7 +243,7 @@ def test_suggestion_values_match_brute_force_on_other_editions(name, players):
 
 
 def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     record = random_record(random.Random(5), 3, n_turns=9)
     k = replay(record)
     ev = SuggestionEvaluator(k)
@@ -260,7 +260,7 @@ def test_equivalent_suggestions_are_merged_and_the_estimate_is_a_distribution():
 
 
 def test_fast_estimate_agrees_with_the_pass_per_suggestion():
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     rng = random.Random(4)
     for players in (3, 4, 5):
         k = replay(random_record(rng, players, n_turns=10))
@@ -285,7 +285,7 @@ def never_exclude_the_truth(seed, players, turns):
     the envelope to 1; the true owner of every card and the true envelope
     keep positive probability; and the best suggestion's exact value lies
     between 0 and the envelope's entropy."""
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     record = random_record(random.Random(seed), players, n_turns=turns, accuse_rate=0.05)
     k = replay(record)
     b = compute(k)

@@ -1,5 +1,5 @@
 """The vectorized DP (clue_expert/engine/reasoning/dp.py) against the plain loops of
-clue_expert/engine/reasoning/beliefs.py: the same beliefs, envelopes, marginals and
+clue_expert/engine/reasoning/beliefs.py and scoring.py: the same beliefs, envelopes, marginals and
 suggestion values, to the last bit, on many positions of random games (3-6
 players, several editions), the probable clues' weighted beliefs included."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.engine.reasoning import beliefs
 from clue_expert.engine.reasoning.asking import marginals
-from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator, compute
+from clue_expert.engine.reasoning.beliefs import compute
+from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
 from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.engine.library.beliefs import Supposed
 from clue_expert.testing.randomgame import random_record
@@ -89,3 +90,24 @@ def test_a_change_in_the_vectorized_dp_is_seen():
         beliefs._VECTOR[0] = True
         beliefs._VECTOR_FROM = start
     assert vector != plain
+
+
+def test_the_groupings_agree(monkeypatch):
+    """``dp.first_order``'s three ways of grouping (``np.unique``, a sort and ``np.minimum.at``, a radix sort
+    of the bits in which the keys differ) give the same groups, order and sums, to the last bit."""
+    np = beliefs.np
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        n = int(rng.integers(1, 6000))
+        bits = int(rng.integers(1, 40))
+        shift = int(rng.integers(0, 64 - bits))
+        pool = rng.integers(0, 1 << bits, int(rng.integers(1, n + 1))).astype(np.uint64) << np.uint64(shift)
+        keys = pool[rng.integers(0, len(pool), n)] + np.uint64(int(rng.integers(0, 1 << 63)))  # (carries: wider spreads)
+        values = rng.random(n)
+        results = []
+        for radix, sort in ((1, 1), (10 ** 9, 1), (10 ** 9, 10 ** 9)):
+            monkeypatch.setattr(beliefs.dp, "_RADIX_FROM", radix)
+            monkeypatch.setattr(beliefs.dp, "_SORT_FROM", sort)
+            out = beliefs.dp.first_order(keys, values)
+            results.append([(a.dtype, a.tobytes()) for a in out])
+        assert results[0] == results[1] == results[2]

@@ -117,7 +117,7 @@ def test_a_reused_player_does_not_reuse_the_last_games_beliefs():
 
 
 def test_estimates_do_not_depend_on_the_order_of_the_cards():
-    from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+    from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
     k = replay(random_record(random.Random(1), 4, n_turns=12))
     ev = SuggestionEvaluator(k)
     for t in ev.candidates()[:10]:

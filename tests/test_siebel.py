@@ -12,7 +12,7 @@ import pytest
 from clue_expert.core.cards import get_edition
 from clue_expert.engine.library.beliefs import Supposed
 from clue_expert.engine.reasoning import beliefs
-from clue_expert.engine.reasoning.beliefs import SuggestionEvaluator
+from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
 from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.testing.randomgame import random_record
 

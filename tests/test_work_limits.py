@@ -8,6 +8,7 @@ the limit's error or counts of work, never a time."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 import yaml
@@ -17,13 +18,14 @@ from clue_expert.core.cards import build_edition, get_edition
 from clue_expert.core.board import get_board
 from clue_expert.core.errors import ContradictionError, RuleLimitError
 from clue_expert.core.observations import DealtHand
-from clue_expert.engine.reasoning import beliefs, interrogation, planning
+from clue_expert.engine.reasoning import beliefs, interrogation, planning, scoring
 from clue_expert.engine.language import expr, compiler as language
 from clue_expert.engine.seat import levels
 from clue_expert.engine import library
-from clue_expert.engine.seat.knowledge import Knowledge
+from clue_expert.engine.seat.knowledge import Knowledge, replay_record
 from clue_expert.engine.language.rules import default_rulesets, load_ruleset
 from clue_expert.people.cli import main
+from clue_expert.testing.randomgame import random_record
 
 HAND = ("scarlett", "candlestick", "kitchen", "ballroom", "conservatory", "dining-room")
 GOOD = {"edition": "cluedo", "players": ["ann", "bob", "cat"], "me": "ann", "hand": list(HAND),
@@ -164,8 +166,8 @@ def test_a_pass_past_its_work_is_refused(monkeypatch):
 def test_too_many_suggestions_to_value_are_refused_before_they_are_built(monkeypatch):
     k = Knowledge(get_edition("cluedo"), ("ann", "bob", "cat"), "ann")
     k.observe(DealtHand("ann", HAND))
-    monkeypatch.setattr(beliefs, "MAX_SUGGESTIONS", 10)
-    ev = beliefs.SuggestionEvaluator(k)
+    monkeypatch.setattr(scoring, "MAX_SUGGESTIONS", 10)
+    ev = scoring.SuggestionEvaluator(k)
     with pytest.raises(beliefs.TableTooLarge, match="suggestions to value, more than 10"):
         ev.candidates()
 
@@ -333,3 +335,40 @@ def test_a_knowledge_level_counts_the_rules_of_all_its_files_together(tmp_path, 
 def test_the_shipped_levels_are_far_inside_the_rule_limit():
     for name in levels.available_levels():
         assert sum(len(rs.rules) for rs in levels.get_level(name).rulesets()) <= language.MAX_RULES // 10
+
+
+def _outcome(fn, k):
+    """None, or the type and message of what ``fn(k)`` raised."""
+    try:
+        fn(k)
+    except (beliefs.TableTooLarge, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(1, 5))
+def test_the_cheap_check_refuses_exactly_where_the_beliefs_do(monkeypatch, seed):
+    """``check_exact`` (issue 36: the sheet's beliefs checked, not computed) raises what ``compute`` raises,
+    at every table size and work limit tried, on positions of random games (3-6 players, two editions);
+    ``envelope_only`` refuses exactly there too, and otherwise gives the beliefs' envelope, from which
+    ``compute`` continues to the same beliefs."""
+    edition = get_edition("master-detective" if seed == 4 else "cluedo")
+    record = random_record(random.Random(seed), n_players=3 + seed % 4, n_turns=10, edition=edition)
+    seen = set()
+    for upto in (3, 9):
+        k = replay_record(record, upto)
+        for limit in (30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, beliefs.MAX_TABLE):
+            for name, value in (("MAX_TABLE", limit), ("MAX_TABLE_WORK", 4 * limit)):
+                monkeypatch.setattr(beliefs, name, value)
+                expected = _outcome(beliefs.compute, k)
+                assert _outcome(beliefs.check_exact, k) == expected, (seed, upto, name, value)
+                # the envelope alone refuses where the beliefs do too (the message may name the other limit)
+                alone = _outcome(beliefs.envelope_only, k)
+                assert (alone and alone[0]) == (expected and expected[0]), (seed, upto, name, value)
+                if expected is None:
+                    b, env = beliefs.compute(k), beliefs.envelope_only(k)
+                    assert (env.envelope, env.entropy_bits) == (b.envelope, b.entropy_bits)
+                    assert beliefs.compute(k, env.forward) == b
+                seen.add(expected is None)
+                monkeypatch.undo()
+    assert seen == {True, False}

@@ -1,11 +1,12 @@
 """Exact beliefs: the probabilities of the deal, and the beliefs that take the probable clues as
 facts or weigh them by their owners' trust (:mod:`clue_expert.engine.reasoning.beliefs` computes
-them); :func:`evaluator` and :func:`sheet_choice` serve the suggestion choosers
+them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`evaluator` and :func:`sheet_choice` serve the suggestion choosers
 (:mod:`.suggestions`, :mod:`.board`)."""
 from __future__ import annotations
 
 from ...core.errors import ContradictionError
-from ..reasoning.beliefs import SuggestionEvaluator, TableTooLarge, compute, estimate
+from ..reasoning.beliefs import TableTooLarge, check_exact, compute, envelope_only, estimate
+from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
 
@@ -18,11 +19,27 @@ def exact_beliefs(k: KnowledgeView):
     would pass ``beliefs.MAX_TABLE``) the sheet's estimate
     (:func:`~clue_expert.engine.reasoning.beliefs.estimate`, ``exact`` False) stands in."""
     def build():
+        env = _sheet_envelope(k)
+        if not env.exact:
+            return env
         try:
-            return compute(k)
+            return compute(k, env.forward)
         except TableTooLarge:
             return estimate(k)
     return k.memo_state("beliefs", build)
+
+
+def _sheet_envelope(k: KnowledgeView):
+    """The envelope's side of :func:`exact_beliefs` (an
+    :class:`~clue_expert.engine.reasoning.beliefs.EnvelopeBeliefs`, or the sheet's estimate where they
+    refuse), once while the knowledge stands still: what the envelope's functions read, without the
+    cells' probabilities (:func:`exact_beliefs` continues from it)."""
+    def build():
+        try:
+            return envelope_only(k)
+        except TableTooLarge:
+            return estimate(k)
+    return k.memo_state("beliefs-envelope", build)
 
 
 def sheet_choice(k: KnowledgeView, sets=None):
@@ -95,26 +112,54 @@ class Supposed:
         return s
 
 
-def _supposed_beliefs(k: KnowledgeView, held_cells: set, lacked_cells: set, soft: list | tuple = ()):
-    """(view, beliefs) of the knowledge with these cells supposed held / lacked (a cell both ways
-    counts as held) and the ``soft`` weights, or None when nothing is supposed or no consistent deal
-    is left."""
+def _supposed_view(k: KnowledgeView, held_cells: set, lacked_cells: set, soft: list | tuple = ()):
+    """The knowledge with these cells supposed held / lacked (a cell both ways counts as held) and the
+    ``soft`` weights, or None when nothing is supposed."""
     lacked_cells = lacked_cells - held_cells
     if not held_cells and not lacked_cells and not soft:
         return None
-    view = Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
-    try:
-        b = compute(view)
-    except (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge):
-        return None
-    if not b.envelope or not b.deals > 0:
-        return None
-    return view, b
+    return Supposed(k, frozenset(held_cells), frozenset(lacked_cells), tuple(soft))
 
 
-def _clue_state(k: KnowledgeView):
-    """(view, beliefs) with the unrefuted probable clues taken as facts, or
-    None when there are none or they leave no consistent deal together."""
+#: What the beliefs of a supposed view may raise where no consistent deal is left (or they refuse).
+_NO_BELIEFS = (ValueError, ZeroDivisionError, ContradictionError, TableTooLarge)
+
+
+def _supposed_envelope(k: KnowledgeView, name: str, view):
+    """The envelope's side of the beliefs of ``view`` (``name``: which supposed view, for the memo), or
+    None when there is no view or no consistent deal is left (or the beliefs refuse): None exactly
+    when :func:`_supposed_state` is."""
+    def build():
+        if view is None:
+            return None
+        try:
+            env = envelope_only(view)
+        except _NO_BELIEFS:
+            return None
+        return env if env.envelope and env.deals > 0 else None
+    return k.memo_state(f"{name}-envelope", build)
+
+
+def _supposed_state(k: KnowledgeView, name: str, view):
+    """(view, beliefs) of a supposed view (continuing :func:`_supposed_envelope`'s pass), or None as
+    that is."""
+    def build():
+        env = _supposed_envelope(k, name, view)
+        if env is None:
+            return None
+        try:
+            b = compute(view, env.forward)
+        except _NO_BELIEFS:
+            return None
+        if not b.envelope or not b.deals > 0:
+            return None
+        return view, b
+    return k.memo_state(f"{name}-beliefs", build)
+
+
+def _clue_view(k: KnowledgeView):
+    """The knowledge with the unrefuted probable clues taken as facts (except those about an owner the
+    sheet has caught with a wrong clue), or None when there are none."""
     def build():
         held_cells, lacked_cells = set(), set()
         # an owner the sheet has caught with a wrong clue (e.g. a player who names his own cards in
@@ -123,8 +168,14 @@ def _clue_state(k: KnowledgeView):
         for kind, owner, card in k.probable_clues():
             if owner not in caught:
                 (held_cells if kind == "probably-held" else lacked_cells).add((owner, card))
-        return _supposed_beliefs(k, held_cells, lacked_cells)
-    return k.memo_state("clue-beliefs", build)
+        return _supposed_view(k, held_cells, lacked_cells)
+    return k.memo_state("clue-view", build)
+
+
+def _clue_state(k: KnowledgeView):
+    """(view, beliefs) with the unrefuted probable clues taken as facts, or
+    None when there are none or they leave no consistent deal together."""
+    return _supposed_state(k, "clue", _clue_view(k))
 
 
 #: The Beta prior of an opponent's clue reliability (the chance that a probable clue about him is
@@ -182,9 +233,9 @@ def clue_trust(k: KnowledgeView, owner):
     return min(1.0, max(0.0, (r - chance) / (1.0 - chance)))
 
 
-def _weighted_state(k: KnowledgeView):
-    """(view, beliefs) with every unrefuted probable clue weighted by its owner's trust, or None when
-    no clue carries any weight or they leave no consistent deal."""
+def _weighted_view(k: KnowledgeView):
+    """The knowledge with every unrefuted probable clue weighted by its owner's trust, or None when no
+    clue carries any weight."""
     def build():
         held_cells, lacked_cells, soft = set(), set(), []
         for kind, owner, card in k.probable_clues():
@@ -198,20 +249,28 @@ def _weighted_state(k: KnowledgeView):
             elif kind == "probably-lacked":
                 soft.append((owner, card, 1.0 - t))
             # a probably-held clue trusted less than half is dropped (a weight can only lower a cell)
-        return _supposed_beliefs(k, held_cells, lacked_cells, soft)
-    return k.memo_state("weighted-beliefs", build)
+        return _supposed_view(k, held_cells, lacked_cells, soft)
+    return k.memo_state("weighted-view", build)
+
+
+def _weighted_state(k: KnowledgeView):
+    """(view, beliefs) with every unrefuted probable clue weighted by its owner's trust, or None when
+    no clue carries any weight or they leave no consistent deal."""
+    return _supposed_state(k, "weighted", _weighted_view(k))
 
 
 def _source_beliefs(k: KnowledgeView, source):
+    """The envelope's side of the beliefs named (the sheet's where the clues' or the weighted ones are
+    None): its ``envelope`` and ``entropy_bits``."""
     if source is None or source == "sheet":
-        return exact_beliefs(k)
+        return _sheet_envelope(k)
     if source == "weighted":
-        state = _weighted_state(k)
-        return exact_beliefs(k) if state is None else state[1]
-    if source != "clues":
+        env = _supposed_envelope(k, "weighted", _weighted_view(k))
+    elif source == "clues":
+        env = _supposed_envelope(k, "clue", _clue_view(k))
+    else:
         raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
-    state = _clue_state(k)
-    return exact_beliefs(k) if state is None else state[1]
+    return _sheet_envelope(k) if env is None else env
 
 
 @BELIEFS("the exact beliefs' probability of the envelope's likeliest contents when the unrefuted probable "
@@ -225,17 +284,35 @@ def clue_top_probability(k: KnowledgeView, _unused=None):
 def evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
     """The suggestion evaluator of the beliefs named; raises
     :class:`~clue_expert.engine.reasoning.beliefs.TableTooLarge` (cheaply) when the
-    exact beliefs refused."""
-    if not exact_beliefs(k).exact:
-        raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
+    sheet's exact beliefs refuse (or would: for the clues' or the weighted
+    beliefs they are only checked, :func:`_sheet_exact`)."""
     if source in ("clues", "weighted"):
-        state = _clue_state(k) if source == "clues" else _weighted_state(k)
+        view = _clue_view(k) if source == "clues" else _weighted_view(k)
+        if view is not None and not _sheet_exact(k):  # (no view: the sheet's beliefs below, checked there)
+            raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
+        state = _supposed_state(k, "clue" if source == "clues" else "weighted", view)
         if state is not None:
             view, b = state
             return k.memo_state((f"evaluator-{source}", measure), lambda: SuggestionEvaluator(view, b, measure))
     elif source not in (None, "sheet"):
         raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
+    if not exact_beliefs(k).exact:
+        raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
     return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, exact_beliefs(k), measure))
+
+
+def _sheet_exact(k: KnowledgeView) -> bool:
+    """Whether the sheet's exact beliefs would be exact (:func:`exact_beliefs`'s
+    ``exact``), once while the knowledge stands still, told by
+    :func:`~clue_expert.engine.reasoning.beliefs.check_exact` without
+    computing them."""
+    def build():
+        try:
+            check_exact(k)
+        except TableTooLarge:
+            return False
+        return True
+    return k.memo_state("beliefs-exact", build)
 
 
 def register(functions: dict, descriptions: dict) -> None:

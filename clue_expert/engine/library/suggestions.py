@@ -8,7 +8,8 @@ import math
 from ...core import work
 from ...core.errors import ContradictionError
 from ...core.facts import ENVELOPE
-from ..reasoning.beliefs import MAX_SUGGESTIONS, SuggestionEvaluator, TableTooLarge, compute
+from ..reasoning.beliefs import TableTooLarge, compute
+from ..reasoning.scoring import MAX_SUGGESTIONS, SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .beliefs import Supposed, evaluator, exact_beliefs, sheet_choice
 from .registry import Section

@@ -23,6 +23,9 @@ bookkeeping is dropped once its last card is placed (states that violate it
 are discarded then), which keeps the state small.  Forward and backward
 passes give every marginal.
 
+The forward pass's layers are kept with the beliefs: the values of the seat's
+suggestions (:mod:`clue_expert.engine.reasoning.scoring`) continue them.
+
 The knowledge is read through its public queries only.
 """
 from __future__ import annotations
@@ -31,7 +34,6 @@ import functools
 import gc
 import itertools
 import math
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -39,17 +41,13 @@ import numpy as np
 
 from ...core import work
 from ...core.facts import ENVELOPE
-from . import dp, siebel
+from . import dp
 from ..language.expr import RUN_SECONDS, LimitError
 from ..seat.queries import KnowledgeView
 
 # ``Knowledge`` (clue_expert.engine.seat.knowledge) is named in annotations only and
 # not imported (the rule library, which knowledge loads, imports this module).
 
-#: Above this many categories the quick estimate of a suggestion's value
-#: groups the envelope distribution directly instead of by pattern sums
-#: (which need 2**categories tables).
-_PATTERN_CATEGORIES = 6
 
 #: Entries (states) the exact beliefs' tables may hold in one pass: the
 #: layers a pass keeps, together, or the one layer being built.  Past it
@@ -70,12 +68,6 @@ MAX_TABLE_WORK = 4_000_000
 #: tried at all (:func:`envelope_contents`, counted before any table is built).
 MAX_ENVELOPES = 100_000
 _spent = [0]  # work of the computation under way (reset by each)
-#: Cards of one suggestion whose outcomes are valued (the outcomes of n
-#: cards take 2**n patterns): past it :class:`TableTooLarge`.
-MAX_SUGGESTION_CARDS = 12
-#: Suggestions one ranking may value (every candidate is estimated): counted
-#: before any is built; past it :class:`TableTooLarge` too.
-MAX_SUGGESTIONS = 100_000
 _CHUNK = 16_384  # source states between looks at the table's size (and charges of work)
 #: Whether the DP runs vectorized (:mod:`clue_expert.engine.reasoning.dp`) when its states fit; False: the
 #: plain loops always (the tests compare the two).
@@ -89,6 +81,18 @@ class TableTooLarge(LimitError):
     """The exact beliefs would need more than :data:`MAX_TABLE` table entries."""
 
 
+def start_pass() -> None:
+    """Start counting the work of a new exact computation (a pass of its own,
+    held to :data:`MAX_TABLE_WORK`)."""
+    _spent[0] = 0
+
+
+def vector_final(lay: "StateLayout", states: int) -> bool:
+    """Whether the sums over a final layer of ``states`` entries run
+    vectorized: cheaper than the loop from about 256 states."""
+    return lay.vector and states >= _VECTOR_FROM // 2
+
+
 def _tally(units: int) -> None:
     """Count work of the computation under way: charged to the request's
     budget (:mod:`clue_expert.core.work`) and held to :data:`MAX_TABLE_WORK`."""
@@ -99,10 +103,10 @@ def _tally(units: int) -> None:
     if _spent[0] > MAX_TABLE_WORK:
         raise TableTooLarge(f"the exact beliefs need more than {MAX_TABLE_WORK:,} units of work (table entries "
                             f"times moves; the limit on one exact computation)")
-    _charge(units, "the exact beliefs' table")
+    charge(units, "the exact beliefs' table")
 
 
-def _charge(units: int, what: str) -> None:
+def charge(units: int, what: str) -> None:
     """Charge work with a stand-in: past the request's work limit or deadline
     the beliefs stop (:class:`TableTooLarge`, the caller's stand-in answers)."""
     try:
@@ -131,7 +135,7 @@ def _chunks(layer: dict):
         yield itertools.islice(items, _CHUNK)
 
 
-def _collector_paused(fn):
+def collector_paused(fn):
     """Run ``fn`` with Python's cyclic garbage collector paused: the DP
     passes allocate hundreds of thousands of dicts and tuples, none of them
     in a reference cycle, and the collector's passes over them (and over
@@ -330,9 +334,9 @@ class BeliefProblem:
                 out.append(c)
         return out
 
-    def layout(self) -> "_Layout":
-        """The bit layout of DP states (see :class:`_Layout`)."""
-        return _Layout(self)
+    def layout(self) -> "StateLayout":
+        """The bit layout of DP states (see :class:`StateLayout`)."""
+        return StateLayout(self)
 
 
 class _Parts(dict):
@@ -364,7 +368,7 @@ class _Fields:
         return at
 
 
-class _Layout:
+class StateLayout:
     """DP states packed into one int, with a bit field for each player's
     remaining hand capacity, the envelope's cards of each category it still
     needs cards of, each live one-of clause (satisfied yet?), each open wrong
@@ -481,10 +485,11 @@ class _Layout:
     def final_ok(self, state: int) -> bool:
         return not state & self.all_caps and all(state & m for m in self.full_masks)
 
-    def transitions(self, order: list, tagged=()) -> list:
+    def transitions(self, order: list, tagged=(), start: int = 0) -> list:
         """The moves for placing the cards in ``order``, one ``(moves, close)``
         per position (see :func:`_advance`); ``tagged`` cards (at most one
-        per category) have their owners recorded."""
+        per category) have their owners recorded.  Positions before ``start``
+        (a pass continued from there) get no moves."""
         pb = self.pb
         tagged = list(tagged)
         if len(tagged) > len(self.tag_shift):
@@ -493,8 +498,8 @@ class _Layout:
 
         def last(cs):
             return max((index[c] for c in cs), default=-1)
-        out = []
-        for c in order:
+        out: list = [[(), None] for _ in order[:start]]
+        for c in order[start:]:
             moves = []
             for o in pb.allowed[c]:
                 orm = add = 0
@@ -623,7 +628,7 @@ def _advance_chunk(items, moves: tuple, close, nxt: dict, get) -> None:
                 nxt[s] = get(s, 0.0) + w
 
 
-class _Forward:
+class ForwardPass:
     """The forward pass of the labelled DP over the free cards in the
     problem's order (:meth:`BeliefProblem.order`), every layer kept: layer ``i``
     holds the states before ``order[i]`` is placed, the last one the final
@@ -632,12 +637,12 @@ class _Forward:
     layers instead of starting again."""
 
     def __init__(self, pb: BeliefProblem):
-        _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
+        start_pass()
         self.pb = pb
         self.order = pb.order()
         self.layout = lay = pb.layout()
         self.layers: list = [{lay.start: 1.0}]
-        _run(lay.transitions(self.order), self.layers[0], 0, self.layers, lay.vector)
+        run_layers(lay.transitions(self.order), self.layers[0], 0, self.layers, lay.vector)
         self.states = max(len(x) for x in self.layers)
 
     def envelope(self) -> tuple[dict, float]:
@@ -649,9 +654,13 @@ class _Forward:
         vector = isinstance(last, dp.Layer) and len(last) >= _VECTOR_FROM
         if vector:
             final = _final_envelopes(lay, last)
+        known, env_mask = lay.env_of_bits, lay.env_mask
         for state, w in () if vector else last.items():
             if w and lay.final_ok(state):
-                key = lay.env(state)
+                bits = state & env_mask  # (the envelope decoded once per position, as envelope_ids does)
+                key = known.get(bits)
+                if key is None:
+                    key = known[bits] = lay.env(bits)
                 final[key] = final.get(key, 0.0) + w
         z = sum(final.values())
         if z <= 0:
@@ -659,7 +668,7 @@ class _Forward:
         return {key: w / z for key, w in final.items() if w / z > 0}, z
 
 
-def _complete(lay: "_Layout", layer: "dp.Layer") -> tuple:
+def complete_states(lay: "StateLayout", layer: "dp.Layer") -> tuple:
     """The states of a final layer with weight that are complete (every
     capacity spent, every envelope field full), and their weights."""
     states, weights = layer.states, layer.weights
@@ -669,29 +678,29 @@ def _complete(lay: "_Layout", layer: "dp.Layer") -> tuple:
     return states[sel], weights[sel]
 
 
-def _env_ids(lay: "_Layout", states: np.ndarray) -> tuple[np.ndarray, list]:
+def envelope_ids(lay: "StateLayout", states: np.ndarray) -> tuple[np.ndarray, list]:
     """Each state's envelope (an index) and the envelopes (tuples of cards)
     in the order the states first reach them."""
     bits, _, groups, _ = dp.first_order(states & np.uint64(lay.env_mask))
-    envs: list = []
-    ids: dict = {}
-    of_bits = np.empty(len(bits), dtype=np.int64)
     known = lay.env_of_bits
-    for i, b in enumerate(bits.tolist()):
+    envs: list = []
+    for b in bits.tolist():
         env = known.get(b)
         if env is None:
             env = known[b] = lay.env(b)
-        of_bits[i] = ids.setdefault(env, len(envs))
-        if of_bits[i] == len(envs):
-            envs.append(env)
-    return of_bits[groups], envs
+        envs.append(env)
+    if len(set(envs)) == len(envs):  # (complete states: each envelope has its own bits)
+        return groups, envs
+    ids: dict = {}
+    of_bits = np.array([ids.setdefault(env, len(ids)) for env in envs], dtype=np.int64)
+    return of_bits[groups], list(ids)
 
 
-def _final_envelopes(lay: "_Layout", layer: "dp.Layer") -> dict:
-    """:meth:`_Forward.envelope`'s sums on a vectorized layer: envelope ->
+def _final_envelopes(lay: "StateLayout", layer: "dp.Layer") -> dict:
+    """:meth:`ForwardPass.envelope`'s sums on a vectorized layer: envelope ->
     weight, in the order the loop would make them."""
-    states, weights = _complete(lay, layer)
-    env_of, envs = _env_ids(lay, states)
+    states, weights = complete_states(lay, layer)
+    env_of, envs = envelope_ids(lay, states)
     sums = np.bincount(env_of, weights=weights, minlength=len(envs))
     return dict(zip(envs, sums.tolist()))
 
@@ -759,7 +768,7 @@ def exact_marginals(pb: BeliefProblem) -> tuple[dict, float, int]:
     took -- plus the live one-of clauses, wrong accusations and seen shows.
     Returns (owner -> card -> probability, the weighted number of deals
     without ``pb.base_factor``, the largest number of states at one step)."""
-    _spent[0] = 0  # a pass of its own (MAX_TABLE_WORK)
+    start_pass()
     order = pb.order()
     n = len(order)
     start, moves, closes, bits = _steps(pb, order)
@@ -825,11 +834,20 @@ def _backward_plain(layer: dict, moves: list, close, back: dict, probs: dict, ca
     b: dict = {}
     acc: dict = {}
     get = back.get
-    for s0, w, o, s, f in _step_targets(layer, moves, close):
-        v = f * get(s, 0.0)
-        if v:
-            b[s0] = b.get(s0, 0.0) + v
-            acc[o] = acc.get(o, 0.0) + w * v
+    if close is None:  # the common step, inlined (a factor of 1.0 changes nothing)
+        for s0, w in layer.items():
+            for o, mask, dec, orm, add in moves:
+                if s0 & mask:
+                    v = get(((s0 - dec) | orm) + add, 0.0)
+                    if v:
+                        b[s0] = b.get(s0, 0.0) + v
+                        acc[o] = acc.get(o, 0.0) + w * v
+    else:
+        for s0, w, o, s, f in _step_targets(layer, moves, close):
+            v = f * get(s, 0.0)
+            if v:
+                b[s0] = b.get(s0, 0.0) + v
+                acc[o] = acc.get(o, 0.0) + w * v
     for o, v in acc.items():
         probs[o][card] = v / z
     return b
@@ -866,11 +884,7 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
     steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
     move_owner = [np.array([owner_index[o] for o, *_ in per], dtype=np.int64) for per in moves]
     forward, biggest = _forward_mixed(start, moves, closes, steps)
-    last = forward[n]
-    if isinstance(last, dict):
-        z = last.get(0, 0.0)
-    else:
-        z = float(last.weights[last.states == 0].sum()) if len(last) else 0.0
+    z = _final_weight(forward[n])
     if z <= 0:
         raise ValueError("no deal is consistent with the knowledge")
     probs = _fixed_probabilities(pb)
@@ -887,6 +901,14 @@ def _marginals_vector(pb: BeliefProblem, order: list, start: int, moves: list, c
                     np.fromiter(back.values(), dtype=np.float64, count=len(back)))
         back = _backward_vector(layer, steps[i], closes[i], move_owner[i], back, probs, owners, order[i], z)
     return probs, z, biggest
+
+
+def _final_weight(last: "dict | dp.Layer") -> float:
+    """The weight of the unlabelled pass's final state 0 (every capacity
+    spent): the weighted number of deals."""
+    if isinstance(last, dict):
+        return last.get(0, 0.0)
+    return float(last.weights[last.states == 0].sum()) if len(last) else 0.0
 
 
 def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[list, int]:
@@ -1023,23 +1045,116 @@ def estimate(k: KnowledgeView) -> Beliefs:
                    deals=0.0, states=0, exact=False)
 
 
-@_collector_paused
-def compute(k: KnowledgeView) -> Beliefs:
-    """Exact beliefs for the seat's current knowledge (complete deduction):
-    every cell's probability from the unlabelled forward-backward pass
-    (:func:`exact_marginals`), the envelope's joint distribution from the final
-    states of the labelled forward pass (:class:`_Forward`), whose layers
-    are kept for the values of suggestions.  Raises :class:`TableTooLarge`
-    at once when the sheet leaves more than :data:`MAX_TABLE` envelope
-    contents open (:func:`envelope_contents`), and as soon as a table
-    outgrows :data:`MAX_TABLE`."""
+def _check_envelopes(k: KnowledgeView) -> None:
+    """:class:`TableTooLarge` when the sheet leaves more than :data:`MAX_ENVELOPES` envelope contents open."""
     n = envelope_contents(k)
     if n > MAX_ENVELOPES:
         raise TableTooLarge(f"the sheet leaves {_big(n)} envelope contents open, more than {MAX_ENVELOPES:,} (the "
                             f"limit on the envelopes the exact beliefs list)")
+
+
+@collector_paused
+def check_exact(k: KnowledgeView) -> None:
+    """Raise what :func:`compute` would raise on ``k`` at the limits of the
+    exact beliefs (:class:`TableTooLarge`: :data:`MAX_ENVELOPES`,
+    :data:`MAX_TABLE`, :data:`MAX_TABLE_WORK`; ``ValueError`` for no
+    consistent deal), mostly without computing them: the unlabelled forward
+    pass runs as :func:`compute` runs it first (so it stops where that
+    stops), and the labelled pass (:class:`ForwardPass`) only when the bound
+    that pass gives (:func:`_labelled_fits`) does not already show it fits.
+    (The work the skipped passes would have charged to the request is not
+    charged.)"""
+    _check_envelopes(k)
+    pb = BeliefProblem(k)
+    start_pass()
+    order = pb.order()
+    start, moves, closes, bits = _steps(pb, order)
+    if bits <= dp.MAX_BITS and _VECTOR[0]:
+        steps = [tuple((mask, dec, 0, 0, orm, add) for _, mask, dec, orm, add in per) for per in moves]
+        forward, _ = _forward_mixed(start, moves, closes, steps)
+    else:
+        forward, _ = _forward_plain(start, moves, closes)
+    if _final_weight(forward[-1]) <= 0:
+        raise ValueError("no deal is consistent with the knowledge")
+    if not _labelled_fits(pb, order, [len(layer) for layer in forward], [len(m) for m in moves]):
+        ForwardPass(pb)
+
+
+def _labelled_fits(pb: BeliefProblem, order: list, sizes: list, n_moves: list) -> bool:
+    """Whether the labelled forward pass over ``order`` certainly keeps to
+    :data:`MAX_TABLE` and :data:`MAX_TABLE_WORK`, given the sizes of the
+    unlabelled pass's layers over the same order (``n_moves``: each step's
+    moves, the same in both).  Each labelled state maps to the unlabelled
+    state of the same deals (its envelope fields read as counts), and the
+    two passes step alike, so layer ``i`` of the labelled pass holds at
+    most ``sizes[i]`` times the ways the envelope can have taken its cards
+    among the candidates placed by then; its work is charged as
+    :func:`_advance` charges it (chunk by chunk), which only grows with the
+    layer."""
+    placed = {cat: 0 for cat in pb.categories}
+    total = work = 0
+    for i, size in enumerate(sizes):
+        entries = size
+        for cat, k in placed.items():
+            if pb.need[cat] > 0:
+                entries *= sum(math.comb(k, j) for j in range(pb.need[cat] + 1))
+        total += entries
+        if i < len(order):
+            work += -(-entries // _CHUNK) * min(entries, _CHUNK) * n_moves[i]
+            c = order[i]
+            if ENVELOPE in pb.allowed[c]:
+                placed[pb.category[c]] += 1
+    return total <= MAX_TABLE and work <= MAX_TABLE_WORK
+
+
+@dataclass
+class EnvelopeBeliefs:
+    """What the exact beliefs say of the envelope alone (:func:`envelope_only`):
+    no cell probabilities."""
+
+    envelope: dict
+    """As :attr:`Beliefs.envelope`."""
+    entropy_bits: float
+    """As :attr:`Beliefs.entropy_bits`."""
+    deals: float
+    """The weighted number of consistent deals, as the labelled pass sums it
+    (positive exactly when :attr:`Beliefs.deals` is)."""
+    forward: ForwardPass = field(repr=False, compare=False)
+    """The labelled forward pass (for :func:`compute` to continue from)."""
+    exact: bool = True
+
+
+@collector_paused
+def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
+    """The envelope's side of :func:`compute` (its distribution and
+    entropy) from the labelled forward pass alone.  It raises where
+    :func:`compute` raises at the limits of the exact beliefs: the unlabelled
+    pass :func:`compute` also runs never outgrows the labelled one (see
+    :func:`_labelled_fits`), so it stops only where this one stops too (the
+    work the unlabelled pass would have charged to the request is not)."""
+    _check_envelopes(k)
+    pb = BeliefProblem(k)
+    fw = ForwardPass(pb)
+    envelope, z = fw.envelope()
+    return EnvelopeBeliefs(envelope, entropy(envelope.values()), z * pb.base_factor, fw)
+
+
+@collector_paused
+def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
+    """Exact beliefs for the seat's current knowledge (complete deduction):
+    every cell's probability from the unlabelled forward-backward pass
+    (:func:`exact_marginals`), the envelope's joint distribution from the final
+    states of the labelled forward pass (:class:`ForwardPass`; ``forward``,
+    when given and of the same problem, is that pass already made), whose
+    layers are kept for the values of suggestions.  Raises
+    :class:`TableTooLarge` at once when the sheet leaves more than
+    :data:`MAX_TABLE` envelope contents open (:func:`envelope_contents`),
+    and as soon as a table outgrows :data:`MAX_TABLE` (:func:`check_exact`
+    tells whether it would, cheaply)."""
+    _check_envelopes(k)
     pb = BeliefProblem(k)
     probs, z, biggest = exact_marginals(pb)
-    fw = _Forward(pb)
+    fw = forward if forward is not None and forward.pb.same(pb) else ForwardPass(pb)
     envelope, _ = fw.envelope()
     return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
                    deals=z * pb.base_factor, states=max(biggest, fw.states), forward=fw)
@@ -1051,81 +1166,8 @@ def entropy(ps) -> float:
     return max(0.0, -sum([p * log2(p) for p in ps if p > 0]))
 
 
-# --- the value of a suggestion ---------------------------------------------------
-def hartley(ps) -> float:
-    """log2 of the number of outcomes with non-zero probability."""
-    n = sum(1 for p in ps if p > 0)
-    return math.log2(n) if n else 0.0
-
-
-def min_entropy(ps) -> float:
-    """-log2 of the largest probability (Renyi entropy of order infinity)."""
-    top = max(ps, default=1.0)
-    return max(0.0, -math.log2(top)) if top > 0 else 0.0
-
-
-def guess_risk(ps) -> float:
-    """1 - the largest probability: the chance that a guess of the likeliest outcome is wrong (not in
-    bits; a suggestion's gain in it is how much it raises, in expectation, the chance of naming the
-    envelope rightly at once)."""
-    return max(0.0, 1.0 - max(ps, default=1.0))
-
-
-#: Uncertainty measures of the envelope's distribution, in bits: the Renyi
-#: entropies of order 1 (Shannon), 0 (Hartley) and infinity (min-entropy).
-#: ``deal`` ranks suggestions by what they tell about the whole deal instead;
-#: ``top`` (a probability, not bits) by the expected chance that the likeliest
-#: envelope after the outcome is the true one (the race's measure).
-MEASURES = {"shannon": entropy, "hartley": hartley, "min": min_entropy, "deal": entropy, "top": guess_risk}
-
-
-@dataclass
-class SuggestionValue:
-    """The value of one suggestion the seat could make."""
-
-    cards: tuple
-    """The suggested cards, one per category in sheet order (classic: suspect, weapon, room)."""
-    gain_bits: float
-    """Expected reduction of the envelope's entropy, in bits."""
-    exact: bool
-    """True when computed over every consistent deal; False for the quick
-    estimate used to shortlist (independent card owners given the envelope)."""
-    outcomes: dict
-    """(refuter, card shown) or None (nobody refutes) -> probability."""
-    entropy_after: dict
-    """The same keys -> the envelope's uncertainty after that outcome, in bits."""
-    deal_bits: float = 0.0
-    """Expected information about the whole deal (every hand, not only the
-    envelope): the outcome's entropy less the refuter's choice, in bits."""
-
-
-def _grouped_sums(pair: np.ndarray, values: np.ndarray, size: int, n_envs: int, keys: list) -> dict:
-    """outcome key -> the sums of ``values`` per envelope, in the order the
-    (outcome, envelope) pairs ``pair`` (``key * n_envs + envelope``, below
-    ``size``) first occur; the keys in the order of their first pair.  Each
-    sum adds its values in the entries' order (``np.bincount``), as
-    :func:`dp.first_order` does."""
-    sums = np.bincount(pair, weights=values, minlength=size)
-    first = np.full(size, len(pair), dtype=np.int64)
-    np.minimum.at(first, pair, np.arange(len(pair)))
-    seen = np.flatnonzero(first < len(pair))
-    seen = seen[np.argsort(first[seen], kind="stable")]
-    key_of = seen // n_envs
-    by_key = np.argsort(key_of, kind="stable")  # each key's pairs together, in first-seen order
-    grouped = key_of[by_key]
-    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) else np.zeros(0, np.int64)
-    bounds = np.r_[starts, len(grouped)]
-    values_by_key = sums[seen[by_key]].tolist()
-    bounds_list = bounds.tolist()
-    out = {}
-    for i in np.argsort(by_key[starts]).tolist():  # keys in the order of their first pair
-        a, b = bounds_list[i], bounds_list[i + 1]
-        out[keys[int(grouped[a])]] = values_by_key[a:b]
-    return out
-
-
-def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
-    """Forward DP with the transitions ``trans`` (:meth:`_Layout.transitions`)
+def run_layers(trans: list, layer, start: int = 0, keep: list | None = None, vector: bool = False):
+    """Forward DP with the transitions ``trans`` (:meth:`StateLayout.transitions`)
     from position ``start``; ``keep`` gets every later layer.  The layers
     kept (those already in ``keep`` included) hold at most :data:`MAX_TABLE`
     entries together, else :class:`TableTooLarge`."""
@@ -1137,542 +1179,3 @@ def _run(trans: list, layer, start: int = 0, keep: list | None = None, vector: b
             keep.append(layer)
             used += len(layer)
     return layer
-
-
-@functools.lru_cache(maxsize=None)
-def _masks(n: int) -> tuple:
-    """For each non-empty subset of n suggested cards (as a bit mask, in
-    increasing order): (bit per card, indices of its cards, their number,
-    log2 of it)."""
-    out = []
-    for mask in range(1, 1 << n):
-        held = tuple(b for b in range(n) if mask >> b & 1)
-        out.append((tuple(bool(mask >> b & 1) for b in range(n)), held, len(held), math.log2(len(held))))
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=None)
-def _inclusion_exclusion(n: int) -> tuple:
-    """For each pattern of n suggested cards (which are the envelope's): its
-    key (a bool per card) and the terms (mask, sign) whose signed sums over
-    the envelopes containing the mask's cards give the sums over the
-    envelopes that contain exactly the pattern's cards."""
-    out = []
-    for pattern in range(1 << n):
-        free = [i for i in range(n) if not pattern >> i & 1]
-        terms = []
-        for sub in range(1 << len(free)):
-            mask = pattern
-            for b, i in enumerate(free):
-                if sub >> b & 1:
-                    mask |= 1 << i
-            terms.append((mask, -1.0 if bin(sub).count("1") % 2 else 1.0))
-        out.append((tuple(bool(pattern >> i & 1) for i in range(n)), tuple(terms)))
-    return tuple(out)
-
-
-class SuggestionEvaluator:
-    """Values the seat's own suggestions.
-
-    The exact value (:meth:`evaluate`): for each outcome -- the first player
-    in disproving order who holds a suggested card shows one, uniformly among
-    those he holds, or nobody can -- its probability and the envelope's
-    entropy after it, over every consistent deal.  The DP places the
-    suggested cards (one per category) last and records their owners, so
-    one pass gives the joint distribution of the envelope and the outcome;
-    the layers before the first suggested card are shared by all suggestions.
-
-    The estimate (:meth:`estimate`), Siebel's formulation with the exact
-    envelope distribution: given the envelope, each other card's owner is
-    taken as independent with its exact marginal.  It is cheap enough for
-    every suggestion, and picks the shortlist that :meth:`rank` values
-    exactly."""
-
-    @_collector_paused
-    def __init__(self, k: KnowledgeView, beliefs: Beliefs | None = None, measure: str = "shannon"):
-        if k.me is None:
-            raise ValueError("suggestion values need a seat ('me')")
-        if measure not in MEASURES:
-            raise ValueError(f"unknown uncertainty measure {measure!r}: use one of {sorted(MEASURES)}")
-        #: The uncertainty measure: ``shannon`` (entropy of the envelope's
-        #: distribution), ``hartley`` (log2 of the number of envelopes
-        #: still possible -- zero exactly when the seat is certain) or ``min``
-        #: (-log2 of the likeliest envelope's probability); ``top`` (1 - the
-        #: likeliest envelope's probability: its gain is the rise in the chance
-        #: of naming the envelope at once).
-        self.measure = measure
-        #: The knowledge valued over (the seat's, or an overlay of its clues).
-        self.view = k
-        self.beliefs = beliefs or compute(k)
-        fw = self.beliefs.forward
-        pb = BeliefProblem(k)
-        if not isinstance(fw, _Forward) or not fw.pb.same(pb):
-            fw = _Forward(pb)  # beliefs made elsewhere (or of another position)
-        self.problem = pb = fw.pb
-        self.entropy_bits = MEASURES[measure](list(self.beliefs.envelope.values()))
-        i = pb.players.index(k.me)  # pb.me: the problems are the same(), seat included
-        #: Players after the seat, in disproving order.
-        self.order = pb.players[i + 1:] + pb.players[:i]
-        self.base = fw.order
-        self._layout = fw.layout
-        #: Forward passes to continue: (order, card -> position, layers), the
-        #: first one the beliefs' own; :meth:`rank` adds one whose order ends
-        #: with the shortlist's cards.
-        self._passes = [(fw.order, {c: i for i, c in enumerate(fw.order)}, fw.layers)]
-        self._cache: dict = {}
-        #: the cards outside the envelope -> their outcome likelihood (see :meth:`estimate`)
-        self._likelihoods: dict = {}
-        self._cat_index = {cat: i for i, cat in enumerate(pb.categories)}
-        #: Estimate Shannon values from pattern sums (one pass over the
-        #: envelope distribution in all) instead of a pass per suggestion.
-        self.fast_estimate = True
-
-    def candidates(self) -> list:
-        """Every distinct suggestion (one card per category, in sheet order):
-        in each category the free cards and one card per known owner (cards
-        with the same known owner, or held by the seat or the envelope, give
-        the same outcomes; the seat's own card is preferred to the
-        envelope's, which would tell the table more)."""
-        pb = self.problem
-        per_cat = []
-        mine_first = sorted(pb.cards, key=lambda c: pb.fixed.get(c) != pb.me)
-        for cat in pb.categories:
-            cs: list[str] = []
-            reps: dict[str, str] = {}
-            for c in mine_first:
-                if pb.category[c] != cat:
-                    continue
-                if c in pb.fixed:
-                    o = pb.fixed[c]
-                    reps.setdefault("nobody" if o in (pb.me, ENVELOPE) else o, c)
-                else:
-                    cs.append(c)
-            per_cat.append(cs + list(reps.values()))
-        n = math.prod(map(len, per_cat))
-        if n > MAX_SUGGESTIONS:
-            raise TableTooLarge(f"{n:,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the limit on the "
-                                f"suggestions one ranking values)")
-        return list(itertools.product(*per_cat))
-
-    def _in_order(self, suggestion) -> tuple:
-        """The suggestion's cards in category order, whatever order they came in."""
-        if len(suggestion) > MAX_SUGGESTION_CARDS:
-            raise TableTooLarge(f"a suggestion of {len(suggestion)} cards, more than {MAX_SUGGESTION_CARDS} (the "
-                                f"limit on the cards of a suggestion valued exactly)")
-        cat = self.problem.category
-        if tuple([cat[c] for c in suggestion]) == self.problem.categories:  # already in order (candidates are)
-            return tuple(suggestion)
-        index = self._cat_index
-        suggestion = tuple(sorted(suggestion, key=lambda c: index[cat[c]]))
-        if [cat[c] for c in suggestion] != list(self.problem.categories):
-            raise ValueError(f"a suggestion names one card of each category, got {list(suggestion)}")
-        return suggestion
-
-    @_collector_paused
-    def evaluate(self, suggestion) -> SuggestionValue:
-        """The exact value of suggesting ``suggestion`` (one card per category)."""
-        suggestion = self._in_order(suggestion)
-        if suggestion in self._cache:
-            return self._cache[suggestion]
-        pb = self.problem
-        # the suggested cards of open owner are placed last, their owners recorded
-        free = [c for c in suggestion if c not in pb.fixed]
-        layer, tagged = self._final_layer(free)
-        lay = self._layout
-        tag_mask = 0
-        for q in range(len(tagged)):
-            tag_mask |= ((1 << lay.tag_width) - 1) << lay.tag_shift[q]
-        fixed_owner = {c: pb.fixed[c] for c in suggestion if c in pb.fixed}
-        if lay.vector and len(layer) >= _VECTOR_FROM // 2:  # (cheaper than the loop from about 256 states)
-            lists, choice = self._joint_vector(suggestion, dp.Layer.of(layer), tagged, tag_mask, fixed_owner)
-        else:
-            lists, choice = self._joint_loop(suggestion, layer, tagged, tag_mask, fixed_owner)
-        value = self._value(suggestion, lists, exact=True, choice=choice)
-        self._cache[suggestion] = value
-        return value
-
-    def _final_layer(self, free: list) -> tuple:
-        """The final layer of a pass that places the cards ``free`` last,
-        their owners tagged, continued from the kept pass whose layers reach
-        furthest (the first of those); and the tagged cards in the order
-        they are placed."""
-        def reach(p: tuple) -> int:
-            order, position, _ = p
-            return min((position[c] for c in free), default=len(order))
-        base, position, layers = max(self._passes, key=reach)  # the first of the furthest
-        start = reach((base, position, layers))
-        _spent[0] = 0
-        tagged = sorted(free, key=position.__getitem__)
-        order = base[:start] + [c for c in base[start:] if c not in tagged] + tagged
-        lay = self._layout
-        return _run(lay.transitions(order, tagged), layers[start], start, vector=lay.vector), tagged
-
-    def _joint_loop(self, suggestion, layer: "dict | dp.Layer", tagged: list, tag_mask: int,
-                    fixed_owner: dict) -> tuple[dict, float]:
-        """:meth:`evaluate`'s sums in a plain loop over a final layer: outcome -> the
-        weights of its envelopes, and the weighted sum of log2 of the
-        refuter's choices."""
-        lay = self._layout
-        joint: dict = defaultdict(lambda: defaultdict(float))
-        choice = 0.0  # sum of weight * log2(number of cards the refuter could show)
-        # a final state's envelope depends on its envelope fields only, the
-        # outcome on its tags only: each is worked out once
-        env_mask = lay.env_mask
-        envs = lay.final_env  # (shared by the passes of the position)
-        outcomes: dict = {}
-        all_caps, full_masks = lay.all_caps, lay.full_masks
-        for state, w in layer.items():
-            if not w or state & all_caps:
-                continue
-            bits = state & env_mask
-            env = envs.get(bits, envs)
-            if env is envs:
-                env = envs[bits] = lay.env(state) if all(state & m for m in full_masks) else None
-            if env is None:
-                continue
-            bits = state & tag_mask
-            outcome = outcomes.get(bits)
-            if outcome is None:
-                owner = dict(fixed_owner)
-                owner.update(zip(tagged, lay.tags(state, len(tagged))))
-                outcome = outcomes[bits] = self._outcome(suggestion, owner)
-            shown, k, log_k = outcome
-            if k:
-                for key in shown:
-                    joint[key][env] += w / k
-                choice += w * log_k
-            else:
-                joint[None][env] += w
-        return {key: list(d.values()) for key, d in joint.items()}, choice
-
-    def _joint_vector(self, suggestion, layer: "dp.Layer", tagged: list, tag_mask: int,
-                      fixed_owner: dict) -> tuple[dict, float]:
-        """:meth:`evaluate`'s sums on a vectorized final layer: outcome -> the
-        weights of its envelopes, and the weighted sum of log2 of the
-        refuter's choices, added in the order the loop adds them."""
-        lay = self._layout
-        states, weights = _complete(lay, layer)
-        env_of, envs = _env_ids(lay, states)
-        tag_bits, _, tag_of, _ = dp.first_order(states & np.uint64(tag_mask))
-        keys: list = []  # the outcomes' keys, (refuter, card) or None
-        key_id: dict = {}
-        width = max(1, len(suggestion))
-        table = np.full((len(tag_bits), width), -1, dtype=np.int64)  # outcome -> its keys' ids
-        ks = np.zeros(len(tag_bits))
-        logs = np.zeros(len(tag_bits))
-        for i, bits in enumerate(tag_bits.tolist()):
-            owner = dict(fixed_owner)
-            owner.update(zip(tagged, lay.tags(bits, len(tagged))))
-            shown, k, log_k = self._outcome(suggestion, owner)
-            for j, key in enumerate(shown if k else (None,)):
-                table[i, j] = key_id.setdefault(key, len(keys))
-                if table[i, j] == len(keys):
-                    keys.append(key)
-            ks[i], logs[i] = max(k, 1), log_k
-        per_state = table[tag_of]  # state -> its keys (-1: none), in the loop's order
-        share = weights / ks[tag_of]
-        flat = np.flatnonzero(per_state.reshape(-1) >= 0)
-        key_of = per_state.reshape(-1)[flat]
-        state_of = flat // width
-        n_envs = max(1, len(envs))
-        pair = key_of * n_envs + env_of[state_of]
-        lists = _grouped_sums(pair, share[state_of], len(keys) * n_envs, n_envs, keys)
-        terms = weights * logs[tag_of]
-        choice = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
-        return lists, choice
-
-    def _outcome(self, suggestion, owner: dict) -> tuple:
-        """Who refutes, given the owner of each suggested card: ((refuter,
-        card) for each card he may show, their number, its log2); ((), 0, 0)
-        when nobody can."""
-        for p in self.order:
-            shown = [c for c in suggestion if owner[c] == p]
-            if shown:
-                return tuple((p, c) for c in shown), len(shown), math.log2(len(shown))
-        return (), 0, 0.0
-
-    def _value(self, suggestion, joint: dict, exact: bool, choice: float) -> SuggestionValue:
-        z = sum(sum(ws) for ws in joint.values())
-        if z <= 0:
-            raise ValueError("no deal is consistent with the knowledge")
-        measure = MEASURES["shannon" if self.measure == "deal" else self.measure]
-        outcomes, after = {}, {}
-        expected = 0.0
-        for key, ws in joint.items():
-            pz = sum(ws)
-            if pz <= 0:
-                continue
-            outcomes[key] = pz / z
-            after[key] = measure([w / pz for w in ws])
-            expected += outcomes[key] * after[key]
-        # what the outcome tells about the whole deal: I(deal; outcome) =
-        # H(outcome) - E[log2 of the refuter's number of choices]
-        deal_bits = max(0.0, entropy(outcomes.values()) - choice / z)
-        gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
-        return SuggestionValue(suggestion, gain, exact, outcomes, after, deal_bits)
-
-    def _pattern_sums(self):
-        """Sums of p and of p*log2(p) over the envelope distribution, for
-        every set of categories and every choice of one envelope card in
-        each (in the classic game: by suspect, weapon, room, each pair and
-        each triple): with them the sums over the envelopes that do or do
-        not contain each suggested card follow by inclusion-exclusion,
-        without a pass over the distribution."""
-        if getattr(self, "_sums", None) is None:
-            pb = self.problem
-            n = len(pb.categories)
-            aligned = all(v == 1 for v in pb.counts.values())
-            dense = self._dense_sums() if aligned else None
-            if dense is not None:
-                self._sums = dense
-                return dense
-            tables = [defaultdict(lambda: [0.0, 0.0]) for _ in range(1 << n)]
-            for t, p in self.beliefs.envelope.items():
-                pl = p * math.log2(p) if p > 0 else 0.0
-                if aligned:
-                    for mask in range(1 << n):
-                        key = tuple(t[i] if mask >> i & 1 else None for i in range(n))
-                        cell = tables[mask][key]
-                        cell[0] += p
-                        cell[1] += pl
-                    continue
-                parts = [tuple(c for c in t if pb.category[c] == cat) for cat in pb.categories]
-                for mask in range(1 << n):
-                    for key in itertools.product(*(parts[i] if mask >> i & 1 else (None,) for i in range(n))):
-                        cell = tables[mask][key]
-                        cell[0] += p
-                        cell[1] += pl
-            self._sums = tables
-        return self._sums
-
-    def _dense_sums(self) -> "siebel.PatternTables | None":
-        """The pattern sums in dense tables (:class:`siebel.PatternTables`, the same
-        sums as the dicts), or None when an envelope's cards are not one per
-        category in category order or the tables would be too large."""
-        pb = self.problem
-        per_cat = [[c for c in pb.cards if pb.category[c] == cat] for cat in pb.categories]
-        sizes = [len(cs) for cs in per_cat]
-        if not siebel.PatternTables.fits(sizes):
-            return None
-        index = {c: (i, j) for i, cs in enumerate(per_cat) for j, c in enumerate(cs)}
-        envelopes = list(self.beliefs.envelope)
-        if any(len(t) != len(sizes) or any(index[c][0] != i for i, c in enumerate(t)) for t in envelopes):
-            return None
-        return siebel.PatternTables(sizes, index, envelopes, list(self.beliefs.envelope.values()))
-
-    def _by_pattern(self, suggestion) -> dict:
-        """pattern (which suggested cards are the envelope's) -> (sum p, sum p log2 p)."""
-        tables = self._pattern_sums()
-        zero = (0.0, 0.0)
-        n = len(suggestion)
-        if isinstance(tables, siebel.PatternTables):
-            values = [tables.value(suggestion, mask) for mask in range(1 << n)]
-        else:
-            values = [tables[mask].get(tuple(suggestion[i] if mask >> i & 1 else None for i in range(n)), zero)
-                      for mask in range(1 << n)]
-        out = {}
-        for key, terms in _inclusion_exclusion(n):
-            # over the cards the pattern says are not the envelope's
-            s0 = s1 = 0.0
-            for mask, sign in terms:
-                v = values[mask]
-                s0 += sign * v[0]
-                s1 += sign * v[1]
-            if s0 > 1e-15:
-                out[key] = (s0, s1)
-        return out
-
-    def estimate(self, suggestion) -> SuggestionValue:
-        """The quick estimate of the value of suggesting ``suggestion``."""
-        suggestion = self._in_order(suggestion)
-        probs = self.beliefs.probabilities
-        fast = (self.fast_estimate and self.measure in ("shannon", "deal")
-                and len(suggestion) <= _PATTERN_CATEGORIES)
-        # the likelihood of each outcome depends on the envelope only through
-        # which of the suggested cards it holds
-        if fast:
-            groups = self._by_pattern(suggestion)
-        else:
-            groups = defaultdict(list)
-            for t, p in self.beliefs.envelope.items():
-                groups[tuple(c in t for c in suggestion)].append(p)
-        choice = 0.0
-        joint: dict = defaultdict(list)
-        likelihoods = self._likelihoods
-        for pattern, group in groups.items():
-            # the outcome depends on the cards outside the envelope only
-            # (those in it nobody shows), so their likelihood is shared by
-            # every suggestion with the same such cards
-            out_cards = tuple([c for c, in_env in zip(suggestion, pattern) if not in_env])
-            cached = likelihoods.get(out_cards)
-            if cached is None:
-                q = {}
-                for c in out_cards:
-                    rest = 1.0 - probs[ENVELOPE][c]
-                    q[c] = {p: (probs[p][c] / rest if rest > 0 else 0.0) for p in self.order}
-                cached = self._likelihoods[out_cards] = self._likelihood(out_cards, q)
-            likelihood, elog = cached
-            mass = group[0] if fast else sum(group)
-            if fast:
-                for key, lk in likelihood.items():
-                    joint[key].append((lk, group))
-            else:
-                for key, lk in likelihood.items():
-                    joint[key].extend(p * lk for p in group)
-            choice += mass * elog
-        if not fast:
-            return self._value(suggestion, dict(joint), exact=False, choice=choice)
-        # Shannon entropy of each outcome's posterior from the pattern sums:
-        # H = -(1/Z) sum_pattern lk * (S1 + S0 * log2(lk / Z))
-        outcomes, after = {}, {}
-        expected = 0.0
-        log2 = math.log2
-        for key, parts in joint.items():
-            z = sum([lk * s0 for lk, (s0, _) in parts])
-            if z <= 0:
-                continue
-            h = -sum([lk * (s1 + s0 * log2(lk / z)) for lk, (s0, s1) in parts if lk > 0]) / z
-            outcomes[key] = z
-            after[key] = h if h > 0.0 else 0.0
-            expected += z * after[key]
-        total = sum(outcomes.values())
-        outcomes = {key: v / total for key, v in outcomes.items()}
-        expected /= total
-        deal_bits = max(0.0, entropy(outcomes.values()) - choice / total)
-        gain = deal_bits if self.measure == "deal" else max(0.0, self.entropy_bits - expected)
-        return SuggestionValue(suggestion, gain, False, outcomes, after, deal_bits)
-
-    def _likelihood(self, suggestion, q: dict) -> tuple:
-        """Outcome probabilities when card c's owner is p with probability
-        q[c][p], independently (Siebel's sequential formula), and the
-        expected log2 of the refuter's number of choices."""
-        order = self.order
-        m = len(order)
-        n = len(suggestion)
-        qs = [[q[c].get(p, 0.0) for p in order] for c in suggestion]
-        out: dict = {}
-        elog = 0.0
-        reach = 1.0  # probability that every player so far passed
-        for j, p in enumerate(order):
-            pcs = [qc[j] for qc in qs]
-            comp = [1.0 - pc for pc in pcs]
-            for bits, held, k, log_k in _masks(n):  # which of the suggested cards p holds
-                w = reach
-                for b in range(n):
-                    w *= pcs[b] if bits[b] else comp[b]
-                if w <= 0:
-                    continue
-                for b in held:
-                    key = (p, suggestion[b])
-                    out[key] = out.get(key, 0.0) + w / k
-                elog += w * log_k
-            reach *= math.prod(comp)
-            # given that p passed, each card's other owners are rescaled
-            for b, pc in enumerate(pcs):
-                if pc < 1.0:
-                    qc, d = qs[b], comp[b]
-                    for i in range(j + 1, m):
-                        qc[i] = qc[i] / d
-        if reach > 0:
-            out[None] = out.get(None, 0.0) + reach
-        return out, elog
-
-    @_collector_paused
-    def rank(self, shortlist: int = 6, among=None) -> list:
-        """The best suggestions, exactly valued: every candidate (or every
-        suggestion of ``among``, an iterable of card tuples) is estimated,
-        the ``shortlist`` best estimates are evaluated exactly, and those are
-        returned best first (equal values keep the candidates' order, which
-        is the sheet's card order)."""
-        suggestions = self.candidates() if among is None else list(dict.fromkeys(tuple(t) for t in among))
-        if not suggestions:
-            return []
-        if len(suggestions) > MAX_SUGGESTIONS:
-            raise TableTooLarge(f"{len(suggestions):,} suggestions to value, more than {MAX_SUGGESTIONS:,} (the "
-                                f"limit on the suggestions one ranking values)")
-        if work.late():  # the request is spent: the caller's stand-in answers
-            raise TableTooLarge(f"the suggestions were not valued: the request passed its deadline "
-                                f"({RUN_SECONDS:g} s) or its library work")
-        _charge(len(suggestions) * len(self.order) * (1 << min(len(self.problem.categories), 12)),
-                    "the suggestions' estimates")
-        short = self._shortlist(suggestions, max(1, shortlist))
-        try:
-            self._prepare(short)
-            exact = [self.evaluate(t) for t in short]
-        except TableTooLarge:  # a pass too big to run: the shortlist keeps its estimates
-            return [self.estimate(t) for t in short]
-        return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
-
-    def _shortlist(self, suggestions: list, size: int) -> list:
-        """The suggestions (their cards in category order) of the ``size`` best
-        quick estimates, best first (equal values in the suggestions' order).
-        With many Shannon estimates to make, their gains come from one
-        vectorized pass (:func:`siebel.shannon_gains`, the same floats)."""
-        gains = self._estimate_gains(suggestions) if len(suggestions) > size else None
-        if gains is None or None in gains:  # (an estimate that fails: the loop, which raises as it does)
-            ranked = sorted((self.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))
-            return [v.cards for v in ranked[:size]]
-        order = sorted(range(len(suggestions)), key=lambda i: -round(gains[i], 12))
-        return [self._in_order(suggestions[i]) for i in order[:size]]
-
-    def _estimate_gains(self, suggestions: list) -> list | None:
-        """The quick estimates' gains of ``suggestions`` (:meth:`estimate`'s
-        ``gain_bits``, bit for bit), vectorized; None where that path does not
-        apply (another measure, or too many categories for the pattern sums)."""
-        n = len(self.problem.categories)
-        if not (self.fast_estimate and self.measure == "shannon" and n <= _PATTERN_CATEGORIES):
-            return None
-        suggestions = [self._in_order(t) for t in suggestions]
-        probs = self.beliefs.probabilities
-        rows: dict = {}
-        for c in {c for t in suggestions for c in t}:
-            rest = 1.0 - probs[ENVELOPE][c]
-            rows[c] = [(probs[p][c] / rest if rest > 0 else 0.0) for p in self.order]
-        q = np.array([[rows[c] for c in t] for t in suggestions], dtype=float).reshape(
-            len(suggestions), n, len(self.order))
-        tables = self._pattern_sums()
-        if isinstance(tables, siebel.PatternTables):
-            values = tables.values(suggestions)
-        else:
-            zero = (0.0, 0.0)
-            values = np.array([[tables[mask].get(tuple(t[i] if mask >> i & 1 else None for i in range(n)), zero)
-                                for mask in range(1 << n)] for t in suggestions], dtype=float)
-        s0, s1 = siebel.pattern_sums(values, tuple(terms for _, terms in _inclusion_exclusion(n)))
-        return siebel.shannon_gains(q, s0, s1, self.entropy_bits)
-
-    def _prepare(self, suggestions: list) -> None:
-        """Add a forward pass for valuing ``suggestions`` together: the
-        beliefs' pass continued from the first of their open cards with the
-        other cards first and theirs last, so that each suggestion's own
-        pass starts near the end."""
-        fixed = self.problem.fixed
-        todo = [s for s in suggestions if self._in_order(s) not in self._cache]
-        if len(todo) < 2:
-            return
-        count: dict = {}
-        for s in todo:
-            for c in s:
-                if c not in fixed:
-                    count[c] = count.get(c, 0) + 1
-        order0, position0, layers0 = self._passes[0]
-        if not count:
-            return
-        start = min(position0[c] for c in count)
-        # greedily: next the card that starts the fewest suggestions not yet
-        # started (a suggestion's own pass starts at its first card here)
-        sets = [{c for c in s if c not in fixed} for s in todo]
-        started = [False] * len(sets)
-        rest = sorted(count, key=position0.__getitem__)
-        tail = []
-        while rest:
-            c = min(rest, key=lambda c: sum(1 for i, cs in enumerate(sets) if not started[i] and c in cs))
-            rest.remove(c)
-            tail.append(c)
-            for i, cs in enumerate(sets):
-                if c in cs:
-                    started[i] = True
-        order = order0[:start] + [c for c in order0[start:] if c not in count] + tail
-        layers = layers0[:start + 1]
-        _spent[0] = 0
-        _run(self._layout.transitions(order), layers[start], start, layers, self._layout.vector)
-        self._passes.append((order, {c: i for i, c in enumerate(order)}, layers))

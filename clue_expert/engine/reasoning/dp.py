@@ -68,6 +68,11 @@ def first_order(keys: np.ndarray, values: np.ndarray | None = None):
     entry's index).  ``values`` None: no sums (None).  The groups' sums are
     the same whichever way the groups are found: ``np.bincount`` adds each
     group's values in the entries' order."""
+    if len(keys) >= _RADIX_FROM:
+        spread = int(np.bitwise_or.reduce(keys ^ keys[0]))  # the bits in which some keys differ
+        low = (spread & -spread).bit_length() - 1 if spread else 0
+        if spread >> low < 1 << 32:
+            return _first_order_radix(keys, values, low, spread >> low >= 1 << 16)
     if len(keys) >= _SORT_FROM:
         return _first_order_sorted(keys, values)
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
@@ -85,6 +90,39 @@ def first_order(keys: np.ndarray, values: np.ndarray | None = None):
 #: finds each group's first entry by ``np.minimum.at`` (twice as fast on large
 #: layers; ``np.unique``'s stable sort is quicker on small ones).
 _SORT_FROM = 2048
+
+
+#: From this many keys :func:`first_order` groups keys that differ only within
+#: 32 bits (the common case: a layer's states share most fields) by a stable
+#: radix sort of those bits (``np.argsort`` of ``uint16``, one or two passes).
+_RADIX_FROM = 1024
+
+
+def _first_order_radix(keys: np.ndarray, values: np.ndarray | None, low: int, wide: bool):
+    """:func:`first_order` of keys that differ only in bits ``low`` to
+    ``low + 31`` (``wide``: beyond ``low + 15``), the same results: they are
+    sorted stably by those bits (low half, then high half), so each group's
+    first entry leads its run, and the groups are ranked by their first
+    entries by marking them (no second sort)."""
+    n = len(keys)
+    compact = ((keys ^ keys[0]) >> _U(low)).astype(np.uint32)
+    order = np.argsort(compact.astype(np.uint16), kind="stable")
+    if wide:
+        high = (compact >> np.uint32(16)).astype(np.uint16)
+        order = order[np.argsort(high[order], kind="stable")]
+    ordered = compact[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    leads = order[new]  # each group's first entry, the groups in key order
+    mark = np.zeros(n, dtype=bool)
+    mark[leads] = True
+    first = np.flatnonzero(mark)  # the groups' first entries, in first-seen order
+    rank = np.cumsum(mark) - 1  # at a group's first entry: the group's index
+    groups = np.empty(n, dtype=np.int64)
+    groups[order] = rank[leads][np.cumsum(new) - 1]
+    sums = np.bincount(groups, weights=values, minlength=len(first)) if values is not None else None
+    return keys[first], sums, groups, first
 
 
 def _first_order_sorted(keys: np.ndarray, values: np.ndarray | None):

@@ -1,6 +1,6 @@
 """The quick estimates of many suggestions at once (issue 36).
 
-:meth:`SuggestionEvaluator.estimate <clue_expert.engine.reasoning.beliefs.SuggestionEvaluator.estimate>`
+:meth:`SuggestionEvaluator.estimate <clue_expert.engine.reasoning.scoring.SuggestionEvaluator.estimate>`
 values one suggestion in Python over dicts: the envelope's pattern sums
 (which of the suggested cards it holds), Siebel's sequential likelihood of
 each outcome given the cards outside the envelope, and the entropy of the
