@@ -328,7 +328,7 @@ class RuleInterpreter:
             step = self._log.new_step()
             reads = self._view.reads
             tokens = tuple(reads) if reads else ()
-            if ("seen",) in tokens:
+            if any(t.tag == "seen" for t in tokens):
                 tokens = self._explanations.read_tokens(self._view.reads, self._seating.me)
             read_just = ReadJustification(rule.id, message, step, self._log.turn,
                                            ReadRecord(self._explanations.orders,

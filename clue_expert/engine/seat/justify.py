@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from ...core.cards import Edition
 from ...core.errors import RuleFileError
@@ -169,6 +169,20 @@ class PremiseOrders:
         return cls(premise, _ReadOrder(premise))
 
 
+class ReadToken(NamedTuple):
+    """One read a firing's query made, kept for its premises (see
+    :func:`premises_read`): ``tag`` names the query -- ``H`` / ``L`` the cards
+    owner ``subject`` is known to hold / lack, ``h`` / ``l`` the owners known
+    to hold / lack card ``subject``, ``K`` facts read whole (``found``: their
+    keys), ``seen`` the cards shown to the seat (replaced by the keys of
+    those shows when the firing is kept, :meth:`Explanations.read_tokens`)
+    -- and ``found`` what it found."""
+
+    tag: str
+    subject: Any
+    found: Any
+
+
 @dataclass(slots=True)
 class ReadRecord:
     """What a firing of a rule without ``because:`` matched and read, kept
@@ -178,7 +192,7 @@ class ReadRecord:
     """The seat's sort keys of premises."""
     matched: Sequence[Key]
     """The facts the rule matched (its trigger, or its ``match:`` patterns' facts)."""
-    tokens: Sequence[tuple]
+    tokens: Sequence[ReadToken]
     """What its queries read (see :meth:`Explanations.read_tokens`)."""
 
 
@@ -191,21 +205,21 @@ def premises_read(reads: ReadRecord, known: dict | None = None) -> tuple[tuple, 
     premise, read_order, matched = reads.orders.premise, reads.orders.read, reads.matched
     read: dict = {}
     for token in reads.tokens:
-        tag = token[0]
+        tag, subject, found = token
         if tag == "H":
-            for c in token[2]:
-                read[held_key(token[1], c)] = None
+            for c in found:
+                read[held_key(subject, c)] = None
         elif tag == "L":
-            for c in token[2]:
-                read[lacked_key(token[1], c)] = None
+            for c in found:
+                read[lacked_key(subject, c)] = None
         elif tag == "h":
-            for o in token[2]:
-                read[held_key(o, token[1])] = None
+            for o in found:
+                read[held_key(o, subject)] = None
         elif tag == "l":
-            for o in token[2]:
-                read[lacked_key(o, token[1])] = None
+            for o in found:
+                read[lacked_key(o, subject)] = None
         elif tag == "K":
-            read.update(dict.fromkeys(token[1]))
+            read.update(dict.fromkeys(found))
     keep = [k for k in dict.fromkeys(matched) if known is None or k in known]
     for k in keep:
         read.pop(k, None)
@@ -462,19 +476,19 @@ class Explanations:
         """The observations a fact rests on, in one line."""
         return "; ".join(describe(r, self._log.values) for r in self.roots(key)) or "nothing"
 
-    def read_tokens(self, reads: Sequence[tuple] | None, me: str | None) -> tuple:
+    def read_tokens(self, reads: Sequence[ReadToken] | None, me: str | None) -> tuple:
         """What the queries of the rule firing now have read (``reads``),
         kept for its premises: a "seen" token replaced by the shows seat
         ``me`` has seen now."""
         tokens = tuple(reads or ())
-        if any(t[0] == "seen" for t in tokens):
+        if any(t.tag == "seen" for t in tokens):
             known = self._log.justifications
-            seen = ("K", tuple(k for k, v in self._log.values.items() if k.kind == "showed"
-                               and v.get("card") is not None and v.get("by") == me and k in known))
-            tokens = tuple(seen if t[0] == "seen" else t for t in tokens)
+            seen = ReadToken("K", None, tuple(k for k, v in self._log.values.items() if k.kind == "showed"
+                                              and v.get("card") is not None and v.get("by") == me and k in known))
+            tokens = tuple(seen if t.tag == "seen" else t for t in tokens)
         return tokens
 
-    def read_premises(self, matched: Sequence[Key], tokens: Sequence[tuple]) -> tuple[list[Key], int]:
+    def read_premises(self, matched: Sequence[Key], tokens: Sequence[ReadToken]) -> tuple[list[Key], int]:
         """The premises of a firing of a rule without ``because:``: the facts
         it matched (its trigger, or its ``match:`` patterns' facts), the
         observations its queries read (``tokens``: see :meth:`read_tokens`),

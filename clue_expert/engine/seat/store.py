@@ -29,7 +29,7 @@ from ...core.facts import (ENVELOPE, KEY_TYPES, KINDS, AnyKey, BoundKey, CellKey
                            cards_key, cell_key, describe, held_key, lacked_key, owner_key, turn_key, turn_player_key)
 from ...core.observations import Observation
 from ..engines import EngineFact, RuleEngine
-from .justify import HELD, LACKED, UNKNOWN, Explanations, Justification, JustificationLog
+from .justify import HELD, LACKED, UNKNOWN, Explanations, Justification, JustificationLog, ReadToken
 from .ledger import SatLedger
 
 
@@ -519,7 +519,7 @@ class ReadingView(FrameQueries):
     the firing's premises are worked out (:func:`~.justify.premises_read`).
     Any other attribute is the knowledge's (held weakly: no cycle)."""
 
-    reads: list | None
+    reads: list[ReadToken] | None
     """The read tokens of the firing now (None: nothing is recorded)."""
 
     def __init__(self, store: FactStore, seating: Seating, log: JustificationLog, knowledge: Any) -> None:
@@ -578,35 +578,35 @@ class ReadingView(FrameQueries):
         if self.reads is not None:
             key = owner_key("hand-size", owner)
             if key in self._log.justifications:
-                self.reads.append(("K", (key,)))
+                self.reads.append(ReadToken("K", None, (key,)))
         return self._seating.hand_sizes.get(owner)
 
     def holders(self, card: str) -> frozenset:
         """Owners known to hold the card."""
         out = frozenset(self._store.holders[card])
         if self.reads is not None:
-            self.reads.append(("h", card, out))
+            self.reads.append(ReadToken("h", card, out))
         return out
 
     def lackers(self, card: str) -> frozenset:
         """Owners known not to hold the card."""
         out = frozenset(self._store.lackers[card])
         if self.reads is not None:
-            self.reads.append(("l", card, out))
+            self.reads.append(ReadToken("l", card, out))
         return out
 
     def held_by(self, owner: str) -> frozenset:
         """Cards known held by ``owner``."""
         out = frozenset(self._store.held[owner])
         if self.reads is not None:
-            self.reads.append(("H", owner, out))
+            self.reads.append(ReadToken("H", owner, out))
         return out
 
     def lacked_by(self, owner: str) -> frozenset:
         """Cards known lacked by ``owner``."""
         out = frozenset(self._store.lacked[owner])
         if self.reads is not None:
-            self.reads.append(("L", owner, out))
+            self.reads.append(ReadToken("L", owner, out))
         return out
 
     def status(self, owner: str, card: str) -> str:
@@ -614,17 +614,17 @@ class ReadingView(FrameQueries):
         store = self._store
         if card in store.held[owner]:
             if self.reads is not None:
-                self.reads.append(("K", (held_key(owner, card),)))
+                self.reads.append(ReadToken("K", None, (held_key(owner, card),)))
             return HELD
         if card in store.lacked[owner]:
             if self.reads is not None:
-                self.reads.append(("K", (lacked_key(owner, card),)))
+                self.reads.append(ReadToken("K", None, (lacked_key(owner, card),)))
             return LACKED
         return UNKNOWN
 
     def _keys(self, keys: Sequence[Key]) -> None:
         if self.reads is not None:
-            self.reads.append(("K", tuple(keys)))
+            self.reads.append(ReadToken("K", None, tuple(keys)))
 
     def not_all_clauses(self, owner: str) -> list[frozenset]:
         """The owner's not-all clauses (card sets he does not hold all of)."""
@@ -658,9 +658,9 @@ class ReadingView(FrameQueries):
         store = self._store
         out = store.live_bounds(owner)
         if self.reads is not None:  # the bounds, and the sheet they were reduced against
-            self.reads.append(("K", tuple(store.bounds_of[owner])))
-            self.reads.append(("H", owner, frozenset(store.held[owner])))
-            self.reads.append(("L", owner, frozenset(store.lacked[owner])))
+            self.reads.append(ReadToken("K", None, tuple(store.bounds_of[owner])))
+            self.reads.append(ReadToken("H", owner, frozenset(store.held[owner])))
+            self.reads.append(ReadToken("L", owner, frozenset(store.lacked[owner])))
         return out
 
     def bounds_with(self, owner: str, card: str) -> list[tuple]:
@@ -672,7 +672,7 @@ class ReadingView(FrameQueries):
     def seen_cards(self) -> frozenset:
         """Cards that have been shown to this seat."""
         if self.reads is not None:
-            self.reads.append(("seen",))
+            self.reads.append(ReadToken("seen", None, None))
         return frozenset(self._store.seen)
 
     def shown_to(self, player: str) -> frozenset:
@@ -688,7 +688,7 @@ class ReadingView(FrameQueries):
         """Whether the fact is known (a plain tuple is read as its record)."""
         known = self._log.justifications
         if self.reads is not None and key in known:
-            self.reads.append(("K", (key if type(key) in KEY_TYPES else as_key(key),)))
+            self.reads.append(ReadToken("K", None, (key if type(key) in KEY_TYPES else as_key(key),)))
         return key in known
 
     def _envelope_read(self) -> None:
@@ -696,7 +696,7 @@ class ReadingView(FrameQueries):
             store, edition = self._store, self._seating.edition
             for cat, n in edition.envelope_counts.items():
                 if n != 0:
-                    self.reads.append(("H", ENVELOPE, frozenset(store.envelope_known(cat))))
+                    self.reads.append(ReadToken("H", ENVELOPE, frozenset(store.envelope_known(cat))))
 
     def envelope(self) -> dict:
         """category -> the envelope's card where known (see ``Knowledge.envelope``)."""
@@ -710,7 +710,7 @@ class ReadingView(FrameQueries):
     def read_solved(self) -> None:
         """Record what :meth:`solved` reads (the envelope's row)."""
         if self.reads is not None:
-            self.reads.append(("H", ENVELOPE, frozenset(self._store.held[ENVELOPE])))
+            self.reads.append(ReadToken("H", ENVELOPE, frozenset(self._store.held[ENVELOPE])))
 
     def sheet(self) -> Sheet:
         """The detective sheet (see ``Knowledge.sheet``)."""
@@ -721,6 +721,6 @@ class ReadingView(FrameQueries):
         if self.reads is not None:
             store = self._store
             for o in self._seating.owners:
-                self.reads.append(("H", o, frozenset(store.held[o])))
-                self.reads.append(("L", o, frozenset(store.lacked[o])))
+                self.reads.append(ReadToken("H", o, frozenset(store.held[o])))
+                self.reads.append(ReadToken("L", o, frozenset(store.lacked[o])))
             self._envelope_read()
