@@ -598,16 +598,17 @@ class _TallyStub:
 
 def tallies_read(rules: Iterable[Any]) -> list[Tally]:
     """The counts (:data:`~clue_expert.engine.language.ir.TALLIES`) whose facts some rule matches."""
-    kinds = {p.kind for rule in rules for p in _all_patterns(getattr(rule, "patterns", ()))}
+    kinds = {p.kind for rule in rules for p in all_patterns(getattr(rule, "patterns", ()))}
     return [t for kind, t in TALLIES.items() if kind in kinds]
 
 
-def _all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+def all_patterns(nodes: Iterable[Any]) -> Iterator[Pattern]:
+    """Every pattern of a rule's nodes, those inside not/exists/either included."""
     for node in nodes:
         if isinstance(node, Pattern):
             yield node
         else:
-            yield from _all_patterns(getattr(node, "items", ()))
+            yield from all_patterns(getattr(node, "items", ()))
 
 
 def tally_rule(tally: Tally, number: int | None = None, kinds: Mapping[str, Sequence[str]] = KINDS) -> str:
@@ -782,7 +783,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
 
 __all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_function", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
-           "compile_rule", "deftemplate", "derived_kinds", "exportable", "exported", "plain_native", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
+           "compile_rule", "deftemplate", "derived_kinds", "all_patterns", "exportable", "exported", "plain_native", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
            "templates"]
 

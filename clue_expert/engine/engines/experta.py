@@ -230,13 +230,16 @@ def _witness(rule: Any, i: int) -> list:
     return conditions
 
 
+def _matched_ids(context: dict) -> tuple:
+    """The numbers of the facts an activation's patterns matched, in pattern order."""
+    return tuple(context[k]["__factid__"] for k in sorted((k for k in context if k[:2] == "_m" and k[2:].isdigit()),
+                                                         key=lambda k: int(k[2:])))
+
+
 def _tie_order(act: Any) -> tuple:
     """An activation's place among those experta's depth strategy ranks alike:
-    its rule, then the numbers of the facts its patterns matched, in pattern order."""
-    context = act.context
-    return act.rule.__name__, tuple(context[k]["__factid__"]
-                                    for k in sorted((k for k in context if k[:2] == "_m" and k[2:].isdigit()),
-                                                    key=lambda k: int(k[2:])))
+    its rule, then the facts its patterns matched (:func:`_matched_ids`)."""
+    return act.rule.__name__, _matched_ids(act.context)
 
 
 def _kinds_read(nodes: Sequence[Any]):
@@ -424,9 +427,7 @@ class ExpertaEngine(RuleEngine):
     def _activation(self, act: Any) -> Activation:
         rule, salience = self._names[act.rule.__name__]
         context = act.context
-        facts = tuple(self._by_id[context[k]["__factid__"]]
-                      for k in sorted((k for k in context if k[:2] == "_m" and k[2:].isdigit()),
-                                      key=lambda k: int(k[2:])))
+        facts = tuple(self._by_id[fid] for fid in _matched_ids(context))
         bindings = tuple((k, v) for k, v in context.items() if not k.startswith("_"))
         return Activation(rule, salience, facts, bindings)
 

@@ -56,7 +56,7 @@ from typing import Any, Iterable
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
 from ..language.ir import Either, Exists, NotAll, Pattern, Tally
-from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, compile_rule, exported, plain_native, tallies_read,
+from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, all_patterns, compile_rule, exported, plain_native, tallies_read,
                   tally_rule, templates)
 
 #: The player's own templates (its facts are not the seat's fact kinds).
@@ -235,7 +235,7 @@ def strategy_program(strategy_id: str, strategy: Any = None) -> str:
     if rules is None:
         why = ""
         for rule in getattr(strategy, "rules", ()):
-            if production_rules(_Only(rule)) is None:
+            if not plain_production(rule):
                 why = (f": its rule {rule.id!r} is not a production rule concluding a card its patterns bound "
                        f"(it uses when:, let:, if:, for:, each: or library functions)")
                 break
@@ -355,16 +355,18 @@ SEATS = f"""(defrule seats-from-the-game
                   (previous (nth$ (+ (mod (+ ?i ?n -2) ?n) 1) $?players))))))"""
 
 
+def plain_production(rule: Any) -> bool:
+    """Whether a strategy rule is a production rule a plain CLIPS program can
+    run: ``match:``, concluding ``suggest: {other: VAR}`` of a card its
+    patterns bound, nothing computed in Python."""
+    plan = getattr(rule, "plan", None)
+    return bool(rule.patterns) and plan is not None and plan.gathered is not None and rule.then[0].kind == "suggest"
+
+
 def production_rules(strategy: Any) -> list[Any] | None:
-    """The strategy's rules when every one is a production rule that a
-    plain CLIPS program can run (``match:``, concluding ``suggest: {other:
-    VAR}`` of a card its patterns bound, nothing computed in Python); else None."""
+    """The strategy's rules when every one is a :func:`plain_production`; else None."""
     rules = list(getattr(strategy, "rules", ()))
-    for rule in rules:
-        plan = getattr(rule, "plan", None)
-        if not rule.patterns or plan is None or plan.gathered is None or rule.then[0].kind != "suggest":
-            return None
-    return rules or None
+    return rules if rules and all(plain_production(rule) for rule in rules) else None
 
 
 def _production_rule(rule: Any, order: int, owner_order: int, path: str) -> str:
@@ -389,18 +391,12 @@ def compiled_strategy(strategy: Any, rules: list[Any]) -> str:
     parts = [f";;; the strategy {strategy.id}, compiled from its rule file: each production rule asserts an option "
              "per firing; the options make candidates, the best complete one the suggestion",
              PRODUCTION_TEMPLATES, ""]
-    if any(isinstance(p, Pattern) and p.kind == "seat" for rule in rules for p in _all_nodes(rule.patterns)):
+    if any(p.kind == "seat" for rule in rules for p in all_patterns(rule.patterns)):
         parts += [SEATS, ""]
     for i, rule in enumerate(rules):
         parts += [_production_rule(rule, i, place.get(rule.candidate or rule.id, i), strategy.path), ""]
     parts += [RANK_RULES, "", PRODUCTION_DECIDE, ""]
     return "\n".join(parts)
-
-
-def _all_nodes(nodes: Iterable[Any]) -> Iterable[Any]:
-    for node in nodes:
-        yield node
-        yield from _all_nodes(getattr(node, "items", ()))
 
 
 #: Observations and counts of one turn: a whole player's program sees them
@@ -538,17 +534,6 @@ def deduction_program(rules: Iterable[Any], title: str, strategy_rules: Iterable
 
 
 @dataclasses.dataclass(frozen=True)
-class _Only:
-    """One rule as a strategy (for :func:`production_rules`)."""
-
-    rule: Any
-
-    @property
-    def rules(self) -> tuple:
-        return (self.rule,)
-
-
-@dataclasses.dataclass(frozen=True)
 class _Stub:
     """Stands for a count in :func:`gate`'s errors."""
 
@@ -570,5 +555,5 @@ def export_player(rules: Iterable[Any], strategy: Any, title: str) -> str:
     return deduction_program(rules, title, productions or ()) + "\n" + program
 
 
-__all__ = ["STRATEGIES", "compiled_strategy", "deduction_program", "export_player", "gate", "production_rules",
-           "strategy_program"]
+__all__ = ["STRATEGIES", "compiled_strategy", "deduction_program", "export_player", "gate", "plain_production",
+           "production_rules", "strategy_program"]
