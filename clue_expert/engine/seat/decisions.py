@@ -30,6 +30,7 @@ from ...core.board import MoveOptions
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import decision_key
 from ..language.expr import clip
+from ..engines import Binder, bound
 from .justify import Candidate, Firing, JustificationLog, LazyMessage
 from ..language.rules import CompiledRule
 from .store import ReadingView, Seating
@@ -62,6 +63,8 @@ class Deciding:
         #: The matching cards of the disprove request running (a show names one of them).
         self._matching: frozenset = frozenset()
         self._premises_of: Callable[[Any], tuple] = lambda facts: ()
+        #: binder -> variable -> (the place of the fact that binds it, its field): see gather_card.
+        self._where: dict[Binder, dict[str, tuple[int, str]]] = {}
 
     def attach(self, rule_ids, env_of: Callable[[dict], dict], premises_of: Callable[[Any], tuple]) -> None:
         """The seat's rules in order (gathered candidates come in this
@@ -201,39 +204,54 @@ class Deciding:
                 named = [set(self._known_cards(rule, c.kind, values if len(values) > 1 else _as_set(values[0])))]
             entry.add(i, c.kind, named)
         env["__rule__"] = rule.id
-        entry.envs.append(env)
+        entry.items.append(env)
 
-    def gather_card(self, rule: CompiledRule, bindings: dict, var: str, facts) -> None:
+    def gather_card(self, rule: CompiledRule, var: str, facts: tuple, binder: Binder = (),
+                    bindings: Any = None) -> None:
         """A production rule whose conclusion is the card its variable
-        ``var`` bound fired (see :attr:`RulePlan.gathered`): the card added
-        to its candidate, checked as :meth:`_gather` checks it; its
-        bindings and ``facts`` kept for the candidate's message and
-        premises."""
+        ``var`` bound fired (see :attr:`RulePlan.gathered`) on ``facts``:
+        the card added to its candidate, checked as :meth:`_gather` checks
+        it.  Only the card and the ``per`` value are read now (through
+        ``binder``, or from ``bindings``, the firing's variables when the
+        engine gave them); the firing is kept as it came, and its variables
+        are read for the candidate's message only when someone reads it."""
         if self.candidates is None:
             return
-        entry = self._entry(rule, bindings)
-        card = bindings[var]
+        per_var = rule.per
+        if bindings is None:
+            where = self._where.get(binder)
+            if where is None:
+                where = self._where[binder] = {v: (i, f) for i, f, v in binder}
+            at, per_at = where.get(var), where.get(per_var) if per_var is not None else None
+            if at is None or (per_var is not None and per_at is None):  # not read off one fact: all of them
+                bindings = bound(facts, binder)
+        if bindings is None:
+            assert at is not None
+            card = facts[at[0]].get(at[1])
+            per = None if per_at is None else facts[per_at[0]].get(per_at[1])
+        else:
+            named = dict(bindings)
+            card = named[var]
+            per = named.get(per_var) if per_var is not None else None
+        entry = self._entry_for(rule, per)
         seating = self._seating
         if type(card) is not str or card not in seating.all_cards:
             self._known_cards(rule, rule.then[0].kind, [card])
         kind = rule.then[0].kind
         if kind == "suggest":
-            cat = seating.category[card]
-            named = [{card} if c == cat else set() for c in seating.edition.categories]
-        elif kind == "show":
-            named = [{card} if card in self._matching else set()]
-        else:
-            named = [{card}]
-        entry.add(0, kind, named)
-        bindings["__rule__"] = rule.id
-        bindings["__facts__"] = facts
-        entry.envs.append(bindings)
+            entry.add_card(kind, seating.slot[card], card, len(seating.edition.categories))
+        else:  # show (one of the request's matching cards) or accuse
+            entry.add_card(kind, 0 if kind != "show" or card in self._matching else None, card, 1)
+        entry.items.append((rule.id, facts, binder, bindings))
 
     def _entry(self, rule: CompiledRule, bindings: dict) -> "_Gathered":
+        """The candidate a firing of ``rule`` with these ``bindings`` adds to (see :meth:`_entry_for`)."""
+        return self._entry_for(rule, bindings.get(rule.per) if rule.per is not None else None)
+
+    def _entry_for(self, rule: CompiledRule, per: Any) -> "_Gathered":
         """The candidate a firing of ``rule`` adds to: its own, or the one it
         names (``candidate:``), for its ``per`` value; the candidate's rule
         (whose message it shows) is the first in the seat's order that fired."""
-        per = bindings.get(rule.per) if rule.per is not None else None
         key = (rule.candidate or rule.id, per)
         entry = self._gathered.get(key)
         if entry is None:
@@ -281,20 +299,36 @@ class Deciding:
             if not all(opts):
                 continue
             step = self._log.new_step()
-            own = [env for env in entry.envs if env.get("__rule__") == rule.id] or entry.envs
-            merged = _merged(own, self._seating.order)
-            message = LazyMessage(rule, self._env_of(merged) if "__facts__" in merged else merged)
+            message: LazyMessage
+            if entry.kept_only():  # firings kept as they came: the message made when read
+                message = _GatheredMessage(rule, self._env_of({}), entry.items, self._seating.order)
+            else:
+                envs = entry.all_envs()
+                own = [env for env in envs if env.get("__rule__") == rule.id] or envs
+                merged = _merged(own, self._seating.order)
+                message = LazyMessage(rule, self._env_of(merged) if "__facts__" in merged else merged)
             cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
             assert self.candidates is not None
             self.candidates.append(cand)
-            self._log.log(Firing(step, rule.id, message, (decision_key(kind, opts),), self._premises(entry.envs), self._log.turn))
+            self._log.log(Firing(step, rule.id, message, (decision_key(kind, opts),), self._premises(entry),
+                                 self._log.turn))
 
-    def _premises(self, envs: list[dict]) -> tuple:
+    def _premises(self, entry: "_Gathered") -> tuple:
         """Every fact the firings of a gathered candidate matched (set-up
         facts left out, a count standing for what it counted), sorted."""
-        facts = {id(f): f for env in envs if "__facts__" in env for f in env["__facts__"]}
+        facts: dict = {}
+        matched: list = []
+        for item in entry.items:
+            if type(item) is tuple:  # (rule id, facts, binder, bindings): a firing kept as it came
+                for f in item[1]:
+                    facts[id(f)] = f
+            elif "__facts__" in item:
+                for f in item["__facts__"]:
+                    facts[id(f)] = f
+            else:
+                matched.extend(item.get("__matched__", ()))
         premises = dict.fromkeys(self._premises_of(tuple(facts.values())) if facts else ())
-        premises.update(dict.fromkeys(k for env in envs if "__facts__" not in env for k in env.get("__matched__", ())))
+        premises.update(dict.fromkeys(matched))
         return tuple(sorted(premises, key=repr))
 
     def _known_cards(self, rule: CompiledRule, kind: str, cards) -> list:
@@ -333,7 +367,7 @@ class Deciding:
 class _Gathered:
     """What one match: rule's firings proposed in a request, for one ``per`` value."""
 
-    __slots__ = ("rule", "rank", "slots", "kinds", "envs")
+    __slots__ = ("rule", "rank", "slots", "kinds", "items")
 
     def __init__(self, rule: CompiledRule, rank: tuple) -> None:
         self.rule = rule
@@ -341,8 +375,9 @@ class _Gathered:
         #: conclusion index -> one set of cards per slot
         self.slots: dict[int, list[set]] = {}
         self.kinds: dict[int, str] = {}
-        #: the bindings of each firing (the candidate's message and premises)
-        self.envs: list[dict] = []
+        #: each firing, in firing order: its bindings (a dict), or, for a
+        #: firing kept as it came, (rule id, facts, binder, bindings or None)
+        self.items: list = []
 
     def add(self, index: int, kind: str, named: list[set]) -> None:
         slots = self.slots.get(index)
@@ -353,9 +388,57 @@ class _Gathered:
             for slot, more in zip(slots, named):
                 slot |= more
 
+    def add_card(self, kind: str, slot: int | None, card: str, size: int) -> None:
+        """The first conclusion's slot ``slot`` (of ``size``) gains ``card`` (None: no slot does)."""
+        slots = self.slots.get(0)
+        if slots is None:
+            slots = self.slots[0] = [set() for _ in range(size)]
+            self.kinds[0] = kind
+        if slot is not None:
+            slots[slot].add(card)
+
+    def kept_only(self) -> bool:
+        """Whether every firing was kept as it came (none gave its bindings as a dict)."""
+        return all(type(item) is tuple for item in self.items)
+
+    def all_envs(self) -> list[dict]:
+        """The bindings of every firing, in firing order (see :func:`_env_of_kept`)."""
+        return [item if type(item) is dict else _env_of_kept(item) for item in self.items]
+
     def conclusions(self):
         """(kind, slots) of each of the rule's conclusions, in its then: order."""
         return [(self.kinds[i], self.slots[i]) for i in sorted(self.slots)]
+
+
+def _env_of_kept(item: tuple) -> dict:
+    """The bindings of a firing kept as it came: its variables, its rule's id and its facts."""
+    rid, facts, binder, bindings = item
+    env = dict(bindings) if bindings is not None else dict(bound(facts, binder))
+    env["__rule__"] = rid
+    env["__facts__"] = facts
+    return env
+
+
+class _GatheredMessage(LazyMessage):
+    """A gathered candidate's message, its bindings read off its firings
+    (see :func:`_merged`) only when the text is first read."""
+
+    __slots__ = ("_items", "_order")
+
+    def __init__(self, rule: CompiledRule, base: dict, items: list, order: dict) -> None:
+        super().__init__(rule, base)
+        self._items: list | None = items
+        self._order = order
+
+    def __str__(self) -> str:
+        if self._text is None and self._items is not None:
+            envs = [_env_of_kept(item) for item in self._items]
+            rid = self.rule.id
+            own = [env for env in envs if env["__rule__"] == rid] or envs
+            assert self.env is not None
+            self.env.update(_merged(own, self._order))
+            self._items = None
+        return super().__str__()
 
 
 def _merged(envs: list[dict], order: dict) -> dict:

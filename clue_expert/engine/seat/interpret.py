@@ -154,7 +154,7 @@ class RuleInterpreter:
         if native is None:  # a production decision rule the seat gathers (RulePlan.gathered)
             var = self._plans[rule_id].gathered
             assert var is not None  # the adapter hands over only the firings of such rules
-            self._deciding.gather_card(rule, dict(bindings if bindings is not None else bound(facts, binder)), var, facts)
+            self._deciding.gather_card(rule, var, facts, binder, bindings)
             return
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
@@ -193,7 +193,7 @@ class RuleInterpreter:
         var = self._plans[rule.id].gathered
         if var is not None:
             self.budget.rule_left = RULE_STEPS
-            self._deciding.gather_card(rule, dict(firing.activation.bindings), var, firing.facts)
+            self._deciding.gather_card(rule, var, firing.facts, bindings=firing.activation.bindings)
             return
         self._run_rule(rule, self._match_env(rule, firing))
 

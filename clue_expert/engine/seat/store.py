@@ -123,6 +123,8 @@ class Seating:
         self.owner_set = frozenset(self.owners)
         #: card -> category.
         self.category: dict[str, str] = {c.id: c.category for c in edition.cards}
+        #: card -> the place of its category in the edition's list (its slot in a suggestion).
+        self.slot: dict[str, int] = {c.id: edition.categories.index(c.category) for c in edition.cards}
         #: category -> its cards.
         self.category_cards: dict[str, frozenset] = {cat: frozenset(edition.category_cards(cat))
                                                      for cat in edition.categories}
