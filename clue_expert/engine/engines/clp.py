@@ -563,8 +563,9 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
                 if node.kind in TALLY_KINDS:
                     counts.append(f"(fact-slot-value ?f{i} n)")
         clause = store_clauses and records_clause(native)
-        if new_only and not clause and (absent := _new_only(native)) is not None:
-            lhs.append(f"(not {comp.pattern(absent)})")
+        if new_only and not clause and (absent := _new_only(native)) is not None \
+                and (guard := f"(not {comp.pattern(absent)})") not in lhs:  # the rule may say it already
+            lhs.append(guard)
         asserts = (comp.recording(native[0], nodes),) if clause else tuple(comp.assertion(a) for a in native)
         head = f"(defrule {name}\n  (declare (salience {salience}))\n  " + "\n  ".join(lhs) + "\n  =>\n  "
         out.append(CompiledDefrule(name, rule, salience, tuple(positive), native, head, tuple(basis), asserts, clause,
