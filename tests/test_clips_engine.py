@@ -373,3 +373,25 @@ def test_reset_to_puts_back_the_opening_as_declaring_it_does():
     assert _clips_facts(engine) == [] and engine.facts() == []
     engine.reset_to(opening[:10])
     assert len(_clips_facts(engine)) == 10 and engine.facts() == opening[:10]
+
+
+def test_a_test_on_one_patterns_variables_is_checked_inside_that_pattern():
+    """A test's conjunct that reads only variables one pattern binds first is
+    written into that pattern (a predicate constraint, checked as each fact
+    enters the network); the rest stays a join test.  The matches are the
+    test's as written: only the clause of two cards, with bob lacking one."""
+    rule = Rule("two-card-clause-with-a-lacked-card", (
+        Pattern("one-of", (("owner", "var", "o"), ("cards", "var", "cs"))),
+        Pattern("lacked", (("owner", "var", "o"), ("card", "var", "c"))),
+        Check(Op("and", (Op("==", (Op("len", (Var("cs"),)), Lit(2))), Op("in", (Var("c"), Var("cs")))))),
+    ))
+    (defrule,) = compile_rule(rule)
+    assert "(cards $?cs&:(eq (length$ $?cs) 2))" in defrule.head
+    assert "(test (member$ ?c $?cs))" in defrule.head and "(test (and" not in defrule.head
+    e = engine(rule)
+    two = EngineFact("one-of", (("owner", "bob"), ("cards", ("hall", "rope"))))
+    three = EngineFact("one-of", (("owner", "bob"), ("cards", ("hall", "knife", "rope"))))
+    for fact in (two, three, lacked("bob", "rope"), lacked("bob", "plum"), lacked("ann", "hall")):
+        e.declare(fact)
+    (act,) = e.agenda()
+    assert act.facts == (two, lacked("bob", "rope"))
