@@ -952,7 +952,7 @@ def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[
 def _forward_vector(layer: "dp.Layer", step: tuple, close) -> "dp.Layer":
     """One vectorized step of the forward pass: the layer after the moves
     ``step`` (and the closing checks ``close``) from ``layer``."""
-    t, src, _, factor = dp.expand(layer.states, step, close)
+    t, src, _, factor = dp.expand(layer.states, step, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
         w = w * factor
