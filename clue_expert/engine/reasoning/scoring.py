@@ -110,6 +110,31 @@ def _grouped_sums(pair: np.ndarray, values: np.ndarray, size: int, n_envs: int, 
     return out
 
 
+def _renamed(value: SuggestionValue, cards: tuple) -> SuggestionValue:
+    """``value`` (of a suggestion of the same class, :meth:`SuggestionEvaluator._twin_class`)
+    as the value of ``cards``: its outcomes' cards renamed, card for card."""
+    rename = dict(zip(value.cards, cards))
+
+    def key(k):
+        return None if k is None else (k[0], rename.get(k[1], k[1]))
+    return SuggestionValue(tuple(cards), value.gain_bits, value.exact, {key(k): p for k, p in value.outcomes.items()},
+                           {key(k): h for k, h in value.entropy_after.items()}, value.deal_bits)
+
+
+def _near_rounding(value: SuggestionValue) -> bool:
+    """Whether the gain lies within 2e-14 of a boundary of rounding to 12
+    decimals (the ranking's key), or the gain or the chance that nobody
+    refutes within 1e-12 of one of rounding to 1-4 decimals (the rules'
+    messages): where a value of a suggestion's own pass, its terms added in
+    another order (the last bits apart, by at most 1.8e-15 where measured),
+    might round otherwise."""
+    def near(x: float, digits: int, within: float) -> bool:
+        scaled = x * 10.0 ** digits
+        return abs(scaled - math.floor(scaled) - 0.5) * 10.0 ** -digits < within
+    return near(value.gain_bits, 12, 2e-14) or any(
+        near(x, d, 1e-12) for x in (value.gain_bits, value.outcomes.get(None, 0.0)) for d in (1, 2, 3, 4))
+
+
 @functools.lru_cache(maxsize=None)
 def _masks(n: int) -> tuple:
     """For each non-empty subset of n suggested cards (as a bit mask, in
@@ -588,10 +613,53 @@ class SuggestionEvaluator:
         short = self._shortlist(suggestions, max(1, shortlist))
         try:
             self._prepare(short)
-            exact = [self.evaluate(t) for t in short]
+            exact = self._evaluate_all(short)
         except TableTooLarge:  # a pass too big to run: the shortlist keeps its estimates
             return [self.estimate(t) for t in short]
         return sorted(exact, key=lambda v: -round(v.gain_bits, 12))
+
+    def _evaluate_all(self, short: list) -> list:
+        """:meth:`evaluate` of each suggestion of ``short`` (in category
+        order), in order, but a suggestion that is the image of one valued
+        before it under a symmetry of the problem (:meth:`_twin_class`) takes
+        that one's value with its cards renamed (:func:`_renamed`) instead of
+        a pass of its own -- the same value, exactly, where a pass of its own
+        adds the same terms in another order -- unless that value lies so near
+        a rounding boundary that the last bits could round it otherwise
+        (:func:`_near_rounding`)."""
+        first: dict = {}
+        out = []
+        for t in short:
+            value = self._cache.get(t)
+            if value is None:
+                key = self._twin_class(t)
+                twin = first.get(key)
+                if twin is not None and not _near_rounding(twin):
+                    value = self._cache[t] = _renamed(twin, t)
+                else:
+                    value = self.evaluate(t)
+                first.setdefault(key, value)
+            out.append(value)
+        return out
+
+    def _twin_class(self, suggestion: tuple) -> tuple:
+        """The suggestion's class under the problem's symmetries: each open
+        card by its category, the owners it may have and the constraints
+        (one-of clauses, wrong accusations, seen shows and soft clues) it
+        is in; a fixed card by itself.  Two open cards of the same class can
+        be swapped in every deal without changing its weight, so two
+        suggestions of the same class (one card per category) have the same
+        value, their cards renamed."""
+        classes = getattr(self, "_card_classes", None)
+        if classes is None:
+            pb = self.problem
+            classes = self._card_classes = {
+                c: (pb.category[c], tuple(pb.allowed[c]),
+                    tuple(q for q, (_, cs) in enumerate(pb.clauses) if c in cs),
+                    tuple(q for q, cs in enumerate(pb.notalls) if c in cs),
+                    tuple(q for q, (_, _, cs) in enumerate(pb.weights) if c in cs))
+                for c in pb.free}
+        return tuple(classes.get(c, c) for c in suggestion)
 
     def _shortlist(self, suggestions: list, size: int) -> list:
         """The suggestions (their cards in category order) of the ``size`` best
