@@ -121,6 +121,12 @@ def _renamed(value: SuggestionValue, cards: tuple) -> SuggestionValue:
                            {key(k): h for k, h in value.entropy_after.items()}, value.deal_bits)
 
 
+def _near(x: float, digits: int, within: float) -> bool:
+    """Whether ``x`` lies within ``within`` of a boundary of rounding to ``digits`` decimals."""
+    scaled = x * 10.0 ** digits
+    return abs(scaled - math.floor(scaled) - 0.5) * 10.0 ** -digits < within
+
+
 def _near_rounding(value: SuggestionValue) -> bool:
     """Whether the gain lies within 2e-14 of a boundary of rounding to 12
     decimals (the ranking's key), or the gain or the chance that nobody
@@ -128,11 +134,8 @@ def _near_rounding(value: SuggestionValue) -> bool:
     messages): where a value of a suggestion's own pass, its terms added in
     another order (the last bits apart, by at most 1.8e-15 where measured),
     might round otherwise."""
-    def near(x: float, digits: int, within: float) -> bool:
-        scaled = x * 10.0 ** digits
-        return abs(scaled - math.floor(scaled) - 0.5) * 10.0 ** -digits < within
-    return near(value.gain_bits, 12, 2e-14) or any(
-        near(x, d, 1e-12) for x in (value.gain_bits, value.outcomes.get(None, 0.0)) for d in (1, 2, 3, 4))
+    return _near(value.gain_bits, 12, 2e-14) or any(
+        _near(x, d, 1e-12) for x in (value.gain_bits, value.outcomes.get(None, 0.0)) for d in (1, 2, 3, 4))
 
 
 @functools.lru_cache(maxsize=None)
@@ -222,6 +225,8 @@ class SuggestionEvaluator:
         #: Estimate Shannon values from pattern sums (one pass over the
         #: envelope distribution in all) instead of a pass per suggestion.
         self.fast_estimate = True
+        #: card -> its class (:meth:`_twin_class`), made when first needed
+        self._card_classes: dict | None = None
 
     def candidates(self) -> list:
         """Every distinct suggestion (one card per category, in sheet order):
@@ -471,7 +476,12 @@ class SuggestionEvaluator:
             return None
         index = {c: (i, j) for i, cs in enumerate(per_cat) for j, c in enumerate(cs)}
         envelopes = list(self.beliefs.envelope)
-        if any(len(t) != len(sizes) or any(index[c][0] != i for i, c in enumerate(t)) for t in envelopes):
+        fw = self.beliefs.forward
+        # an aligned labelled pass decodes its envelopes one card per category, in category order
+        # (StateLayout.env); envelopes from elsewhere are looked at
+        decoded = isinstance(fw, ForwardPass) and fw.layout.aligned
+        if not decoded and any(len(t) != len(sizes) or any(index[c][0] != i for i, c in enumerate(t))
+                               for t in envelopes):
             return None
         return siebel.PatternTables(sizes, index, envelopes, list(self.beliefs.envelope.values()))
 
@@ -650,16 +660,17 @@ class SuggestionEvaluator:
         be swapped in every deal without changing its weight, so two
         suggestions of the same class (one card per category) have the same
         value, their cards renamed."""
-        classes = getattr(self, "_card_classes", None)
+        classes = self._card_classes
         if classes is None:
             pb = self.problem
-            classes = self._card_classes = {
-                c: (pb.category[c], tuple(pb.allowed[c]),
-                    tuple(q for q, (_, cs) in enumerate(pb.clauses) if c in cs),
-                    tuple(q for q, cs in enumerate(pb.notalls) if c in cs),
-                    tuple(q for q, (_, _, cs) in enumerate(pb.weights) if c in cs))
+            ids: dict = {}
+            classes = self._card_classes = {c: ids.setdefault((
+                pb.category[c], tuple(pb.allowed[c]), tuple(q for q, (_, cs) in enumerate(pb.clauses) if c in cs),
+                tuple(q for q, cs in enumerate(pb.notalls) if c in cs),
+                tuple(q for q, (_, _, cs) in enumerate(pb.weights) if c in cs)), len(ids))
                 for c in pb.free}
-        return tuple(classes.get(c, c) for c in suggestion)
+            classes.update((c, c) for c in pb.cards if c not in classes)  # a fixed card: itself
+        return tuple(map(classes.__getitem__, suggestion))
 
     def _shortlist(self, suggestions: list, size: int) -> list:
         """The suggestions (their cards in category order) of the ``size`` best
@@ -673,14 +684,26 @@ class SuggestionEvaluator:
         order = sorted(range(len(suggestions)), key=lambda i: -round(gains[i], 12))
         return [self._in_order(suggestions[i]) for i in order[:size]]
 
-    def _estimate_gains(self, suggestions: list) -> list | None:
+    def _estimate_gains(self, suggestions: list, by_class: bool = True) -> list | None:
         """The quick estimates' gains of ``suggestions`` (:meth:`estimate`'s
         ``gain_bits``, bit for bit), vectorized; None where that path does not
-        apply (another measure, or too many categories for the pattern sums)."""
+        apply (another measure, or too many categories for the pattern sums).
+        ``by_class``: one estimate per class of suggestions (:meth:`_twin_class`),
+        unless one lies near a boundary of the ranking's rounding."""
         n = len(self.problem.categories)
         if not (self.fast_estimate and self.measure == "shannon" and n <= _PATTERN_CATEGORIES):
             return None
         suggestions = [self._in_order(t) for t in suggestions]
+        # one estimate per class of suggestions (:meth:`_twin_class`): a class's suggestions have the same
+        # estimate, up to the last bits of the sums it is made of (the marginals and the envelope's
+        # probabilities of interchangeable cards, each summed in its own order)
+        first: dict = {}
+        of = [first.setdefault(self._twin_class(t), len(first)) for t in suggestions] if by_class else []
+        if by_class and len(first) < len(suggestions):
+            reps = [suggestions[of.index(i)] for i in range(len(first))]
+            gains = self._estimate_gains(reps, by_class=False)
+            if gains is not None and not any(g is not None and _near(g, 12, 2e-14) for g in gains):
+                return [gains[i] for i in of]
         probs = self.beliefs.probabilities
         rows: dict = {}
         for c in {c for t in suggestions for c in t}:
