@@ -630,27 +630,31 @@ class SuggestionEvaluator:
 
     def _evaluate_all(self, short: list) -> list:
         """:meth:`evaluate` of each suggestion of ``short`` (in category
-        order), in order, but a suggestion that is the image of one valued
-        before it under a symmetry of the problem (:meth:`_twin_class`) takes
-        that one's value with its cards renamed (:func:`_renamed`) instead of
-        a pass of its own -- the same value, exactly, where a pass of its own
-        adds the same terms in another order -- unless that value lies so near
-        a rounding boundary that the last bits could round it otherwise
+        order), in order, but of the suggestions of one class -- images of one
+        another under symmetries of the problem (:meth:`_twin_class`) -- only
+        the one whose pass starts latest is valued, the others taking its
+        value with their cards renamed (:func:`_renamed`) instead of a pass of
+        their own: the same value, exactly, where a pass of their own adds
+        the same terms in another order; unless that value lies so near a
+        rounding boundary that the last bits could round it otherwise
         (:func:`_near_rounding`)."""
-        first: dict = {}
-        out = []
+        members: dict = {}
         for t in short:
-            value = self._cache.get(t)
-            if value is None:
-                key = self._twin_class(t)
-                twin = first.get(key)
-                if twin is not None and not _near_rounding(twin):
-                    value = self._cache[t] = _renamed(twin, t)
-                else:
-                    value = self.evaluate(t)
-                first.setdefault(key, value)
-            out.append(value)
-        return out
+            if t not in self._cache:
+                members.setdefault(self._twin_class(t), []).append(t)
+        fixed = self.problem.fixed
+        passes = self._passes
+
+        def reach(t) -> int:  # where the pass of t starts (see _final_layer): the later, the cheaper
+            free = [c for c in t if c not in fixed]
+            return max(min((position[c] for c in free), default=len(order)) for order, position, _ in passes)
+        for ts in members.values():
+            first = max(ts, key=reach)  # the class's cheapest pass (the first of those)
+            value = self.evaluate(first)
+            for t in ts:
+                if t not in self._cache:
+                    self._cache[t] = self.evaluate(t) if _near_rounding(value) else _renamed(value, t)
+        return [self._cache[t] for t in short]
 
     def _twin_class(self, suggestion: tuple) -> tuple:
         """The suggestion's class under the problem's symmetries: each open
