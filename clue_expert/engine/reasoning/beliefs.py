@@ -1140,7 +1140,7 @@ def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
 
 
 @collector_paused
-def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
+def compute(k: KnowledgeView, forward: "ForwardPass | None" = None, *, same_state: bool = False) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
     every cell's probability from the unlabelled forward-backward pass
     (:func:`exact_marginals`), the envelope's joint distribution from the final
@@ -1150,11 +1150,16 @@ def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
     :class:`TableTooLarge` at once when the sheet leaves more than
     :data:`MAX_TABLE` envelope contents open (:func:`envelope_contents`),
     and as soon as a table outgrows :data:`MAX_TABLE` (:func:`check_exact`
-    tells whether it would, cheaply)."""
-    _check_envelopes(k)
-    pb = BeliefProblem(k)
+    tells whether it would, cheaply).  ``same_state``: ``forward`` was made
+    from ``k`` as it stands now (its problem is ``k``'s, the envelope
+    contents already checked), as the library's memos of one state know."""
+    if same_state and forward is not None:
+        pb = forward.pb
+    else:
+        _check_envelopes(k)
+        pb = BeliefProblem(k)
     probs, z, biggest = exact_marginals(pb)
-    fw = forward if forward is not None and forward.pb.same(pb) else ForwardPass(pb)
+    fw = forward if forward is not None and (forward.pb is pb or forward.pb.same(pb)) else ForwardPass(pb)
     envelope, _ = fw.envelope()
     return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
                    deals=z * pb.base_factor, states=max(biggest, fw.states), forward=fw)

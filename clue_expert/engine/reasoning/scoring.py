@@ -188,7 +188,8 @@ class SuggestionEvaluator:
     exactly."""
 
     @collector_paused
-    def __init__(self, k: KnowledgeView, beliefs: Beliefs | None = None, measure: str = "shannon"):
+    def __init__(self, k: KnowledgeView, beliefs: Beliefs | None = None, measure: str = "shannon", *,
+                 same_state: bool = False):
         if k.me is None:
             raise ValueError("suggestion values need a seat ('me')")
         if measure not in MEASURES:
@@ -204,8 +205,11 @@ class SuggestionEvaluator:
         self.view = k
         self.beliefs = beliefs or compute(k)
         fw = self.beliefs.forward
-        pb = BeliefProblem(k)
-        if not isinstance(fw, ForwardPass) or not fw.pb.same(pb):
+        if same_state and isinstance(fw, ForwardPass):  # (``beliefs`` made from ``k`` as it stands now)
+            pb = fw.pb
+        else:
+            pb = BeliefProblem(k)
+        if not isinstance(fw, ForwardPass) or not (fw.pb is pb or fw.pb.same(pb)):
             fw = ForwardPass(pb)  # beliefs made elsewhere (or of another position)
         self.problem = pb = fw.pb
         self.entropy_bits = MEASURES[measure](list(self.beliefs.envelope.values()))
