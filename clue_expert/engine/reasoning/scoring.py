@@ -128,13 +128,14 @@ def _near(x: float, digits: int, within: float) -> bool:
 
 
 def _near_rounding(value: SuggestionValue) -> bool:
-    """Whether the gain lies within 2e-14 of a boundary of rounding to 12
+    """Whether the gain lies within 5e-14 of a boundary of rounding to 12
     decimals (the ranking's key), or the gain or the chance that nobody
     refutes within 1e-12 of one of rounding to 1-4 decimals (the rules'
     messages): where a value of a suggestion's own pass, its terms added in
-    another order (the last bits apart, by at most 1.8e-15 where measured),
-    might round otherwise."""
-    return _near(value.gain_bits, 12, 2e-14) or any(
+    another order, might round otherwise (the gains of 6,716 short-listed
+    suggestions of the default seats at 3-6 players were at most 4.4e-15
+    from their own passes', 96 % of them to the bit)."""
+    return _near(value.gain_bits, 12, 5e-14) or any(
         _near(x, d, 1e-12) for x in (value.gain_bits, value.outcomes.get(None, 0.0)) for d in (1, 2, 3, 4))
 
 
@@ -692,26 +693,14 @@ class SuggestionEvaluator:
         order = sorted(range(len(suggestions)), key=lambda i: -round(gains[i], 12))
         return [self._in_order(suggestions[i]) for i in order[:size]]
 
-    def _estimate_gains(self, suggestions: list, by_class: bool = True) -> list | None:
+    def _estimate_gains(self, suggestions: list) -> list | None:
         """The quick estimates' gains of ``suggestions`` (:meth:`estimate`'s
         ``gain_bits``, bit for bit), vectorized; None where that path does not
-        apply (another measure, or too many categories for the pattern sums).
-        ``by_class``: one estimate per class of suggestions (:meth:`_twin_class`),
-        unless one lies near a boundary of the ranking's rounding."""
+        apply (another measure, or too many categories for the pattern sums)."""
         n = len(self.problem.categories)
         if not (self.fast_estimate and self.measure == "shannon" and n <= _PATTERN_CATEGORIES):
             return None
         suggestions = [self._in_order(t) for t in suggestions]
-        # one estimate per class of suggestions (:meth:`_twin_class`): a class's suggestions have the same
-        # estimate, up to the last bits of the sums it is made of (the marginals and the envelope's
-        # probabilities of interchangeable cards, each summed in its own order)
-        first: dict = {}
-        of = [first.setdefault(self._twin_class(t), len(first)) for t in suggestions] if by_class else []
-        if by_class and len(first) < len(suggestions):
-            reps = [suggestions[of.index(i)] for i in range(len(first))]
-            gains = self._estimate_gains(reps, by_class=False)
-            if gains is not None and not any(g is not None and _near(g, 12, 2e-14) for g in gains):
-                return [gains[i] for i in of]
         probs = self.beliefs.probabilities
         rows: dict = {}
         for c in {c for t in suggestions for c in t}:
