@@ -431,6 +431,8 @@ class StateLayout:
         self.env_of_bits: dict = {}
         #: envelope bits -> :meth:`env`, or None when a field is not full (see ``_joint_loop``)
         self.final_env: dict = {}
+        #: (card, its tag's slot or -1) -> its moves (:meth:`transitions`)
+        self._moves_of: dict = {}
 
     def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
         """Lay out the envelope's field of the category ``cat`` (its bits from
@@ -499,7 +501,13 @@ class StateLayout:
         def last(cs):
             return max((index[c] for c in cs), default=-1)
         out: list = [[(), None] for _ in order[:start]]
+        memo = self._moves_of
         for c in order[start:]:
+            slot = tagged.index(c) if c in tagged else -1
+            moves = memo.get((c, slot))
+            if moves is not None:  # (a card's moves depend on the card and its tag's slot alone)
+                out.append([moves, None])
+                continue
             moves = []
             for o in pb.allowed[c]:
                 orm = add = 0
@@ -509,8 +517,8 @@ class StateLayout:
                 for q, (sh, _, cs) in enumerate(pb.weights):
                     if sh == o and c in cs:
                         add += 1 << self.weight_field[q][0]
-                if c in tagged:
-                    orm |= self.owner_index[o] << self.tag_shift[tagged.index(c)]
+                if slot >= 0:
+                    orm |= self.owner_index[o] << self.tag_shift[slot]
                 if o == ENVELOPE:
                     move = self.env_move.get(c)
                     if move is None:
@@ -522,7 +530,8 @@ class StateLayout:
                 else:
                     j = pb.slot_of[o]
                     moves.append((self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add))
-            out.append([tuple(moves), None])
+            memo[(c, slot)] = moves = tuple(moves)
+            out.append([moves, None])
         closes = _closes(pb, last, len(order), self.clause_bit, self.notall_field, self.weight_field)
         for i, close in enumerate(closes):
             out[i][1] = close
@@ -647,7 +656,14 @@ class ForwardPass:
 
     def envelope(self) -> tuple[dict, float]:
         """The envelope's distribution (cards in sheet order -> probability,
-        every p > 0) and its normalising weight."""
+        every p > 0) and its normalising weight (worked out once: a new dict each call)."""
+        made = getattr(self, "_envelope", None)
+        if made is None:
+            made = self._envelope = self._sum_envelope()
+        return dict(made[0]), made[1]
+
+    def _sum_envelope(self) -> tuple[dict, float]:
+        """:meth:`envelope`, summed from the final layer."""
         lay = self.layout
         final: dict[tuple, float] = {}
         last = self.layers[-1]
