@@ -671,8 +671,14 @@ class ForwardPass:
         if vector:
             final = _final_envelopes(lay, last)
         known, env_mask = lay.env_of_bits, lay.env_mask
+        all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in () if vector else last.items():
-            if w and lay.final_ok(state):
+            if not w or state & all_caps:  # (lay.final_ok, inlined)
+                continue
+            for mask in full_masks:
+                if not state & mask:
+                    break
+            else:
                 bits = state & env_mask  # (the envelope decoded once per position, as envelope_ids does)
                 key = known.get(bits)
                 if key is None:
