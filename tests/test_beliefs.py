@@ -325,3 +325,41 @@ test_random_editions_match_brute_force = settings(max_examples=8, deadline=None)
     given(**EDITION_GAMES)(random_editions_match_brute_force))
 test_random_editions_match_brute_force_long = pytest.mark.slow(
     settings(max_examples=25, deadline=None)(given(**EDITION_GAMES)(random_editions_match_brute_force)))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_symmetric_suggestion_takes_its_twins_value(seed):
+    """A short-listed suggestion of the same class as one valued before it (its open cards
+    interchangeable card for card: the same category, possible owners and constraints) takes that
+    one's value renamed instead of a pass of its own: the value its own pass gives, up to the
+    order of the sums (issue 36)."""
+    import random
+
+    from clue_expert.engine.reasoning import scoring
+    from clue_expert.engine.reasoning.beliefs import compute
+    from clue_expert.engine.seat.knowledge import replay_record
+    from clue_expert.testing.randomgame import random_record
+    record = random_record(random.Random(seed), n_players=3 + seed % 4, n_turns=12)
+    twins = 0
+    for upto in (0, 3, 6):
+        k = replay_record(record, upto)
+        b = compute(k)
+        ev = scoring.SuggestionEvaluator(k, b)
+        short = [ev._in_order(t) for t in ev.candidates()][:40]
+        valued = ev._evaluate_all(short)
+        first: dict = {}
+        for t, v in zip(short, valued):
+            own = scoring.SuggestionEvaluator(k, b).evaluate(t)  # a pass of its own
+            assert v.cards == own.cards and v.exact
+            assert v.gain_bits == pytest.approx(own.gain_bits, abs=1e-12)
+            assert v.deal_bits == pytest.approx(own.deal_bits, abs=1e-12)
+            assert set(v.outcomes) == set(own.outcomes)
+            for key, p in own.outcomes.items():
+                assert v.outcomes[key] == pytest.approx(p, abs=1e-12)
+                assert v.entropy_after[key] == pytest.approx(own.entropy_after[key], abs=1e-12)
+            key = ev._twin_class(t)
+            if key in first:
+                twins += 1
+            else:
+                first[key] = v
+    assert twins > 0

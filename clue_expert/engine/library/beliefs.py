@@ -23,7 +23,7 @@ def exact_beliefs(k: KnowledgeView):
         if not env.exact:
             return env
         try:
-            return compute(k, env.forward)
+            return compute(k, env.forward, same_state=True)  # (both memos of this state)
         except TableTooLarge:
             return estimate(k)
     return k.memo_state("beliefs", build)
@@ -148,7 +148,7 @@ def _supposed_state(k: KnowledgeView, name: str, view):
         if env is None:
             return None
         try:
-            b = compute(view, env.forward)
+            b = compute(view, env.forward, same_state=True)  # (both memos of this state)
         except _NO_BELIEFS:
             return None
         if not b.envelope or not b.deals > 0:
@@ -293,12 +293,14 @@ def evaluator(k: KnowledgeView, measure: str = "shannon", source=None):
         state = _supposed_state(k, "clue" if source == "clues" else "weighted", view)
         if state is not None:
             view, b = state
-            return k.memo_state((f"evaluator-{source}", measure), lambda: SuggestionEvaluator(view, b, measure))
+            return k.memo_state((f"evaluator-{source}", measure),
+                                lambda: SuggestionEvaluator(view, b, measure, same_state=True))
     elif source not in (None, "sheet"):
         raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
     if not exact_beliefs(k).exact:
         raise TableTooLarge("the exact beliefs refused (the limit on their table size)")
-    return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, exact_beliefs(k), measure))
+    return k.memo_state(("evaluator", measure), lambda: SuggestionEvaluator(k, exact_beliefs(k), measure,
+                                                                            same_state=True))
 
 
 def _sheet_exact(k: KnowledgeView) -> bool:

@@ -431,6 +431,8 @@ class StateLayout:
         self.env_of_bits: dict = {}
         #: envelope bits -> :meth:`env`, or None when a field is not full (see ``_joint_loop``)
         self.final_env: dict = {}
+        #: (card, its tag's slot or -1) -> its moves (:meth:`transitions`)
+        self._moves_of: dict = {}
 
     def _envelope_field(self, cat: str, field: Callable[[int], int], sheet: dict) -> int:
         """Lay out the envelope's field of the category ``cat`` (its bits from
@@ -499,7 +501,13 @@ class StateLayout:
         def last(cs):
             return max((index[c] for c in cs), default=-1)
         out: list = [[(), None] for _ in order[:start]]
+        memo = self._moves_of
         for c in order[start:]:
+            slot = tagged.index(c) if c in tagged else -1
+            moves = memo.get((c, slot))
+            if moves is not None:  # (a card's moves depend on the card and its tag's slot alone)
+                out.append([moves, None])
+                continue
             moves = []
             for o in pb.allowed[c]:
                 orm = add = 0
@@ -509,8 +517,8 @@ class StateLayout:
                 for q, (sh, _, cs) in enumerate(pb.weights):
                     if sh == o and c in cs:
                         add += 1 << self.weight_field[q][0]
-                if c in tagged:
-                    orm |= self.owner_index[o] << self.tag_shift[tagged.index(c)]
+                if slot >= 0:
+                    orm |= self.owner_index[o] << self.tag_shift[slot]
                 if o == ENVELOPE:
                     move = self.env_move.get(c)
                     if move is None:
@@ -522,7 +530,8 @@ class StateLayout:
                 else:
                     j = pb.slot_of[o]
                     moves.append((self.cap_mask[j], 1 << self.cap_shift[j], 0, 0, orm, add))
-            out.append([tuple(moves), None])
+            memo[(c, slot)] = moves = tuple(moves)
+            out.append([moves, None])
         closes = _closes(pb, last, len(order), self.clause_bit, self.notall_field, self.weight_field)
         for i, close in enumerate(closes):
             out[i][1] = close
@@ -647,7 +656,14 @@ class ForwardPass:
 
     def envelope(self) -> tuple[dict, float]:
         """The envelope's distribution (cards in sheet order -> probability,
-        every p > 0) and its normalising weight."""
+        every p > 0) and its normalising weight (worked out once: a new dict each call)."""
+        made = getattr(self, "_envelope", None)
+        if made is None:
+            made = self._envelope = self._sum_envelope()
+        return dict(made[0]), made[1]
+
+    def _sum_envelope(self) -> tuple[dict, float]:
+        """:meth:`envelope`, summed from the final layer."""
         lay = self.layout
         final: dict[tuple, float] = {}
         last = self.layers[-1]
@@ -655,8 +671,14 @@ class ForwardPass:
         if vector:
             final = _final_envelopes(lay, last)
         known, env_mask = lay.env_of_bits, lay.env_mask
+        all_caps, full_masks = lay.all_caps, lay.full_masks
         for state, w in () if vector else last.items():
-            if w and lay.final_ok(state):
+            if not w or state & all_caps:  # (lay.final_ok, inlined)
+                continue
+            for mask in full_masks:
+                if not state & mask:
+                    break
+            else:
                 bits = state & env_mask  # (the envelope decoded once per position, as envelope_ids does)
                 key = known.get(bits)
                 if key is None:
@@ -952,7 +974,7 @@ def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[
 def _forward_vector(layer: "dp.Layer", step: tuple, close) -> "dp.Layer":
     """One vectorized step of the forward pass: the layer after the moves
     ``step`` (and the closing checks ``close``) from ``layer``."""
-    t, src, _, factor = dp.expand(layer.states, step, close)
+    t, src, _, factor = dp.expand(layer.states, step, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
         w = w * factor
@@ -1140,7 +1162,7 @@ def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
 
 
 @collector_paused
-def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
+def compute(k: KnowledgeView, forward: "ForwardPass | None" = None, *, same_state: bool = False) -> Beliefs:
     """Exact beliefs for the seat's current knowledge (complete deduction):
     every cell's probability from the unlabelled forward-backward pass
     (:func:`exact_marginals`), the envelope's joint distribution from the final
@@ -1150,11 +1172,16 @@ def compute(k: KnowledgeView, forward: "ForwardPass | None" = None) -> Beliefs:
     :class:`TableTooLarge` at once when the sheet leaves more than
     :data:`MAX_TABLE` envelope contents open (:func:`envelope_contents`),
     and as soon as a table outgrows :data:`MAX_TABLE` (:func:`check_exact`
-    tells whether it would, cheaply)."""
-    _check_envelopes(k)
-    pb = BeliefProblem(k)
+    tells whether it would, cheaply).  ``same_state``: ``forward`` was made
+    from ``k`` as it stands now (its problem is ``k``'s, the envelope
+    contents already checked), as the library's memos of one state know."""
+    if same_state and forward is not None:
+        pb = forward.pb
+    else:
+        _check_envelopes(k)
+        pb = BeliefProblem(k)
     probs, z, biggest = exact_marginals(pb)
-    fw = forward if forward is not None and forward.pb.same(pb) else ForwardPass(pb)
+    fw = forward if forward is not None and (forward.pb is pb or forward.pb.same(pb)) else ForwardPass(pb)
     envelope, _ = fw.envelope()
     return Beliefs(probabilities=probs, envelope=envelope, entropy_bits=entropy(envelope.values()),
                    deals=z * pb.base_factor, states=max(biggest, fw.states), forward=fw)

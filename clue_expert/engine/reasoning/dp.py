@@ -147,41 +147,53 @@ def _first_order_sorted(keys: np.ndarray, values: np.ndarray | None):
     return ordered[new][by_first], sums, groups, first[by_first]
 
 
-def expand(states: np.ndarray, moves: tuple, close) -> tuple:
+def expand(states: np.ndarray, moves: tuple, close, with_moves: bool = True) -> tuple:
     """Every (source, move) of one step, source by source and move by move:
-    (the targets, their sources' indices, their moves' indices, their
-    factors or None), those that pass the step's checks only.  A move is
+    (the targets, their sources' indices, their moves' indices (None unless
+    ``with_moves``), their factors or None), those that pass the step's checks only.  A move is
     ``(capacity mask, unit, envelope "full" mask, constant, bits set,
     counters added)`` as in :func:`clue_expert.engine.reasoning.beliefs._advance`."""
     n, m = len(states), len(moves)
     targets = np.empty((n, m), dtype=_U)
     ok = np.empty((n, m), dtype=bool)
+    test = np.empty(n, dtype=_U)
+    zero = _U(0)
     for j, (cm, cd, em, es, orm, add) in enumerate(moves):
+        # each column written in place; a zero "bits set" or "counters added" is no operation
+        column = targets[:, j]
         if cm:
-            ok[:, j] = (states & _U(cm)) != 0
-            targets[:, j] = ((states - _U(cd)) | _U(orm)) + _U(add)
+            np.bitwise_and(states, _U(cm), out=test)
+            np.not_equal(test, zero, out=ok[:, j])
+            np.subtract(states, _U(cd), out=column)
         else:
-            ok[:, j] = (states & _U(em)) == 0
-            targets[:, j] = ((states + _U(es)) | _U(orm)) + _U(add)
+            np.bitwise_and(states, _U(em), out=test)
+            np.equal(test, zero, out=ok[:, j])
+            np.add(states, _U(es), out=column)
+        if orm:
+            np.bitwise_or(column, _U(orm), out=column)
+        if add:
+            np.add(column, _U(add), out=column)
     flat = np.flatnonzero(ok)
     t = targets.reshape(-1)[flat]
     factor = None
     if close is not None:
         need, notall, weight, keep = close
-        if need:
-            good = (t & _U(need)) == _U(need)
-        else:
-            good = np.ones(len(t), dtype=bool)
+        good = (t & _U(need)) == _U(need) if need else None
         for sh, mask, size in notall:
-            good &= ((t >> _U(sh)) & _U(mask)) != _U(size)
-        flat = flat[good]
-        t = t[good]
+            differs = ((t >> _U(sh)) & _U(mask)) != _U(size)
+            good = differs if good is None else good & differs
+        if good is not None:
+            flat = flat[good]
+            t = t[good]
         if weight:
             factor = np.ones(len(t))
             for sh, mask, base in weight:
                 factor /= base + ((t >> _U(sh)) & _U(mask)).astype(np.float64)
         t = t & _U(keep & ((1 << 64) - 1))
-    return t, flat // m, flat % m, factor
+    if with_moves:
+        src, move = np.divmod(flat, m)
+        return t, src, move, factor
+    return t, flat // m, None, factor
 
 
 def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Callable[[int], None],
@@ -189,7 +201,7 @@ def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Cal
     """:func:`clue_expert.engine.reasoning.beliefs._advance` on arrays: the next layer.
     ``tally`` charges each chunk's work, ``too_big`` is raised when the new
     layer passes ``room`` entries after a chunk (both as the loop does)."""
-    t, src, _, factor = expand(layer.states, moves, close)
+    t, src, _, factor = expand(layer.states, moves, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
         w = w * factor
