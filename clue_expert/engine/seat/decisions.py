@@ -87,8 +87,7 @@ class Deciding:
             order = self._rule_order
             by_rule = sorted(gathered.items(), key=lambda kv: (order.get(kv[0][0], 10**6), kv[0][0]))
             for _, group in itertools.groupby(by_rule, key=lambda kv: kv[0][0]):
-                entries = [entry for _, entry in group]
-                for entry in sorted(entries, key=lambda e: e.rank, reverse=entries[0].rule.per_reversed):
+                for entry in sorted((entry for _, entry in group), key=lambda e: e.rank):
                     self._propose(entry)
         found, self.candidates = self.candidates or [], None
         return found
@@ -233,11 +232,12 @@ class Deciding:
         """The candidate a firing of ``rule`` adds to: its own, or the one it
         names (``candidate:``), for its ``per`` value; the candidate's rule
         (whose message it shows) is the first in the seat's order that fired."""
-        per = bindings.get(rule.per) if rule.per is not None else None
+        per = tuple(bindings.get(v) for v in rule.per_vars) if rule.per_vars else None
         key = (rule.candidate or rule.id, per)
         entry = self._gathered.get(key)
         if entry is None:
-            entry = self._gathered[key] = _Gathered(rule, self._rank(per))
+            rank = tuple(self._ranked(v, how) for v, how in zip(per, rule.per_order)) if per is not None else ()
+            entry = self._gathered[key] = _Gathered(rule, rank)
         elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
             entry.rule = rule
         return entry
@@ -260,6 +260,23 @@ class Deciding:
             place = (2, str(value))
         return place
 
+    def _ranked(self, value: Any, how: str) -> Any:
+        """The sort key of a ``per`` value under its ``order:`` (see
+        :data:`~clue_expert.engine.language.compiler.PER_ORDERS`): list order
+        (:meth:`_rank`), its reverse, list order with the last value of its
+        list first (the edition's last category, its last card, the last
+        player), or alphabetical by code point (numbers first, by value)."""
+        if how == "reversed":
+            return _Descending(self._rank(value))
+        if how == "alphabetical":
+            return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
+        if how == "last-first":
+            seating = self._seating
+            lists = (seating.cards, seating.edition.categories, seating.players)
+            last = any(value == ids[-1] for ids in lists if ids and value in ids)
+            return (0 if last else 1, self._rank(value))
+        return self._rank(value)
+
     def _propose(self, entry: "_Gathered") -> None:
         """A gathered candidate, made when the request ends: each slot's
         cards in list order; dropped when a slot is empty or an accusation
@@ -274,6 +291,12 @@ class Deciding:
                 opts: tuple = tuple((t,) for t in accused)
             else:
                 opts = tuple(self._ordered(slot) for slot in slots)
+                if rule.keep_first:  # keep: first -- each slot's first card in list order
+                    opts = tuple(o[:1] for o in opts)
+                if rule.empty_any and kind == "suggest":  # empty: any-card
+                    edition = self._seating.edition
+                    opts = tuple(o or (edition.category_cards(cat) if edition.envelope_counts[cat] == 0 else ())
+                                 for o, cat in zip(opts, edition.categories))
                 if kind == "suggest" and self.room_here is not None:  # the board game
                     here = self._seating.category.get(self.room_here)
                     opts = tuple((self.room_here,) if cat == here else o
@@ -328,6 +351,21 @@ class Deciding:
     def _ordered(self, cards) -> tuple:
         order = self._seating.order
         return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
+
+
+class _Descending:
+    """A sort key in reverse (``order: reversed``)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __lt__(self, other: "_Descending") -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and other.key == self.key
 
 
 class _Gathered:
