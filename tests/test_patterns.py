@@ -159,7 +159,23 @@ def _decision_file(tmp_path, kind: str, rules: str) -> Path:
     ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
      "    then:\n      - suggest: {other: c}\n  - id: q\n    message: m\n    priority: 3\n    candidate: r\n"
      "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
-     "candidate: it adds to 'r'.s candidate, so its priority, per, order and conclusions must be that rule's"),
+     "candidate: it adds to 'r'.s candidate, so its priority, per, order, keep, empty and conclusions must be "
+     "that rule's"),
+    ("  - id: r\n    message: m\n    per: [cat, c]\n    order: [last-first]\n"
+     "    match: [{your-turn: {}}, {card: {id: c, category: cat}}]\n    then:\n      - suggest: {other: c}\n",
+     "order: gives 1 orders for the 2 per: variables \\(cat, c\\); give one each, in the same order"),
+    ("  - id: r\n    message: m\n    per: [cat, x]\n"
+     "    match: [{your-turn: {}}, {card: {id: c, category: cat}}]\n    then:\n      - suggest: {other: c}\n",
+     "per: 'x' is not a variable the rule binds"),
+    ("  - id: r\n    message: m\n    per: cs\n"
+     "    match: [{your-turn: {}}, {one-of: {owner: o, cards: cs}}, {card: {id: c}}]\n    then:\n"
+     "      - suggest: {other: c}\n", "per: 'cs' is bound to a list of cards"),
+    ("  - id: r\n    message: m\n    keep: first\n    when: your-turn\n    then:\n      - suggest: {other: CARDS}\n",
+     "keep: only a decision rule with match: gathers"),
+    ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n"
+     "  - id: q\n    message: m\n    candidate: r\n    keep: first\n"
+     "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
+     "candidate: it adds to 'r'.s candidate, so its priority, per, order, keep, empty"),
     ("  - id: q\n    message: m\n    candidate: nowhere\n"
      "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
      "candidate: 'nowhere' is not a match: rule of this file"),
@@ -263,3 +279,121 @@ def test_when_is_shorthand_for_a_one_pattern_match(tmp_path):
         k.observe(Suggestion("bob", ("white", "dagger", "hall"), ("cat",), "ann"), 1)  # by bob: the guard stops it
         k.observe(Suggestion("ann", ("white", "rope", "hall"), ("bob",), "cat", "rope"), 2)
         assert [f.conclusions for f in k.firings] == [(("not-all", "envelope", ("hall", "rope", "white")),)]
+
+
+# --- per: several variables, order: per variable, keep: first, empty: any-card, parameters in patterns ---------
+
+#: A rule file with a parameter naming the seat field of the neighbour, one candidate per card he may hold
+#: (the last category's first, then by card id), the others any card I have not seen; and a fall-back that
+#: offers only the first unseen card of each category.
+NEIGHBOUR = """id: s
+title: S
+kind: strategy
+choice: first
+parameters:
+  side: {values: [next, previous], default: next}
+rules:
+  - id: ask-a-card-he-may-hold
+    message: "{who} may hold {card}"
+    priority: 5
+    per: [kind, card]
+    order: [last-first, alphabetical]
+    empty: any-card
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - seat: {player: me, "{side}": who}
+      - one-of: {owner: who, cards: clause}
+      - card: {id: card, category: kind}
+      - test: "card in clause"
+      - card: {id: c, category: cat}
+      - test: "(cat == kind and c == card) or (cat != kind and c != card)"
+      - not: {held: {owner: me, card: c}}
+    then:
+      - suggest: {other: c}
+  - id: first-unseen
+    message: m
+    keep: first
+    empty: any-card
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - card: {id: c}
+      - not: {held: {owner: me, card: c}}
+    then:
+      - suggest: {other: c}
+"""
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_per_several_variables_with_an_order_each_keep_first_and_a_parameter_in_a_pattern(tmp_path, engine):
+    """per: [kind, card] makes one candidate per card, ranked by order:
+    [last-first, alphabetical] (the rooms first, then the suspects and the
+    weapons in list order; within a category by card id); keep: first offers
+    each slot's first card in list order; {side} names the seat field --
+    the same on both engines."""
+    path = tmp_path / "s.yaml"
+    path.write_text(NEIGHBOUR)
+    rs = load_ruleset(path)
+    rule = rs.rules[0]
+    assert rule.per_vars == ("kind", "card") and rule.per_order == ("last-first", "alphabetical")
+    assert rule.empty_any and not rule.keep_first and rs.rules[1].keep_first
+    assert any(p.kind == "seat" and ("next", "var", "who") in p.fields for p in rule.patterns)
+    edition = get_edition("cluedo")
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "bob", ("plum", "hall")),
+              ("one-of", "cat", ("green", "kitchen")), ("held", "ann", "scarlett")])
+    cands = k.request("your-turn", {"turn": 1, "round": 1})
+    assert [c.message for c in cands] == ["bob may hold hall", "bob may hold study", "bob may hold plum",
+                                          "bob may hold white", "bob may hold rope", "m"]
+    hall = cands[0].options
+    assert hall[2] == ("hall",) and hall[0][0] == "mustard" and "scarlett" not in hall[0]
+    assert cands[-1].options == (("mustard",), ("candlestick",), ("kitchen",))  # keep: first
+    previous = tmp_path / "p.yaml"
+    previous.write_text(NEIGHBOUR.replace("default: next", "default: previous"))
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[load_ruleset(previous)], complete=False,
+                  engine=engine)
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "cat", ("green", "kitchen"))])
+    assert [c.message for c in k.request("your-turn", {"turn": 1, "round": 1})][:2] == [
+        "cat may hold kitchen", "cat may hold green"]
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_empty_any_card_fills_a_category_the_envelope_holds_none_of(tmp_path, engine):
+    """A slot no firing filled takes every card of a category the envelope
+    holds none of (empty: any-card); a slot of another category left empty
+    still drops the candidate."""
+    from clue_expert.core.cards import build_edition
+    path = tmp_path / "s.yaml"
+    path.write_text(NEIGHBOUR)
+    rs = load_ruleset(path)
+    edition = build_edition("none-of-what", {"who": ["a1", "a2"], "what": ["b1", "b2"], "where": ["c1", "c2"]},
+                            envelope={"what": 0})
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
+    k.assume([("held", "ann", "b1"), ("held", "ann", "b2")])
+    assert [c.options for c in k.request("your-turn", {"turn": 1, "round": 1})] == [
+        (("a1",), ("b1", "b2"), ("c1",))]
+    k.assume([("held", "ann", "c1"), ("held", "ann", "c2")])  # no room left: the candidate is dropped
+    assert k.request("your-turn", {"turn": 2, "round": 1}) == []
+
+
+@pytest.mark.parametrize("text,problem", [
+    (NEIGHBOUR.replace('"{side}": who', '"{sid}": who'),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat): '{sid}' names no parameter of the file (its parameters: "
+     "side); did you mean side?"),
+    (NEIGHBOUR.replace("values: [next, previous], default: next", "default: nxt"),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat): a seat fact has no field 'nxt'"),
+    (NEIGHBOUR.replace("side: {values: [next, previous], default: next}",
+                       "side: {default: next}\n  seats: {default: [ann, bob]}").replace('player: me, "{side}"',
+                                                                                      'player: "{seats}", "{side}"'),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat) player: the parameter 'seats' is a list, not a pattern value"),
+])
+def test_a_parameter_in_a_pattern_is_checked_at_load(tmp_path, text, problem):
+    """{NAME} in a pattern is the parameter's value, a field name or a
+    literal; a name that is no parameter, or a value that is no field of the
+    kind, is refused when the file loads, naming the file, rule and item."""
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(RuleFileError) as err:
+        load_ruleset(path)
+    assert str(path) in str(err.value) and problem in str(err.value), str(err.value)

@@ -22,7 +22,7 @@ import pytest
 
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import dump_record
-from clue_expert.engine.engines.player_clp import STRATEGIES, strategy_program
+from clue_expert.engine.engines.player_clp import strategy_program
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
 
@@ -117,12 +117,21 @@ def test_the_program_is_production_rules_and_refuses_other_strategies(tmp_path, 
     for rule in ("ask-two-lacked-by-next-one-lacked-by-after-next", "ask-two-lacked-by-next-and-one-other",
                  "ask-two-lacked-by-next-and-one-other-the-odd-card", "ask-one-lacked-by-next-and-two-others",
                  "ask-one-lacked-by-next-and-two-others-the-others", "ask-first-unseen-cards-in-list-order",
-                 "rank-per-category", "candidate-complete", "suggest-best-candidate", "clock-advances",
-                 "kingston-absent-cards"):
+                 "candidate-complete", "suggest-best-candidate", "clock-advances", "kingston-absent-cards"):
         assert f"(defrule {rule}\n" in kb
+    assert "(deffunction per-rank (?v ?how)\n" in kb and "(deffunction rank-before (?a ?b)\n" in kb
     assert ";; ask-one-lacked-by-next-and-two-others: {nxt} lacks the {one}\n" in kb  # the rule's message
     assert "(in " not in kb and "(clue-fire" not in kb and "python" not in kb.lower()
-    assert set(STRATEGIES) == {"kingston-next-possible", "kingston-previous-possible"}  # written by hand
+    # Next- and Previous-possible too: compiled from rules/shared/kingston-possible.yaml, the neighbour
+    # the seat field its direction parameter names, one candidate per possible card
+    for strategy, field in (("kingston-next-possible", "next"), ("kingston-previous-possible", "previous")):
+        kb = export_kb(tmp_path / f"{strategy}.clp", strategy, "kingston").read_text(encoding="utf-8")
+        for rule in ("ask-neighbours-possible-card", "ask-neighbours-possible-card-with-undeduced-cards",
+                     "kingston-asks-first-unseen-cards-in-list-order", "fill-empty-slot", "seats-from-the-game"):
+            assert f"(defrule {rule}\n" in kb
+        assert f"(seat (player ?me) ({field} ?who))" in kb
+        assert "(per ?kind ?card) (rank (per-rank ?kind last-first) (per-rank ?card alphabetical))" in kb
+        assert "(in " not in kb and "(wants " not in kb and "python" not in kb.lower()
     with pytest.raises(ClueError, match="has no plain CLIPS form"):
         strategy_program("clue-expert-focused")
     assert main(["rules", "--export", "clips", str(tmp_path / "x.clp"), "--strategy", "clue-expert-focused"]) == 2
@@ -222,17 +231,16 @@ def test_the_classroom_lesson_answer_key(tmp_path, capsys):
     env.reset()
     env.load_facts(str(facts))
     env.run()
-    def ordered(relation: str) -> list[list[str]]:
-        return sorted([str(v) for v in f] for f in env.facts() if f.template.name == relation)
-
     assert [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"] == [want]
     options = [f for f in env.facts() if f.template.name == "option"]
     # the only card player2 is known to lack that is undeduced: the Kitchen
     assert {str(o["card"]) for o in options if o["priority"] == 30} == {"kitchen"}
     assert {str(o["card"]) for o in options if o["candidate"] == "ask-one-lacked-by-next-and-two-others"
-            and o["per"] == "room" and str(o["card"]) in ("kitchen", "hall", "study")} == {"kitchen"}
-    assert ordered("complete") == [["0", "5", "0", "ask-first-unseen-cards-in-list-order", "none"],
-                                   ["10", "3", "-3", "ask-one-lacked-by-next-and-two-others", "room"]]
+            and list(map(str, o["per"])) == ["room"] and str(o["card"]) in ("kitchen", "hall", "study")} == {"kitchen"}
+    complete = sorted((int(f["priority"]), int(f["order"]), [int(k) for k in f["rank"]], str(f["candidate"]),
+                       [str(v) for v in f["per"]]) for f in env.facts() if f.template.name == "complete")
+    assert complete == [(0, 5, [], "ask-first-unseen-cards-in-list-order", []),
+                        (10, 3, [-3], "ask-one-lacked-by-next-and-two-others", ["room"])]
     kb = export_kb(tmp_path / "none.clp", "kingston-no-intelligence", "kingston")
     assert bare_clips(kb, facts) == [["mrs-peacock", "revolver", "hall"]]
 
