@@ -11,14 +11,18 @@ candidates of the request running and the board game's move options).
 A decision rule written with ``match:`` (a production rule: its patterns
 match the request and the sheet's facts, one firing per match) does not make
 a candidate per firing: its firings in one request are *gathered*, one
-candidate per value of its ``per:`` variable (one for the rule without
-``per:``), with the firings of the rules that name it as their
-``candidate:``, each slot's options the cards its firings named for it, in list
-order (a candidate with a slot no firing filled is dropped; an accusation is
-checked whole).  The gathered candidates come, at each priority, after those
-of ``when:`` rules, in the order of their rules in the seat's rule list and
-then of their ``per`` values' list order (``order: reversed``: the reverse),
-so neither engine's firing order shows in a decision.
+candidate per value of its ``per:`` variable (per combination of values of
+its ``per: [A, B, ...]`` variables; one for the rule without ``per:``), with
+the firings of the rules that name it as their ``candidate:``, each slot's
+options the cards its firings named for it, in list order (``keep: first``:
+the first of them only; a candidate with a slot no firing filled is dropped,
+unless ``empty: any-card`` fills a slot of a category the envelope holds
+none of with every card of it; an accusation is checked whole).  The
+gathered candidates come, at each priority, after those of ``when:`` rules,
+in the order of their rules in the seat's rule list and then of their
+``per`` values, each variable's ranked by its ``order:`` (``list``,
+``reversed``, ``last-first``, ``alphabetical``), so neither engine's firing
+order shows in a decision.
 """
 from __future__ import annotations
 
