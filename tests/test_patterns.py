@@ -161,15 +161,8 @@ def _decision_file(tmp_path, kind: str, rules: str) -> Path:
      "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
      "candidate: it adds to 'r'.s candidate, so its priority, per, order, keep, empty and conclusions must be "
      "that rule's"),
-    ("  - id: r\n    message: m\n    per: [cat, c]\n    order: [last-first]\n"
-     "    match: [{your-turn: {}}, {card: {id: c, category: cat}}]\n    then:\n      - suggest: {other: c}\n",
-     "order: gives 1 orders for the 2 per: variables \\(cat, c\\); give one each, in the same order"),
-    ("  - id: r\n    message: m\n    per: [cat, x]\n"
-     "    match: [{your-turn: {}}, {card: {id: c, category: cat}}]\n    then:\n      - suggest: {other: c}\n",
-     "per: 'x' is not a variable the rule binds"),
-    ("  - id: r\n    message: m\n    per: cs\n"
-     "    match: [{your-turn: {}}, {one-of: {owner: o, cards: cs}}, {card: {id: c}}]\n    then:\n"
-     "      - suggest: {other: c}\n", "per: 'cs' is bound to a list of cards"),
+    ("  - id: r\n    message: m\n    order: last-first\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n", "order: last-first orders the candidates of per:, which the rule lacks"),
     ("  - id: r\n    message: m\n    keep: first\n    when: your-turn\n    then:\n      - suggest: {other: CARDS}\n",
      "keep: only a decision rule with match: gathers"),
     ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n"
@@ -186,6 +179,21 @@ def test_a_decision_rule_with_match_is_checked_at_load(tmp_path, rules, message)
     with pytest.raises(RuleFileError, match=message) as err:
         load_ruleset(_decision_file(tmp_path, "strategy", rules))
     assert "s.yaml: rule " in str(err.value)
+
+
+def test_empty_and_keep_are_checked_against_the_conclusion(tmp_path):
+    """empty: any-card fills a suggestion's slot; keep: first would cut an accusation."""
+    show = ("  - id: r\n    message: m\n    empty: any-card\n"
+            "    match: [{disprove-request: {matching: cs}}, {card: {id: c}}, {test: \"c in cs\"}]\n"
+            "    then:\n      - show: c\n")
+    with pytest.raises(RuleFileError, match="rule 'r': empty: fills a suggestion's slot of a category; the rule "
+                                            "concludes show"):
+        load_ruleset(_decision_file(tmp_path, "response", show))
+    accuse = ("  - id: r\n    message: m\n    keep: first\n"
+              "    match: [{accuse-offer: {}}, {held: {owner: ENVELOPE, card: c}}]\n    then:\n      - accuse: c\n")
+    with pytest.raises(RuleFileError, match="rule 'r': keep: first keeps one card of each slot; an accusation is "
+                                            "checked whole"):
+        load_ruleset(_decision_file(tmp_path, "accusation", accuse))
 
 
 def test_a_deduction_rule_cannot_match_a_request(tmp_path):
@@ -281,11 +289,11 @@ def test_when_is_shorthand_for_a_one_pattern_match(tmp_path):
         assert [f.conclusions for f in k.firings] == [(("not-all", "envelope", ("hall", "rope", "white")),)]
 
 
-# --- per: several variables, order: per variable, keep: first, empty: any-card, parameters in patterns ---------
+# --- order: last-first, keep: first, empty: any-card, parameters in patterns -----------------------------------
 
-#: A rule file with a parameter naming the seat field of the neighbour, one candidate per card he may hold
-#: (the last category's first, then by card id), the others any card I have not seen; and a fall-back that
-#: offers only the first unseen card of each category.
+#: A rule file with a parameter naming the seat field of the neighbour, one candidate per category of the cards
+#: he may hold (the last category's first, then the others in list order), the other slots any card I do not
+#: hold; and a fall-back that offers only the first card of each category I do not hold.
 NEIGHBOUR = """id: s
 title: S
 kind: strategy
@@ -296,8 +304,8 @@ rules:
   - id: ask-a-card-he-may-hold
     message: "{who} may hold {card}"
     priority: 5
-    per: [kind, card]
-    order: [last-first, alphabetical]
+    per: kind
+    order: last-first
     empty: any-card
     match:
       - your-turn: {}
@@ -307,11 +315,11 @@ rules:
       - card: {id: card, category: kind}
       - test: "card in clause"
       - card: {id: c, category: cat}
-      - test: "(cat == kind and c == card) or (cat != kind and c != card)"
+      - test: "(cat == kind and c == card) or (cat != kind)"
       - not: {held: {owner: me, card: c}}
     then:
       - suggest: {other: c}
-  - id: first-unseen
+  - id: first-not-held
     message: m
     keep: first
     empty: any-card
@@ -326,36 +334,37 @@ rules:
 
 
 @pytest.mark.parametrize("engine", ["clips", "experta"])
-def test_per_several_variables_with_an_order_each_keep_first_and_a_parameter_in_a_pattern(tmp_path, engine):
-    """per: [kind, card] makes one candidate per card, ranked by order:
-    [last-first, alphabetical] (the rooms first, then the suspects and the
-    weapons in list order; within a category by card id); keep: first offers
-    each slot's first card in list order; {side} names the seat field --
-    the same on both engines."""
+def test_order_last_first_keep_first_and_a_parameter_in_a_pattern(tmp_path, engine):
+    """order: last-first ranks the rooms (the last category) first, then the
+    suspects and the weapons in list order; a candidate's message lists a
+    variable its firings bound differently in list order; keep: first offers
+    each slot's first card in list order; {side} names the seat field -- the
+    same on both engines."""
     path = tmp_path / "s.yaml"
     path.write_text(NEIGHBOUR)
     rs = load_ruleset(path)
     rule = rs.rules[0]
-    assert rule.per_vars == ("kind", "card") and rule.per_order == ("last-first", "alphabetical")
+    assert rule.per == "kind" and rule.per_order == "last-first" and not rule.per_reversed
     assert rule.empty_any and not rule.keep_first and rs.rules[1].keep_first
     assert any(p.kind == "seat" and ("next", "var", "who") in p.fields for p in rule.patterns)
     edition = get_edition("cluedo")
     k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
-    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "bob", ("plum", "hall")),
-              ("one-of", "cat", ("green", "kitchen")), ("held", "ann", "scarlett")])
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "bob", ("plum", "kitchen")),
+              ("one-of", "cat", ("green", "hall")), ("held", "ann", "scarlett"), ("held", "ann", "kitchen")])
     cands = k.request("your-turn", {"turn": 1, "round": 1})
-    assert [c.message for c in cands] == ["bob may hold hall", "bob may hold study", "bob may hold plum",
-                                          "bob may hold white", "bob may hold rope", "m"]
-    hall = cands[0].options
-    assert hall[2] == ("hall",) and hall[0][0] == "mustard" and "scarlett" not in hall[0]
-    assert cands[-1].options == (("mustard",), ("candlestick",), ("kitchen",))  # keep: first
+    assert [c.message for c in cands] == ["bob may hold kitchen, study", "bob may hold white, plum",
+                                          "bob may hold rope", "m"]
+    rooms = cands[0].options
+    assert rooms[2] == ("study",) and rooms[0][0] == "mustard" and "scarlett" not in rooms[0]
+    assert cands[1].options[0] == ("white", "plum")
+    assert cands[-1].options == (("mustard",), ("candlestick",), ("ballroom",))  # keep: first
     previous = tmp_path / "p.yaml"
     previous.write_text(NEIGHBOUR.replace("default: next", "default: previous"))
     k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[load_ruleset(previous)], complete=False,
                   engine=engine)
-    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "cat", ("green", "kitchen"))])
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "cat", ("green", "hall"))])
     assert [c.message for c in k.request("your-turn", {"turn": 1, "round": 1})][:2] == [
-        "cat may hold kitchen", "cat may hold green"]
+        "cat may hold hall", "cat may hold green"]
 
 
 @pytest.mark.parametrize("engine", ["clips", "experta"])

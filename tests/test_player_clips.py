@@ -117,20 +117,20 @@ def test_the_program_is_production_rules_and_refuses_other_strategies(tmp_path, 
     for rule in ("ask-two-lacked-by-next-one-lacked-by-after-next", "ask-two-lacked-by-next-and-one-other",
                  "ask-two-lacked-by-next-and-one-other-the-odd-card", "ask-one-lacked-by-next-and-two-others",
                  "ask-one-lacked-by-next-and-two-others-the-others", "ask-first-unseen-cards-in-list-order",
-                 "candidate-complete", "suggest-best-candidate", "clock-advances", "kingston-absent-cards"):
+                 "rank-per-category", "candidate-complete", "suggest-best-candidate", "clock-advances",
+                 "kingston-absent-cards"):
         assert f"(defrule {rule}\n" in kb
-    assert "(deffunction per-rank (?v ?how)\n" in kb and "(deffunction rank-before (?a ?b)\n" in kb
     assert ";; ask-one-lacked-by-next-and-two-others: {nxt} lacks the {one}\n" in kb  # the rule's message
     assert "(in " not in kb and "(clue-fire" not in kb and "python" not in kb.lower()
     # Next- and Previous-possible too: compiled from rules/shared/kingston-possible.yaml, the neighbour
-    # the seat field its direction parameter names, one candidate per possible card
+    # the seat field its direction parameter names, one candidate per category with a possible card
     for strategy, field in (("kingston-next-possible", "next"), ("kingston-previous-possible", "previous")):
         kb = export_kb(tmp_path / f"{strategy}.clp", strategy, "kingston").read_text(encoding="utf-8")
         for rule in ("ask-neighbours-possible-card", "ask-neighbours-possible-card-with-undeduced-cards",
                      "kingston-asks-first-unseen-cards-in-list-order", "fill-empty-slot", "seats-from-the-game"):
             assert f"(defrule {rule}\n" in kb
         assert f"(seat (player ?me) ({field} ?who))" in kb
-        assert "(per ?kind ?card) (rank (per-rank ?kind last-first) (per-rank ?card alphabetical))" in kb
+        assert "(order-by last-first) (per ?kind) (card ?card) (empty any-card)" in kb
         assert "(in " not in kb and "(wants " not in kb and "python" not in kb.lower()
     with pytest.raises(ClueError, match="has no plain CLIPS form"):
         strategy_program("clue-expert-focused")
@@ -231,16 +231,17 @@ def test_the_classroom_lesson_answer_key(tmp_path, capsys):
     env.reset()
     env.load_facts(str(facts))
     env.run()
+    def ordered(relation: str) -> list[list[str]]:
+        return sorted([str(v) for v in f] for f in env.facts() if f.template.name == relation)
+
     assert [[str(c) for c in f["cards"]] for f in env.facts() if f.template.name == "suggestion"] == [want]
     options = [f for f in env.facts() if f.template.name == "option"]
     # the only card player2 is known to lack that is undeduced: the Kitchen
     assert {str(o["card"]) for o in options if o["priority"] == 30} == {"kitchen"}
     assert {str(o["card"]) for o in options if o["candidate"] == "ask-one-lacked-by-next-and-two-others"
-            and list(map(str, o["per"])) == ["room"] and str(o["card"]) in ("kitchen", "hall", "study")} == {"kitchen"}
-    complete = sorted((int(f["priority"]), int(f["order"]), [int(k) for k in f["rank"]], str(f["candidate"]),
-                       [str(v) for v in f["per"]]) for f in env.facts() if f.template.name == "complete")
-    assert complete == [(0, 5, [], "ask-first-unseen-cards-in-list-order", []),
-                        (10, 3, [-3], "ask-one-lacked-by-next-and-two-others", ["room"])]
+            and o["per"] == "room" and str(o["card"]) in ("kitchen", "hall", "study")} == {"kitchen"}
+    assert ordered("complete") == [["0", "5", "0", "ask-first-unseen-cards-in-list-order", "none"],
+                                   ["10", "3", "-3", "ask-one-lacked-by-next-and-two-others", "room"]]
     kb = export_kb(tmp_path / "none.clp", "kingston-no-intelligence", "kingston")
     assert bare_clips(kb, facts) == [["mrs-peacock", "revolver", "hall"]]
 

@@ -19,25 +19,25 @@ program:
 
 1. **its rules** (salience -15), each a defrule of the same name, its
    left-hand side the rule's patterns (gated by the clock), its right-hand
-   side ``(option (candidate C) (priority P) (order O) (per V...) (rank
-   K...) (card X))``: the card the firing names for its candidate (the
-   rule's own or the one its ``candidate:`` names), with the candidate's
-   priority, its rule's place in the file, the ``per:`` values (none
-   without) and their ranks under ``order:`` (the deffunction ``per-rank``:
-   list order, reversed, last-first or alphabetical, as the seat ranks
-   them);
-2. **empty slots** (salience -20, ``empty: any-card`` only): a candidate
+   side ``(option (candidate C) (priority P) (order O) (order-by B) (per V)
+   (card X))``: the card the firing names for its candidate (the rule's own
+   or the one its ``candidate:`` names), with the candidate's priority, its
+   rule's place in the file, its ``order:`` and the ``per:`` value
+   (``none`` without);
+2. **ranks** (salience -18): each ``per`` value's place in list order (a
+   card's sheet position, a category's or a player's place), negated under
+   ``order: reversed``, 0 for the last of its list under ``order:
+   last-first``;
+3. **empty slots** (salience -20, ``empty: any-card`` only): a candidate
    with no option in a category the envelope holds none of takes every
    card of it;
-3. **complete** (salience -25): a candidate (rule and ``per`` values) with
-   an option in every category, ``(complete (priority P) (order O) (rank
-   K...) (candidate C) (per V...))``;
-4. **suggestion** (salience -30): the complete candidate with the highest
-   priority, then the first rule, then the first ranks (``rank-before``:
-   the first place they differ), each category's first option in list
-   order (``choice: first``; ``keep: first`` changes nothing then), as the
-   seat gathers the firings of a production rule
-   (engine/seat/decisions.py).
+4. **complete** (salience -25): a candidate (rule and ``per`` value) with an
+   option in every category, ``(complete PRIORITY ORDER RANK CANDIDATE PER)``;
+5. **suggestion** (salience -30): the complete candidate with the highest
+   priority, then the first rule, then the first ``per`` value, each
+   category's first option in list order (``choice: first``; ``keep:
+   first`` changes nothing then), as the seat gathers the firings of a
+   production rule (engine/seat/decisions.py).
 
 A strategy with any other rule (``when:``, ``let:``, library functions) has
 no plain CLIPS form (:func:`strategy_program` says which rule).
@@ -59,8 +59,8 @@ from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, all_patterns, co
                   tally_rule, templates)
 
 #: Salience of the layers of a compiled strategy (every deduction rule's is positive): its rules,
-#: the filling of empty slots (``empty: any-card``), the complete candidates, the suggestion.
-CANDIDATES, FILL, COMPLETE, DECIDE = -15, -20, -25, -30
+#: the complete candidates, the suggestion (the ranks and the filling of empty slots: below).
+CANDIDATES, COMPLETE, DECIDE = -15, -25, -30
 
 
 def strategy_program(strategy_id: str, strategy: Any = None) -> str:
@@ -81,102 +81,102 @@ def strategy_program(strategy_id: str, strategy: Any = None) -> str:
 
 #: The templates of a compiled strategy: an ``option`` per firing (the card
 #: it names for its candidate, with the candidate's priority, its rule's
-#: place in the file, its ``per`` values and their ranks, and ``any-card``
-#: when an empty slot of a category the envelope holds none of takes every
-#: card of it), a complete candidate, and the suggestion.
-PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (slot order) (multislot per) (multislot rank)
-  (slot card) (slot empty (default drop)))
-(deftemplate complete (slot priority) (slot order) (multislot rank) (slot candidate) (multislot per))
+#: place in the file, how its ``per`` values are ordered, the ``per`` value
+#: and, once ranked, that value's place, and ``any-card`` when an empty slot
+#: of a category the envelope holds none of takes every card of it), and the
+#: suggestion.
+PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (slot order) (slot order-by) (slot per)
+  (slot rank (default none)) (slot card) (slot empty (default drop)))
 (deftemplate suggestion (multislot cards))"""
 
-#: A ``per`` value's rank under its ``order:``, computed when the option is
-#: asserted, and the order of ranks (the first place they differ), as the
-#: seat ranks its candidates (engine/seat/decisions.py).  List order: a
-#: card's sheet position (1000 times its category's place plus its place in
-#: it), a category's or a player's place, after them anything else (the
-#: envelope), a number by its value; ``reversed`` negates it; ``last-first``
-#: puts the last value of its list (the last category, the last card, the
-#: last player) first; ``alphabetical`` counts the names of the game (cards,
-#: categories, owners) that come before it by code point (``str-compare``).
-RANK_FUNCTIONS = """(deffunction list-rank (?v)
+#: Salience of the ranking of ``per`` values (after every production rule, before the candidates complete).
+RANK = -18
+
+#: A ``per`` value's place (the seat's list order: a card's sheet position,
+#: a category's or a player's place; ``none``, a rule without ``per:``, 0;
+#: after them the envelope, then a number by its value, as the seat ranks
+#: them), negated when the rule's candidates come reversed (``order:
+#: reversed``), 0 for the last value of its list -- the last card, category
+#: or player -- under ``order: last-first`` (the function ``ranked``).
+RANK_RULES = f"""(deffunction ranked (?k ?last ?order-by)
+  (if (eq ?order-by reversed) then (- 0 ?k) else (if (and (eq ?order-by last-first) ?last) then 0 else ?k)))
+
+(defrule rank-per-card
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
+  (card (id ?v) (category ?cat))
+  (category (name ?cat) (cards $?cards))
+  (categories $?order)
+  =>
+  (bind ?k (+ (* 1000 (member$ ?cat $?order)) (member$ ?v $?cards)))
+  (bind ?last (and (= (member$ ?cat $?order) (length$ $?order)) (= (member$ ?v $?cards) (length$ $?cards))))
+  (modify ?o (rank (ranked ?k ?last ?by))))
+
+(defrule rank-per-category
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
+  (categories $?order)
+  (test (member$ ?v $?order))
+  =>
+  (bind ?k (member$ ?v $?order))
+  (modify ?o (rank (ranked ?k (= ?k (length$ $?order)) ?by))))
+
+(defrule rank-per-player
+  (declare (salience {RANK}))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
+  (game (players $?players))
+  (test (member$ ?v $?players))
+  =>
+  (bind ?k (member$ ?v $?players))
+  (modify ?o (rank (ranked ?k (= ?k (length$ $?players)) ?by))))
+
+(defrule rank-no-per
+  (declare (salience {RANK}))
+  ?o <- (option (per none) (rank none))
+  =>
+  (modify ?o (rank 0)))
+
+(defrule rank-per-other
+  (declare (salience {RANK - 1}))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
+  =>
   (bind ?k (if (numberp ?v) then (+ 1000000 ?v) else 999999))
-  (do-for-fact ((?c card)) (eq ?c:id ?v)
-    (do-for-fact ((?o categories) (?g category)) (eq ?g:name ?c:category)
-      (bind ?k (+ (* 1000 (member$ ?c:category ?o:implied)) (member$ ?v ?g:cards)))))
-  (do-for-fact ((?o categories)) (member$ ?v ?o:implied)
-    (bind ?k (member$ ?v ?o:implied)))
-  (do-for-fact ((?g game)) (member$ ?v ?g:players)
-    (bind ?k (member$ ?v ?g:players)))
-  ?k)
-
-(deffunction last-of-list (?v)
-  (bind ?last FALSE)
-  (do-for-fact ((?o categories)) TRUE
-    (bind ?n (length$ ?o:implied))
-    (if (eq ?v (nth$ ?n ?o:implied)) then (bind ?last TRUE))
-    (do-for-fact ((?g category)) (eq ?g:name (nth$ ?n ?o:implied))
-      (if (eq ?v (nth$ (length$ ?g:cards) ?g:cards)) then (bind ?last TRUE))))
-  (do-for-fact ((?g game)) TRUE
-    (if (eq ?v (nth$ (length$ ?g:players) ?g:players)) then (bind ?last TRUE)))
-  ?last)
-
-(deffunction alphabetical-rank (?v)
-  (if (numberp ?v) then (return (- ?v 1000000000)))
-  (bind ?names (create$))
-  (do-for-all-facts ((?c card)) TRUE (bind ?names (create$ ?names ?c:id)))
-  (do-for-all-facts ((?o owner)) TRUE (bind ?names (create$ ?names ?o:name)))
-  (do-for-all-facts ((?g category)) TRUE (bind ?names (create$ ?names ?g:name)))
-  (bind ?k 1)
-  (progn$ (?x ?names)
-    (if (and (< (str-compare ?x ?v) 0) (not (member$ ?x (subseq$ ?names 1 (- ?x-index 1)))))
-     then (bind ?k (+ ?k 1))))
-  ?k)
-
-(deffunction per-rank (?v ?how)
-  (if (eq ?how alphabetical) then (return (alphabetical-rank ?v)))
-  (bind ?k (list-rank ?v))
-  (if (eq ?how reversed) then (return (- 0 ?k)))
-  (if (and (eq ?how last-first) (last-of-list ?v)) then (return 0))
-  ?k)"""
-
-#: Whether one rank comes before another: at the first place they differ.
-RANK_BEFORE = """(deffunction rank-before (?a ?b)
-  (loop-for-count (?i 1 (min (length$ ?a) (length$ ?b)))
-    (if (< (nth$ ?i ?a) (nth$ ?i ?b)) then (return TRUE))
-    (if (> (nth$ ?i ?a) (nth$ ?i ?b)) then (return FALSE)))
-  FALSE)"""
+  (modify ?o (rank (ranked ?k FALSE ?by))))"""
 
 #: ``empty: any-card``: a candidate with no option in a category the
-#: envelope holds none of takes every card of it.
+#: envelope holds none of takes every card of it (once its options are ranked).
+FILL = -20
 FILL_RULE = f"""(defrule fill-empty-slot
   (declare (salience {FILL}))
-  (option (candidate ?r) (priority ?p) (order ?o) (per $?v) (rank $?k) (empty any-card))
+  (option (candidate ?r) (priority ?p) (order ?o) (order-by ?by) (per ?v) (rank ?k&~none) (empty any-card))
   (category (name ?cat) (envelope 0) (cards $?cards))
-  (not (and (option (candidate ?r) (per $?v) (card ?x)) (card (id ?x) (category ?cat))))
+  (not (and (option (candidate ?r) (per ?v) (card ?x)) (card (id ?x) (category ?cat))))
   =>
   (progn$ (?x ?cards)
-    (assert (option (candidate ?r) (priority ?p) (order ?o) (per ?v) (rank ?k) (card ?x) (empty any-card)))))"""
+    (assert (option (candidate ?r) (priority ?p) (order ?o) (order-by ?by) (per ?v) (rank ?k) (card ?x)
+                    (empty any-card)))))"""
 
-#: A candidate (its rule and ``per`` values) with an option in every category
-#: is complete; the best (the highest priority, then its rule's place, then
-#: its per values' ranks) becomes the suggestion: in each category, in
-#: category order, the first card in list order it names (``choice: first``).
+#: A candidate (its rule and ``per`` value) with an option in every category
+#: is complete: ``(complete PRIORITY ORDER RANK CANDIDATE PER)``; the best (the
+#: highest priority, then its rule's place, then its per value's) becomes the
+#: suggestion: in each category, in category order, the first card in list
+#: order it names (``choice: first``).
 PRODUCTION_DECIDE = f"""(defrule candidate-complete
   (declare (salience {COMPLETE}))
-  (option (candidate ?r) (priority ?p) (order ?o) (per $?v) (rank $?k))
+  (option (candidate ?r) (priority ?p) (order ?o) (per ?v) (rank ?k&~none))
   (not (and (category (name ?cat))
-            (not (and (option (candidate ?r) (per $?v) (card ?x)) (card (id ?x) (category ?cat))))))
+            (not (and (option (candidate ?r) (per ?v) (card ?x)) (card (id ?x) (category ?cat))))))
   =>
-  (assert (complete (priority ?p) (order ?o) (rank ?k) (candidate ?r) (per ?v))))
+  (assert (complete ?p ?o ?k ?r ?v)))
 
 (defrule suggest-best-candidate
   (declare (salience {DECIDE}))
   (your-turn)
   (categories $?order)
-  (complete (priority ?p) (order ?o) (rank $?k) (candidate ?r) (per $?v))
-  (not (complete (priority ?higher&:(> ?higher ?p))))
-  (not (complete (priority ?p) (order ?before&:(< ?before ?o))))
-  (not (and (complete (priority ?p) (order ?o) (rank $?earlier)) (test (rank-before ?earlier ?k))))
+  (complete ?p ?o ?k ?r ?v)
+  (not (complete ?higher&:(> ?higher ?p) $?))
+  (not (complete ?p ?before&:(< ?before ?o) $?))
+  (not (complete ?p ?o ?earlier&:(< ?earlier ?k) $?))
   (not (suggestion))
   =>
   (bind ?cards (create$))
@@ -185,8 +185,7 @@ PRODUCTION_DECIDE = f"""(defrule candidate-complete
     (do-for-fact ((?c category)) (eq ?c:name ?cat)
       (progn$ (?x ?c:cards)
         (if (and (eq ?first nil)
-                 (any-factp ((?a option)) (and (eq ?a:candidate ?r) (eq (implode$ ?a:per) (implode$ ?v))
-                                               (eq ?a:card ?x))))
+                 (any-factp ((?a option)) (and (eq ?a:candidate ?r) (eq ?a:per ?v) (eq ?a:card ?x))))
          then (bind ?first ?x))))
     (bind ?cards (create$ ?cards ?first)))
   (assert (suggestion (cards ?cards))))"""
@@ -226,12 +225,10 @@ def _production_rule(rule: Any, order: int, owner_order: int, path: str) -> str:
     if len(compiled) != 1:
         raise RuleFileError(path, rule.id, "a whole player's program cannot split a decision rule's either:")
     head = re.sub(r"\(declare \(salience -?\d+\)\)", f"(declare (salience {CANDIDATES}))", compiled[0].head, count=1)
-    per = " ".join(f"?{v}" for v in rule.per_vars)
-    rank = " ".join(f"(per-rank ?{v} {how})" for v, how in zip(rule.per_vars, rule.per_order))
+    per = f"?{rule.per}" if rule.per is not None else "none"
     empty = " (empty any-card)" if rule.empty_any else ""
-    ranked = f"(per {per}) (rank {rank}) " if rule.per_vars else ""
     rhs = (f"(assert (option (candidate {rule.candidate or rule.id}) (priority {rule.priority}) (order {owner_order}) "
-           f"{ranked}(card ?{rule.plan.gathered}){empty}))")
+           f"(order-by {rule.per_order}) (per {per}) (card ?{rule.plan.gathered}){empty}))")
     message = " ".join(str(rule.message or "").split())
     return f";; {rule.id}: {message}\n" + exported(head + rhs + ")")
 
@@ -243,19 +240,15 @@ def compiled_strategy(strategy: Any, rules: list[Any]) -> str:
     place = {rule.id: i for i, rule in enumerate(rules)}
     parts = [f";;; the strategy {strategy.id}, compiled from its rule file: each production rule asserts an option "
              "per firing; the options make candidates, the best complete one the suggestion",
-             PRODUCTION_TEMPLATES, "",
-             ";; The candidates, once the rules have asserted their options (the last layers; the suggestion",
-             ";; reads (categories ...), which the rank functions after it read too).", RANK_BEFORE, "",
-             PRODUCTION_DECIDE, ""]
-    if any(rule.empty_any for rule in rules):
-        parts += [FILL_RULE, ""]
-    if any(rule.per_vars for rule in rules):
-        parts += [";; The ranks of per: values under order: (list, reversed, last-first, alphabetical).",
-                  RANK_FUNCTIONS, ""]
+             PRODUCTION_TEMPLATES, ""]
     if any(p.kind == "seat" for rule in rules for p in all_patterns(rule.patterns)):
         parts += [SEATS, ""]
     for i, rule in enumerate(rules):
         parts += [_production_rule(rule, i, place.get(rule.candidate or rule.id, i), strategy.path), ""]
+    parts += [RANK_RULES, ""]
+    if any(rule.empty_any for rule in rules):
+        parts += [FILL_RULE, ""]
+    parts += [PRODUCTION_DECIDE, ""]
     return "\n".join(parts)
 
 

@@ -94,12 +94,9 @@ _WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NA
 _REF = {"type": "string", "minLength": 1, "maxLength": 300}
 
 # --- gathering (per:, order:, keep:, empty:) ------------------------------------------
-#: Variables one decision rule's ``per:`` may list (its candidates: one per combination of their values).
-MAX_PER = 4
-#: How ``order:`` ranks a ``per`` variable's values: list order, its reverse, list order with the
-#: last value first (Kingston's "a room by preference, then a suspect, then a weapon"), or
-#: alphabetical by code point (as a test's ``<`` orders names).
-PER_ORDERS = ("list", "reversed", "last-first", "alphabetical")
+#: How ``order:`` ranks a ``per`` variable's values: list order, its reverse, or list order with
+#: the last value of its list first (Kingston's "a room by preference, then a suspect, then a weapon").
+PER_ORDERS = ("list", "reversed", "last-first")
 
 # --- patterns (match:) -----------------------------------------------------------
 #: Items one rule's ``match:`` may have (patterns, negations, exists and tests, at the top level),
@@ -168,13 +165,9 @@ RULESET_SCHEMA: dict = {
                 "message": {"type": "string", "minLength": 1},
                 "group": {"enum": list(SALIENCE)},
                 "priority": {"type": "integer"},
-                "per": {"oneOf": [{"type": "string", **_NAME},
-                                  {"type": "array", "items": {"type": "string", **_NAME}, "minItems": 1,
-                                   "maxItems": MAX_PER, "uniqueItems": True}]},
+                "per": {"type": "string", **_NAME},
                 "candidate": {"type": "string", "pattern": ID_PATTERN},
-                "order": {"oneOf": [{"enum": list(PER_ORDERS)},
-                                    {"type": "array", "items": {"enum": list(PER_ORDERS)}, "minItems": 1,
-                                     "maxItems": MAX_PER}]},
+                "order": {"enum": list(PER_ORDERS)},
                 "keep": {"enum": ["all", "first"]},
                 "empty": {"enum": ["drop", "any-card"]},
                 "when": {"oneOf": [
@@ -277,15 +270,12 @@ class CompiledRule:
     one of its trigger kinds: such a rule runs in its own copy of the
     trigger's bindings, since the rules a fact triggers otherwise share one."""
     per: str | None = None
-    """A decision rule with ``match:``: the (first) variable whose values part its
+    """A decision rule with ``match:``: the variable whose values part its
     firings into candidates (None: all its firings of a request make one)."""
     per_reversed: bool = False
-    """Whether its candidates come in the reverse of the ``per`` values' list order (``order: reversed``,
-    one ``per`` variable)."""
-    per_vars: tuple = ()
-    """All its ``per:`` variables (``per: [A, B]``: one candidate per combination of their values)."""
-    per_order: tuple = ()
-    """How each ``per`` variable's values are ranked (:data:`PER_ORDERS`), one entry per variable."""
+    """Whether its candidates come in the reverse of the ``per`` values' list order (``order: reversed``)."""
+    per_order: str = "list"
+    """How its ``per`` values are ranked (:data:`PER_ORDERS`): ``list``, ``reversed`` or ``last-first``."""
     keep_first: bool = False
     """``keep: first``: each slot of its candidates keeps only its first card in list order."""
     empty_any: bool = False
@@ -626,23 +616,12 @@ def _check_gathering(rule: "CompiledRule", raw: dict, file_kind: str, names: set
                                            f"candidates")
     if not gathers:
         return
-    per = raw.get("per")
-    per_vars = (per,) if isinstance(per, str) else tuple(per or ())
-    for var in per_vars:
-        if var not in names or var in CONSTANTS:
-            raise RuleFileError(path, rid, f"per: {var!r} is not a variable the rule binds "
-                                           f"({', '.join(sorted(n for n in names if n not in CONSTANTS))})")
-        if var in rule.set_vars:
-            raise RuleFileError(path, rid, f"per: {var!r} is bound to a list of cards; a candidate is made per "
-                                           f"value of a name or a number")
+    if "per" in raw and raw["per"] not in names:
+        raise RuleFileError(path, rid, f"per: {raw['per']!r} is not a variable the rule binds "
+                                       f"({', '.join(sorted(n for n in names if n not in CONSTANTS))})")
     order = raw.get("order", "list")
-    orders = (order,) * len(per_vars) if isinstance(order, str) else tuple(order)
-    if "order" in raw and not per_vars and order != "list":
-        raise RuleFileError(path, rid, f"order: {order if isinstance(order, str) else ', '.join(order)} orders "
-                                       f"the candidates of per:, which the rule lacks")
-    if len(orders) != len(per_vars):
-        raise RuleFileError(path, rid, f"order: gives {len(orders)} orders for the {len(per_vars)} per: variables "
-                                       f"({', '.join(per_vars)}); give one each, in the same order")
+    if order != "list" and "per" not in raw:
+        raise RuleFileError(path, rid, f"order: {order} orders the candidates of per:, which the rule lacks")
     for c in rule.then:
         if c.kind not in ("suggest", "show", "accuse"):
             raise RuleFileError(path, rid, f"a decision rule with match: concludes suggest, show or accuse "
@@ -653,11 +632,10 @@ def _check_gathering(rule: "CompiledRule", raw: dict, file_kind: str, names: set
     if raw.get("keep") == "first" and any(c.kind == "accuse" for c in rule.then):
         raise RuleFileError(path, rid, "keep: first keeps one card of each slot; an accusation is checked whole "
                                        "(every card of the envelope)")
-    rule.per = per_vars[0] if per_vars else None
-    rule.per_vars = per_vars
-    rule.per_order = orders
+    rule.per = raw.get("per")
+    rule.per_order = order
     rule.candidate = raw.get("candidate")
-    rule.per_reversed = orders == ("reversed",)
+    rule.per_reversed = order == "reversed"
     rule.keep_first = raw.get("keep") == "first"
     rule.empty_any = raw.get("empty") == "any-card"
 
@@ -1159,14 +1137,13 @@ def _check_shared_candidates(rules: Sequence[CompiledRule], path: str) -> None:
         if owner is None or owner.shorthand or owner.candidate is not None:
             raise RuleFileError(path, rule.id, f"candidate: {rule.candidate!r} is not a match: rule of this file "
                                                f"that makes its own candidate")
-        if (owner.priority, len(owner.per_vars), owner.per_order, owner.keep_first, owner.empty_any,
+        if (owner.priority, owner.per is None, owner.per_order, owner.keep_first, owner.empty_any,
                 [c.kind for c in owner.then]) != \
-                (rule.priority, len(rule.per_vars), rule.per_order, rule.keep_first, rule.empty_any,
+                (rule.priority, rule.per is None, rule.per_order, rule.keep_first, rule.empty_any,
                  [c.kind for c in rule.then]):
             raise RuleFileError(path, rule.id, f"candidate: it adds to {owner.id!r}'s candidate, so its priority, "
                                                f"per, order, keep, empty and conclusions must be that rule's "
-                                               f"({owner.priority}, {', '.join(owner.per_vars) or 'none'}, "
-                                               f"{', '.join(owner.per_order) or 'list'}, "
+                                               f"({owner.priority}, {owner.per or 'none'}, {owner.per_order}, "
                                                f"{'first' if owner.keep_first else 'all'}, "
                                                f"{'any-card' if owner.empty_any else 'drop'})")
 

@@ -11,18 +11,17 @@ candidates of the request running and the board game's move options).
 A decision rule written with ``match:`` (a production rule: its patterns
 match the request and the sheet's facts, one firing per match) does not make
 a candidate per firing: its firings in one request are *gathered*, one
-candidate per value of its ``per:`` variable (per combination of values of
-its ``per: [A, B, ...]`` variables; one for the rule without ``per:``), with
-the firings of the rules that name it as their ``candidate:``, each slot's
-options the cards its firings named for it, in list order (``keep: first``:
-the first of them only; a candidate with a slot no firing filled is dropped,
-unless ``empty: any-card`` fills a slot of a category the envelope holds
-none of with every card of it; an accusation is checked whole).  The
-gathered candidates come, at each priority, after those of ``when:`` rules,
-in the order of their rules in the seat's rule list and then of their
-``per`` values, each variable's ranked by its ``order:`` (``list``,
-``reversed``, ``last-first``, ``alphabetical``), so neither engine's firing
-order shows in a decision.
+candidate per value of its ``per:`` variable (one for the rule without
+``per:``), with the firings of the rules that name it as their
+``candidate:``, each slot's options the cards its firings named for it, in
+list order (``keep: first``: the first of them only; a candidate with a slot
+no firing filled is dropped, unless ``empty: any-card`` fills a slot of a
+category the envelope holds none of with every card of it; an accusation is
+checked whole).  The gathered candidates come, at each priority, after those
+of ``when:`` rules, in the order of their rules in the seat's rule list and
+then of their ``per`` values, ranked by the rule's ``order:`` (``list``,
+``reversed``, ``last-first``), so neither engine's firing order shows in a
+decision.
 """
 from __future__ import annotations
 
@@ -236,12 +235,11 @@ class Deciding:
         """The candidate a firing of ``rule`` adds to: its own, or the one it
         names (``candidate:``), for its ``per`` value; the candidate's rule
         (whose message it shows) is the first in the seat's order that fired."""
-        per = tuple(bindings.get(v) for v in rule.per_vars) if rule.per_vars else None
+        per = bindings.get(rule.per) if rule.per is not None else None
         key = (rule.candidate or rule.id, per)
         entry = self._gathered.get(key)
         if entry is None:
-            rank = tuple(self._ranked(v, how) for v, how in zip(per, rule.per_order)) if per is not None else ()
-            entry = self._gathered[key] = _Gathered(rule, rank)
+            entry = self._gathered[key] = _Gathered(rule, self._ranked(per, rule.per_order))
         elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
             entry.rule = rule
         return entry
@@ -267,13 +265,11 @@ class Deciding:
     def _ranked(self, value: Any, how: str) -> Any:
         """The sort key of a ``per`` value under its ``order:`` (see
         :data:`~clue_expert.engine.language.compiler.PER_ORDERS`): list order
-        (:meth:`_rank`), its reverse, list order with the last value of its
+        (:meth:`_rank`), its reverse, or list order with the last value of its
         list first (the edition's last category, its last card, the last
-        player), or alphabetical by code point (numbers first, by value)."""
+        player)."""
         if how == "reversed":
             return _Descending(self._rank(value))
-        if how == "alphabetical":
-            return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
         if how == "last-first":
             seating = self._seating
             lists = (seating.cards, seating.edition.categories, seating.players)
