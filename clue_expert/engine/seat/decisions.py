@@ -90,7 +90,8 @@ class Deciding:
             order = self._rule_order
             by_rule = sorted(gathered.items(), key=lambda kv: (order.get(kv[0][0], 10**6), kv[0][0]))
             for _, group in itertools.groupby(by_rule, key=lambda kv: kv[0][0]):
-                for entry in sorted((entry for _, entry in group), key=lambda e: e.rank):
+                entries = [entry for _, entry in group]
+                for entry in sorted(entries, key=lambda e: e.rank, reverse=entries[0].rule.per_reversed):
                     self._propose(entry)
         found, self.candidates = self.candidates or [], None
         return found
@@ -265,11 +266,9 @@ class Deciding:
     def _ranked(self, value: Any, how: str) -> Any:
         """The sort key of a ``per`` value under its ``order:`` (see
         :data:`~clue_expert.engine.language.compiler.PER_ORDERS`): list order
-        (:meth:`_rank`), its reverse, or list order with the last value of its
-        list first (the edition's last category, its last card, the last
-        player)."""
-        if how == "reversed":
-            return _Descending(self._rank(value))
+        (:meth:`_rank`; ``reversed`` sorts by it in reverse), or list order
+        with the last value of its list first (the edition's last category,
+        its last card, the last player: ``last-first``)."""
         if how == "last-first":
             seating = self._seating
             lists = (seating.cards, seating.edition.categories, seating.players)
@@ -351,21 +350,6 @@ class Deciding:
     def _ordered(self, cards) -> tuple:
         order = self._seating.order
         return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
-
-
-class _Descending:
-    """A sort key in reverse (``order: reversed``)."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key: Any) -> None:
-        self.key = key
-
-    def __lt__(self, other: "_Descending") -> bool:
-        return other.key < self.key
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Descending) and other.key == self.key
 
 
 class _Gathered:
