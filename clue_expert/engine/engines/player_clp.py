@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
@@ -63,7 +63,7 @@ from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, all_patterns, co
 CANDIDATES, COMPLETE, DECIDE = -15, -25, -30
 
 
-def strategy_program(strategy_id: str, strategy: Any = None) -> str:
+def strategy_program(strategy_id: str, strategy: Any = None) -> NoReturn:
     """A strategy that is not all production rules has no plain CLIPS form:
     a :class:`ClueError` naming (given the loaded ``strategy``) its first
     rule that is not a production rule a plain CLIPS program runs."""
@@ -397,9 +397,9 @@ class _Stub:
 def export_player(rules: Iterable[Any], strategy: Any, title: str) -> str:
     """The deduction ``rules`` (:func:`deduction_program`) and the strategy
     as one plain CLIPS program: a strategy (a loaded rule set) whose rules
-    are all production rules compiled from its file (:func:`compiled_strategy`),
-    else its hand-written form (:func:`strategy_program`; a strategy given
-    by id has only that)."""
+    are all production rules, compiled from its file (:func:`compiled_strategy`);
+    any other is a :class:`ClueError` naming its first other rule
+    (:func:`strategy_program`)."""
     productions = production_rules(strategy)
     if productions is None:
         strategy_program(getattr(strategy, "id", strategy), strategy)  # raises, naming the rule
