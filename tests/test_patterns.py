@@ -159,7 +159,16 @@ def _decision_file(tmp_path, kind: str, rules: str) -> Path:
     ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
      "    then:\n      - suggest: {other: c}\n  - id: q\n    message: m\n    priority: 3\n    candidate: r\n"
      "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
-     "candidate: it adds to 'r'.s candidate, so its priority, per, order and conclusions must be that rule's"),
+     "candidate: it adds to 'r'.s candidate, so its priority, per, order, keep, empty and conclusions must be "
+     "that rule's"),
+    ("  - id: r\n    message: m\n    order: last-first\n    match: [{your-turn: {}}, {card: {id: c}}]\n"
+     "    then:\n      - suggest: {other: c}\n", "order: last-first orders the candidates of per:, which the rule lacks"),
+    ("  - id: r\n    message: m\n    keep: first\n    when: your-turn\n    then:\n      - suggest: {other: CARDS}\n",
+     "keep: only a decision rule with match: gathers"),
+    ("  - id: r\n    message: m\n    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n"
+     "  - id: q\n    message: m\n    candidate: r\n    keep: first\n"
+     "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
+     "candidate: it adds to 'r'.s candidate, so its priority, per, order, keep, empty"),
     ("  - id: q\n    message: m\n    candidate: nowhere\n"
      "    match: [{your-turn: {}}, {card: {id: c}}]\n    then:\n      - suggest: {other: c}\n",
      "candidate: 'nowhere' is not a match: rule of this file"),
@@ -170,6 +179,21 @@ def test_a_decision_rule_with_match_is_checked_at_load(tmp_path, rules, message)
     with pytest.raises(RuleFileError, match=message) as err:
         load_ruleset(_decision_file(tmp_path, "strategy", rules))
     assert "s.yaml: rule " in str(err.value)
+
+
+def test_empty_and_keep_are_checked_against_the_conclusion(tmp_path):
+    """empty: any-card fills a suggestion's slot; keep: first would cut an accusation."""
+    show = ("  - id: r\n    message: m\n    empty: any-card\n"
+            "    match: [{disprove-request: {matching: cs}}, {card: {id: c}}, {test: \"c in cs\"}]\n"
+            "    then:\n      - show: c\n")
+    with pytest.raises(RuleFileError, match="rule 'r': empty: fills a suggestion's slot of a category; the rule "
+                                            "concludes show"):
+        load_ruleset(_decision_file(tmp_path, "response", show))
+    accuse = ("  - id: r\n    message: m\n    keep: first\n"
+              "    match: [{accuse-offer: {}}, {held: {owner: ENVELOPE, card: c}}]\n    then:\n      - accuse: c\n")
+    with pytest.raises(RuleFileError, match="rule 'r': keep: first keeps one card of each slot; an accusation is "
+                                            "checked whole"):
+        load_ruleset(_decision_file(tmp_path, "accusation", accuse))
 
 
 def test_a_deduction_rule_cannot_match_a_request(tmp_path):
@@ -263,3 +287,122 @@ def test_when_is_shorthand_for_a_one_pattern_match(tmp_path):
         k.observe(Suggestion("bob", ("white", "dagger", "hall"), ("cat",), "ann"), 1)  # by bob: the guard stops it
         k.observe(Suggestion("ann", ("white", "rope", "hall"), ("bob",), "cat", "rope"), 2)
         assert [f.conclusions for f in k.firings] == [(("not-all", "envelope", ("hall", "rope", "white")),)]
+
+
+# --- order: last-first, keep: first, empty: any-card, parameters in patterns -----------------------------------
+
+#: A rule file with a parameter naming the seat field of the neighbour, one candidate per category of the cards
+#: he may hold (the last category's first, then the others in list order), the other slots any card I do not
+#: hold; and a fall-back that offers only the first card of each category I do not hold.
+NEIGHBOUR = """id: s
+title: S
+kind: strategy
+choice: first
+parameters:
+  side: {values: [next, previous], default: next}
+rules:
+  - id: ask-a-card-he-may-hold
+    message: "{who} may hold {card}"
+    priority: 5
+    per: kind
+    order: last-first
+    empty: any-card
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - seat: {player: me, "{side}": who}
+      - one-of: {owner: who, cards: clause}
+      - card: {id: card, category: kind}
+      - test: "card in clause"
+      - card: {id: c, category: cat}
+      - test: "(cat == kind and c == card) or (cat != kind)"
+      - not: {held: {owner: me, card: c}}
+    then:
+      - suggest: {other: c}
+  - id: first-not-held
+    message: m
+    keep: first
+    empty: any-card
+    match:
+      - your-turn: {}
+      - game: {me: me}
+      - card: {id: c}
+      - not: {held: {owner: me, card: c}}
+    then:
+      - suggest: {other: c}
+"""
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_order_last_first_keep_first_and_a_parameter_in_a_pattern(tmp_path, engine):
+    """order: last-first ranks the rooms (the last category) first, then the
+    suspects and the weapons in list order; a candidate's message lists a
+    variable its firings bound differently in list order; keep: first offers
+    each slot's first card in list order; {side} names the seat field -- the
+    same on both engines."""
+    path = tmp_path / "s.yaml"
+    path.write_text(NEIGHBOUR)
+    rs = load_ruleset(path)
+    rule = rs.rules[0]
+    assert rule.per == "kind" and rule.per_order == "last-first" and not rule.per_reversed
+    assert rule.empty_any and not rule.keep_first and rs.rules[1].keep_first
+    assert any(p.kind == "seat" and ("next", "var", "who") in p.fields for p in rule.patterns)
+    edition = get_edition("cluedo")
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "bob", ("plum", "kitchen")),
+              ("one-of", "cat", ("green", "hall")), ("held", "ann", "scarlett"), ("held", "ann", "kitchen")])
+    cands = k.request("your-turn", {"turn": 1, "round": 1})
+    assert [c.message for c in cands] == ["bob may hold kitchen, study", "bob may hold white, plum",
+                                          "bob may hold rope", "m"]
+    rooms = cands[0].options
+    assert rooms[2] == ("study",) and rooms[0][0] == "mustard" and "scarlett" not in rooms[0]
+    assert cands[1].options[0] == ("white", "plum")
+    assert cands[-1].options == (("mustard",), ("candlestick",), ("ballroom",))  # keep: first
+    previous = tmp_path / "p.yaml"
+    previous.write_text(NEIGHBOUR.replace("default: next", "default: previous"))
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[load_ruleset(previous)], complete=False,
+                  engine=engine)
+    k.assume([("one-of", "bob", ("white", "rope", "study")), ("one-of", "cat", ("green", "hall"))])
+    assert [c.message for c in k.request("your-turn", {"turn": 1, "round": 1})][:2] == [
+        "cat may hold hall", "cat may hold green"]
+
+
+@pytest.mark.parametrize("engine", ["clips", "experta"])
+def test_empty_any_card_fills_a_category_the_envelope_holds_none_of(tmp_path, engine):
+    """A slot no firing filled takes every card of a category the envelope
+    holds none of (empty: any-card); a slot of another category left empty
+    still drops the candidate."""
+    from clue_expert.core.cards import build_edition
+    path = tmp_path / "s.yaml"
+    path.write_text(NEIGHBOUR)
+    rs = load_ruleset(path)
+    edition = build_edition("none-of-what", {"who": ["a1", "a2"], "what": ["b1", "b2"], "where": ["c1", "c2"]},
+                            envelope={"what": 0})
+    k = Knowledge(edition, ["ann", "bob", "cat"], "ann", None, rulesets=[rs], complete=False, engine=engine)
+    k.assume([("held", "ann", "b1"), ("held", "ann", "b2")])
+    assert [c.options for c in k.request("your-turn", {"turn": 1, "round": 1})] == [
+        (("a1",), ("b1", "b2"), ("c1",))]
+    k.assume([("held", "ann", "c1"), ("held", "ann", "c2")])  # no room left: the candidate is dropped
+    assert k.request("your-turn", {"turn": 2, "round": 1}) == []
+
+
+@pytest.mark.parametrize("text,problem", [
+    (NEIGHBOUR.replace('"{side}": who', '"{sid}": who'),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat): '{sid}' names no parameter of the file (its parameters: "
+     "side); did you mean side?"),
+    (NEIGHBOUR.replace("values: [next, previous], default: next", "default: nxt"),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat): a seat fact has no field 'nxt'"),
+    (NEIGHBOUR.replace("side: {values: [next, previous], default: next}",
+                       "side: {default: next}\n  seats: {default: [ann, bob]}").replace('player: me, "{side}"',
+                                                                                      'player: "{seats}", "{side}"'),
+     "rule 'ask-a-card-he-may-hold': match #3 (seat) player: the parameter 'seats' is a list, not a pattern value"),
+])
+def test_a_parameter_in_a_pattern_is_checked_at_load(tmp_path, text, problem):
+    """{NAME} in a pattern is the parameter's value, a field name or a
+    literal; a name that is no parameter, or a value that is no field of the
+    kind, is refused when the file loads, naming the file, rule and item."""
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(RuleFileError) as err:
+        load_ruleset(path)
+    assert str(path) in str(err.value) and problem in str(err.value), str(err.value)

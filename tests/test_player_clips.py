@@ -22,7 +22,7 @@ import pytest
 
 from clue_expert.core.errors import ClueError
 from clue_expert.core.records import dump_record
-from clue_expert.engine.engines.player_clp import STRATEGIES, strategy_program
+from clue_expert.engine.engines.player_clp import strategy_program
 from clue_expert.people.cli import main
 from clue_expert.testing.randomgame import random_records
 
@@ -122,7 +122,16 @@ def test_the_program_is_production_rules_and_refuses_other_strategies(tmp_path, 
         assert f"(defrule {rule}\n" in kb
     assert ";; ask-one-lacked-by-next-and-two-others: {nxt} lacks the {one}\n" in kb  # the rule's message
     assert "(in " not in kb and "(clue-fire" not in kb and "python" not in kb.lower()
-    assert set(STRATEGIES) == {"kingston-next-possible", "kingston-previous-possible"}  # written by hand
+    # Next- and Previous-possible too: compiled from rules/shared/kingston-possible.yaml, the neighbour
+    # the seat field its direction parameter names, one candidate per category with a possible card
+    for strategy, field in (("kingston-next-possible", "next"), ("kingston-previous-possible", "previous")):
+        kb = export_kb(tmp_path / f"{strategy}.clp", strategy, "kingston").read_text(encoding="utf-8")
+        for rule in ("ask-neighbours-possible-card", "ask-neighbours-possible-card-with-undeduced-cards",
+                     "kingston-asks-first-unseen-cards-in-list-order", "fill-empty-slot", "seats-from-the-game"):
+            assert f"(defrule {rule}\n" in kb
+        assert f"(seat (player ?me) ({field} ?who))" in kb
+        assert "(order-by last-first) (per ?kind) (card ?card) (empty any-card)" in kb
+        assert "(in " not in kb and "(wants " not in kb and "python" not in kb.lower()
     with pytest.raises(ClueError, match="has no plain CLIPS form"):
         strategy_program("clue-expert-focused")
     assert main(["rules", "--export", "clips", str(tmp_path / "x.clp"), "--strategy", "clue-expert-focused"]) == 2

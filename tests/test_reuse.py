@@ -240,9 +240,10 @@ def test_the_shipped_copies_are_gone():
                  "clue-expert-open-information-gain"):
         rs = load_ruleset(RULES / "strategies" / f"{name}.yaml")
         assert rs.rules[-1].id == "ask-first-unseen-cards-in-list-order", name
-    for name in ("kingston-next-possible", "kingston-previous-possible"):  # one card a slot (first_listed)
+    for name in ("kingston-next-possible", "kingston-previous-possible"):  # one card a slot (keep: first)
         rs = load_ruleset(RULES / "strategies" / f"{name}.yaml")
         assert rs.rules[-1].id == "kingston-asks-first-unseen-cards-in-list-order", name
+        assert rs.rules[-1].keep_first and rs.rules[-1].empty_any, name
     nxt, prev = (load_ruleset(RULES / "strategies" / f"kingston-{d}-possible.yaml") for d in ("next", "previous"))
     assert nxt.parameters == {"direction": "next"} and prev.parameters == {"direction": "previous"}
     for rs in (nxt, prev):

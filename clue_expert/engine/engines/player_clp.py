@@ -12,36 +12,35 @@ package, or the CLIPS 6.4 inside clipspy) runs ``(load kb.clp) (reset)
 ...))``.
 
 **A strategy of production rules** (every rule ``match:`` concluding
-``suggest: {other: VAR}``: Kingston's No intelligence, Deduction and
-Next-not-held, Mitchell's basic and advanced players, or a rule author's own
-file) is compiled from its rule file (:func:`compiled_strategy`), so an edit
-of the file is an edit of the program:
+``suggest: {other: VAR}``: Kingston's five strategies, Mitchell's basic and
+advanced players, or a rule author's own file) is compiled from its rule
+file (:func:`compiled_strategy`), so an edit of the file is an edit of the
+program:
 
 1. **its rules** (salience -15), each a defrule of the same name, its
    left-hand side the rule's patterns (gated by the clock), its right-hand
-   side ``(option (candidate C) (priority P) (order O) (reversed R) (per V)
+   side ``(option (candidate C) (priority P) (order O) (order-by B) (per V)
    (card X))``: the card the firing names for its candidate (the rule's own
    or the one its ``candidate:`` names), with the candidate's priority, its
-   rule's place in the file, and the ``per:`` value (``none`` without);
+   rule's place in the file, its ``order:`` and the ``per:`` value
+   (``none`` without);
 2. **ranks** (salience -18): each ``per`` value's place in list order (a
    card's sheet position, a category's or a player's place), negated under
-   ``order: reversed``;
-3. **complete** (salience -25): a candidate (rule and ``per`` value) with an
+   ``order: reversed``, 0 for the last of its list under ``order:
+   last-first``;
+3. **empty slots** (salience -20, ``empty: any-card`` only): a candidate
+   with no option in a category the envelope holds none of takes every
+   card of it;
+4. **complete** (salience -25): a candidate (rule and ``per`` value) with an
    option in every category, ``(complete PRIORITY ORDER RANK CANDIDATE PER)``;
-4. **suggestion** (salience -30): the complete candidate with the highest
+5. **suggestion** (salience -30): the complete candidate with the highest
    priority, then the first rule, then the first ``per`` value, each
-   category's first option in list order (``choice: first``), as the seat
-   gathers the firings of a production rule (engine/seat/decisions.py).
+   category's first option in list order (``choice: first``; ``keep:
+   first`` changes nothing then), as the seat gathers the firings of a
+   production rule (engine/seat/decisions.py).
 
-**Kingston's Next- and Previous-possible** compute their candidates with
-``when:`` rules and library functions; their plain CLIPS form is written
-by hand (:data:`STRATEGIES`): named sets of cards, one ordered fact ``(in SET
-CATEGORY CARD)`` per card (salience -10: ``unseen``, ``undeduced``,
-``possible-next`` / ``possible-previous``, Kingston's 'possible' list of
-that neighbour; -12: ``unseen-or-any`` / ``undeduced-or-any``, every card of
-a category the envelope holds none of where the set has none), candidates
-saying which set each category's card comes from (``wants``, -15), the first
-card of each (``option``, -20), and the same last two layers.
+A strategy with any other rule (``when:``, ``let:``, library functions) has
+no plain CLIPS form (:func:`strategy_program` says which rule).
 
 ``tests/test_player_clips.py`` checks at every turn of random records that
 stock CLIPS suggests what ``deduce --strategy`` reports, for the shipped
@@ -51,7 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 from ...core.errors import ClueError, RuleFileError
 from ...core.facts import KINDS
@@ -59,204 +58,35 @@ from ..language.ir import Either, Exists, NotAll, Pattern, Tally
 from .clp import (CLIPS_VERSION, RECORD_ONE_OF, TALLY_SALIENCE, all_patterns, compile_rule, exported, plain_native, tallies_read,
                   tally_rule, templates)
 
-#: The player's own templates (its facts are not the seat's fact kinds).
-TEMPLATES = """(deftemplate wants (slot rule) (slot priority) (slot rank) (slot category) (slot set))
-(deftemplate option (slot rule) (slot priority) (slot rank) (slot category) (slot card))
-(deftemplate suggestion (multislot cards))"""
-
-#: Salience of each layer (every deduction rule's is positive).
-SETS, OR_ANY, CANDIDATES, OPTIONS, COMPLETE, DECIDE = -10, -12, -15, -20, -25, -30
-
-#: The neighbours, from the seating.
-NEIGHBOURS = f"""(defrule neighbours
-  (declare (salience {SETS}))
-  (your-turn)
-  (game (players $?players) (me ?me))
-  =>
-  (bind ?i (member$ ?me $?players))
-  (bind ?n (length$ $?players))
-  (assert (neighbour next (nth$ (+ (mod ?i ?n) 1) $?players)))
-  (assert (neighbour after-next (nth$ (+ (mod (+ ?i 1) ?n) 1) $?players)))
-  (assert (neighbour previous (nth$ (+ (mod (+ ?i ?n -2) ?n) 1) $?players))))"""
-
-#: The named sets of cards (see the module docstring), by name.
-SET_RULES = {
-    "unseen": f"""(defrule set-unseen
-  (declare (salience {SETS}))
-  (your-turn)
-  (game (me ?me))
-  (card (id ?c) (category ?cat))
-  (not (held (owner ?me) (card ?c)))
-  (not (showed (by ?me) (card ?c)))
-  =>
-  (assert (in unseen ?cat ?c)))""",
-    "undeduced": f"""(defrule set-undeduced
-  (declare (salience {SETS}))
-  (your-turn)
-  (game (me ?me))
-  (card (id ?c) (category ?cat))
-  (not (and (owner (name ?p) (player TRUE)) (held (owner ?p) (card ?c))))
-  (not (showed (by ?me) (card ?c)))
-  =>
-  (assert (in undeduced ?cat ?c)))""",
-    "possible-next": f"""(defrule set-possible-next
-  (declare (salience {SETS}))
-  (neighbour next ?p)
-  (one-of (owner ?p) (cards $? ?c $?))
-  (in undeduced ?cat ?c)
-  (not (held (owner ?p) (card ?c)))
-  (not (lacked (owner ?p) (card ?c)))
-  =>
-  (assert (in possible-next ?cat ?c)))""",
-    "possible-previous": f"""(defrule set-possible-previous
-  (declare (salience {SETS}))
-  (neighbour previous ?p)
-  (one-of (owner ?p) (cards $? ?c $?))
-  (in undeduced ?cat ?c)
-  (not (held (owner ?p) (card ?c)))
-  (not (lacked (owner ?p) (card ?c)))
-  =>
-  (assert (in possible-previous ?cat ?c)))""",
-}
+#: Salience of the layers of a compiled strategy (every deduction rule's is positive): its rules,
+#: the complete candidates, the suggestion (the ranks and the filling of empty slots: below).
+CANDIDATES, COMPLETE, DECIDE = -15, -25, -30
 
 
-def _or_any(name: str) -> str:
-    """The set NAME-or-any: NAME, or every card of a category the envelope
-    holds none of where NAME has none (``X or (category_cards(category) if
-    envelope_count(category) == 0 else None)``, Kingston's possible-card
-    strategies), once NAME is complete."""
-    return f"""(defrule set-{name}-or-any
-  (declare (salience {OR_ANY}))
-  (your-turn)
-  (card (id ?c) (category ?cat))
-  (or (in {name} ?cat ?c)
-      (and (category (name ?cat) (envelope 0)) (not (in {name} ?cat ?))))
-  =>
-  (assert (in {name}-or-any ?cat ?c)))"""
-
-
-SET_RULES["unseen-or-any"] = _or_any("unseen")
-SET_RULES["undeduced-or-any"] = _or_any("undeduced")
-
-#: The sets each set needs first.
-SET_NEEDS = {"possible-next": ("undeduced",), "possible-previous": ("undeduced",),
-             "unseen-or-any": ("unseen",), "undeduced-or-any": ("undeduced",)}
-
-
-def _every(rule: str, priority: int, set_name: str, rank: int = 0) -> str:
-    """A candidate taking every category's card from one set."""
-    return f"""(defrule {rule}
-  (declare (salience {CANDIDATES}))
-  (your-turn)
-  (category (name ?cat))
-  =>
-  (assert (wants (rule {rule}) (priority {priority}) (rank {rank}) (category ?cat) (set {set_name}))))"""
-
-
-def _possible(rule: str, priority: int, possible: str) -> str:
-    """Kingston's Next- / Previous-possible: a candidate per category KIND,
-    the last category first, then the others in list order, taking KIND's
-    card from the neighbour's possible list and the others' undeduced."""
-    return f"""(defrule {rule}
-  (declare (salience {CANDIDATES}))
-  (your-turn)
-  (categories $?order)
-  (category (name ?kind))
-  (category (name ?cat))
-  =>
-  (assert (wants (rule {rule}) (priority {priority})
-                 (rank (if (eq ?kind (nth$ (length$ $?order) $?order)) then 0 else (member$ ?kind $?order)))
-                 (category ?cat) (set (if (eq ?cat ?kind) then {possible} else undeduced-or-any)))))"""
-
-
-#: Strategy id -> its hand-written candidate rules (named as the file's rules): Kingston's Next- and
-#: Previous-possible, whose rules compute their candidates with ``when:`` and library functions.  A
-#: strategy of production rules is compiled from its file instead (:func:`compiled_strategy`).
-STRATEGIES: dict[str, tuple[str, ...]] = {
-    "kingston-next-possible": (
-        _possible("ask-neighbours-possible-card", 10, "possible-next"),
-        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
-    "kingston-previous-possible": (
-        _possible("ask-neighbours-possible-card", 10, "possible-previous"),
-        _every("kingston-asks-first-unseen-cards-in-list-order", 0, "unseen-or-any")),
-}
-
-#: The first card in list order of each wanted set.
-OPTION = f"""(defrule first-card-of-wanted-set
-  (declare (salience {OPTIONS}))
-  (wants (rule ?r) (priority ?p) (rank ?k) (category ?cat) (set ?s))
-  (in ?s ?cat ?c)
-  (category (name ?cat) (cards $?cards))
-  (not (and (in ?s ?cat ?d) (test (< (member$ ?d $?cards) (member$ ?c $?cards)))))
-  =>
-  (assert (option (rule ?r) (priority ?p) (rank ?k) (category ?cat) (card ?c))))"""
-
-#: A candidate with an option for every category is complete: ``(complete
-#: PRIORITY RANK RULE)``; the best complete one (the highest priority, then
-#: the lowest rank) becomes the suggestion, its cards in category order.
-DECIDE_RULE = f"""(defrule candidate-complete
-  (declare (salience {COMPLETE}))
-  (option (rule ?r) (priority ?p) (rank ?k))
-  (not (and (category (name ?cat)) (not (option (rule ?r) (rank ?k) (category ?cat)))))
-  =>
-  (assert (complete ?p ?k ?r)))
-
-(defrule suggest-best-candidate
-  (declare (salience {DECIDE}))
-  (your-turn)
-  (categories $?order)
-  (complete ?p ?k ?r)
-  (not (complete ?higher&:(> ?higher ?p) $?))
-  (not (complete ?p ?earlier&:(< ?earlier ?k) $?))
-  (not (suggestion))
-  =>
-  (bind ?cards (create$))
-  (progn$ (?cat ?order)
-    (do-for-fact ((?o option)) (and (eq ?o:rule ?r) (eq ?o:rank ?k) (eq ?o:category ?cat))
-      (bind ?cards (create$ ?cards ?o:card))))
-  (assert (suggestion (cards ?cards))))"""
-
-
-def _sets_used(rules: Iterable[str]) -> list[str]:
-    """The named sets the candidate rules take cards from, with the sets they need, in SET_RULES order."""
-    text = "\n".join(rules)
-    used = {name for name in SET_RULES if f" {name})" in text or f" {name} " in text}
-    for name in list(used):
-        used.update(SET_NEEDS.get(name, ()))
-    return [name for name in SET_RULES if name in used]
-
-
-def strategy_program(strategy_id: str, strategy: Any = None) -> str:
-    """The strategy's hand-written production rules (see the module
-    docstring); a :class:`ClueError` for any other, naming (given the
-    loaded ``strategy``) its first rule that is not a production rule a
-    plain CLIPS program runs."""
-    rules = STRATEGIES.get(strategy_id)
-    if rules is None:
-        why = ""
-        for rule in getattr(strategy, "rules", ()):
-            if not plain_production(rule):
-                why = (f": its rule {rule.id!r} is not a production rule concluding a card its patterns bound "
-                       f"(it uses when:, let:, if:, for:, each: or library functions)")
-                break
-        raise ClueError(f"the strategy {strategy_id!r} has no plain CLIPS form{why}; these have: "
-                        f"{', '.join(STRATEGIES)} and any strategy of production rules")
-    parts = [f";;; the strategy {strategy_id}: sets of cards, candidates, the first card of each, the suggestion",
-             TEMPLATES, "", NEIGHBOURS, ""]
-    parts += [SET_RULES[name] + "\n" for name in _sets_used(rules)]
-    parts += [rule + "\n" for rule in rules]
-    parts += [OPTION, "", DECIDE_RULE, ""]
-    return "\n".join(parts)
+def strategy_program(strategy_id: str, strategy: Any = None) -> NoReturn:
+    """A strategy that is not all production rules has no plain CLIPS form:
+    a :class:`ClueError` naming (given the loaded ``strategy``) its first
+    rule that is not a production rule a plain CLIPS program runs."""
+    why = ""
+    for rule in getattr(strategy, "rules", ()):
+        if not plain_production(rule):
+            why = (f": its rule {rule.id!r} is not a production rule concluding a card its patterns bound "
+                   f"(it uses when:, let:, if:, for:, each: or library functions)")
+            break
+    raise ClueError(f"the strategy {strategy_id!r} has no plain CLIPS form{why}; a strategy of production rules "
+                    f"has (docs/rule-language.md, \"Decisions as production rules\")")
 
 
 # --- a strategy of production rules, compiled from its rule file ------------------------------------------------
 
 #: The templates of a compiled strategy: an ``option`` per firing (the card
 #: it names for its candidate, with the candidate's priority, its rule's
-#: place in the file, whether its ``per`` values come reversed, the ``per``
-#: value and, once ranked, that value's place), and the suggestion.
-PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (slot order) (slot reversed) (slot per)
-  (slot rank (default none)) (slot card))
+#: place in the file, how its ``per`` values are ordered, the ``per`` value
+#: and, once ranked, that value's place, and ``any-card`` when an empty slot
+#: of a category the envelope holds none of takes every card of it), and the
+#: suggestion.
+PRODUCTION_TEMPLATES = """(deftemplate option (slot candidate) (slot priority) (slot order) (slot order-by) (slot per)
+  (slot rank (default none)) (slot card) (slot empty (default drop)))
 (deftemplate suggestion (multislot cards))"""
 
 #: Salience of the ranking of ``per`` values (after every production rule, before the candidates complete).
@@ -265,34 +95,40 @@ RANK = -18
 #: A ``per`` value's place (the seat's list order: a card's sheet position,
 #: a category's or a player's place; ``none``, a rule without ``per:``, 0;
 #: after them the envelope, then a number by its value, as the seat ranks
-#: them), negated when the rule's candidates come reversed (``order: reversed``).
-RANK_RULES = f"""(defrule rank-per-card
+#: them), negated when the rule's candidates come reversed (``order:
+#: reversed``), 0 for the last value of its list -- the last card, category
+#: or player -- under ``order: last-first`` (the function ``ranked``).
+RANK_RULES = f"""(deffunction ranked (?k ?last ?order-by)
+  (if (eq ?order-by reversed) then (- 0 ?k) else (if (and (eq ?order-by last-first) ?last) then 0 else ?k)))
+
+(defrule rank-per-card
   (declare (salience {RANK}))
-  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
   (card (id ?v) (category ?cat))
   (category (name ?cat) (cards $?cards))
   (categories $?order)
   =>
   (bind ?k (+ (* 1000 (member$ ?cat $?order)) (member$ ?v $?cards)))
-  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+  (bind ?last (and (= (member$ ?cat $?order) (length$ $?order)) (= (member$ ?v $?cards) (length$ $?cards))))
+  (modify ?o (rank (ranked ?k ?last ?by))))
 
 (defrule rank-per-category
   (declare (salience {RANK}))
-  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
   (categories $?order)
   (test (member$ ?v $?order))
   =>
   (bind ?k (member$ ?v $?order))
-  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+  (modify ?o (rank (ranked ?k (= ?k (length$ $?order)) ?by))))
 
 (defrule rank-per-player
   (declare (salience {RANK}))
-  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
   (game (players $?players))
   (test (member$ ?v $?players))
   =>
   (bind ?k (member$ ?v $?players))
-  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))
+  (modify ?o (rank (ranked ?k (= ?k (length$ $?players)) ?by))))
 
 (defrule rank-no-per
   (declare (salience {RANK}))
@@ -302,10 +138,23 @@ RANK_RULES = f"""(defrule rank-per-card
 
 (defrule rank-per-other
   (declare (salience {RANK - 1}))
-  ?o <- (option (per ?v) (rank none) (reversed ?rev))
+  ?o <- (option (per ?v) (rank none) (order-by ?by))
   =>
   (bind ?k (if (numberp ?v) then (+ 1000000 ?v) else 999999))
-  (modify ?o (rank (if (eq ?rev TRUE) then (- 0 ?k) else ?k))))"""
+  (modify ?o (rank (ranked ?k FALSE ?by))))"""
+
+#: ``empty: any-card``: a candidate with no option in a category the
+#: envelope holds none of takes every card of it (once its options are ranked).
+FILL = -20
+FILL_RULE = f"""(defrule fill-empty-slot
+  (declare (salience {FILL}))
+  (option (candidate ?r) (priority ?p) (order ?o) (order-by ?by) (per ?v) (rank ?k&~none) (empty any-card))
+  (category (name ?cat) (envelope 0) (cards $?cards))
+  (not (and (option (candidate ?r) (per ?v) (card ?x)) (card (id ?x) (category ?cat))))
+  =>
+  (progn$ (?x ?cards)
+    (assert (option (candidate ?r) (priority ?p) (order ?o) (order-by ?by) (per ?v) (rank ?k) (card ?x)
+                    (empty any-card)))))"""
 
 #: A candidate (its rule and ``per`` value) with an option in every category
 #: is complete: ``(complete PRIORITY ORDER RANK CANDIDATE PER)``; the best (the
@@ -377,8 +226,9 @@ def _production_rule(rule: Any, order: int, owner_order: int, path: str) -> str:
         raise RuleFileError(path, rule.id, "a whole player's program cannot split a decision rule's either:")
     head = re.sub(r"\(declare \(salience -?\d+\)\)", f"(declare (salience {CANDIDATES}))", compiled[0].head, count=1)
     per = f"?{rule.per}" if rule.per is not None else "none"
+    empty = " (empty any-card)" if rule.empty_any else ""
     rhs = (f"(assert (option (candidate {rule.candidate or rule.id}) (priority {rule.priority}) (order {owner_order}) "
-           f"(reversed {'TRUE' if rule.per_reversed else 'FALSE'}) (per {per}) (card ?{rule.plan.gathered})))")
+           f"(order-by {rule.per_order}) (per {per}) (card ?{rule.plan.gathered}){empty}))")
     message = " ".join(str(rule.message or "").split())
     return f";; {rule.id}: {message}\n" + exported(head + rhs + ")")
 
@@ -395,7 +245,10 @@ def compiled_strategy(strategy: Any, rules: list[Any]) -> str:
         parts += [SEATS, ""]
     for i, rule in enumerate(rules):
         parts += [_production_rule(rule, i, place.get(rule.candidate or rule.id, i), strategy.path), ""]
-    parts += [RANK_RULES, "", PRODUCTION_DECIDE, ""]
+    parts += [RANK_RULES, ""]
+    if any(rule.empty_any for rule in rules):
+        parts += [FILL_RULE, ""]
+    parts += [PRODUCTION_DECIDE, ""]
     return "\n".join(parts)
 
 
@@ -544,16 +397,15 @@ class _Stub:
 def export_player(rules: Iterable[Any], strategy: Any, title: str) -> str:
     """The deduction ``rules`` (:func:`deduction_program`) and the strategy
     as one plain CLIPS program: a strategy (a loaded rule set) whose rules
-    are all production rules compiled from its file (:func:`compiled_strategy`),
-    else its hand-written form (:func:`strategy_program`; a strategy given
-    by id has only that)."""
+    are all production rules, compiled from its file (:func:`compiled_strategy`);
+    any other is a :class:`ClueError` naming its first other rule
+    (:func:`strategy_program`)."""
     productions = production_rules(strategy)
-    if productions is not None:
-        program = compiled_strategy(strategy, productions)
-    else:
-        program = strategy_program(getattr(strategy, "id", strategy), strategy)
-    return deduction_program(rules, title, productions or ()) + "\n" + program
+    if productions is None:
+        strategy_program(getattr(strategy, "id", strategy), strategy)  # raises, naming the rule
+    program = compiled_strategy(strategy, productions)
+    return deduction_program(rules, title, productions) + "\n" + program
 
 
-__all__ = ["STRATEGIES", "compiled_strategy", "deduction_program", "export_player", "gate", "plain_production",
+__all__ = ["compiled_strategy", "deduction_program", "export_player", "gate", "plain_production",
            "production_rules", "strategy_program"]

@@ -23,6 +23,7 @@ import ast
 import difflib
 import inspect
 import itertools
+import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +92,11 @@ _WITH = {"type": "object", "maxProperties": MAX_PARAMETERS, "propertyNames": _NA
          "additionalProperties": _PARAM_VALUE}
 #: A reference to another rule file: an id (``minimal-information``, ``shared/no-intelligence``) or a path.
 _REF = {"type": "string", "minLength": 1, "maxLength": 300}
+
+# --- gathering (per:, order:, keep:, empty:) ------------------------------------------
+#: How ``order:`` ranks a ``per`` variable's values: list order, its reverse, or list order with
+#: the last value of its list first (Kingston's "a room by preference, then a suspect, then a weapon").
+PER_ORDERS = ("list", "reversed", "last-first")
 
 # --- patterns (match:) -----------------------------------------------------------
 #: Items one rule's ``match:`` may have (patterns, negations, exists and tests, at the top level),
@@ -161,7 +167,9 @@ RULESET_SCHEMA: dict = {
                 "priority": {"type": "integer"},
                 "per": {"type": "string", **_NAME},
                 "candidate": {"type": "string", "pattern": ID_PATTERN},
-                "order": {"enum": ["list", "reversed"]},
+                "order": {"enum": list(PER_ORDERS)},
+                "keep": {"enum": ["all", "first"]},
+                "empty": {"enum": ["drop", "any-card"]},
                 "when": {"oneOf": [
                     {"enum": list(KINDS)},
                     {"type": "array", "items": {"enum": list(KINDS)}, "minItems": 1, "uniqueItems": True},
@@ -266,6 +274,13 @@ class CompiledRule:
     firings into candidates (None: all its firings of a request make one)."""
     per_reversed: bool = False
     """Whether its candidates come in the reverse of the ``per`` values' list order (``order: reversed``)."""
+    per_order: str = "list"
+    """How its ``per`` values are ranked (:data:`PER_ORDERS`): ``list``, ``reversed`` or ``last-first``."""
+    keep_first: bool = False
+    """``keep: first``: each slot of its candidates keeps only its first card in list order."""
+    empty_any: bool = False
+    """``empty: any-card``: an empty slot of a category the envelope holds none of takes every
+    card of that category instead of dropping the candidate."""
     candidate: str | None = None
     """A decision rule with ``match:``: the candidate its firings add to
     (``candidate: ID``, shared with other rules of its file; None: its own)."""
@@ -595,7 +610,7 @@ def _check_gathering(rule: "CompiledRule", raw: dict, file_kind: str, names: set
     firings are gathered into candidates), ``per`` names a variable the rule
     binds; such a rule concludes ``suggest``, ``show`` or ``accuse``."""
     gathers = "match" in raw and file_kind in ("strategy", "response", "accusation", "move")
-    for key in ("per", "order", "candidate"):
+    for key in ("per", "order", "candidate", "keep", "empty"):
         if key in raw and not gathers:
             raise RuleFileError(path, rid, f"{key}: only a decision rule with match: gathers its firings into "
                                            f"candidates")
@@ -604,15 +619,25 @@ def _check_gathering(rule: "CompiledRule", raw: dict, file_kind: str, names: set
     if "per" in raw and raw["per"] not in names:
         raise RuleFileError(path, rid, f"per: {raw['per']!r} is not a variable the rule binds "
                                        f"({', '.join(sorted(n for n in names if n not in CONSTANTS))})")
-    if raw.get("order") == "reversed" and "per" not in raw:
-        raise RuleFileError(path, rid, "order: reversed orders the candidates of per:, which the rule lacks")
+    order = raw.get("order", "list")
+    if order != "list" and "per" not in raw:
+        raise RuleFileError(path, rid, f"order: {order} orders the candidates of per:, which the rule lacks")
     for c in rule.then:
         if c.kind not in ("suggest", "show", "accuse"):
             raise RuleFileError(path, rid, f"a decision rule with match: concludes suggest, show or accuse "
                                            f"(its firings are gathered into candidates), not {c.kind!r}")
+    if "empty" in raw and any(c.kind != "suggest" for c in rule.then):
+        raise RuleFileError(path, rid, "empty: fills a suggestion's slot of a category; the rule concludes "
+                                       f"{', '.join(sorted({c.kind for c in rule.then} - {'suggest'}))}")
+    if raw.get("keep") == "first" and any(c.kind == "accuse" for c in rule.then):
+        raise RuleFileError(path, rid, "keep: first keeps one card of each slot; an accusation is checked whole "
+                                       "(every card of the envelope)")
     rule.per = raw.get("per")
+    rule.per_order = order
     rule.candidate = raw.get("candidate")
-    rule.per_reversed = raw.get("order") == "reversed"
+    rule.per_reversed = order == "reversed"
+    rule.keep_first = raw.get("keep") == "first"
+    rule.empty_any = raw.get("empty") == "any-card"
 
 
 def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions: Mapping[str, Callable],
@@ -620,6 +645,8 @@ def _compile_rule(raw: dict, ruleset: str, path: str, file_kind: str, functions:
     params = dict(params or {})
     rid = raw["id"]
     allowed = FILE_KINDS.get(file_kind)
+    if "match" in raw:
+        raw = {**raw, "match": _fold_pattern_params(raw["match"], params, path, rid)}
     on, fields, patterns, set_vars = _compile_lhs(raw, file_kind, path, rid)
     names = set(fields) | set(CONSTANTS)
     _check_bindings(raw, set(fields), path, rid, params)
@@ -712,6 +739,65 @@ def _conclusion(kind: str, value: Any, names: set, params: Mapping[str, Any],
         return Conclusion(kind, tuple(comp(v, "then accuse") for v in parts))
     assert kind in CONCLUSION_KINDS or kind in PROBABLE_KINDS
     return Conclusion(kind, tuple(comp(v, f"then {kind}") for v in value))
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _fold_pattern_params(items: list, params: Mapping[str, Any], path: str, rid: str) -> list:
+    """A rule's ``match:`` with the file's parameters folded in where a
+    pattern writes ``{NAME}`` as a whole field name (the parameter's value,
+    a field of the kind: ``seat: {player: me, "{direction}": who}``) or as a
+    whole value (a literal: a string quoted, a number or boolean as it is).
+    A ``{NAME}`` that names no parameter is an error naming the item."""
+    def fold_value(where: str, value: Any, as_field: bool) -> Any:
+        m = _PLACEHOLDER.fullmatch(value) if isinstance(value, str) else None
+        if m is None:
+            return value
+        name = m.group(1)
+        if name not in params:
+            known = ", ".join(sorted(params)) or "none"
+            raise RuleFileError(path, rid, f"{where}: {value!r} names no parameter of the file (its parameters: "
+                                           f"{known}){_hint(name, list(params))}")
+        folded = params[name]
+        if as_field:
+            if not isinstance(folded, str):
+                raise RuleFileError(path, rid, f"{where}: the parameter {name!r} is {clip(folded, 40)}, which "
+                                               f"is not a field name")
+            return folded
+        if isinstance(folded, str):
+            if "'" in folded:
+                raise RuleFileError(path, rid, f"{where}: the parameter {name!r} is {folded!r}, which a "
+                                               f"pattern cannot quote")
+            return f"'{folded}'"
+        if isinstance(folded, (list, tuple)):
+            raise RuleFileError(path, rid, f"{where}: the parameter {name!r} is a list, not a pattern value")
+        return folded
+
+    def fold_pattern(where: str, item: Any) -> Any:
+        if not isinstance(item, dict) or len(item) != 1:
+            return item
+        (kind, body), = item.items()
+        if kind == "test":
+            return item
+        if kind in ("not", "exists", "either"):
+            inner = [fold_pattern(f"{where} ({kind}) #{m}", sub) for m, sub in enumerate(body, start=1)] \
+                if isinstance(body, list) else fold_pattern(f"{where} ({kind})", body)
+            return {kind: inner}
+        if not isinstance(body, dict):
+            return item
+        out = {}
+        for name, value in body.items():
+            field_name = fold_value(f"{where} ({kind})", name, True)
+            if field_name in out:
+                raise RuleFileError(path, rid, f"{where} ({kind}): the field {field_name!r} is given twice once "
+                                               f"the file's parameters are folded in")
+            out[field_name] = fold_value(f"{where} ({kind}) {field_name}", value, False)
+        return {kind: out}
+
+    if not isinstance(items, list):
+        return items
+    return [fold_pattern(f"match #{n}", item) for n, item in enumerate(items, start=1)]
 
 
 def _compile_patterns(items: list, path: str, rid: str) -> tuple[tuple, list, frozenset]:
@@ -1051,12 +1137,15 @@ def _check_shared_candidates(rules: Sequence[CompiledRule], path: str) -> None:
         if owner is None or owner.shorthand or owner.candidate is not None:
             raise RuleFileError(path, rule.id, f"candidate: {rule.candidate!r} is not a match: rule of this file "
                                                f"that makes its own candidate")
-        if (owner.priority, owner.per is None, owner.per_reversed, [c.kind for c in owner.then]) != \
-                (rule.priority, rule.per is None, rule.per_reversed, [c.kind for c in rule.then]):
+        if (owner.priority, owner.per is None, owner.per_order, owner.keep_first, owner.empty_any,
+                [c.kind for c in owner.then]) != \
+                (rule.priority, rule.per is None, rule.per_order, rule.keep_first, rule.empty_any,
+                 [c.kind for c in rule.then]):
             raise RuleFileError(path, rule.id, f"candidate: it adds to {owner.id!r}'s candidate, so its priority, "
-                                               f"per, order and conclusions must be that rule's ({owner.priority}, "
-                                               f"{owner.per or 'none'}, "
-                                               f"{'reversed' if owner.per_reversed else 'list'})")
+                                               f"per, order, keep, empty and conclusions must be that rule's "
+                                               f"({owner.priority}, {owner.per or 'none'}, {owner.per_order}, "
+                                               f"{'first' if owner.keep_first else 'all'}, "
+                                               f"{'any-card' if owner.empty_any else 'drop'})")
 
 
 def _own_rules(raw: Any, path: str, kind: str, functions: Mapping[str, Callable], params: dict,

@@ -39,7 +39,7 @@ def set_(k, xs):
 
 
 @HELPERS("the first card of a set in list (sheet) order, as a one-card set; empty for an empty set. A "
-         "slot given it takes that card whatever the file's choice (Kingston's list-order No intelligence)")
+         "slot given it takes that card whatever the file's choice (a production rule says keep: first)")
 def first_listed(k: KnowledgeView, cards):
     cards = sorted(cards, key=k.sheet_position)
     return frozenset(cards[:1])

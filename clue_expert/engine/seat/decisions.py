@@ -13,12 +13,15 @@ match the request and the sheet's facts, one firing per match) does not make
 a candidate per firing: its firings in one request are *gathered*, one
 candidate per value of its ``per:`` variable (one for the rule without
 ``per:``), with the firings of the rules that name it as their
-``candidate:``, each slot's options the cards its firings named for it, in list
-order (a candidate with a slot no firing filled is dropped; an accusation is
+``candidate:``, each slot's options the cards its firings named for it, in
+list order (``keep: first``: the first of them only; a candidate with a slot
+no firing filled is dropped, unless ``empty: any-card`` fills a slot of a
+category the envelope holds none of with every card of it; an accusation is
 checked whole).  The gathered candidates come, at each priority, after those
 of ``when:`` rules, in the order of their rules in the seat's rule list and
-then of their ``per`` values' list order (``order: reversed``: the reverse),
-so neither engine's firing order shows in a decision.
+then of their ``per`` values, ranked by the rule's ``order:`` (``list``,
+``reversed``, ``last-first``), so neither engine's firing order shows in a
+decision.
 """
 from __future__ import annotations
 
@@ -255,7 +258,7 @@ class Deciding:
         key = (rule.candidate or rule.id, per)
         entry = self._gathered.get(key)
         if entry is None:
-            entry = self._gathered[key] = _Gathered(rule, self._rank(per))
+            entry = self._gathered[key] = _Gathered(rule, self._ranked(per, rule.per_order))
         elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
             entry.rule = rule
         return entry
@@ -278,6 +281,19 @@ class Deciding:
             place = (2, str(value))
         return place
 
+    def _ranked(self, value: Any, how: str) -> Any:
+        """The sort key of a ``per`` value under its ``order:`` (see
+        :data:`~clue_expert.engine.language.compiler.PER_ORDERS`): list order
+        (:meth:`_rank`; ``reversed`` sorts by it in reverse), or list order
+        with the last value of its list first (the edition's last category,
+        its last card, the last player: ``last-first``)."""
+        if how == "last-first":
+            seating = self._seating
+            lists = (seating.cards, seating.edition.categories, seating.players)
+            last = any(value == ids[-1] for ids in lists if ids and value in ids)
+            return (0 if last else 1, self._rank(value))
+        return self._rank(value)
+
     def _propose(self, entry: "_Gathered") -> None:
         """A gathered candidate, made when the request ends: each slot's
         cards in list order; dropped when a slot is empty or an accusation
@@ -292,6 +308,12 @@ class Deciding:
                 opts: tuple = tuple((t,) for t in accused)
             else:
                 opts = tuple(self._ordered(slot) for slot in slots)
+                if rule.keep_first:  # keep: first -- each slot's first card in list order
+                    opts = tuple(o[:1] for o in opts)
+                if rule.empty_any and kind == "suggest":  # empty: any-card
+                    edition = self._seating.edition
+                    opts = tuple(o or (edition.category_cards(cat) if edition.envelope_counts[cat] == 0 else ())
+                                 for o, cat in zip(opts, edition.categories))
                 if kind == "suggest" and self.room_here is not None:  # the board game
                     here = self._seating.category.get(self.room_here)
                     opts = tuple((self.room_here,) if cat == here else o
