@@ -13,6 +13,7 @@ from ...engine import load_user_rules
 from ...play.game import GAMES
 from ...play.stopping import stoppable
 from ..notebook import NotebookSession, line_editing
+from ..server import serve
 from ..render import (ExplanationView, ProofView, SheetView, StepView,
                      make_console, output_item, slide_svg)
 from ..page import lesson_page
@@ -165,7 +166,6 @@ def cmd_notebook(args) -> int:
 def cmd_serve(args) -> int:
     if not 0 < args.port < 65536:
         raise ClueError(f"--port {args.port} is out of range (1-65535)")
-    from ..server import serve  # asyncio, ssl and the web app: loaded for this command only
     try:
         serve(args.file, host=args.host, port=args.port, knowledge=args.knowledge, say=print, engine=args.engine)
     except KeyboardInterrupt:
