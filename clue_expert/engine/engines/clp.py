@@ -36,7 +36,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...core.errors import RuleFileError
 from ...core.facts import CONCLUSION_KINDS, KINDS, PROBABLE_KINDS, TALLY_KINDS, key_of
-from ..language.ir import TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name
+from ..language.ir import (TALLIES, Assertion, Either, Exists, Lit, NotAll, Op, Pattern, Tally, Test, Var, node_name,
+                           term_variables)
 from ..language.compiler import SALIENCE
 from ..language.patterns import compile_term
 from .base import EngineFact
@@ -286,7 +287,7 @@ class _RuleCompiler:
             else:
                 raise self.refuse(f"field mode {how!r}")
         for check in checks:
-            n = max(binds[v] for v in _term_variables(check))
+            n = max(binds[v] for v in term_variables(check))
             slots[n][1] += f"&:{self.term(check)}"
         return f"({p.kind}{' ' if slots else ''}{' '.join(f'({name} {text})' for name, text in slots)})"
 
@@ -620,7 +621,7 @@ def alpha_tests(nodes: Sequence[Any]) -> tuple[tuple, dict[int, list]]:
             continue
         kept = []
         for c in _conjuncts(node.expr):
-            names = set(_term_variables(c))
+            names = set(term_variables(c))
             places = {first.get(v) for v in names}
             place = places.pop() if len(places) == 1 else None
             if names and place is not None and place < j and isinstance(nodes[place], Pattern):
@@ -632,14 +633,6 @@ def alpha_tests(nodes: Sequence[Any]) -> tuple[tuple, dict[int, list]]:
         elif kept:
             out.append(Test(kept[0] if len(kept) == 1 else Op("and", tuple(kept)), node.source))
     return tuple(out), moved
-
-
-def _term_variables(term: Any):
-    if isinstance(term, Var):
-        yield term.name
-    elif isinstance(term, Op):
-        for a in term.args:
-            yield from _term_variables(a)
 
 
 def _new_only(native: tuple) -> Pattern | None:

@@ -22,7 +22,7 @@ Every node is a frozen dataclass: hashable, comparable, printable.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Callable, Iterator, Mapping, Union
 
 #: How a pattern field is matched: ``var`` binds (first use) or joins (later
 #: uses) a variable, ``lit`` compares with a literal value.
@@ -147,7 +147,7 @@ class Test:
     @property
     def variables(self) -> tuple[str, ...]:
         """The variables it reads, in order of first use."""
-        return tuple(dict.fromkeys(_variables(self.expr)))
+        return tuple(dict.fromkeys(term_variables(self.expr)))
 
 
 @dataclass(frozen=True)
@@ -253,12 +253,13 @@ TALLIES: dict[str, Tally] = {
 NODE_TYPES = (Pattern, Test, NotAll, Exists, Either)
 
 
-def _variables(term: Term):
+def term_variables(term: Term) -> Iterator[str]:
+    """The names of the variables a test term reads, in order (repeats kept)."""
     if isinstance(term, Var):
         yield term.name
     elif isinstance(term, Op):
         for a in term.args:
-            yield from _variables(a)
+            yield from term_variables(a)
 
 
 def evaluate(term: Term, bindings: Mapping[str, Any]) -> Any:
@@ -293,4 +294,5 @@ def node_name(node: Any) -> str:
 
 
 __all__ = ["Assertion", "Either", "Exists", "FIELD_MODES", "Lit", "MAX_PARTIAL_MATCHES", "MAX_TEST_DEPTH", "NODE_TYPES", "NotAll", "OPERATORS",
-           "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name"]
+           "Op", "Pattern", "TALLIES", "Tally", "Term", "Test", "Var", "evaluate", "node_name",
+           "term_variables"]
