@@ -4,8 +4,12 @@ them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`ev
 (:mod:`.suggestions`, :mod:`.board`)."""
 from __future__ import annotations
 
+import math
+
 from ...core.errors import ContradictionError
-from ..reasoning.beliefs import TableTooLarge, check_exact, compute, envelope_only, estimate
+from ...core.facts import ENVELOPE
+from ..reasoning.beliefs import (BeliefProblem, TableTooLarge, _envelope_options, check_exact, compute,
+                                 envelope_only, estimate)
 from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
@@ -84,6 +88,71 @@ def envelope_top_probability(k: KnowledgeView, source=None):
 def envelope_top(k: KnowledgeView, source=None):
     env = _source_beliefs(k, source).envelope
     return max(env, key=env.get)
+
+
+#: What :func:`envelope_top_bound` adds to its bound: far above the rounding of the beliefs' sums (a
+#: relative error of about 1e-16 per term), far below the gaps between the bounds (1 / n) and the floors.
+BOUND_MARGIN = 1e-6
+
+
+@BELIEFS("an upper bound of envelope_top_probability(source), the beliefs not computed: the envelope's "
+         "likeliest contents share their probability with every contents that interchangeable cards make of "
+         "them (cards of one category with the same possible owners and constraints), so it is at most 1 / "
+         "(the product, over the categories whose one envelope card is open, of the fewest interchangeable "
+         "candidates of a card), plus 1e-6 for the sums' rounding (docs/beliefs.md#a-bound-without-the-beliefs); "
+         "a rule that needs envelope_top_probability(source) >= x need not compute it when this is below x")
+def envelope_top_bound(k: KnowledgeView, source=None):
+    if source is None or source == "sheet":
+        view = None
+    elif source == "weighted":
+        view = _weighted_view(k)
+    elif source == "clues":
+        view = _clue_view(k)
+    else:
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
+    # the beliefs named, or (no view, no consistent deal, a refusal) the sheet's: exact, or its estimate
+    bound = max(_symmetry_bound(k), _estimate_top(k))
+    if view is not None:
+        bound = max(bound, _symmetry_bound(view))
+    return bound + BOUND_MARGIN
+
+
+def _symmetry_bound(view) -> float:
+    """An upper bound of the probability of the likeliest envelope of ``view``'s exact beliefs: 1 / the
+    product, over the categories of which the envelope takes one more free card, of the smallest class
+    (:meth:`~clue_expert.engine.reasoning.beliefs.BeliefProblem.card_classes`) among its candidates.  The
+    classes' permutations map an envelope to as many others as the product of its cards' classes'
+    sizes, all of one probability.  1.0 where the problem cannot be built (the beliefs then refuse or
+    raise; no bound)."""
+    try:
+        pb = BeliefProblem(view)
+    except _NO_BELIEFS:
+        return 1.0
+    classes = pb.card_classes()
+    sizes: dict = {}
+    for c in pb.free:
+        if ENVELOPE in pb.allowed[c]:
+            sizes[classes[c]] = sizes.get(classes[c], 0) + 1
+    ways = 1
+    for cat in pb.categories:
+        if pb.need[cat] != 1:  # (none to take: one way; two or more: not bounded here)
+            continue
+        least = min((sizes[classes[c]] for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]),
+                    default=1)
+        ways *= least
+    return 1.0 / ways
+
+
+def _estimate_top(k: KnowledgeView) -> float:
+    """The probability the sheet's estimate (:func:`~clue_expert.engine.reasoning.beliefs.estimate`, where
+    the exact beliefs refuse) gives its likeliest envelope; 1.0 where it gives none (no bound)."""
+    p = 1.0
+    for _, open_, left in _envelope_options(k):
+        ways = math.comb(len(open_), left) if left <= len(open_) else 0
+        if ways == 0:
+            return 1.0
+        p /= ways
+    return p
 
 
 class Supposed:

@@ -303,6 +303,23 @@ class BeliefProblem:
             weights.append((owner, factor / (1.0 - factor), frozenset({card})))
         return weights, base_factor
 
+    def card_classes(self) -> dict:
+        """free card -> its class under the problem's symmetries (a number,
+        made once): its category, the owners it may have and the constraints
+        (one-of clauses, wrong accusations, seen shows and soft clues) it is
+        in.  Two free cards of one class can be swapped in every deal without
+        changing its weight (each constraint holds both or neither), so
+        whatever the beliefs say of one they say of the other, renamed."""
+        made = getattr(self, "_classes", None)
+        if made is None:
+            ids: dict = {}
+            made = self._classes = {c: ids.setdefault((
+                self.category[c], tuple(self.allowed[c]), tuple(q for q, (_, cs) in enumerate(self.clauses) if c in cs),
+                tuple(q for q, cs in enumerate(self.notalls) if c in cs),
+                tuple(q for q, (_, _, cs) in enumerate(self.weights) if c in cs)), len(ids))
+                for c in self.free}
+        return made
+
     def same(self, other: "BeliefProblem") -> bool:
         """Whether ``other`` is the same problem (the same position of the same seat)."""
         return (self.me, self.owners, self.cards, self.allowed, self.cap0, self.clauses, self.notalls,
