@@ -40,10 +40,23 @@ def _sheet_envelope(k: KnowledgeView):
     cells' probabilities (:func:`exact_beliefs` continues from it)."""
     def build():
         try:
-            return envelope_only(k)
+            return envelope_only(k, _problem(k, "sheet", k))
         except TableTooLarge:
             return estimate(k)
     return k.memo_state("beliefs-envelope", build)
+
+
+def _problem(k: KnowledgeView, name: str, view):
+    """The :class:`~clue_expert.engine.reasoning.beliefs.BeliefProblem` of ``view`` (``name``: which
+    view, for the memo) as the knowledge stands now, once (the envelope's pass and
+    :func:`envelope_top_bound` read the same one), or None where it cannot be built: then the pass
+    builds it itself and raises as it always did."""
+    def build():
+        try:
+            return BeliefProblem(view)
+        except _NO_BELIEFS:
+            return None
+    return k.memo_state(f"{name}-problem", build)
 
 
 def sheet_choice(k: KnowledgeView, sets=None):
@@ -111,22 +124,21 @@ def envelope_top_bound(k: KnowledgeView, source=None):
     else:
         raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
     # the beliefs named, or (no view, no consistent deal, a refusal) the sheet's: exact, or its estimate
-    bound = max(_symmetry_bound(k), _estimate_top(k))
+    bound = max(_symmetry_bound(_problem(k, "sheet", k)), _estimate_top(k))
     if view is not None:
-        bound = max(bound, _symmetry_bound(view))
+        bound = max(bound, _symmetry_bound(_problem(k, "weighted" if source == "weighted" else "clue", view)))
     return bound + BOUND_MARGIN
 
 
-def _symmetry_bound(view) -> float:
-    """An upper bound of the probability of the likeliest envelope of ``view``'s exact beliefs: 1 / the
-    product, over the categories of which the envelope takes one more free card, of the smallest class
+def _symmetry_bound(pb) -> float:
+    """An upper bound of the probability of the likeliest envelope of the exact beliefs of ``pb`` (a
+    :class:`~clue_expert.engine.reasoning.beliefs.BeliefProblem`): 1 / the product, over the categories
+    of which the envelope takes one more free card, of the smallest class
     (:meth:`~clue_expert.engine.reasoning.beliefs.BeliefProblem.card_classes`) among its candidates.  The
     classes' permutations map an envelope to as many others as the product of its cards' classes'
-    sizes, all of one probability.  1.0 where the problem cannot be built (the beliefs then refuse or
-    raise; no bound)."""
-    try:
-        pb = BeliefProblem(view)
-    except _NO_BELIEFS:
+    sizes, all of one probability.  1.0 where there is no problem (it cannot be built: the beliefs then
+    refuse or raise; no bound)."""
+    if pb is None:
         return 1.0
     classes = pb.card_classes()
     sizes: dict = {}
@@ -202,7 +214,7 @@ def _supposed_envelope(k: KnowledgeView, name: str, view):
         if view is None:
             return None
         try:
-            env = envelope_only(view)
+            env = envelope_only(view, _problem(k, name, view))
         except _NO_BELIEFS:
             return None
         return env if env.envelope and env.deals > 0 else None

@@ -1164,15 +1164,17 @@ class EnvelopeBeliefs:
 
 
 @collector_paused
-def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
+def envelope_only(k: KnowledgeView, pb: BeliefProblem | None = None) -> EnvelopeBeliefs:
     """The envelope's side of :func:`compute` (its distribution and
     entropy) from the labelled forward pass alone.  It raises where
     :func:`compute` raises at the limits of the exact beliefs: the unlabelled
     pass :func:`compute` also runs never outgrows the labelled one (see
     :func:`_labelled_fits`), so it stops only where this one stops too (the
-    work the unlabelled pass would have charged to the request is not)."""
+    work the unlabelled pass would have charged to the request is not).
+    ``pb``: ``k``'s problem as it stands now, when already built."""
     _check_envelopes(k)
-    pb = BeliefProblem(k)
+    if pb is None:
+        pb = BeliefProblem(k)
     fw = ForwardPass(pb)
     envelope, z = fw.envelope()
     return EnvelopeBeliefs(envelope, entropy(envelope.values()), z * pb.base_factor, fw)
