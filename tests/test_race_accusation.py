@@ -58,6 +58,21 @@ def test_an_opponent_whose_shadow_is_solved_makes_the_risk_one():
     assert call(k, "accuse_chance", "bob") == 1.0
 
 
+def test_a_solved_opponent_settles_the_risk_without_the_later_shadows(monkeypatch):
+    # ann's opponents in turn order are bob, then cat: bob's shadow names the envelope, so the risk is
+    # 1.0 whatever cat's says, and cat's shadow is not built (issue 36)
+    from clue_expert.engine.library import models
+    k = _knowledge()
+    k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), ("cat", "ann"), None, None), 1)
+    built = []
+    shadow = models._shadow
+    monkeypatch.setattr(models, "_shadow", lambda k, player: built.append(player) or shadow(k, player))
+    assert call(k, "opponents_in") == ("bob", "cat")
+    assert call(k, "race_risk", 0.5) == 1.0
+    assert built == ["bob"]
+
+
 def test_a_solved_opponent_who_is_out_is_no_risk():
     k = _knowledge()
     k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
