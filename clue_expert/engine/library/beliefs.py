@@ -4,12 +4,10 @@ them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`ev
 (:mod:`.suggestions`, :mod:`.board`)."""
 from __future__ import annotations
 
-import math
-
 from ...core.errors import ContradictionError
 from ...core.facts import ENVELOPE
-from ..reasoning.beliefs import (BeliefProblem, TableTooLarge, _envelope_options, check_exact, compute,
-                                 envelope_only, estimate)
+from ..reasoning.beliefs import (BeliefProblem, TableTooLarge, check_exact, compute, envelope_only, estimate,
+                                 estimate_top_probability)
 from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
@@ -158,13 +156,7 @@ def _symmetry_bound(pb) -> float:
 def _estimate_top(k: KnowledgeView) -> float:
     """The probability the sheet's estimate (:func:`~clue_expert.engine.reasoning.beliefs.estimate`, where
     the exact beliefs refuse) gives its likeliest envelope; 1.0 where it gives none (no bound)."""
-    p = 1.0
-    for _, open_, left in _envelope_options(k):
-        ways = math.comb(len(open_), left) if left <= len(open_) else 0
-        if ways == 0:
-            return 1.0
-        p /= ways
-    return p
+    return estimate_top_probability(k) or 1.0
 
 
 class Supposed:

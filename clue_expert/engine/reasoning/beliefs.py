@@ -1084,6 +1084,17 @@ def estimate(k: KnowledgeView) -> Beliefs:
                    deals=0.0, states=0, exact=False)
 
 
+def estimate_top_probability(k: KnowledgeView) -> float:
+    """The probability :func:`estimate` gives its likeliest envelope (every
+    category's open cards uniform), without the rest of the estimate; 0.0
+    where it gives none."""
+    p = 1.0
+    for _, open_, left in _envelope_options(k):
+        ways = math.comb(len(open_), left) if left <= len(open_) else 0
+        p *= 1.0 / ways if ways > 0 else 0.0
+    return p
+
+
 def _check_envelopes(k: KnowledgeView) -> None:
     """:class:`TableTooLarge` when the sheet leaves more than :data:`MAX_ENVELOPES` envelope contents open."""
     n = envelope_contents(k)
