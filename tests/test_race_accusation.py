@@ -58,6 +58,21 @@ def test_an_opponent_whose_shadow_is_solved_makes_the_risk_one():
     assert call(k, "accuse_chance", "bob") == 1.0
 
 
+def test_a_solved_opponent_settles_the_risk_without_the_later_shadows(monkeypatch):
+    # ann's opponents in turn order are bob, then cat: bob's shadow names the envelope, so the risk is
+    # 1.0 whatever cat's says, and cat's shadow is not built (issue 36)
+    from clue_expert.engine.library import models
+    k = _knowledge()
+    k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
+    k.observe(Suggestion("bob", ED.resolve_all(["plum", "rope", "hall"]), ("cat", "ann"), None, None), 1)
+    built = []
+    shadow = models._shadow
+    monkeypatch.setattr(models, "_shadow", lambda k, player: built.append(player) or shadow(k, player))
+    assert call(k, "opponents_in") == ("bob", "cat")
+    assert call(k, "race_risk", 0.5) == 1.0
+    assert built == ["bob"]
+
+
 def test_a_solved_opponent_who_is_out_is_no_risk():
     k = _knowledge()
     k.assume([lacked_key("bob", c) for c in ED.resolve_all(["plum", "rope", "hall"])])
@@ -109,3 +124,35 @@ def test_whole_games_at_three_and_six_players(games):
             obs = event.observation
             if isinstance(obs, Accusation):
                 assert not set(obs.cards) & set(deal.hands[obs.by]), (n, seed, obs)
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_a_shadow_on_the_deduction_rules_alone_is_the_shadow_on_every_rule(players):
+    # a shadow runs the seat's deduction rule sets only (issue 36): the model, strategy, response and
+    # accusation rules conclude nothing it reads, so its held / lacked facts are those of a shadow
+    # with every rule of the seat (replayed the same way, on a knowledge of every rule set)
+    from clue_expert.engine.library import models
+    from clue_expert.engine.seat.knowledge import replay_record
+    from clue_expert.play.players import load_decisions
+    from clue_expert.testing.randomgame import random_record
+    rules = [*default_rulesets(), load_decisions("model", "first-round-asks"),
+             load_decisions("model", "second-round-asks"),
+             load_ruleset(Path(__file__).resolve().parent.parent / "rules" / "accusations" / "clue-expert-race-60.yaml")]
+    record = random_record(random.Random(players), n_players=players, n_turns=3 * players)
+    for upto in (players, 2 * players, 3 * players):
+        k = replay_record(record, upto, rulesets=rules)
+        assert len(k._spares) == 0 or all(len(s._rulesets) < len(k._rulesets) for s in k._spares.values())
+        for p in k.players:
+            if p == k.me:
+                continue
+            alone = models._shadow(k, p)
+            facts = {(o, c, alone.status(o, c)) for o in alone.owners for c in alone.cards}
+            k.kept_shadows = {}  # (built by fresh, below with every rule set)
+            fresh = k.fresh
+            k.fresh = lambda me, complete=None, deduction=False: fresh(me, complete=complete)
+            try:
+                every = models._shadow(k, p)
+            finally:
+                k.fresh, k.kept_shadows = fresh, None
+            assert len(every._rulesets) > len(alone._rulesets)
+            assert {(o, c, every.status(o, c)) for o in every.owners for c in every.cards} == facts

@@ -5,7 +5,9 @@ them; :mod:`clue_expert.engine.reasoning.scoring` values suggestions); :func:`ev
 from __future__ import annotations
 
 from ...core.errors import ContradictionError
-from ..reasoning.beliefs import TableTooLarge, check_exact, compute, envelope_only, estimate
+from ...core.facts import ENVELOPE
+from ..reasoning.beliefs import (BeliefProblem, TableTooLarge, check_exact, compute, envelope_only, estimate,
+                                 estimate_top_probability)
 from ..reasoning.scoring import SuggestionEvaluator
 from ..seat.queries import KnowledgeView
 from .registry import Section
@@ -36,10 +38,23 @@ def _sheet_envelope(k: KnowledgeView):
     cells' probabilities (:func:`exact_beliefs` continues from it)."""
     def build():
         try:
-            return envelope_only(k)
+            return envelope_only(k, _problem(k, "sheet", k))
         except TableTooLarge:
             return estimate(k)
     return k.memo_state("beliefs-envelope", build)
+
+
+def _problem(k: KnowledgeView, name: str, view):
+    """The :class:`~clue_expert.engine.reasoning.beliefs.BeliefProblem` of ``view`` (``name``: which
+    view, for the memo) as the knowledge stands now, once (the envelope's pass and
+    :func:`envelope_top_bound` read the same one), or None where it cannot be built: then the pass
+    builds it itself and raises as it always did."""
+    def build():
+        try:
+            return BeliefProblem(view)
+        except _NO_BELIEFS:
+            return None
+    return k.memo_state(f"{name}-problem", build)
 
 
 def sheet_choice(k: KnowledgeView, sets=None):
@@ -84,6 +99,64 @@ def envelope_top_probability(k: KnowledgeView, source=None):
 def envelope_top(k: KnowledgeView, source=None):
     env = _source_beliefs(k, source).envelope
     return max(env, key=env.get)
+
+
+#: What :func:`envelope_top_bound` adds to its bound: far above the rounding of the beliefs' sums (a
+#: relative error of about 1e-16 per term), far below the gaps between the bounds (1 / n) and the floors.
+BOUND_MARGIN = 1e-6
+
+
+@BELIEFS("an upper bound of envelope_top_probability(source), the beliefs not computed: the envelope's "
+         "likeliest contents share their probability with every contents that interchangeable cards make of "
+         "them (cards of one category with the same possible owners and constraints), so it is at most 1 / "
+         "(the product, over the categories whose one envelope card is open, of the fewest interchangeable "
+         "candidates of a card), plus 1e-6 for the sums' rounding (docs/beliefs.md#a-bound-without-the-beliefs); "
+         "a rule that needs envelope_top_probability(source) >= x need not compute it when this is below x")
+def envelope_top_bound(k: KnowledgeView, source=None):
+    if source is None or source == "sheet":
+        view = None
+    elif source == "weighted":
+        view = _weighted_view(k)
+    elif source == "clues":
+        view = _clue_view(k)
+    else:
+        raise ValueError(f"unknown beliefs {source!r}: use 'sheet', 'clues' or 'weighted'")
+    # the beliefs named, or (no view, no consistent deal, a refusal) the sheet's: exact, or its estimate
+    bound = max(_symmetry_bound(_problem(k, "sheet", k)), _estimate_top(k))
+    if view is not None:
+        bound = max(bound, _symmetry_bound(_problem(k, "weighted" if source == "weighted" else "clue", view)))
+    return bound + BOUND_MARGIN
+
+
+def _symmetry_bound(pb) -> float:
+    """An upper bound of the probability of the likeliest envelope of the exact beliefs of ``pb`` (a
+    :class:`~clue_expert.engine.reasoning.beliefs.BeliefProblem`): 1 / the product, over the categories
+    of which the envelope takes one more free card, of the smallest class
+    (:meth:`~clue_expert.engine.reasoning.beliefs.BeliefProblem.card_classes`) among its candidates.  The
+    classes' permutations map an envelope to as many others as the product of its cards' classes'
+    sizes, all of one probability.  1.0 where there is no problem (it cannot be built: the beliefs then
+    refuse or raise; no bound)."""
+    if pb is None:
+        return 1.0
+    classes = pb.card_classes()
+    sizes: dict = {}
+    for c in pb.free:
+        if ENVELOPE in pb.allowed[c]:
+            sizes[classes[c]] = sizes.get(classes[c], 0) + 1
+    ways = 1
+    for cat in pb.categories:
+        if pb.need[cat] != 1:  # (none to take: one way; two or more: not bounded here)
+            continue
+        least = min((sizes[classes[c]] for c in pb.free if pb.category[c] == cat and ENVELOPE in pb.allowed[c]),
+                    default=1)
+        ways *= least
+    return 1.0 / ways
+
+
+def _estimate_top(k: KnowledgeView) -> float:
+    """The probability the sheet's estimate (:func:`~clue_expert.engine.reasoning.beliefs.estimate`, where
+    the exact beliefs refuse) gives its likeliest envelope; 1.0 where it gives none (no bound)."""
+    return estimate_top_probability(k) or 1.0
 
 
 class Supposed:
@@ -133,7 +206,7 @@ def _supposed_envelope(k: KnowledgeView, name: str, view):
         if view is None:
             return None
         try:
-            env = envelope_only(view)
+            env = envelope_only(view, _problem(k, name, view))
         except _NO_BELIEFS:
             return None
         return env if env.envelope and env.deals > 0 else None

@@ -96,7 +96,10 @@ def probable_envelope(k: KnowledgeView, model=None):
 def _shadow(k: KnowledgeView, player: str):
     """The player's view as far as the seat can model it: every public
     event (suggestions, accusations, revealed hands), the cards the seat showed him, and what the seat knows of his own
-    hand (which he knows too).  Deduction by rules only.
+    hand (which he knows too).  Deduction by the deduction rules only (no
+    SAT step; the model, strategy, response and accusation rules left out:
+    what is read of a shadow is its held / lacked facts, which they never
+    conclude, and no deduction rule reads what they do conclude).
 
     Built afresh -- the seat's facts about his hand assumed, then every
     observation of the game replayed -- unless the knowledge keeps its
@@ -116,7 +119,8 @@ def _shadow(k: KnowledgeView, player: str):
         entry = None
     if entry is None:
         # not kept: the seat's spare knowledge of the player, reset (read before the next build)
-        entry = _KeptShadow(k.fresh(player, complete=False) if kept is not None else k.spare(player), keys)
+        entry = _KeptShadow(k.fresh(player, complete=False, deduction=True) if kept is not None else k.spare(player),
+                            keys)
         try:
             entry.shadow.assume(keys)
         except ContradictionError:  # pragma: no cover - the seat's own facts are consistent

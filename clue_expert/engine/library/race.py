@@ -65,6 +65,8 @@ def race_risk(k: KnowledgeView, near=0.0):
         stay = 1.0
         for p in opponents_in(k):
             stay *= 1.0 - accuse_chance(k, p, near)
+            if stay == 0.0:  # one accuses surely: 1.0 whatever the others' shadows say (0.0 times a
+                break  # factor in [0, 1] stays 0.0), so theirs are not built
         return 1.0 - stay
     return k.memo(("race-risk", float(near)), build)
 

@@ -303,6 +303,23 @@ class BeliefProblem:
             weights.append((owner, factor / (1.0 - factor), frozenset({card})))
         return weights, base_factor
 
+    def card_classes(self) -> dict:
+        """free card -> its class under the problem's symmetries (a number,
+        made once): its category, the owners it may have and the constraints
+        (one-of clauses, wrong accusations, seen shows and soft clues) it is
+        in.  Two free cards of one class can be swapped in every deal without
+        changing its weight (each constraint holds both or neither), so
+        whatever the beliefs say of one they say of the other, renamed."""
+        made = getattr(self, "_classes", None)
+        if made is None:
+            ids: dict = {}
+            made = self._classes = {c: ids.setdefault((
+                self.category[c], tuple(self.allowed[c]), tuple(q for q, (_, cs) in enumerate(self.clauses) if c in cs),
+                tuple(q for q, cs in enumerate(self.notalls) if c in cs),
+                tuple(q for q, (_, _, cs) in enumerate(self.weights) if c in cs)), len(ids))
+                for c in self.free}
+        return made
+
     def same(self, other: "BeliefProblem") -> bool:
         """Whether ``other`` is the same problem (the same position of the same seat)."""
         return (self.me, self.owners, self.cards, self.allowed, self.cap0, self.clauses, self.notalls,
@@ -1067,6 +1084,17 @@ def estimate(k: KnowledgeView) -> Beliefs:
                    deals=0.0, states=0, exact=False)
 
 
+def estimate_top_probability(k: KnowledgeView) -> float:
+    """The probability :func:`estimate` gives its likeliest envelope (every
+    category's open cards uniform), without the rest of the estimate; 0.0
+    where it gives none."""
+    p = 1.0
+    for _, open_, left in _envelope_options(k):
+        ways = math.comb(len(open_), left) if left <= len(open_) else 0
+        p *= 1.0 / ways if ways > 0 else 0.0
+    return p
+
+
 def _check_envelopes(k: KnowledgeView) -> None:
     """:class:`TableTooLarge` when the sheet leaves more than :data:`MAX_ENVELOPES` envelope contents open."""
     n = envelope_contents(k)
@@ -1147,15 +1175,17 @@ class EnvelopeBeliefs:
 
 
 @collector_paused
-def envelope_only(k: KnowledgeView) -> EnvelopeBeliefs:
+def envelope_only(k: KnowledgeView, pb: BeliefProblem | None = None) -> EnvelopeBeliefs:
     """The envelope's side of :func:`compute` (its distribution and
     entropy) from the labelled forward pass alone.  It raises where
     :func:`compute` raises at the limits of the exact beliefs: the unlabelled
     pass :func:`compute` also runs never outgrows the labelled one (see
     :func:`_labelled_fits`), so it stops only where this one stops too (the
-    work the unlabelled pass would have charged to the request is not)."""
+    work the unlabelled pass would have charged to the request is not).
+    ``pb``: ``k``'s problem as it stands now, when already built."""
     _check_envelopes(k)
-    pb = BeliefProblem(k)
+    if pb is None:
+        pb = BeliefProblem(k)
     fw = ForwardPass(pb)
     envelope, z = fw.envelope()
     return EnvelopeBeliefs(envelope, entropy(envelope.values()), z * pb.base_factor, fw)

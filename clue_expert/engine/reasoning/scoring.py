@@ -672,12 +672,7 @@ class SuggestionEvaluator:
         classes = self._card_classes
         if classes is None:
             pb = self.problem
-            ids: dict = {}
-            classes = self._card_classes = {c: ids.setdefault((
-                pb.category[c], tuple(pb.allowed[c]), tuple(q for q, (_, cs) in enumerate(pb.clauses) if c in cs),
-                tuple(q for q, cs in enumerate(pb.notalls) if c in cs),
-                tuple(q for q, (_, _, cs) in enumerate(pb.weights) if c in cs)), len(ids))
-                for c in pb.free}
+            classes = self._card_classes = dict(pb.card_classes())
             classes.update((c, c) for c in pb.cards if c not in classes)  # a fixed card: itself
         return tuple(map(classes.__getitem__, suggestion))
 

@@ -591,23 +591,27 @@ class Knowledge(FrameQueries):
             self._engine.retract(fact)
         return sorted(found, key=lambda c: (-c.priority, c.step))
 
-    def fresh(self, me: str | None, *, complete: bool | None = None) -> "Knowledge":
+    def fresh(self, me: str | None, *, complete: bool | None = None, deduction: bool = False) -> "Knowledge":
         """A new, empty knowledge of the same game, rules and engine for seat
-        ``me`` (e.g. a model of what an opponent knows)."""
+        ``me`` (e.g. a model of what an opponent knows).  ``deduction``: the
+        deduction rule sets alone (no model, strategy, response, accusation or
+        move rules: a model of an opponent's sheet reads his held / lacked
+        facts only, which model rules never conclude, and it makes no request)."""
+        rulesets = [rs for rs in self._rulesets if rs.kind == "deduction"] if deduction else self._rulesets
         return Knowledge(self.edition, self.players, me, {p: self.hand_sizes[p] for p in self.players},
-                         rulesets=self._rulesets, complete=self.complete if complete is None else complete,
+                         rulesets=rulesets, complete=self.complete if complete is None else complete,
                          engine=self.engine)
 
     def spare(self, me: str | None) -> "Knowledge":
-        """Like ``fresh(me, complete=False)`` -- an empty knowledge of the same
-        game and rules for seat ``me``, its random source seeded 0 -- but the
+        """Like ``fresh(me, complete=False, deduction=True)`` -- an empty knowledge of the same
+        game and deduction rules for seat ``me``, its random source seeded 0 -- but the
         same object at each call for the same seat, reset (:meth:`new_game`:
         the engine, its rules and the game's opening kept) instead of built: a
         model of what an opponent knows, rebuilt at each new fact, costs a
         reset.  What the last call returned is emptied: read it before the next."""
         spare = self._spares.get(me)
         if spare is None:
-            spare = self._spares[me] = self.fresh(me, complete=False)
+            spare = self._spares[me] = self.fresh(me, complete=False, deduction=True)
             return spare
         spare.rng.seed(0)
         spare.new_game(me, {p: self.hand_sizes[p] for p in self.players})
