@@ -135,8 +135,9 @@ class KnowledgeView(Protocol):
     def probable_clues(self, refuted: bool = False, model: str | None = None) -> list[CellKey]:
         """Probable clues (kept off the sheet); ``model``: only those of that model rule set."""
 
-    def fresh(self, me: str | None, *, complete: bool | None = None) -> "ScratchKnowledge":
-        """A new, empty knowledge of the same game and rules for another seat."""
+    def fresh(self, me: str | None, *, complete: bool | None = None, deduction: bool = False) -> "ScratchKnowledge":
+        """A new, empty knowledge of the same game and rules for another seat
+        (``deduction``: its deduction rule sets alone)."""
 
     def spare(self, me: str | None) -> "ScratchKnowledge":
         """Like ``fresh(me, complete=False)``, the same object reset at each call for the same seat."""
