@@ -600,17 +600,12 @@ def alpha_tests(nodes: Sequence[Any]) -> tuple[tuple, dict[int, list]]:
     $?clause) 3)``), which CLIPS checks once per fact as the fact enters
     the network, instead of once per partial match of the join.  The
     matches are the same; the joins make fewer partial matches."""
-    first: dict[str, int] = {}
+    first: dict[str, int] = {}  # (an either: is split into patterns before this is called)
     for i, node in enumerate(nodes):
         if isinstance(node, Pattern) and not node.negated:
             for _, how, value in node.fields:
                 if how == "var":
                     first.setdefault(value, i)
-        elif isinstance(node, Either):
-            for p in node.items:
-                for _, how, value in p.fields:
-                    if how == "var":
-                        first.setdefault(value, i)
     moved: dict[int, list] = {}
     out: list = []
     place_of: dict[int, int] = {}  # a node's place in ``nodes`` -> in the nodes returned
@@ -619,16 +614,16 @@ def alpha_tests(nodes: Sequence[Any]) -> tuple[tuple, dict[int, list]]:
             place_of[j] = len(out)
             out.append(node)
             continue
+        conjuncts = _conjuncts(node.expr)
         kept = []
-        for c in _conjuncts(node.expr):
-            names = set(term_variables(c))
-            places = {first.get(v) for v in names}
+        for c in conjuncts:
+            places = {first.get(v) for v in term_variables(c)}
             place = places.pop() if len(places) == 1 else None
-            if names and place is not None and place < j and isinstance(nodes[place], Pattern):
+            if place is not None and place < j:
                 moved.setdefault(place_of[place], []).append(c)
             else:
                 kept.append(c)
-        if len(kept) == len(_conjuncts(node.expr)):
+        if len(kept) == len(conjuncts):
             out.append(node)
         elif kept:
             out.append(Test(kept[0] if len(kept) == 1 else Op("and", tuple(kept)), node.source))

@@ -325,9 +325,7 @@ class Deciding:
             if entry.kept_only():  # firings kept as they came: the message made when read
                 message = _GatheredMessage(rule, self._env_of({}), entry.items, self._seating.order)
             else:
-                envs = entry.all_envs()
-                own = [env for env in envs if env.get("__rule__") == rule.id] or envs
-                merged = _merged(own, self._seating.order)
+                merged = _candidate_bindings(entry.all_envs(), rule.id, self._seating.order)
                 message = LazyMessage(rule, self._env_of(merged) if "__facts__" in merged else merged)
             cand = Candidate(kind, opts, rule.priority, rule.id, message, step)
             assert self.candidates is not None
@@ -454,13 +452,17 @@ class _GatheredMessage(LazyMessage):
 
     def __str__(self) -> str:
         if self._text is None and self._items is not None:
-            envs = [_env_of_kept(item) for item in self._items]
-            rid = self.rule.id
-            own = [env for env in envs if env["__rule__"] == rid] or envs
             assert self.env is not None
-            self.env.update(_merged(own, self._order))
+            self.env.update(_candidate_bindings([_env_of_kept(item) for item in self._items], self.rule.id,
+                                                self._order))
             self._items = None
         return super().__str__()
+
+
+def _candidate_bindings(envs: list[dict], rule_id: str, order: dict) -> dict:
+    """The bindings a gathered candidate's message reads: those of the
+    firings of its own rule (else of all its firings), merged (:func:`_merged`)."""
+    return _merged([env for env in envs if env.get("__rule__") == rule_id] or envs, order)
 
 
 def _merged(envs: list[dict], order: dict) -> dict:
