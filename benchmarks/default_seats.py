@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (label, test on a profiled function's file and name), the first match wins.
 GROUPS = (
     ("library (models, race risk, ...)", lambda f, n: "/engine/library/" in f),
-    ("exact beliefs (the DP)", lambda f, n: f.endswith("dp.py") or f.endswith("beliefs.py") and n in {
+    ("exact beliefs (the DP)", lambda f, n: f.endswith(("dp.py", "kernels.py")) or f.endswith("beliefs.py") and n in {
         "_advance", "_advance_chunk", "_marginals", "exact_marginals", "envelope", "_steps", "_closes", "compute",
         "__init__", "order", "layout", "transitions", "env", "tags", "final_ok", "__missing__", "same",
         "last", "field", "targets", "_chunks", "_tally", "_charge", "paused", "soft_clues", "_seen_shows",

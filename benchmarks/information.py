@@ -28,6 +28,12 @@ from clue_expert.engine.seat.levels import get_level
 from clue_expert.play.players import load_decisions
 from clue_expert.testing.randomgame import random_records
 
+try:  # the compiled DP's start (about a second, once per process) is not a decision's time
+    from clue_expert.engine import warm_kernels
+except ImportError:  # a commit before the kernels (run on its tree)
+    def warm_kernels() -> bool:
+        return False
+
 TURNS = (3, 6, 9, 12, 15)
 STRATEGIES = ("clue-expert-information-gain", "clue-expert-open-information-gain")
 REFERENCE = Path(__file__).parent / "data" / "information-choices.json"
@@ -61,6 +67,7 @@ def main():
     ap.add_argument("--players", type=int, action="append", help="player counts (default 3-6)")
     ap.add_argument("--write", action="store_true", help="record the current choices as the reference")
     args = ap.parse_args()
+    warm_kernels()
     reference = json.loads(REFERENCE.read_text()) if REFERENCE.exists() and not args.write else {}
     choices: dict = {}
     print(f"{args.records} random records per player count, positions after turns {', '.join(map(str, TURNS))}; "

@@ -1,4 +1,5 @@
-"""The vectorized DP (clue_expert/engine/reasoning/dp.py) against the plain loops of
+"""The compiled DP (clue_expert/engine/reasoning/kernels.py, numba) and the vectorized DP
+(clue_expert/engine/reasoning/dp.py, numpy) against the plain loops of
 clue_expert/engine/reasoning/beliefs.py and scoring.py: the same beliefs, envelopes, marginals and
 suggestion values, to the last bit, on many positions of random games (3-6
 players, several editions), the probable clues' weighted beliefs included."""
@@ -9,7 +10,7 @@ import random
 import pytest
 
 from clue_expert.core.cards import get_edition
-from clue_expert.engine.reasoning import beliefs
+from clue_expert.engine.reasoning import beliefs, kernels
 from clue_expert.engine.reasoning.asking import marginals
 from clue_expert.engine.reasoning.beliefs import compute
 from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
@@ -32,21 +33,31 @@ def _values(k):
 
 
 def _both(make):
-    """The values with the DP vectorized (every step, then only the larger
-    steps as it runs) and with the plain loops."""
-    start = beliefs._VECTOR_FROM
+    """The values with the DP compiled (every step, then only the larger steps
+    as it runs), vectorized in numpy (likewise), and with the plain loops:
+    the first four must agree; they and the plain loops' are returned."""
+    start, kernel_start = beliefs._VECTOR_FROM, beliefs._KERNEL_FROM
     try:
-        beliefs._VECTOR_FROM = 0
+        beliefs._VECTOR_FROM = beliefs._KERNEL_FROM = 0
         every = _values(make())
-        beliefs._VECTOR_FROM = start
+        beliefs._KERNEL_FROM = kernel_start
         mixed = _values(make())
-        beliefs._VECTOR[0] = False
-        plain = _values(make())
+        with kernels.switched(False):
+            numpy_mixed = _values(make())
+            beliefs._VECTOR_FROM = 0
+            numpy_every = _values(make())
+            beliefs._VECTOR[0] = False
+            plain = _values(make())
     finally:
         beliefs._VECTOR[0] = True
-        beliefs._VECTOR_FROM = start
-    assert every == mixed
+        beliefs._VECTOR_FROM, beliefs._KERNEL_FROM = start, kernel_start
+    assert every == mixed == numpy_mixed == numpy_every
     return mixed, plain
+
+
+def test_the_kernels_run():
+    """numba is a dependency: the comparisons above compare compiled steps."""
+    assert kernels.available()
 
 
 # seeds 3 and 6 (master-detective at 6 and 5 players, the large tables: 15-20 s each) in the slow tier
@@ -70,31 +81,37 @@ def test_vectorized_dp_equals_the_loops_with_soft_clues():
     assert vector == plain
 
 
-def test_a_change_in_the_vectorized_dp_is_seen():
-    """The comparison can fail: a vectorized pass whose sums are one unit in the last place off differs."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_change_in_the_vectorized_dp_is_seen(compiled, monkeypatch):
+    """The comparison can fail: a compiled or vectorized pass whose sums are one unit in the last place off
+    differs."""
     record = random_record(random.Random(5), n_players=4, n_turns=9)
-    real = beliefs.dp.first_order
+    np = beliefs.np
+    real_group, real_advance = beliefs.dp.first_order, kernels.advance
 
     def off_by_an_ulp(keys, values=None):
-        states, sums, groups, first = real(keys, values)
-        return states, None if sums is None else beliefs.np.nextafter(sums, 2 * sums + 1), groups, first
-    start = beliefs._VECTOR_FROM
-    try:
-        beliefs.dp.first_order = off_by_an_ulp
-        beliefs._VECTOR_FROM = 0
+        states, sums, groups, first = real_group(keys, values)
+        return states, None if sums is None else np.nextafter(sums, 2 * sums + 1), groups, first
+
+    def advance_off(*args):
+        states, sums, born = real_advance(*args)
+        return states, np.nextafter(sums, 2 * sums + 1), born
+    monkeypatch.setattr(beliefs.dp, "first_order", off_by_an_ulp)
+    monkeypatch.setattr(kernels, "advance", advance_off)
+    monkeypatch.setattr(beliefs, "_VECTOR_FROM", 0)
+    monkeypatch.setattr(beliefs, "_KERNEL_FROM", 0)
+    with kernels.switched(compiled):
         vector = _values(replay(record, 9))
-        beliefs._VECTOR[0] = False
+    monkeypatch.setattr(beliefs, "_VECTOR", [False])
+    with kernels.switched(False):
         plain = _values(replay(record, 9))
-    finally:
-        beliefs.dp.first_order = real
-        beliefs._VECTOR[0] = True
-        beliefs._VECTOR_FROM = start
     assert vector != plain
 
 
 def test_the_groupings_agree(monkeypatch):
-    """``dp.first_order``'s three ways of grouping (``np.unique``, a sort and ``np.minimum.at``, a radix sort
-    of the bits in which the keys differ) give the same groups, order and sums, to the last bit."""
+    """``dp.first_order``'s four ways of grouping (``np.unique``, a sort and ``np.minimum.at``, a radix sort
+    of the bits in which the keys differ, the compiled kernel's hash table) give the same groups, order and
+    sums, to the last bit."""
     np = beliefs.np
     rng = np.random.default_rng(5)
     for _ in range(60):
@@ -108,6 +125,9 @@ def test_the_groupings_agree(monkeypatch):
         for radix, sort in ((1, 1), (10 ** 9, 1), (10 ** 9, 10 ** 9)):
             monkeypatch.setattr(beliefs.dp, "_RADIX_FROM", radix)
             monkeypatch.setattr(beliefs.dp, "_SORT_FROM", sort)
-            out = beliefs.dp.first_order(keys, values)
+            with kernels.switched(False):
+                out = beliefs.dp.first_order(keys, values)
             results.append([(a.dtype, a.tobytes()) for a in out])
-        assert results[0] == results[1] == results[2]
+        compiled = beliefs.dp.first_order(keys, values)
+        results.append([(a.dtype, a.tobytes()) for a in compiled])
+        assert results[0] == results[1] == results[2] == results[3]

@@ -40,6 +40,19 @@ def test_only_the_adapters_import_their_engines():
     assert not offenders, f"import an engine only in its adapter module: {offenders}"
 
 
+def test_only_the_kernels_import_numba():
+    """numba compiles the DP's steps in clue_expert/engine/reasoning/kernels.py and nowhere else, imported
+    inside the function that loads them (a command without exact beliefs never imports it)."""
+    kernels = PACKAGE / "engine" / "reasoning" / "kernels.py"
+    offenders = [path.name for path in PACKAGE.rglob("*.py")
+                 if path != kernels and re.search(r"^\s*(from|import)\s+numba\b", path.read_text(), re.M)]
+    assert not offenders, f"import numba only in kernels.py: {offenders}"
+    assert not re.search(r"^(from|import)\s+numba\b", kernels.read_text(), re.M), "numba imported at module level"
+    out = subprocess.run([sys.executable, "-c", "import sys, clue_expert.people.cli, clue_expert.engine; "
+                          "print('numba' in sys.modules)"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "False", (out.stdout, out.stderr)
+
+
 #: Which layers each layer may import (arrows point down only).
 ALLOWED = {
     "core": {"core"},

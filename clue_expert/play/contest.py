@@ -30,6 +30,7 @@ from ..core.cards import CLASSIC_CATEGORIES as CATEGORIES, dealt_hand_sizes, get
 from ..core.errors import ClueError, RuleFileError
 from ..core.observations import Accusation, Event, Suggestion
 from ..core.records import MAX_TURNS, Record, dump_record, parse_record
+from ..engine import warm_kernels
 from .players import DEFAULT_ACCUSATION, DEFAULT_RESPONSE, RuleBasedPlayer, load_decisions, parse_seat
 from .seats import DEFAULT_GAME, load_seats, seat_choice, seat_spec, seats_path, with_parts
 
@@ -404,6 +405,8 @@ class ContestAgent:
                                              explicit=False, announce=False)
         self.games = 0
         self._reset_game_state()
+        # the exact beliefs' compiled steps loaded now, not in the first timed reply (about a second)
+        warm_kernels()
 
     def _reset_game_state(self) -> None:
         self.players: tuple = ()

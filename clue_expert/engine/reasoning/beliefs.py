@@ -41,7 +41,7 @@ import numpy as np
 
 from ...core import work
 from ...core.facts import ENVELOPE
-from . import dp
+from . import dp, kernels
 from ..language.expr import RUN_SECONDS, LimitError
 from ..seat.queries import KnowledgeView
 
@@ -75,6 +75,16 @@ _VECTOR = [True]
 #: A step on fewer (source state, move) pairs than this runs the plain loop even then: numpy's
 #: overhead per call outweighs it on small layers (3 players, late positions).
 _VECTOR_FROM = 512
+
+
+#: With the compiled kernels (:mod:`clue_expert.engine.reasoning.kernels`) a step runs
+#: compiled from this many (source state, move) pairs.
+_KERNEL_FROM = 64
+
+
+def _step_from() -> int:
+    """How many (source state, move) pairs a step needs to run vectorized or compiled."""
+    return _KERNEL_FROM if kernels.available() else _VECTOR_FROM
 
 
 class TableTooLarge(LimitError):
@@ -600,7 +610,7 @@ def _advance(layer, moves: tuple, close, room: int = MAX_TABLE, vector: bool = F
     applies, the mask that clears their fields).  The work is charged
     (:mod:`clue_expert.core.work`); a new layer of more than ``room``
     entries raises :class:`TableTooLarge`."""
-    if isinstance(layer, dp.Layer) or (vector and len(layer) * len(moves) >= _VECTOR_FROM):
+    if isinstance(layer, dp.Layer) or (vector and len(layer) * len(moves) >= _step_from()):
         return dp.advance(dp.Layer.of(layer), moves, close, room, _CHUNK, _tally, _table_error)
     nxt: dict = {}
     get = nxt.get
@@ -963,7 +973,7 @@ def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[
     for i in range(len(moves)):
         src_layer = forward[i]
         _tally(len(src_layer) * len(moves[i]))
-        if isinstance(src_layer, dict) and len(src_layer) * len(moves[i]) < _VECTOR_FROM:
+        if isinstance(src_layer, dict) and len(src_layer) * len(moves[i]) < _step_from():
             nxt: dict = {}
             get = nxt.get
             if closes[i] is None:
@@ -991,6 +1001,10 @@ def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[
 def _forward_vector(layer: "dp.Layer", step: tuple, close) -> "dp.Layer":
     """One vectorized step of the forward pass: the layer after the moves
     ``step`` (and the closing checks ``close``) from ``layer``."""
+    if kernels.available():
+        states, sums, _ = kernels.advance(layer.states, layer.weights, kernels.move_array(step),
+                                          kernels.close_arrays(close))
+        return dp.Layer(states, sums)
     t, src, _, factor = dp.expand(layer.states, step, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
@@ -1007,6 +1021,12 @@ def _backward_vector(layer: "dp.Layer", step: tuple, close, move_owner: np.ndarr
     each owner's probability of the card into ``probs``, and the backward
     weights of the layer's states (states, weights) from the next layer's
     (``back``, likewise)."""
+    if kernels.available():
+        b, acc, touched = kernels.backward(layer.states, layer.weights, kernels.move_array(step),
+                                           kernels.close_arrays(close), move_owner, len(owners), back[0], back[1])
+        for o in np.flatnonzero(touched).tolist():
+            probs[owners[o]][card] = float(acc[o]) / z
+        return (layer.states, b)
     t, src, move, factor = dp.expand(layer.states, step, close)
     v = dp.lookup(t, back[0], back[1])
     if factor is not None:

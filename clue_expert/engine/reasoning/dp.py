@@ -28,6 +28,8 @@ from typing import Callable
 
 import numpy as np
 
+from clue_expert.engine.reasoning import kernels
+
 #: States of at most this many bits are packed in ``uint64`` (with a bit to spare).
 MAX_BITS = 63
 
@@ -67,7 +69,9 @@ def first_order(keys: np.ndarray, values: np.ndarray | None = None):
     value sums added in order, each entry's group index, each group's first
     entry's index).  ``values`` None: no sums (None).  The groups' sums are
     the same whichever way the groups are found: ``np.bincount`` adds each
-    group's values in the entries' order."""
+    group's values in the entries' order, as the compiled kernel does."""
+    if kernels.available():
+        return kernels.group(keys, values)
     if len(keys) >= _RADIX_FROM:
         spread = int(np.bitwise_or.reduce(keys ^ keys[0]))  # the bits in which some keys differ
         low = (spread & -spread).bit_length() - 1 if spread else 0
@@ -201,26 +205,38 @@ def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Cal
     """:func:`clue_expert.engine.reasoning.beliefs._advance` on arrays: the next layer.
     ``tally`` charges each chunk's work, ``too_big`` is raised when the new
     layer passes ``room`` entries after a chunk (both as the loop does)."""
+    if kernels.available():
+        states, sums, born = kernels.advance(layer.states, layer.weights, kernels.move_array(moves),
+                                             kernels.close_arrays(close))
+        _charge_chunks(len(layer), len(moves), chunk, born, room, tally, too_big)
+        return Layer(states, sums)
     t, src, _, factor = expand(layer.states, moves, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
         w = w * factor
     states, sums, _, first = first_order(t, w)
-    n = len(layer)
-    chunks = max(1, -(-n // chunk))
-    per = min(n, chunk) * len(moves)
-    if chunks == 1:
-        tally(per)
-        if len(states) > room:
-            raise too_big()
-    else:
-        born = np.sort(src[first])  # the source that first reached each new state
-        for c in range(chunks):
-            tally(per)
-            if np.searchsorted(born, (c + 1) * chunk) > room:
-                raise too_big()
+    _charge_chunks(len(layer), len(moves), chunk, src[first], room, tally, too_big)
     assert sums is not None
     return Layer(states, sums)
+
+
+def _charge_chunks(n: int, n_moves: int, chunk: int, born: np.ndarray, room: int, tally: Callable[[int], None],
+                   too_big: Callable[[], Exception]) -> None:
+    """Charge a step from ``n`` source states chunk by chunk, and after each
+    chunk check the states it has reached so far against ``room``
+    (``born``: the source that first reached each new state, in any order)."""
+    chunks = max(1, -(-n // chunk))
+    per = min(n, chunk) * n_moves
+    if chunks == 1:
+        tally(per)
+        if len(born) > room:
+            raise too_big()
+        return
+    born = np.sort(born)
+    for c in range(chunks):
+        tally(per)
+        if np.searchsorted(born, (c + 1) * chunk) > room:
+            raise too_big()
 
 
 def lookup(states: np.ndarray, table_states: np.ndarray, table_values: np.ndarray) -> np.ndarray:
