@@ -11,7 +11,7 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.engine.library.beliefs import Supposed
-from clue_expert.engine.reasoning import beliefs
+from clue_expert.engine.reasoning import beliefs, kernels, siebel
 from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
 from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.testing.randomgame import random_record
@@ -56,3 +56,20 @@ def test_the_shortlist_is_the_loops():
     suggestions = ev.candidates()
     loop = sorted((ev.estimate(t) for t in suggestions), key=lambda v: -round(v.gain_bits, 12))[:6]
     assert ev._shortlist(suggestions, 6) == [v.cards for v in loop]
+
+
+def test_the_compiled_likelihoods_are_numpys():
+    """Siebel's likelihoods compiled (clue_expert/engine/reasoning/kernels.py) and in numpy: the same
+    probabilities, first masks and pass probabilities, to the last bit, with owner probabilities of 0 and 1."""
+    np = beliefs.np
+    rng = np.random.default_rng(3)
+    assert kernels.available()
+    for _ in range(200):
+        q = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 4)), int(rng.integers(1, 6))))
+        q[rng.random(q.shape) < 0.3] = 0.0
+        q[rng.random(q.shape) < 0.1] = 1.0
+        compiled, plain = siebel._likelihoods(q), siebel.likelihoods(q)
+        assert [(a.dtype, a.tobytes()) for a in compiled] == [(a.dtype, a.tobytes()) for a in plain]
+    changed = q.copy()
+    changed[0, 0, 0] = 0.25 if q[0, 0, 0] != 0.25 else 0.75  # the first player's chance of the first card
+    assert siebel._likelihoods(changed)[0].tobytes() != plain[0].tobytes()

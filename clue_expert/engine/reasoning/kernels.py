@@ -240,6 +240,51 @@ def _group(keys, values, with_values, bits):  # pragma: no cover
     return uniq[:k].copy(), sums[:k].copy(), groups, first[:k].copy()
 
 
+def _likelihoods(q, bits, counts):  # pragma: no cover
+    """Siebel's outcome probabilities (see :func:`clue_expert.engine.reasoning.siebel.likelihoods`)
+    row by row: ``q`` [row, card, player], ``bits`` [mask, card] whether the
+    mask holds the card, ``counts`` [mask] how many it holds.  The same
+    products, quotients and sums, in the same order, as the numpy version."""
+    rows, n, m = q.shape
+    n_masks = bits.shape[0]
+    lk = np.zeros((rows, m, n))
+    first = np.full((rows, m, n), n_masks, np.int64)
+    reach_out = np.ones(rows)
+    qq = np.empty((n, m))
+    pcs = np.empty(n)
+    comp = np.empty(n)
+    for r in range(rows):
+        for b in range(n):
+            for j in range(m):
+                qq[b, j] = q[r, b, j]
+        reach = 1.0
+        for j in range(m):
+            for b in range(n):
+                pcs[b] = qq[b, j]
+                comp[b] = 1.0 - pcs[b]
+            for mi in range(n_masks):
+                w = reach
+                for b in range(n):
+                    w = w * (pcs[b] if bits[mi, b] else comp[b])
+                positive = w > 0
+                share = w / counts[mi] if positive else 0.0
+                for b in range(n):
+                    if bits[mi, b]:
+                        lk[r, j, b] = lk[r, j, b] + share
+                        if positive and first[r, j, b] == n_masks:
+                            first[r, j, b] = mi
+            prod = comp[0] if n else 1.0
+            for b in range(1, n):
+                prod = prod * comp[b]
+            reach = reach * prod
+            for b in range(n):  # given that j passed, each card's other owners are rescaled
+                d = comp[b] if pcs[b] < 1.0 else 1.0
+                for jj in range(j + 1, m):
+                    qq[b, jj] = qq[b, jj] / d
+        reach_out[r] = reach
+    return lk, first, reach_out
+
+
 _compiled: list[Any] = []
 #: Whether the kernels may run (:func:`switched`); ``CLUE_EXPERT_NO_NUMBA=1`` starts them off.
 _on = [os.environ.get("CLUE_EXPERT_NO_NUMBA") != "1"]
@@ -263,7 +308,7 @@ def switched(on: bool) -> Iterator[None]:
 
 
 def _load() -> list[Any]:
-    """The compiled kernels (advance, backward, group), compiled or read from
+    """The compiled kernels (advance, backward, group, likelihoods), compiled or read from
     numba's cache the first time; empty without numba."""
     if not _compiled:
         try:
@@ -273,7 +318,7 @@ def _load() -> list[Any]:
             return []
         jit = numba.njit(cache=True, nogil=True)
         globals()["_rehash"] = jit(_rehash)  # called from the kernels: compiled first, by its name
-        _compiled.extend([jit(_advance), jit(_backward), jit(_group)])
+        _compiled.extend([jit(_advance), jit(_backward), jit(_group), jit(_likelihoods)])
     if _compiled and _compiled[0] is None:
         return []
     return _compiled
@@ -344,6 +389,12 @@ def group(keys: np.ndarray, values: np.ndarray | None) -> tuple:
     return uniq, (sums if with_values else None), groups, first
 
 
+def likelihoods(q: np.ndarray, bits: np.ndarray, counts: np.ndarray) -> tuple:
+    """Siebel's outcome probabilities, compiled (see :func:`_likelihoods`)."""
+    kernel = _load()[3]
+    return kernel(np.ascontiguousarray(q, dtype=np.float64), bits, counts)
+
+
 def warm() -> bool:
     """Load (or compile) the kernels now and run each once on a tiny step, so
     that the first real decision does not pay numba's start (about a second:
@@ -357,4 +408,5 @@ def warm() -> bool:
     backward(states, weights, moves, close_arrays(None), np.zeros(1, dtype=np.int64), 1, states, weights)
     group(states, weights)
     group(states, None)
+    likelihoods(np.full((1, 1, 1), 0.5), np.ones((1, 1), dtype=np.bool_), np.ones(1, dtype=np.int64))
     return True

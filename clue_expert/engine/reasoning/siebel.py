@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from . import kernels
+
 #: The patterns' filter of the estimate: a pattern of smaller mass is left out.
 _MASS_FLOOR = 1e-15
 
@@ -54,7 +56,22 @@ def pattern_sums(values: np.ndarray, terms: tuple) -> tuple[np.ndarray, np.ndarr
     return s0, s1
 
 
+@functools.lru_cache(maxsize=None)
+def _mask_arrays(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_mask_table` as the compiled kernel takes it: [mask, card] held, [mask] counts."""
+    table = _mask_table(n)
+    bits = np.array([t[0] for t in table], dtype=np.bool_).reshape(len(table), n)
+    return bits, np.array([t[2] for t in table], dtype=np.int64)
+
+
 def _likelihoods(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`likelihoods`, compiled when the kernels run (the same floats)."""
+    if kernels.available():
+        return kernels.likelihoods(q, *_mask_arrays(q.shape[1]))
+    return likelihoods(q)
+
+
+def likelihoods(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Siebel's outcome probabilities for rows of independent card owners:
     ``q`` [row, card, player] (players in disproving order).  Returns the
     probability of (player j shows card b) [row, j, b], the first mask (its
