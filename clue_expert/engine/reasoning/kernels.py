@@ -316,9 +316,11 @@ def _load() -> list[Any]:
         except ImportError:  # pragma: no cover - a platform without numba's wheels
             _compiled.append(None)
             return []
-        jit = numba.njit(cache=True, nogil=True)
-        globals()["_rehash"] = jit(_rehash)  # called from the kernels: compiled first, by its name
-        _compiled.extend([jit(_advance), jit(_backward), jit(_group), jit(_likelihoods)])
+        try:  # compiled once and kept (beside this file, or in the user's cache folder)
+            made = _jitted(numba.njit(cache=True, nogil=True))
+        except RuntimeError:  # no folder to keep them in: compiled in each process
+            made = _jitted(numba.njit(nogil=True))
+        _compiled.extend(made)
     if _compiled and _compiled[0] is None:
         return []
     return _compiled
@@ -328,6 +330,13 @@ def _load() -> list[Any]:
 #: in the passes of one decision); emptied when it holds :data:`_MADE_MAX`.
 _made: dict = {}
 _MADE_MAX = 4096
+
+
+def _jitted(jit) -> list:
+    """The kernels through ``jit``; :func:`_rehash`, which they call by its
+    name, is compiled first and put in its place."""
+    globals()["_rehash"] = jit(_rehash)
+    return [jit(_advance), jit(_backward), jit(_group), jit(_likelihoods)]
 
 
 def close_arrays(close) -> tuple:
