@@ -21,6 +21,7 @@ mask, size), weight rows (shift, mask) with their bases, keep)``.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from typing import Any, Iterator
 
@@ -285,6 +286,91 @@ def _likelihoods(q, bits, counts):  # pragma: no cover
     return lk, first, reach_out
 
 
+def _expected_entropies(q, s0, s1, bits, counts, floor):  # pragma: no cover
+    """The quick estimates' expected entropy after each suggestion (see
+    :func:`clue_expert.engine.reasoning.siebel.shannon_gains`, whose numpy
+    steps this follows one by one, every sum in the same order): ``q``
+    [suggestion, card, player], ``s0``/``s1`` [suggestion, pattern] the
+    pattern sums, ``bits``/``counts`` the masks (:func:`_likelihoods`),
+    ``floor`` the patterns' mass floor.  Returns (expected entropy, whether
+    any outcome has mass) per suggestion."""
+    s, n, m = q.shape
+    p = s0.shape[1]
+    n_masks = bits.shape[0]
+    keys = m * n + 1
+    rows = np.empty((s * p, n, m))
+    for si in range(s):
+        for i in range(p):
+            for b in range(n):
+                zeroed = (i >> b) & 1
+                for j in range(m):
+                    rows[si * p + i, b, j] = 0.0 if zeroed else q[si, b, j]
+    lk, first, reach = _likelihoods(rows, bits, counts)
+    span = (m + 1) * (n_masks + 1) * (n + 1)
+    expected = np.zeros(s)
+    ok = np.zeros(s, np.bool_)
+    lks = np.empty((p, keys))
+    present = np.empty((p, keys), np.bool_)
+    z = np.empty(keys)
+    acc = np.empty(keys)
+    minrank = np.empty(keys, np.int64)
+    for si in range(s):
+        for i in range(p):
+            r = si * p + i
+            kept = s0[si, i] > floor
+            for j in range(m):
+                for b in range(n):
+                    lks[i, j * n + b] = lk[r, j, b]
+                    present[i, j * n + b] = kept and first[r, j, b] < n_masks
+            lks[i, m * n] = reach[r]
+            present[i, m * n] = kept and reach[r] > 0
+        for key in range(keys):
+            t = 0.0
+            for i in range(p):
+                t = t + (lks[i, key] * s0[si, i] if present[i, key] else 0.0)
+            z[key] = t
+        for key in range(keys):
+            a = 0.0
+            zk = z[key]
+            for i in range(p):
+                lv = lks[i, key]
+                log = 0.0
+                if present[i, key] and lv > 0 and zk > 0:
+                    log = math.log2(lv / zk)
+                term = lv * (s1[si, i] + s0[si, i] * log)
+                a = a + (term if present[i, key] and lv > 0 else 0.0)
+            acc[key] = a
+        for key in range(keys):  # the order the estimate's dict first meets the outcomes
+            best = p * span
+            for i in range(p):
+                if present[i, key]:
+                    if key < m * n:
+                        j, b = key // n, key % n
+                        within = (j * (n_masks + 1) + first[si * p + i, j, b]) * (n + 1) + b
+                    else:
+                        within = m * (n_masks + 1) * (n + 1)
+                    rank = i * span + within
+                    if rank < best:
+                        best = rank
+            minrank[key] = best
+        order = np.argsort(minrank, kind="mergesort")
+        total = 0.0
+        e = 0.0
+        for r in range(keys):
+            key = order[r]
+            zk = z[key]
+            live = zk > 0
+            h = -acc[key] / zk if live else 0.0
+            after = h if live and h > 0.0 else 0.0
+            zv = zk if live else 0.0
+            total = total + zv
+            e = e + zv * after
+        if total > 0:
+            ok[si] = True
+            expected[si] = e / total
+    return expected, ok
+
+
 _compiled: list[Any] = []
 #: Whether the kernels may run (:func:`switched`); ``CLUE_EXPERT_NO_NUMBA=1`` starts them off.
 _on = [os.environ.get("CLUE_EXPERT_NO_NUMBA") != "1"]
@@ -333,10 +419,11 @@ _MADE_MAX = 4096
 
 
 def _jitted(jit) -> list:
-    """The kernels through ``jit``; :func:`_rehash`, which they call by its
-    name, is compiled first and put in its place."""
+    """The kernels through ``jit``; :func:`_rehash` and :func:`_likelihoods`,
+    which they call by their names, are compiled first and put in their place."""
     globals()["_rehash"] = jit(_rehash)
-    return [jit(_advance), jit(_backward), jit(_group), jit(_likelihoods)]
+    globals()["_likelihoods"] = likely = jit(_likelihoods)
+    return [jit(_advance), jit(_backward), jit(_group), likely, jit(_expected_entropies)]
 
 
 def close_arrays(close) -> tuple:
@@ -404,6 +491,14 @@ def likelihoods(q: np.ndarray, bits: np.ndarray, counts: np.ndarray) -> tuple:
     return kernel(np.ascontiguousarray(q, dtype=np.float64), bits, counts)
 
 
+def expected_entropies(q: np.ndarray, s0: np.ndarray, s1: np.ndarray, bits: np.ndarray, counts: np.ndarray,
+                       floor: float) -> tuple:
+    """The quick estimates' expected entropies, compiled (see :func:`_expected_entropies`)."""
+    kernel = _load()[4]
+    return kernel(np.ascontiguousarray(q, dtype=np.float64), np.ascontiguousarray(s0), np.ascontiguousarray(s1),
+                  bits, counts, floor)
+
+
 def warm() -> bool:
     """Load (or compile) the kernels now and run each once on a tiny step, so
     that the first real decision does not pay numba's start (about a second:
@@ -417,5 +512,7 @@ def warm() -> bool:
     backward(states, weights, moves, close_arrays(None), np.zeros(1, dtype=np.int64), 1, states, weights)
     group(states, weights)
     group(states, None)
-    likelihoods(np.full((1, 1, 1), 0.5), np.ones((1, 1), dtype=np.bool_), np.ones(1, dtype=np.int64))
+    bits, counts = np.ones((1, 1), dtype=np.bool_), np.ones(1, dtype=np.int64)
+    likelihoods(np.full((1, 1, 1), 0.5), bits, counts)
+    expected_entropies(np.full((1, 1, 1), 0.5), np.full((1, 2), 0.5), np.zeros((1, 2)), bits, counts, 1e-15)
     return True

@@ -128,11 +128,24 @@ def shannon_gains(q: np.ndarray, s0: np.ndarray, s1: np.ndarray, entropy_bits: f
     player in disproving order, ``s0`` and ``s1`` [suggestion, pattern] the
     pattern sums (:func:`pattern_sums`), ``entropy_bits`` the envelope's entropy.
     A gain is None where the estimate would fail (no outcome has mass)."""
+    if kernels.available():
+        bits, counts = _mask_arrays(q.shape[1])
+        expected, ok = kernels.expected_entropies(q, s0, s1, bits, counts, _MASS_FLOOR)
+        return _gains(expected, ok, entropy_bits)
+    return shannon_gains_numpy(q, s0, s1, entropy_bits)
+
+
+def _gains(expected: np.ndarray, ok: np.ndarray, entropy_bits: float) -> list:
+    return [max(0.0, entropy_bits - e) if good else None for e, good in zip(expected.tolist(), ok.tolist())]
+
+
+def shannon_gains_numpy(q: np.ndarray, s0: np.ndarray, s1: np.ndarray, entropy_bits: float) -> list:
+    """:func:`shannon_gains` in numpy (without the compiled kernels; the tests compare the two)."""
     s, n, m = q.shape
     p = s0.shape[1]
     zeroed = np.array([[bool(pattern >> b & 1) for b in range(n)] for pattern in range(p)])
     rows = np.where(zeroed[None, :, :, None], 0.0, q[:, None, :, :]).reshape(s * p, n, m)
-    lk, first, reach = _likelihoods(rows)
+    lk, first, reach = likelihoods(rows)
     keys = m * n + 1
     lks = np.concatenate([lk.reshape(s, p, m * n), reach.reshape(s, p, 1)], axis=2)
     kept = s0 > _MASS_FLOOR
@@ -161,7 +174,7 @@ def shannon_gains(q: np.ndarray, s0: np.ndarray, s1: np.ndarray, entropy_bits: f
         expected = expected + zs[:, r] * hs[:, r]
     ok = total > 0
     expected = np.divide(expected, total, out=np.zeros_like(total), where=ok)
-    return [max(0.0, entropy_bits - e) if good else None for e, good in zip(expected.tolist(), ok.tolist())]
+    return _gains(expected, ok, entropy_bits)
 
 
 #: Cells of the largest dense pattern table (every category's cards multiplied); past it the dicts.
