@@ -46,81 +46,86 @@ def _rehash(keys, k, bits):  # pragma: no cover
     size = np.uint64(1) << np.uint64(bits)
     mask = size - np.uint64(1)
     down = np.uint64(64 - bits)
-    golden = np.uint64(_GOLDEN)
     slots = np.full(size, -1, np.int64)
     for i in range(k):
-        h = (keys[i] * golden) >> down
+        h = (keys[i] * np.uint64(_GOLDEN)) >> down
         while slots[h] >= 0:
             h = (h + np.uint64(1)) & mask
         slots[h] = i
     return slots
 
 
+def _find(slots, keys, s, bits):  # pragma: no cover
+    """(the slot where ``s`` is or would go, its index in ``keys`` or -1)."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    h = (s * np.uint64(_GOLDEN)) >> np.uint64(64 - bits)
+    while True:
+        at = slots[h]
+        if at < 0 or keys[at] == s:
+            return h, at
+        h = (h + np.uint64(1)) & mask
+
+
+def _target(s0, moves, j):  # pragma: no cover
+    """(whether move ``j`` may be made from ``s0``, the state it makes)."""
+    zero = np.uint64(0)
+    if moves[j, 0] != zero:
+        if s0 & moves[j, 0] == zero:
+            return False, zero
+        return True, ((s0 - moves[j, 1]) | moves[j, 4]) + moves[j, 5]
+    if s0 & moves[j, 2] != zero:
+        return False, zero
+    return True, ((s0 + moves[j, 3]) | moves[j, 4]) + moves[j, 5]
+
+
+def _closed(s, need, notall, w_fields, w_base, keep):  # pragma: no cover
+    """A step's closing checks on the state ``s``: (whether it passes, the
+    seen shows' factor (1.0 when there are none), the state with the
+    settled fields cleared)."""
+    if s & need != need:
+        return False, 1.0, s
+    for q in range(notall.shape[0]):
+        if (s >> notall[q, 0]) & notall[q, 1] == notall[q, 2]:
+            return False, 1.0, s
+    factor = 1.0
+    for q in range(w_fields.shape[0]):
+        factor /= w_base[q] + np.float64((s >> w_fields[q, 0]) & w_fields[q, 1])
+    return True, factor, s & keep
+
+
 def _advance(states, weights, moves, has_close, need, notall, w_fields, w_base, keep, bits):  # pragma: no cover
     """One forward step: (the new states in first-reached order, their
     weights, the index of the source that first reached each)."""
-    n = states.shape[0]
-    m = moves.shape[0]
-    size = np.uint64(1) << np.uint64(bits)
-    mask = size - np.uint64(1)
-    down = np.uint64(64 - bits)
-    golden = np.uint64(_GOLDEN)
-    slots = np.full(size, -1, np.int64)
+    n, m = states.shape[0], moves.shape[0]
+    weighted = w_fields.shape[0] > 0
+    slots = np.full(1 << bits, -1, np.int64)
     out_s = np.empty(n * m, np.uint64)
     out_w = np.empty(n * m, np.float64)
     out_src = np.empty(n * m, np.int64)
     k = 0
-    zero = np.uint64(0)
     for i in range(n):
-        s0 = states[i]
         w = weights[i]
         for j in range(m):
-            cm = moves[j, 0]
-            if cm != zero:
-                if s0 & cm == zero:
-                    continue
-                s = ((s0 - moves[j, 1]) | moves[j, 4]) + moves[j, 5]
-            else:
-                if s0 & moves[j, 2] != zero:
-                    continue
-                s = ((s0 + moves[j, 3]) | moves[j, 4]) + moves[j, 5]
+            ok, s = _target(states[i], moves, j)
+            if not ok:
+                continue
             v = w
             if has_close:
-                if s & need != need:
+                ok, factor, s = _closed(s, need, notall, w_fields, w_base, keep)
+                if not ok:
                     continue
-                bad = False
-                for q in range(notall.shape[0]):
-                    if (s >> notall[q, 0]) & notall[q, 1] == notall[q, 2]:
-                        bad = True
-                        break
-                if bad:
-                    continue
-                if w_fields.shape[0]:
-                    factor = 1.0
-                    for q in range(w_fields.shape[0]):
-                        factor /= w_base[q] + np.float64((s >> w_fields[q, 0]) & w_fields[q, 1])
+                if weighted:
                     v = w * factor
-                s = s & keep
-            h = (s * golden) >> down
-            while True:
-                at = slots[h]
-                if at < 0:
-                    slots[h] = k
-                    out_s[k] = s
-                    out_w[k] = 0.0 + v
-                    out_src[k] = i
-                    k += 1
-                    if 2 * k > size:  # half full: twice the slots
-                        bits += 1
-                        slots = _rehash(out_s, k, bits)
-                        size = np.uint64(1) << np.uint64(bits)
-                        mask = size - np.uint64(1)
-                        down = np.uint64(64 - bits)
-                    break
-                if out_s[at] == s:
-                    out_w[at] = out_w[at] + v
-                    break
-                h = (h + np.uint64(1)) & mask
+            h, at = _find(slots, out_s, s, bits)
+            if at >= 0:
+                out_w[at] = out_w[at] + v
+                continue
+            slots[h] = k
+            out_s[k], out_w[k], out_src[k] = s, 0.0 + v, i
+            k += 1
+            if 2 * k > (1 << bits):  # half full: twice the slots
+                bits += 1
+                slots = _rehash(out_s, k, bits)
     return out_s[:k].copy(), out_w[:k].copy(), out_src[:k].copy()
 
 
@@ -129,66 +134,26 @@ def _backward(states, weights, moves, has_close, need, notall, w_fields, w_base,
     """One backward step over the forward layer ``states``/``weights``: (each
     state's backward weight, each owner's sum of weight times backward
     weight, whether the owner had a nonzero term)."""
-    nb = back_states.shape[0]
-    size = np.uint64(1) << np.uint64(bits)
-    mask = size - np.uint64(1)
-    down = np.uint64(64 - bits)
-    golden = np.uint64(_GOLDEN)
-    slots = np.full(size, -1, np.int64)
-    for i in range(nb):
-        s = back_states[i]
-        h = (s * golden) >> down
-        while slots[h] >= 0:
-            h = (h + np.uint64(1)) & mask
-        slots[h] = i
-    n = states.shape[0]
-    m = moves.shape[0]
+    slots = _rehash(back_states, back_states.shape[0], bits)
+    n, m = states.shape[0], moves.shape[0]
+    weighted = w_fields.shape[0] > 0
     b = np.zeros(n, np.float64)
     acc = np.zeros(n_owners, np.float64)
     touched = np.zeros(n_owners, np.bool_)
-    zero = np.uint64(0)
     for i in range(n):
-        s0 = states[i]
         w = weights[i]
         for j in range(m):
-            cm = moves[j, 0]
-            if cm != zero:
-                if s0 & cm == zero:
-                    continue
-                s = ((s0 - moves[j, 1]) | moves[j, 4]) + moves[j, 5]
-            else:
-                if s0 & moves[j, 2] != zero:
-                    continue
-                s = ((s0 + moves[j, 3]) | moves[j, 4]) + moves[j, 5]
+            ok, s = _target(states[i], moves, j)
+            if not ok:
+                continue
             factor = 1.0
-            weighted = False
             if has_close:
-                if s & need != need:
+                ok, factor, s = _closed(s, need, notall, w_fields, w_base, keep)
+                if not ok:
                     continue
-                bad = False
-                for q in range(notall.shape[0]):
-                    if (s >> notall[q, 0]) & notall[q, 1] == notall[q, 2]:
-                        bad = True
-                        break
-                if bad:
-                    continue
-                if w_fields.shape[0]:
-                    weighted = True
-                    for q in range(w_fields.shape[0]):
-                        factor /= w_base[q] + np.float64((s >> w_fields[q, 0]) & w_fields[q, 1])
-                s = s & keep
-            v = 0.0
-            if nb:
-                h = (s * golden) >> down
-                while True:
-                    at = slots[h]
-                    if at < 0:
-                        break
-                    if back_states[at] == s:
-                        v = back_weights[at]
-                        break
-                    h = (h + np.uint64(1)) & mask
-            if weighted:
+            _, at = _find(slots, back_states, s, bits)
+            v = back_weights[at] if at >= 0 else 0.0
+            if has_close and weighted:
                 v = factor * v
             if v != 0.0:
                 b[i] = b[i] + v
@@ -202,42 +167,27 @@ def _group(keys, values, with_values, bits):  # pragma: no cover
     """Group equal keys: (the distinct keys in first-seen order, their value
     sums added in order, each entry's group index, each group's first entry)."""
     n = keys.shape[0]
-    size = np.uint64(1) << np.uint64(bits)
-    mask = size - np.uint64(1)
-    down = np.uint64(64 - bits)
-    golden = np.uint64(_GOLDEN)
-    slots = np.full(size, -1, np.int64)
+    slots = np.full(1 << bits, -1, np.int64)
     first = np.empty(n, np.int64)
     groups = np.empty(n, np.int64)
     sums = np.empty(n if with_values else 0, np.float64)
     uniq = np.empty(n, np.uint64)
     k = 0
     for i in range(n):
-        s = keys[i]
-        h = (s * golden) >> down
-        while True:
-            at = slots[h]
-            if at < 0:
-                slots[h] = k
-                first[k] = i
-                uniq[k] = s
-                if with_values:
-                    sums[k] = 0.0 + values[i]
-                groups[i] = k
-                k += 1
-                if 2 * k > size:  # half full: twice the slots
-                    bits += 1
-                    slots = _rehash(uniq, k, bits)
-                    size = np.uint64(1) << np.uint64(bits)
-                    mask = size - np.uint64(1)
-                    down = np.uint64(64 - bits)
-                break
-            if uniq[at] == s:
-                if with_values:
-                    sums[at] = sums[at] + values[i]
-                groups[i] = at
-                break
-            h = (h + np.uint64(1)) & mask
+        h, at = _find(slots, uniq, keys[i], bits)
+        if at >= 0:
+            if with_values:
+                sums[at] = sums[at] + values[i]
+            groups[i] = at
+            continue
+        slots[h] = k
+        first[k], uniq[k], groups[i] = i, keys[i], k
+        if with_values:
+            sums[k] = 0.0 + values[i]
+        k += 1
+        if 2 * k > (1 << bits):  # half full: twice the slots
+            bits += 1
+            slots = _rehash(uniq, k, bits)
     return uniq[:k].copy(), sums[:k].copy(), groups, first[:k].copy()
 
 
@@ -255,9 +205,7 @@ def _likelihoods(q, bits, counts):  # pragma: no cover
     pcs = np.empty(n)
     comp = np.empty(n)
     for r in range(rows):
-        for b in range(n):
-            for j in range(m):
-                qq[b, j] = q[r, b, j]
+        qq[:, :] = q[r]
         reach = 1.0
         for j in range(m):
             for b in range(n):
@@ -267,12 +215,11 @@ def _likelihoods(q, bits, counts):  # pragma: no cover
                 w = reach
                 for b in range(n):
                     w = w * (pcs[b] if bits[mi, b] else comp[b])
-                positive = w > 0
-                share = w / counts[mi] if positive else 0.0
+                share = w / counts[mi] if w > 0 else 0.0
                 for b in range(n):
                     if bits[mi, b]:
                         lk[r, j, b] = lk[r, j, b] + share
-                        if positive and first[r, j, b] == n_masks:
+                        if w > 0 and first[r, j, b] == n_masks:
                             first[r, j, b] = mi
             prod = comp[0] if n else 1.0
             for b in range(1, n):
@@ -286,6 +233,77 @@ def _likelihoods(q, bits, counts):  # pragma: no cover
     return lk, first, reach_out
 
 
+def _pattern_rows(q, p):  # pragma: no cover
+    """Each suggestion's rows of owner probabilities once per pattern, the
+    pattern's cards (the envelope's) given to nobody: [suggestion * p + pattern, card, player]."""
+    s, n, m = q.shape
+    rows = np.empty((s * p, n, m))
+    for si in range(s):
+        for i in range(p):
+            for b in range(n):
+                for j in range(m):
+                    rows[si * p + i, b, j] = 0.0 if (i >> b) & 1 else q[si, b, j]
+    return rows
+
+
+def _outcome_table(lk, first, reach, s0, si, floor, n_masks):  # pragma: no cover
+    """One suggestion's outcomes per pattern: (their likelihoods [pattern,
+    outcome], whether the estimate's dict has them)."""
+    p = s0.shape[1]
+    _, m, n = lk.shape
+    lks = np.empty((p, m * n + 1))
+    present = np.empty((p, m * n + 1), np.bool_)
+    for i in range(p):
+        r = si * p + i
+        kept = s0[si, i] > floor
+        for j in range(m):
+            for b in range(n):
+                lks[i, j * n + b] = lk[r, j, b]
+                present[i, j * n + b] = kept and first[r, j, b] < n_masks
+        lks[i, m * n] = reach[r]
+        present[i, m * n] = kept and reach[r] > 0
+    return lks, present
+
+
+def _outcome_sums(lks, present, s0, s1, si):  # pragma: no cover
+    """Per outcome: its mass (z) and the sum behind its entropy (acc), each
+    added pattern by pattern."""
+    p, keys = lks.shape
+    z = np.empty(keys)
+    acc = np.empty(keys)
+    for key in range(keys):
+        t = 0.0
+        for i in range(p):
+            t = t + (lks[i, key] * s0[si, i] if present[i, key] else 0.0)
+        z[key] = t
+        a = 0.0
+        for i in range(p):
+            lv = lks[i, key]
+            use = present[i, key] and lv > 0
+            log = math.log2(lv / t) if use and t > 0 else 0.0
+            a = a + (lv * (s1[si, i] + s0[si, i] * log) if use else 0.0)
+        acc[key] = a
+    return z, acc
+
+
+def _first_met(present, first, si, m, n, n_masks):  # pragma: no cover
+    """The outcomes in the order the estimate's dict first meets them."""
+    p, keys = present.shape
+    span = (m + 1) * (n_masks + 1) * (n + 1)
+    minrank = np.empty(keys, np.int64)
+    for key in range(keys):
+        best = p * span
+        for i in range(p):
+            if present[i, key]:
+                if key < m * n:
+                    within = ((key // n) * (n_masks + 1) + first[si * p + i, key // n, key % n]) * (n + 1) + key % n
+                else:
+                    within = m * (n_masks + 1) * (n + 1)
+                best = min(best, i * span + within)
+        minrank[key] = best
+    return np.argsort(minrank, kind="mergesort")
+
+
 def _expected_entropies(q, s0, s1, bits, counts, floor):  # pragma: no cover
     """The quick estimates' expected entropy after each suggestion (see
     :func:`clue_expert.engine.reasoning.siebel.shannon_gains`, whose numpy
@@ -295,76 +313,20 @@ def _expected_entropies(q, s0, s1, bits, counts, floor):  # pragma: no cover
     ``floor`` the patterns' mass floor.  Returns (expected entropy, whether
     any outcome has mass) per suggestion."""
     s, n, m = q.shape
-    p = s0.shape[1]
-    n_masks = bits.shape[0]
-    keys = m * n + 1
-    rows = np.empty((s * p, n, m))
-    for si in range(s):
-        for i in range(p):
-            for b in range(n):
-                zeroed = (i >> b) & 1
-                for j in range(m):
-                    rows[si * p + i, b, j] = 0.0 if zeroed else q[si, b, j]
-    lk, first, reach = _likelihoods(rows, bits, counts)
-    span = (m + 1) * (n_masks + 1) * (n + 1)
+    lk, first, reach = _likelihoods(_pattern_rows(q, s0.shape[1]), bits, counts)
     expected = np.zeros(s)
     ok = np.zeros(s, np.bool_)
-    lks = np.empty((p, keys))
-    present = np.empty((p, keys), np.bool_)
-    z = np.empty(keys)
-    acc = np.empty(keys)
-    minrank = np.empty(keys, np.int64)
     for si in range(s):
-        for i in range(p):
-            r = si * p + i
-            kept = s0[si, i] > floor
-            for j in range(m):
-                for b in range(n):
-                    lks[i, j * n + b] = lk[r, j, b]
-                    present[i, j * n + b] = kept and first[r, j, b] < n_masks
-            lks[i, m * n] = reach[r]
-            present[i, m * n] = kept and reach[r] > 0
-        for key in range(keys):
-            t = 0.0
-            for i in range(p):
-                t = t + (lks[i, key] * s0[si, i] if present[i, key] else 0.0)
-            z[key] = t
-        for key in range(keys):
-            a = 0.0
-            zk = z[key]
-            for i in range(p):
-                lv = lks[i, key]
-                log = 0.0
-                if present[i, key] and lv > 0 and zk > 0:
-                    log = math.log2(lv / zk)
-                term = lv * (s1[si, i] + s0[si, i] * log)
-                a = a + (term if present[i, key] and lv > 0 else 0.0)
-            acc[key] = a
-        for key in range(keys):  # the order the estimate's dict first meets the outcomes
-            best = p * span
-            for i in range(p):
-                if present[i, key]:
-                    if key < m * n:
-                        j, b = key // n, key % n
-                        within = (j * (n_masks + 1) + first[si * p + i, j, b]) * (n + 1) + b
-                    else:
-                        within = m * (n_masks + 1) * (n + 1)
-                    rank = i * span + within
-                    if rank < best:
-                        best = rank
-            minrank[key] = best
-        order = np.argsort(minrank, kind="mergesort")
+        lks, present = _outcome_table(lk, first, reach, s0, si, floor, bits.shape[0])
+        z, acc = _outcome_sums(lks, present, s0, s1, si)
         total = 0.0
         e = 0.0
-        for r in range(keys):
-            key = order[r]
-            zk = z[key]
-            live = zk > 0
-            h = -acc[key] / zk if live else 0.0
-            after = h if live and h > 0.0 else 0.0
-            zv = zk if live else 0.0
+        for key in _first_met(present, first, si, m, n, bits.shape[0]):
+            live = z[key] > 0
+            h = -acc[key] / z[key] if live else 0.0
+            zv = z[key] if live else 0.0
             total = total + zv
-            e = e + zv * after
+            e = e + zv * (h if live and h > 0.0 else 0.0)
         if total > 0:
             ok[si] = True
             expected[si] = e / total
@@ -419,11 +381,16 @@ _MADE_MAX = 4096
 
 
 def _jitted(jit) -> list:
-    """The kernels through ``jit``; :func:`_rehash` and :func:`_likelihoods`,
-    which they call by their names, are compiled first and put in their place."""
-    globals()["_rehash"] = jit(_rehash)
-    globals()["_likelihoods"] = likely = jit(_likelihoods)
-    return [jit(_advance), jit(_backward), jit(_group), likely, jit(_expected_entropies)]
+    """The kernels through ``jit``; the helpers they call by name
+    (:data:`_HELPERS`) are compiled first and put in their places."""
+    for name in _HELPERS:
+        globals()[name] = jit(globals()[name])
+    return [jit(_advance), jit(_backward), jit(_group), _likelihoods, jit(_expected_entropies)]
+
+
+#: The functions the kernels call, compiled before them.
+_HELPERS = ("_rehash", "_find", "_target", "_closed", "_likelihoods", "_pattern_rows", "_outcome_table",
+            "_outcome_sums", "_first_met")
 
 
 def close_arrays(close) -> tuple:
