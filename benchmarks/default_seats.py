@@ -8,7 +8,8 @@ commit's code in the same run.
 
 Times are CPU time of this process (``time.process_time``), the games played
 one after another as ``simulate --workers 1`` plays them (``LocalExecutor``,
-players reused from game to game), after two warm-up games.  ``--profile``
+players reused from game to game), after two warm-up games, the compiled DP
+loaded first (as a long run loads it after its first games: ``warm_kernels``).  ``--profile``
 plays the rows again under cProfile and splits the time by where it is
 spent (own time of each function, grouped by module): the exact beliefs
 (the per-deal dynamic programme), the suggestion scoring, the library the
@@ -43,6 +44,12 @@ from clue_expert.play.game import play_game
 from clue_expert.play.players import seat_player
 from clue_expert.play.seats import default_seat_for
 from clue_expert.play.simulate import LocalExecutor, make_specs
+
+try:  # the compiled DP on from the start, as a long run has it after its first games
+    from clue_expert.engine import warm_kernels
+except ImportError:  # a commit before the kernels (run on its tree)
+    def warm_kernels() -> bool:
+        return False
 
 #: main before issue 36 (the default seats as they were).
 BASELINE = "ec4efb5"
@@ -171,6 +178,7 @@ def main() -> None:
                     help=f"also run this commit's code in the same run (default {BASELINE})")
     ap.add_argument("--no-baseline", action="store_true")
     args = ap.parse_args()
+    warm_kernels()
     sizes = args.players or (3, 4, 5, 6)
     if args.digest:
         for n in sizes:

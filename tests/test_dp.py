@@ -6,6 +6,8 @@ players, several editions), the probable clues' weighted beliefs included."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -16,6 +18,8 @@ from clue_expert.engine.reasoning.beliefs import compute
 from clue_expert.engine.reasoning.scoring import SuggestionEvaluator
 from clue_expert.engine.seat.knowledge import replay_record as replay
 from clue_expert.engine.library.beliefs import Supposed
+from clue_expert.play.seats import default_seat_for
+from clue_expert.play.simulate import LocalExecutor, make_specs
 from clue_expert.testing.randomgame import random_record
 
 
@@ -39,9 +43,10 @@ def _both(make):
     start, kernel_start = beliefs._VECTOR_FROM, beliefs._KERNEL_FROM
     try:
         beliefs._VECTOR_FROM = beliefs._KERNEL_FROM = 0
-        every = _values(make())
-        beliefs._KERNEL_FROM = kernel_start
-        mixed = _values(make())
+        with kernels.switched(True):
+            every = _values(make())
+            beliefs._KERNEL_FROM = kernel_start
+            mixed = _values(make())
         with kernels.switched(False):
             numpy_mixed = _values(make())
             beliefs._VECTOR_FROM = 0
@@ -57,7 +62,8 @@ def _both(make):
 
 def test_the_kernels_run():
     """numba is a dependency: the comparisons above compare compiled steps."""
-    assert kernels.available()
+    with kernels.switched(True):
+        assert kernels.available()
 
 
 # seeds 3 and 6 (master-detective at 6 and 5 players, the large tables: 15-20 s each) in the slow tier
@@ -128,6 +134,31 @@ def test_the_groupings_agree(monkeypatch):
             with kernels.switched(False):
                 out = beliefs.dp.first_order(keys, values)
             results.append([(a.dtype, a.tobytes()) for a in out])
-        compiled = beliefs.dp.first_order(keys, values)
+        with kernels.switched(True):
+            compiled = beliefs.dp.first_order(keys, values)
         results.append([(a.dtype, a.tobytes()) for a in compiled])
         assert results[0] == results[1] == results[2] == results[3]
+
+
+def test_a_long_run_loads_the_kernels_between_games(monkeypatch):
+    """The kernels cost about a second to load: a game driver loads them between games once the exact
+    beliefs have taken DUE_SECONDS of CPU without them (here a tiny threshold), not before."""
+    monkeypatch.setattr(kernels, "_on", [False])
+    monkeypatch.setattr(kernels, "_uncompiled", [0.0])
+    monkeypatch.setattr(kernels, "DUE_SECONDS", 10 ** 6)
+    specs = make_specs(players=3, games=2, seed=3, strategies=[default_seat_for(3)])
+    executor = LocalExecutor(1)
+    list(executor.results(specs[:1]))
+    assert not kernels.available() and kernels._uncompiled[0] > 0  # (beliefs computed, not yet due)
+    monkeypatch.setattr(kernels, "DUE_SECONDS", kernels._uncompiled[0])
+    list(executor.results(specs[1:]))
+    assert kernels.available()
+
+
+def test_one_game_at_the_table_never_imports_numba():
+    """``clue-expert play`` (one game, an information player at the table) runs the numpy path."""
+    code = ("import sys, contextlib, io\nfrom clue_expert.people.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    code = main(['play'])\n"
+            "print(code, 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["0", "False"], out.stderr[-2000:]

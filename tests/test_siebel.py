@@ -63,16 +63,17 @@ def test_the_compiled_likelihoods_are_numpys():
     probabilities, first masks and pass probabilities, to the last bit, with owner probabilities of 0 and 1."""
     np = beliefs.np
     rng = np.random.default_rng(3)
-    assert kernels.available()
-    for _ in range(200):
-        q = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 4)), int(rng.integers(1, 6))))
-        q[rng.random(q.shape) < 0.3] = 0.0
-        q[rng.random(q.shape) < 0.1] = 1.0
-        compiled, plain = siebel._likelihoods(q), siebel.likelihoods(q)
-        assert [(a.dtype, a.tobytes()) for a in compiled] == [(a.dtype, a.tobytes()) for a in plain]
-    changed = q.copy()
-    changed[0, 0, 0] = 0.25 if q[0, 0, 0] != 0.25 else 0.75  # the first player's chance of the first card
-    assert siebel._likelihoods(changed)[0].tobytes() != plain[0].tobytes()
+    with kernels.switched(True):
+        assert kernels.available()
+        for _ in range(200):
+            q = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 4)), int(rng.integers(1, 6))))
+            q[rng.random(q.shape) < 0.3] = 0.0
+            q[rng.random(q.shape) < 0.1] = 1.0
+            compiled, plain = siebel._likelihoods(q), siebel.likelihoods(q)
+            assert [(a.dtype, a.tobytes()) for a in compiled] == [(a.dtype, a.tobytes()) for a in plain]
+        changed = q.copy()
+        changed[0, 0, 0] = 0.25 if q[0, 0, 0] != 0.25 else 0.75  # the first player's chance of the first card
+        assert siebel._likelihoods(changed)[0].tobytes() != plain[0].tobytes()
 
 
 def test_the_compiled_gains_are_numpys():
@@ -86,7 +87,8 @@ def test_the_compiled_gains_are_numpys():
                 suggestions = ev.candidates()
             except beliefs.TableTooLarge:
                 continue
-            compiled = ev._estimate_gains(suggestions)
+            with kernels.switched(True):
+                compiled = ev._estimate_gains(suggestions)
             with kernels.switched(False):
                 plain = ev._estimate_gains(suggestions)
             assert compiled == plain and compiled is not None, seed

@@ -17,7 +17,7 @@ from .language.reference import function_reference
 from .language.rules import RuleSet, all_rules, compile_ruleset, default_rulesets, load_ruleset, load_user_rules, rule_files, written_clash
 from .library import FUNCTIONS
 from .reasoning.beliefs import compute
-from .reasoning.kernels import warm as warm_kernels
+from .reasoning.kernels import warm as warm_kernels, warm_if_due as warm_kernels_if_due
 from .reasoning.interrogation import Alpha, Cell, SIZE, alpha, ask_values, java_number, solve
 from .reasoning.planning import nearest_choice
 from .reasoning.proofs import Proof, fact_text, prove
@@ -25,4 +25,4 @@ from .seat.knowledge import CASE_ANALYSIS, Candidate, Explanation, Firing, GIVEN
 from .seat.levels import DEFAULT_LEVEL, Level, available_levels, get_level
 from .seat.queries import KnowledgeView
 
-__all__ = ['Activation', 'Alpha', 'BOOLEAN', 'CARDS', 'CASE_ANALYSIS', 'CLIPS_VERSION', 'Candidate', 'Cell', 'DEFAULT_ENGINE', 'DEFAULT_LEVEL', 'ENGINE_NAMES', 'EngineFact', 'EngineFiring', 'Explanation', 'FUNCTIONS', 'Firing', 'GIVEN', 'ID_PATTERN', 'INTEGER', 'Justification', 'Knowledge', 'KnowledgeView', 'Level', 'MAYBE_NULL', 'NAMES', 'OBSERVATION', 'Proof', 'RuleSet', 'SIZE', 'SYMBOL', 'Sheet', 'all_rules', 'alpha', 'ask_values', 'atom', 'available_levels', 'batch_chunks', 'check_edition', 'check_engine_name', 'choose_engine', 'clips_fact_text', 'compile_ruleset', 'compute', 'default_rulesets', 'export_facts', 'export_player', 'export_program', 'fact_key', 'fact_text', 'field_type', 'function_reference', 'get_level', 'input_facts', 'java_number', 'load_ruleset', 'load_user_rules', 'make_engine', 'nearest_choice', 'prove', 'replay_record', 'rule_files', 'run_batch', 'solve', 'warm_kernels', 'written_clash']
+__all__ = ['Activation', 'Alpha', 'BOOLEAN', 'CARDS', 'CASE_ANALYSIS', 'CLIPS_VERSION', 'Candidate', 'Cell', 'DEFAULT_ENGINE', 'DEFAULT_LEVEL', 'ENGINE_NAMES', 'EngineFact', 'EngineFiring', 'Explanation', 'FUNCTIONS', 'Firing', 'GIVEN', 'ID_PATTERN', 'INTEGER', 'Justification', 'Knowledge', 'KnowledgeView', 'Level', 'MAYBE_NULL', 'NAMES', 'OBSERVATION', 'Proof', 'RuleSet', 'SIZE', 'SYMBOL', 'Sheet', 'all_rules', 'alpha', 'ask_values', 'atom', 'available_levels', 'batch_chunks', 'check_edition', 'check_engine_name', 'choose_engine', 'clips_fact_text', 'compile_ruleset', 'compute', 'default_rulesets', 'export_facts', 'export_player', 'export_program', 'fact_key', 'fact_text', 'field_type', 'function_reference', 'get_level', 'input_facts', 'java_number', 'load_ruleset', 'load_user_rules', 'make_engine', 'nearest_choice', 'prove', 'replay_record', 'rule_files', 'run_batch', 'solve', 'warm_kernels', 'warm_kernels_if_due', 'written_clash']

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from ..core.board import MoveOptions, Position
-from ..engine import nearest_choice
+from ..engine import nearest_choice, warm_kernels_if_due
 from ..core.cards import Edition
 from ..core.deals import Deal
 from ..core.errors import ClueError
@@ -221,6 +221,7 @@ def play_game(deal: Deal, players: dict, *, max_rounds: int = 60,
         if last_one_left(names, out, rnd, result):
             break
     result.reports = {p: players[p].report() for p in names}
+    warm_kernels_if_due()  # a long run: the exact beliefs compiled from its next game on (the same results)
     return result
 
 

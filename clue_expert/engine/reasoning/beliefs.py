@@ -34,6 +34,7 @@ import functools
 import gc
 import itertools
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -150,15 +151,18 @@ def collector_paused(fn):
     passes allocate hundreds of thousands of dicts and tuples, none of them
     in a reference cycle, and the collector's passes over them (and over
     everything else alive) cost a fifth of an information player's decision.
-    The collector runs again afterwards as usual."""
+    The collector runs again afterwards as usual.  The CPU time is counted
+    for :func:`kernels.warm_if_due`."""
     @functools.wraps(fn)
     def paused(*args, **kwargs):
         if not gc.isenabled():
             return fn(*args, **kwargs)
         gc.disable()
+        start = time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
+            kernels.spent(time.process_time() - start)  # (when a long run loads the kernels)
             gc.enable()
     return paused
 

@@ -8,11 +8,14 @@ move), the weights of one target are added one after another in that order,
 each sum starting from 0.0, so the results are the plain loops' and the
 numpy path's to the last bit (``tests/test_dp.py`` checks all three on
 many positions).  The loops are plain Python functions: numba compiles them
-the first time a DP step runs (``cache=True``: once per installation, kept
-beside this file or in the user's cache), so a command that never computes
-exact beliefs never imports numba (half a second).  Without numba (a
-platform with no wheel, or ``CLUE_EXPERT_NO_NUMBA=1``) :func:`available`
-says False and the numpy path runs.
+when :func:`warm` first loads them (``cache=True``: once per installation,
+kept beside this file or in the user's cache), which costs about a second of
+import and cache reading, so they are loaded only where that pays: by a game
+driver between games once the exact beliefs have taken a second of CPU in the
+process (:func:`warm_if_due`: a simulation, a sweep, a reproduction), by the
+contest agent at its start, and by the benchmarks; one game at a table (``play``,
+the table assistant) runs the numpy path.  Without numba (a platform with no
+wheel, or ``CLUE_EXPERT_NO_NUMBA=1``) the numpy path always runs.
 
 A state is a ``uint64`` of bit fields; a move is a row of :data:`MOVE_COLUMNS`
 ``uint64`` values; a step's closing checks are ``(need, notall rows (shift,
@@ -334,12 +337,21 @@ def _expected_entropies(q, s0, s1, bits, counts, floor):  # pragma: no cover
 
 
 _compiled: list[Any] = []
-#: Whether the kernels may run (:func:`switched`); ``CLUE_EXPERT_NO_NUMBA=1`` starts them off.
-_on = [os.environ.get("CLUE_EXPERT_NO_NUMBA") != "1"]
+#: Whether the kernels run now: off until :func:`warm` loads them (a long run, the contest agent, the
+#: benchmarks); :func:`switched` sets it for a block.
+_on = [False]
+#: ``CLUE_EXPERT_NO_NUMBA=1``: never (the numpy path and the plain loops only).
+_ALLOWED = os.environ.get("CLUE_EXPERT_NO_NUMBA") != "1"
+#: CPU seconds the exact beliefs have taken in this process so far without the kernels.
+_uncompiled = [0.0]
+#: After this many CPU seconds of exact beliefs without the kernels, a game driver loads them between
+#: games (:func:`warm_if_due`): loading costs about a second once, and a long run wins it back within a
+#: few games; one game at a table never pays it.
+DUE_SECONDS = 1.0
 
 
 def available() -> bool:
-    """Whether the compiled kernels run (numba importable, not switched off)."""
+    """Whether the compiled kernels run (loaded, numba importable, not switched off)."""
     return _on[0] and bool(_load())
 
 
@@ -353,6 +365,21 @@ def switched(on: bool) -> Iterator[None]:
         yield
     finally:
         _on[0] = was
+
+
+def spent(seconds: float) -> None:
+    """The exact beliefs took ``seconds`` of CPU (counted while the kernels are off)."""
+    if not _on[0]:
+        _uncompiled[0] += seconds
+
+
+def warm_if_due() -> bool:
+    """:func:`warm`, once the exact beliefs have taken :data:`DUE_SECONDS` of CPU
+    without the kernels in this process (a game driver calls it between games).
+    Whether they run now."""
+    if not _on[0] and _ALLOWED and _uncompiled[0] >= DUE_SECONDS:
+        return warm()
+    return _on[0] and available()
 
 
 def _load() -> list[Any]:
@@ -467,11 +494,15 @@ def expected_entropies(q: np.ndarray, s0: np.ndarray, s1: np.ndarray, bits: np.n
 
 
 def warm() -> bool:
-    """Load (or compile) the kernels now and run each once on a tiny step, so
-    that the first real decision does not pay numba's start (about a second:
-    its import, and its cache read or first compilation).  For a process whose
-    replies are timed (the contest agent).  False without numba."""
+    """Load (or compile) the kernels now, switch them on, and run each once on
+    a tiny step, so that no decision pays numba's start (about a second: its
+    import, and its cache read or first compilation).  False without numba
+    (or with ``CLUE_EXPERT_NO_NUMBA=1``): the numpy path stays."""
+    if not _ALLOWED:
+        return False
+    _on[0] = True
     if not available():
+        _on[0] = False
         return False
     states, weights = np.zeros(1, dtype=np.uint64), np.ones(1)
     moves = move_array(((1, 1, 0, 0, 0, 0),))
