@@ -86,6 +86,8 @@ class RuleInterpreter:
         self._deciding.attach(self._rules_by_id, self._gathered_env, self._matched_keys)
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
+        #: rule id -> the variable whose card its firings gather (:attr:`RulePlan.gathered`), or None.
+        self._gathered: dict[str, str | None] = {rid: plan.gathered for rid, plan in self._plans.items()}
         self.base_env = base_env
         #: The rules' work budget (see Knowledge: each run of the engine starts it afresh, each firing too).
         self.budget = budget
@@ -152,14 +154,15 @@ class RuleInterpreter:
         self._count_match(rule)
         self.budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if native is None:  # a production decision rule the seat gathers (RulePlan.gathered)
-            var = self._plans[rule_id].gathered
+            var = self._gathered[rule_id]
             assert var is not None  # the adapter hands over only the firings of such rules
             self._deciding.gather_card(rule, var, facts, binder, bindings)
             return
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
-        owners, cards = self._seating.owner_set, self._seating.all_cards
+        seating = self._seating
+        owners, cards = seating.owner_set, seating.all_cards
         for fact in native:
             key = fact.key()
             kind, owner = key.kind, key.owner
@@ -208,17 +211,19 @@ class RuleInterpreter:
         """One more match of ``rule``'s join in this run: over
         ``MAX_JOIN_MATCHES`` is an error naming the rule; each is one step of
         the request's budget."""
-        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        rid = rule.id
+        joins = self._join_matches
+        joins[rid] = made = joins.get(rid, 0) + 1
         if made > MAX_JOIN_MATCHES:
-            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
-                                                     f"run (the limit on matches per rule and observation)")
+            raise RuleLimitError(rule.path, rid, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                 f"run (the limit on matches per rule and observation)")
         game = self.game_matches
-        game[rule.id] = game.get(rule.id, 0) + 1
+        game[rid] = game.get(rid, 0) + 1
         game[None] = total = game.get(None, 0) + 1
         if total > MAX_GAME_MATCHES:
-            raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
-                                                     f"in this game or record, {game[rule.id]:,} of them this rule's "
-                                                     f"(the limit on matches per game)")
+            raise RuleLimitError(rule.path, rid, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
+                                                 f"in this game or record, {game[rid]:,} of them this rule's "
+                                                 f"(the limit on matches per game)")
         self.budget.charge(1)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
@@ -232,10 +237,9 @@ class RuleInterpreter:
     def _matched_keys(self, facts: Sequence[EngineFact]) -> tuple:
         """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
         keys = tuple([f.key() for f in facts])
-        for k in keys:
-            if k.kind in _NOT_PREMISES:
-                return self._premise_keys(keys)
-        return keys
+        if _NOT_PREMISES.isdisjoint([k.kind for k in keys]):
+            return keys
+        return self._premise_keys(keys)
 
     def _premise_keys(self, keys: Sequence[AnyKey]) -> tuple:
         """The premises of facts a rule matched: set-up facts (which hold in
