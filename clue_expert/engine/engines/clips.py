@@ -565,10 +565,11 @@ class ClipsEngine(RuleEngine):
     def _with_counts(self, basis: list[int], counts: tuple[int, ...], values: list[int]) -> tuple[EngineFact, ...]:
         """The facts of ``basis``, those at the positions ``counts`` the counts
         with the values ``values`` (what they were when the rule fired)."""
-        facts = list(map(self._by_index.__getitem__, basis))
-        count_at = self._by_index.count_at
+        by_index = self._by_index
+        facts = list(map(by_index.__getitem__, basis))
         for at, n in zip(counts, values):
-            facts[at] = count_at(basis[at], n)
+            if facts[at].values[-1] != ("n", n):  # else the count as last made (what count_at returns)
+                facts[at] = by_index.count_at(basis[at], n)
         return tuple(facts)
 
     def _firing(self, plan: "_Plan", facts: tuple[EngineFact, ...]) -> EngineFiring:

@@ -224,7 +224,11 @@ class RuleInterpreter:
             raise RuleLimitError(rule.path, rid, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
                                                  f"in this game or record, {game[rid]:,} of them this rule's "
                                                  f"(the limit on matches per game)")
-        self.budget.charge(1)
+        budget = self.budget  # budget.charge(1), its call made only past a limit (charge(0) then raises)
+        budget.rule_left -= 1
+        budget.steps += 1
+        if budget.rule_left < 0 or budget.steps > budget.limit:
+            budget.charge(0)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
         """The bindings a firing's right-hand side runs in: the base ones,
