@@ -406,7 +406,10 @@ class Deciding:
 
     def _ordered(self, cards) -> tuple:
         order = self._seating.order
-        return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
+        cards = set(cards)
+        if order.keys() >= cards:  # every one a card of the sheet (the sort the same, without a call per card)
+            return tuple(sorted(cards, key=order.__getitem__))
+        return tuple(sorted(cards, key=lambda c: order.get(c, 10**6)))
 
 
 class _Gathered:

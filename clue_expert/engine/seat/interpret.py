@@ -42,6 +42,8 @@ MAX_GAME_MATCHES = 100_000
 #: Kinds a matched fact of which is not itself a premise: set-up facts, counts (the facts they
 #: counted are) and the facts the seat declares for the levels' counts (core.facts.TRANSIENT_KINDS).
 _NOT_PREMISES = SETUP_KINDS | TALLY_KINDS | TRANSIENT_KINDS
+#: Kinds a matched fact of which is left out of the premises (the set-up and transient ones).
+_DROPPED = SETUP_KINDS | TRANSIENT_KINDS
 
 
 @dataclass(frozen=True)
@@ -251,13 +253,15 @@ class RuleInterpreter:
         out: list[Key] = []
         for key in keys:
             kind = key.kind
-            if kind in SETUP_KINDS or kind in TRANSIENT_KINDS:
+            if kind in _DROPPED:
                 continue
             if kind in TALLY_KINDS:
                 out.extend(self._store.counted(kind, key.name))
             else:
                 out.append(key)
-        return tuple(dict.fromkeys(out)) or tuple(keys[:1])
+        if len(out) > 1:
+            return tuple(dict.fromkeys(out))
+        return tuple(out) or tuple(keys[:1])
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
