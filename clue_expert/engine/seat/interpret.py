@@ -243,9 +243,10 @@ class RuleInterpreter:
     def _matched_keys(self, facts: Sequence[EngineFact]) -> tuple:
         """The premises of the facts a rule matched, as they stand now (see :meth:`_premise_keys`)."""
         keys = tuple([f.key() for f in facts])
-        if _NOT_PREMISES.isdisjoint([k.kind for k in keys]):
-            return keys
-        return self._premise_keys(keys)
+        for k in keys:
+            if k.kind in _NOT_PREMISES:
+                return self._premise_keys(keys)
+        return keys
 
     def _premise_keys(self, keys: Sequence[AnyKey]) -> tuple:
         """The premises of facts a rule matched: set-up facts (which hold in
