@@ -66,7 +66,7 @@ class Deciding:
         #: The matching cards of the disprove request running (a show names one of them).
         self._matching: frozenset = frozenset()
         self._premises_of: Callable[[Any], tuple] = lambda facts: ()
-        #: binder -> variable -> (the place of the fact that binds it, its field): see gather_card.
+        #: binder -> variable -> (the place of the fact that binds it, its field): see _read_of.
         self._where: dict[Binder, dict[str, tuple[int, str]]] = {}
         #: rule id -> (binder, rule, variable, where its firings' card and per value are read: see _read_of).
         self._reads: dict[str, tuple] = {}
