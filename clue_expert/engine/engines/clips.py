@@ -30,6 +30,7 @@ Python (``python_value``), and an ``eval`` parses its text each time.
 from __future__ import annotations
 
 
+import operator
 import re
 import tempfile
 from dataclasses import replace
@@ -44,7 +45,7 @@ from clips._clips import ffi as _ffi, lib as _lib  # clipspy's own CFFI binding,
 from ...core.errors import RuleFileError, RuleLimitError
 from ...core.facts import TALLY_KINDS, cell_key
 from ..language import ir
-from ..language.ir import Var, evaluate
+from ..language.ir import Lit, Var, evaluate
 from .base import Activation, Binder, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, CompiledDefrule,
                   bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_function)
@@ -60,6 +61,11 @@ TEXTS = 20_000
 OPENING = "clue-opening"
 
 _BASIS = re.compile(r"^\s*(-?\d+)\s+(\S+):\s*(.*)$")
+#: CFFI's null pointer (what AssertString returns for a fact CLIPS refused), and the C type the log's values are read as.
+_NULL = _ffi.NULL
+_INTEGERS = _ffi.typeof("CLIPSInteger **")
+#: A CLIPS integer's value (mapped over the log's values: a fifth faster than a comprehension reading ``.contents``).
+_CONTENTS = operator.attrgetter("contents")
 
 
 #: The signals held back while clipspy makes an environment (:func:`_new_environment`).
@@ -275,25 +281,29 @@ class ClipsEngine(RuleEngine):
 
     # -------------------------------------------------------------- facts
     def declare(self, fact: EngineFact) -> bool:
-        self._require()
-        if fact in self._index:
+        if self._env is None:
+            self._require()
+        index_of = self._index
+        if fact in index_of:
             return False
         before = self._agenda_keys() if self.watch is not None else None
-        text = self._texts.get(fact)
+        texts = self._texts
+        text = texts.get(fact)
         if text is None:
             text = fact_text(fact).encode()
-            if len(self._texts) < TEXTS:
-                self._texts[fact] = text
+            if len(texts) < TEXTS:
+                texts[fact] = text
         made = _lib.AssertString(self._cenv, text)
         if self._capture.text:  # type: ignore[union-attr]
             self._clips_error()
-        if made == _ffi.NULL:
+        if made == _NULL:
             raise ValueError(f"CLIPS refused the fact {fact_text(fact)}")
         index = _lib.FactIndex(made)
-        if self._by_index.holds(index):  # an equal fact under another Python value (a list order)
+        by_index = self._by_index
+        if index in by_index or index in by_index.raised:  # an equal fact under another Python value (a list order)
             return False
-        self._by_index[index] = fact
-        self._index[fact] = index
+        by_index[index] = fact
+        index_of[fact] = index
         if fact.kind not in TALLY_KINDS:
             self._pointers[index] = made
         if self.watch is not None:
@@ -396,7 +406,10 @@ class ClipsEngine(RuleEngine):
             log = self._take_log()
             if budget < 0:
                 self._runaway(fires, log)
-            yield from self._read_log(log, fires, before, None if stepwise else sink)
+            if before is None:
+                yield from self._read_log(log, fires, sink)
+            else:
+                yield from self._read_stepwise(log, fires, before)
 
     def _clips_error(self) -> None:
         """CLIPS wrote an error (see :class:`_Capture`): the work limit, or
@@ -422,27 +435,77 @@ class ClipsEngine(RuleEngine):
         n = multifield.length
         if not n:
             return []
-        log = [v.contents for v in _ffi.unpack(_ffi.cast("CLIPSInteger **", multifield.contents), n)]
+        log = list(map(_CONTENTS, _ffi.unpack(_ffi.cast(_INTEGERS, multifield.contents), n)))
         empty.multifieldValue = _lib.EmptyMultifield(self._cenv)
         _lib.DefglobalSetValue(self._log, empty)
         return log
 
-    def _read_log(self, log: list[int], fires: list[int], before: dict | None,
-                  sink: NativeSink | None = None) -> Iterator[EngineFiring]:
+    def _read_log(self, log: list[int], fires: list[int], sink: NativeSink | None = None) -> Iterator[EngineFiring]:
         """The firings a run logged, in order, counts kept up to date on the
-        way; with ``before`` (the agenda before a one-firing run), the watch
-        events; with ``sink``, a native firing handed to it, not yielded."""
+        way; with ``sink``, a native firing handed to it, not yielded (one
+        firing at a time, with a watch: :meth:`_read_stepwise`).  Each
+        entry's plan is read in one unpacking (see :class:`_Plan`)."""
         i, end = 0, len(log)
         plans = self._plans
         fact_at = self._by_index.__getitem__
         while i < end:
             number = log[i]
             if number < 0:  # a count raised, logged one firing at a time only (see clp.tally_rule)
-                n = self._tally_sizes[-1 - number]
-                self._watched_count(log[i + 1], log[i + 2])
-                kind = self._tallies[-1 - number].kind
-                self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
-                i += 1 + n
+                i = self._logged_count(log, i, None)
+                continue
+            plan = plans[number]
+            _, nb, na, binder, _, clause, counts, rule_id, gathers = plan
+            fires[number] += 1
+            i += 1
+            if counts:  # the values of the counts in the basis follow it
+                basis = log[i:i + nb]
+                facts = self._with_counts(basis, counts, log[i + nb:i + nb + len(counts)])
+                i += nb + len(counts)
+            else:
+                facts = tuple(map(fact_at, log[i:i + nb]))
+                i += nb
+            if not na:  # the seat computes the right-hand side
+                if sink is not None and gathers:  # a decision the seat gathers: handed over straight
+                    self._step += 1
+                    sink(rule_id, facts, binder, None)
+                    continue
+                yield self._firing(plan, facts)
+                continue
+            if clause:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
+                gone = log[i + 1]
+                native = self._clause_asserted(plan, facts, log[i], log[i + 2:i + 2 + gone])
+                i += 2 + gone
+            else:
+                native = self._asserted(plan, facts, log[i:i + na])
+                i += na
+            self._step += 1
+            if sink is not None:  # the direct path: no firing object made
+                sink(rule_id, facts, binder, native)
+            else:
+                yield EngineFiring(Activation(rule_id, plan.compiled.salience, facts, bound(facts, binder)),
+                                   self._step, native)
+
+    def _logged_count(self, log: list[int], i: int, before: dict | None) -> int:
+        """A count's raise logged at ``i`` (one firing at a time only): made
+        and reported; the index of the log's next entry."""
+        number = log[i]
+        n = self._tally_sizes[-1 - number]
+        self._watched_count(log[i + 1], log[i + 2])
+        kind = self._tallies[-1 - number].kind
+        self._agenda_events(before, (f"count-{kind}", tuple(log[i + 3:i + 1 + n])))
+        return i + 1 + n
+
+    def _read_stepwise(self, log: list[int], fires: list[int], before: dict) -> Iterator[EngineFiring]:
+        """What a one-firing run (with a watch; ``before``, the agenda before
+        it) logged: the watch events, and every firing yielded, a native one's
+        facts asserted after the caller took it."""
+        i, end = 0, len(log)
+        plans = self._plans
+        fact_at = self._by_index.__getitem__
+        while i < end:
+            number = log[i]
+            if number < 0:
+                i = self._logged_count(log, i, before)
                 continue
             plan = plans[number]
             compiled, nb, na = plan.compiled, plan.basis_size, plan.asserted
@@ -453,29 +516,6 @@ class ClipsEngine(RuleEngine):
                 nb += len(plan.counts)
             else:
                 facts = tuple(map(fact_at, basis))
-            if before is None:
-                if not na:  # the seat computes the right-hand side
-                    i += 1 + nb
-                    if sink is not None and compiled.gathers:  # a decision the seat gathers: handed over straight
-                        self._step += 1
-                        sink(compiled.rule.id, facts, plan.binder, None)
-                        continue
-                    yield self._firing(plan, facts)
-                    continue
-                if plan.clause:  # a one-of clause recorded: its index (0: none), then the wider ones retracted
-                    gone = log[i + 2 + nb]
-                    native = self._clause_asserted(plan, facts, log[i + 1 + nb], log[i + 3 + nb:i + 3 + nb + gone])
-                    i += 3 + nb + gone
-                else:
-                    native = self._asserted(plan, facts, log[i + 1 + nb:i + 1 + nb + na])
-                    i += 1 + nb + na
-                self._step += 1
-                if sink is not None:  # the direct path: no firing object made
-                    sink(compiled.rule.id, facts, plan.binder, native)
-                else:
-                    yield EngineFiring(Activation(compiled.rule.id, compiled.salience, facts, bound(facts, plan.binder)),
-                                       self._step, native)
-                continue
             i += 1 + nb  # stepwise: a native right-hand side asserted nothing yet
             firing = self._firing(plan, facts)
             if na:
@@ -528,10 +568,11 @@ class ClipsEngine(RuleEngine):
     def _with_counts(self, basis: list[int], counts: tuple[int, ...], values: list[int]) -> tuple[EngineFact, ...]:
         """The facts of ``basis``, those at the positions ``counts`` the counts
         with the values ``values`` (what they were when the rule fired)."""
-        facts = list(map(self._by_index.__getitem__, basis))
-        count_at = self._by_index.count_at
+        by_index = self._by_index
+        facts = list(map(by_index.__getitem__, basis))
         for at, n in zip(counts, values):
-            facts[at] = count_at(basis[at], n)
+            if facts[at].values[-1] != ("n", n):  # else the count as last made (what count_at returns)
+                facts[at] = by_index.count_at(basis[at], n)
         return tuple(facts)
 
     def _firing(self, plan: "_Plan", facts: tuple[EngineFact, ...]) -> EngineFiring:
@@ -545,24 +586,24 @@ class ClipsEngine(RuleEngine):
         ``facts``) asserted at the indices ``asserted`` that CLIPS did not hold
         before, now known by their indices; a cell's key set as it is made."""
         by_index = self._by_index
+        index_of = self._index
         made = []
         values = None
-        for (kind, slots, cell), index in zip(plan.natives, asserted):
+        for (kind, slots, cell, direct), index in zip(plan.natives, asserted):
             if index in by_index:
                 continue  # a fact CLIPS held already
-            fields = []
-            for f, at, t in slots:
-                if at is not None:  # the variable's value: a field of a matched fact
-                    fields.append((f, facts[at[0]].get(at[1])))
-                else:
-                    if values is None:
-                        values = dict(bound(facts, plan.binder))
-                    fields.append((f, evaluate(t, values)))
-            fact = EngineFact(kind, tuple(fields))
+            if direct is not None:  # every field a variable's value (a field of a matched fact) or a literal
+                fields = tuple([(f, facts[at].get(field) if at is not None else field) for f, at, field in direct])
+            else:
+                if values is None:
+                    values = dict(bound(facts, plan.binder))
+                fields = tuple([(f, facts[at[0]].get(at[1]) if at is not None else evaluate(t, values))
+                                for f, at, t in slots])
+            fact = EngineFact(kind, fields)
             if cell:  # key_of's (kind, owner, card), worked out here once
                 fact.__dict__["_key"] = cell_key(kind, fields[0][1], fields[1][1])
             by_index[index] = fact
-            self._index[fact] = index
+            index_of[fact] = index
             made.append(fact)
         return tuple(made)
 
@@ -575,7 +616,7 @@ class ClipsEngine(RuleEngine):
         native: tuple[EngineFact, ...] = ()
         if asserted:
             values = dict(bound(facts, plan.binder))
-            kind, slots, _ = plan.natives[0]
+            kind, slots, _, _ = plan.natives[0]
             fact = _sorted_clause(EngineFact(kind, tuple([(f, values[at[2]] if at is not None else evaluate(t, values))
                                                           for f, at, t in slots])))
             self._by_index[asserted] = fact
@@ -779,11 +820,16 @@ class _Plan(NamedTuple):
     binder: Binder
     """(pattern index, field, variable) for each variable, where a positive pattern first binds it."""
     natives: tuple
-    """(kind, ((field, where or None, term), ...), whether it is a cell) per asserted fact."""
+    """(kind, ((field, where or None, term), ...), whether it is a cell, the fields read off the
+    matched facts or None) per asserted fact (see :func:`_native`)."""
     clause: bool
     """Whether it records a one-of clause as the seat's store does (its log entry of variable length)."""
     counts: tuple[int, ...]
     """The positions of the counts in its basis, whose values its log entry gives after the basis."""
+    rule_id: str
+    """The id of its rule (the compiled form's, read once here)."""
+    gathers: bool
+    """Whether the seat only gathers its firings (:attr:`.clp.CompiledDefrule.gathers`)."""
 
 
 def _plan(compiled: CompiledDefrule) -> _Plan:
@@ -804,15 +850,25 @@ def _plan(compiled: CompiledDefrule) -> _Plan:
                 seen.add(value)
                 binder.append((i, name, value))
     where = {var: (i, name, var) for i, name, var in binder}
-    natives = tuple((a.kind, tuple((f, where[t.name] if isinstance(t, Var) and t.name in where else None, t)
-                                   for f, t in a.values),
-                     a.kind in ("held", "lacked") and tuple(f for f, _ in a.values) == ("owner", "card"))
-                    for a in compiled.native)
+    natives = tuple(_native(a, where) for a in compiled.native)
     counts = tuple(i for i, p in enumerate(compiled.patterns) if p.kind in TALLY_KINDS)
     if len(counts) != len(compiled.counts):  # pragma: no cover - the compiler logs every count of the basis
         raise RuntimeError(f"defrule {compiled.name}: its log names {len(compiled.counts)} counts, not {len(counts)}")
     return _Plan(compiled, len(compiled.patterns), len(compiled.asserts), tuple(binder), natives, compiled.clause,
-                 counts)
+                 counts, compiled.rule.id, compiled.gathers)
+
+
+def _native(assertion: Any, where: Mapping[str, tuple[int, str, str]]) -> tuple:
+    """One asserted fact of a native right-hand side, as :func:`_plan` gives
+    it: (kind, ((field, where or None, term), ...), whether it is a cell,
+    direct), where ``direct``, when every field is a variable's value read
+    off a matched fact or a literal, is ((field, pattern index, field read),
+    or (field, None, the literal's value), ...), else None."""
+    slots = tuple((f, where[t.name] if isinstance(t, Var) and t.name in where else None, t) for f, t in assertion.values)
+    cell = assertion.kind in ("held", "lacked") and tuple(f for f, _ in assertion.values) == ("owner", "card")
+    direct = tuple((f, at[0], at[1]) if at is not None else (f, None, t.value) for f, at, t in slots) \
+        if all(at is not None or isinstance(t, Lit) for _, at, t in slots) else None
+    return assertion.kind, slots, cell, direct
 
 
 def _sorted_clause(fact: EngineFact) -> EngineFact:

@@ -66,8 +66,10 @@ class Deciding:
         #: The matching cards of the disprove request running (a show names one of them).
         self._matching: frozenset = frozenset()
         self._premises_of: Callable[[Any], tuple] = lambda facts: ()
-        #: binder -> variable -> (the place of the fact that binds it, its field): see gather_card.
+        #: binder -> variable -> (the place of the fact that binds it, its field): see _read_of.
         self._where: dict[Binder, dict[str, tuple[int, str]]] = {}
+        #: rule id -> (binder, rule, variable, where its firings' card and per value are read: see _read_of).
+        self._reads: dict[str, tuple] = {}
 
     def attach(self, rule_ids, env_of: Callable[[dict], dict], premises_of: Callable[[Any], tuple]) -> None:
         """The seat's rules in order (gathered candidates come in this
@@ -222,16 +224,16 @@ class Deciding:
             return
         per_var = rule.per
         if bindings is None:
-            where = self._where.get(binder)
-            if where is None:
-                where = self._where[binder] = {v: (i, f) for i, f, v in binder}
-            at, per_at = where.get(var), where.get(per_var) if per_var is not None else None
-            if at is None or (per_var is not None and per_at is None):  # not read off one fact: all of them
+            read = self._reads.get(rule.id)
+            if read is None or read[0] is not binder or read[1] is not rule or read[2] != var:
+                read = self._reads[rule.id] = (binder, rule, var, self._read_of(binder, var, per_var))
+            at = read[3]
+            if at is None:  # not read off one fact: all of them
                 bindings = bound(facts, binder)
         if bindings is None:
-            assert at is not None
-            card = facts[at[0]].get(at[1])
-            per = None if per_at is None else facts[per_at[0]].get(per_at[1])
+            card_at, card_field, per_at, per_field = at
+            card = facts[card_at].get(card_field)
+            per = None if per_at is None else facts[per_at].get(per_field)
         else:
             named = dict(bindings)
             card = named[var]
@@ -241,11 +243,33 @@ class Deciding:
         if type(card) is not str or card not in seating.all_cards:
             self._known_cards(rule, rule.then[0].kind, [card])
         kind = rule.then[0].kind
+        # the first conclusion's slot (of one per category, or of one) gains the card (None: no slot does)
         if kind == "suggest":
-            entry.add_card(kind, seating.slot[card], card, len(seating.edition.categories))
+            slot: int | None = seating.slot[card]
+            size = len(seating.edition.categories)
         else:  # show (one of the request's matching cards) or accuse
-            entry.add_card(kind, 0 if kind != "show" or card in self._matching else None, card, 1)
+            slot = 0 if kind != "show" or card in self._matching else None
+            size = 1
+        slots = entry.slots.get(0)
+        if slots is None:
+            slots = entry.slots[0] = [set() for _ in range(size)]
+            entry.kinds[0] = kind
+        if slot is not None:
+            slots[slot].add(card)
         entry.items.append((rule.id, facts, binder, bindings))
+
+    def _read_of(self, binder: Binder, var: str, per_var: str | None) -> tuple | None:
+        """Where a gathered firing's card (variable ``var``) and ``per`` value
+        (variable ``per_var``) are read: (the place of the fact that binds
+        the card, its field, the place and field of the per value or None,
+        None), or None when one of them is not bound by a fact of ``binder``."""
+        where = self._where.get(binder)
+        if where is None:
+            where = self._where[binder] = {v: (i, f) for i, f, v in binder}
+        at, per_at = where.get(var), where.get(per_var) if per_var is not None else None
+        if at is None or (per_var is not None and per_at is None):
+            return None
+        return (at[0], at[1]) + (per_at if per_at is not None else (None, None))
 
     def _entry(self, rule: CompiledRule, bindings: dict) -> "_Gathered":
         """The candidate a firing of ``rule`` with these ``bindings`` adds to (see :meth:`_entry_for`)."""
@@ -259,7 +283,8 @@ class Deciding:
         entry = self._gathered.get(key)
         if entry is None:
             entry = self._gathered[key] = _Gathered(rule, self._ranked(per, rule.per_order))
-        elif self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
+        elif entry.rule is not rule and \
+                self._rule_order.get(rule.id, 10**6) < self._rule_order.get(entry.rule.id, 10**6):
             entry.rule = rule
         return entry
 
@@ -381,7 +406,10 @@ class Deciding:
 
     def _ordered(self, cards) -> tuple:
         order = self._seating.order
-        return tuple(sorted(set(cards), key=lambda c: order.get(c, 10**6)))
+        cards = set(cards)
+        if order.keys() >= cards:  # every one a card of the sheet (the sort the same, without a call per card)
+            return tuple(sorted(cards, key=order.__getitem__))
+        return tuple(sorted(cards, key=lambda c: order.get(c, 10**6)))
 
 
 class _Gathered:
@@ -407,15 +435,6 @@ class _Gathered:
         else:
             for slot, more in zip(slots, named):
                 slot |= more
-
-    def add_card(self, kind: str, slot: int | None, card: str, size: int) -> None:
-        """The first conclusion's slot ``slot`` (of ``size``) gains ``card`` (None: no slot does)."""
-        slots = self.slots.get(0)
-        if slots is None:
-            slots = self.slots[0] = [set() for _ in range(size)]
-            self.kinds[0] = kind
-        if slot is not None:
-            slots[slot].add(card)
 
     def kept_only(self) -> bool:
         """Whether every firing was kept as it came (none gave its bindings as a dict)."""

@@ -42,6 +42,8 @@ MAX_GAME_MATCHES = 100_000
 #: Kinds a matched fact of which is not itself a premise: set-up facts, counts (the facts they
 #: counted are) and the facts the seat declares for the levels' counts (core.facts.TRANSIENT_KINDS).
 _NOT_PREMISES = SETUP_KINDS | TALLY_KINDS | TRANSIENT_KINDS
+#: Kinds a matched fact of which is left out of the premises (the set-up and transient ones).
+_DROPPED = SETUP_KINDS | TRANSIENT_KINDS
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class RuleInterpreter:
         self._deciding.attach(self._rules_by_id, self._gathered_env, self._matched_keys)
         #: rule id -> how it runs (its compiled closures; see language.rule_plan).
         self._plans: dict[str, RulePlan] = {r.id: r.plan if r.plan is not None else rule_plan(r) for r in rules}
+        #: rule id -> the variable whose card its firings gather (:attr:`RulePlan.gathered`), or None.
+        self._gathered: dict[str, str | None] = {rid: plan.gathered for rid, plan in self._plans.items()}
         self.base_env = base_env
         #: The rules' work budget (see Knowledge: each run of the engine starts it afresh, each firing too).
         self.budget = budget
@@ -152,14 +156,15 @@ class RuleInterpreter:
         self._count_match(rule)
         self.budget.rule_left = RULE_STEPS  # a new firing (Budget.start_rule, inlined)
         if native is None:  # a production decision rule the seat gathers (RulePlan.gathered)
-            var = self._plans[rule_id].gathered
+            var = self._gathered[rule_id]
             assert var is not None  # the adapter hands over only the firings of such rules
             self._deciding.gather_card(rule, var, facts, binder, bindings)
             return
         if not native:  # the engine held every fact it asserted: known already (a clause: not new)
             return
         new = []
-        owners, cards = self._seating.owner_set, self._seating.all_cards
+        seating = self._seating
+        owners, cards = seating.owner_set, seating.all_cards
         for fact in native:
             key = fact.key()
             kind, owner = key.kind, key.owner
@@ -208,18 +213,24 @@ class RuleInterpreter:
         """One more match of ``rule``'s join in this run: over
         ``MAX_JOIN_MATCHES`` is an error naming the rule; each is one step of
         the request's budget."""
-        self._join_matches[rule.id] = made = self._join_matches.get(rule.id, 0) + 1
+        rid = rule.id
+        joins = self._join_matches
+        joins[rid] = made = joins.get(rid, 0) + 1
         if made > MAX_JOIN_MATCHES:
-            raise RuleLimitError(rule.path, rule.id, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
-                                                     f"run (the limit on matches per rule and observation)")
+            raise RuleLimitError(rule.path, rid, f"match: its join made over {MAX_JOIN_MATCHES:,} matches in one "
+                                                 f"run (the limit on matches per rule and observation)")
         game = self.game_matches
-        game[rule.id] = game.get(rule.id, 0) + 1
+        game[rid] = game.get(rid, 0) + 1
         game[None] = total = game.get(None, 0) + 1
         if total > MAX_GAME_MATCHES:
-            raise RuleLimitError(rule.path, rule.id, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
-                                                     f"in this game or record, {game[rule.id]:,} of them this rule's "
-                                                     f"(the limit on matches per game)")
-        self.budget.charge(1)
+            raise RuleLimitError(rule.path, rid, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
+                                                 f"in this game or record, {game[rid]:,} of them this rule's "
+                                                 f"(the limit on matches per game)")
+        budget = self.budget  # budget.charge(1) inlined: past a limit, charge(0) does what charge(1) does there
+        budget.rule_left -= 1
+        budget.steps += 1
+        if budget.rule_left < 0 or budget.steps > budget.limit:
+            budget.charge(0)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
         """The bindings a firing's right-hand side runs in: the base ones,
@@ -243,13 +254,15 @@ class RuleInterpreter:
         out: list[Key] = []
         for key in keys:
             kind = key.kind
-            if kind in SETUP_KINDS or kind in TRANSIENT_KINDS:
+            if kind in _DROPPED:
                 continue
             if kind in TALLY_KINDS:
                 out.extend(self._store.counted(kind, key.name))
             else:
                 out.append(key)
-        return tuple(dict.fromkeys(out)) or tuple(keys[:1])
+        if len(out) > 1:
+            return tuple(dict.fromkeys(out))
+        return tuple(out) or tuple(keys[:1])
 
     def _run_rule(self, rule: CompiledRule, env: dict) -> None:
         """Run one rule in ``env`` (the trigger's bindings; the rule adds its own)."""
