@@ -419,36 +419,33 @@ class SatModel:
     def _witnesses(self, assumptions: list, first: bool = False) -> list:
         """The kept models that satisfy every assumption (each checked only
         against the assumptions added since it was last checked: the list
-        only grows within a game).  A cell literal, a clause or a bound is
-        checked on the model's cells.  Those that do not are dropped.  With
-        ``first``, the first that does, alone: the ones after it are checked
-        by the next call without ``first`` (the kept list then is what it
-        would be; every call that keeps a model has checked them all)."""
+        only grows within a game; see :meth:`_tests`).  Those that do not
+        are dropped.  With ``first``, the first that does, alone: the ones
+        after it are checked by the next call without ``first`` (the kept
+        list then is what it would be; every call that keeps a model has
+        checked them all)."""
         out = []
         keep = []
         n = len(assumptions)
-        facts = self._facts
         models = self._models
+        tests: dict[int, tuple] = {}  # checked -> its tests (most models share one)
         for at, entry in enumerate(models):
             m, checked = entry
             if checked > n:
                 continue
-            ok = True
-            for x in assumptions[checked:]:
-                fact = facts.get(x)
-                if fact is None:
-                    ok = (x in m) if x > 0 else (-x not in m)
-                else:
-                    lits, low, high = fact
-                    quick = self._quick.get(x)
-                    if quick is not None:  # a one-of / not-all clause
-                        held, cells = quick
-                        ok = (not cells.isdisjoint(m)) if held else (not cells.issubset(m))
-                    else:
-                        k = sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m)))
-                        ok = low <= k <= high
-                if not ok:
-                    break
+            test = tests.get(checked)
+            if test is None:
+                test = tests[checked] = self._tests(assumptions[checked:])
+            must, never, clauses, bounds = test
+            ok = must.issubset(m) and never.isdisjoint(m)
+            if ok and clauses:
+                for some, cells in clauses:
+                    if cells.isdisjoint(m) if some else cells.issubset(m):
+                        ok = False
+                        break
+            if ok and bounds:
+                ok = all(low <= sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m))) <= high
+                         for lits, low, high in bounds)
             if not ok:
                 continue
             entry[1] = n
@@ -459,6 +456,23 @@ class SatModel:
                 break
         self._models = keep
         return out
+
+    def _tests(self, assumptions: list) -> tuple:
+        """What a model (its true cells) must meet to satisfy every one of
+        ``assumptions``: (the cells it must make true, those it must not --
+        the cell literals --, (True: one of / False: not all, cells) for
+        each clause, (literals, at least, at most) for each bound)."""
+        held, lacked, clauses, bounds = [], [], [], []
+        facts, quick = self._facts, self._quick
+        for x in assumptions:
+            fact = facts.get(x)
+            if fact is None:
+                (held if x > 0 else lacked).append(abs(x))
+            elif x in quick:  # a one-of / not-all clause
+                clauses.append(quick[x])
+            else:
+                bounds.append(fact)
+        return frozenset(held), frozenset(lacked), clauses, bounds
 
     def entails(self, assumptions: Sequence[int], lit: int) -> bool:
         """Whether ``assumptions`` entail ``lit``."""
