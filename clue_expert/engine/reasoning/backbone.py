@@ -462,7 +462,10 @@ class SatModel:
         ``assumptions``: (the cells it must make true, those it must not --
         the cell literals --, (True: one of / False: not all, cells) for
         each clause, (literals, at least, at most) for each bound)."""
-        held, lacked, clauses, bounds = [], [], [], []
+        held: list[int] = []
+        lacked: list[int] = []
+        clauses: list[tuple] = []
+        bounds: list[tuple] = []
         facts, quick = self._facts, self._quick
         for x in assumptions:
             fact = facts.get(x)
