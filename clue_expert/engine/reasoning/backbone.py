@@ -16,10 +16,16 @@ Uses Minicard (python-sat), which has native cardinality constraints.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Minicard
+
+
+def _interrupted(exc: Exception) -> bool:
+    """Whether ``exc`` is PySAT's own error for a SIGINT its C code caught (see :func:`_ctrl_c`)."""
+    return "keyboard interrupt" in str(exc).lower()
 
 
 @contextmanager
@@ -32,17 +38,32 @@ def _ctrl_c() -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        if "keyboard interrupt" in str(exc).lower():
+        if _interrupted(exc):
             raise KeyboardInterrupt from None
         raise
 
 
 class _Minicard(Minicard):
-    """Minicard whose ``solve`` is interrupted as Python code is (:func:`_ctrl_c`)."""
+    """Minicard whose ``solve`` is interrupted as Python code is (as
+    :func:`_ctrl_c` does, without a context manager's cost per solve)."""
 
     def solve(self, assumptions: list = []) -> bool | None:  # noqa: B006 - PySAT's own signature
-        with _ctrl_c():
-            return super().solve(assumptions=assumptions)
+        try:
+            return Minicard.solve(self, assumptions)
+        except Exception as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
+
+
+def _absorb(live: set[int], pos: set[int], m: frozenset) -> None:
+    """Take out of ``live`` (and ``pos``, its variables true in every model
+    so far) the variables on which model ``m`` (its true cells) disagrees
+    with the models before it (see :meth:`SatModel.backbone`)."""
+    gone = live.intersection(pos.symmetric_difference(m))
+    if gone:
+        live.difference_update(gone)
+        pos.difference_update(gone)
 
 
 class Unsatisfiable(Exception):
@@ -66,7 +87,8 @@ class _Base:
     """What every :class:`SatModel` of one shape of game shares: its cell
     variables and its hard constraints, worked out once (:func:`_base`)."""
 
-    __slots__ = ("owners", "cards", "vars", "cell", "shape", "cells", "cell_vars", "constraints", "owner_cells")
+    __slots__ = ("owners", "cards", "vars", "cell", "shape", "cells", "cell_vars", "constraints", "owner_cells",
+                 "owner_index", "card_index")
 
     def __init__(self, owners: Sequence[str], cards: Sequence[str], categories: Mapping[str, Sequence[str]],
                  hand_sizes: Mapping[str, int], envelope: str, envelope_counts: Mapping[str, int] | None):
@@ -78,6 +100,9 @@ class _Base:
                 n += 1
                 self.vars[(o, c)] = n
         self.cell = {v: k for k, v in self.vars.items()}
+        #: the positions of a cell variable's owner and card (indexed by the variable; 0 is none)
+        self.owner_index = [-1] + [i for i in range(len(self.owners)) for _ in self.cards]
+        self.card_index = [-1] + [j for _ in self.owners for j in range(len(self.cards))]
         self.shape = (self.owners, self.cards, tuple(sorted((k, tuple(v)) for k, v in categories.items())),
                       tuple(sorted(hand_sizes.items())), envelope, tuple(sorted((envelope_counts or {}).items())))
         self.cells = n
@@ -258,79 +283,71 @@ class SatModel:
         # ``live``: the candidates on which every model so far agrees (a
         # variable leaves it once two models disagree on it); ``pos``: those
         # of them true in the models (in all of them, then).  A model
-        # disagrees on the live variables in which it differs from ``pos``.
+        # disagrees on the live variables in which it differs from ``pos``
+        # (:func:`_absorb`).  A live variable's literal is ``v`` when it is in
+        # ``pos``, else ``-v``; its flip the opposite.
         live = set(candidates)
         pos = live.intersection(models[0])
-
-        def absorb(m) -> None:  # m: the true cells of a model
-            gone = live.intersection(pos.symmetric_difference(m))
-            if gone:
-                live.difference_update(gone)
-                pos.difference_update(gone)
-
         for m in models[1:]:
-            absorb(m)
-        # the literals every model so far agrees on: for each in turn a model
-        # that flips it, with the solver preferring to flip all of them (so
-        # that one model settles many), or a proof that it is entailed
-        open_ = [v if v in pos else -v for v in candidates if v in live]
-        if len(open_) > 1:
-            s.set_phases([-x for x in open_])
-            self._flip_groups(open_, assumptions, live, absorb)
+            _absorb(live, pos, m)
+        # the variables every model so far agrees on: for each in turn a
+        # model that flips it, with the solver preferring to flip all of them
+        # (so that one model settles many), or a proof that it is entailed
+        opened = list(filter(live.__contains__, candidates))
+        if len(opened) > 1:
+            s.set_phases([-v if v in pos else v for v in opened])
+            self._flip_groups(opened, assumptions, live, pos)
         found = []
-        for lit in open_:
-            if abs(lit) not in live:  # flipped by a model found since
-                continue
-            if s.solve(assumptions=assumptions + [-lit]):
-                absorb(self._keep(s.get_model(), len(assumptions)))
+        n = len(assumptions)
+        trial = assumptions + [0]
+        for v in filter(live.__contains__, opened):  # not flipped by a model found since
+            trial[n] = flip = -v if v in pos else v
+            if s.solve(trial):
+                _absorb(live, pos, self._keep(s.get_model(), n))
             else:
-                found.append((lit, [x for x in (s.get_core() or []) if x != -lit]))
+                found.append((-flip, [x for x in (s.get_core() or []) if x != flip]))
         return found
 
-    def _flip_groups(self, open_: list[int], assumptions: list[int], live: set[int],
-                     absorb: Callable[[Any], None]) -> None:
-        """Settle many of ``open_`` (the literals every model so far agrees
-        on) with few solves, for :meth:`backbone`: assume the flips of a group
-        that can hold together (one cell per card and per owner); a model
-        (given to ``absorb``, which takes settled variables out of ``live``)
+    def _flip_groups(self, opened: list[int], assumptions: list[int], live: set[int], pos: set[int]) -> None:
+        """Settle many of ``opened`` (the variables every model so far
+        agrees on) with few solves, for :meth:`backbone`: assume the flips of
+        a group that can hold together (one cell per card and per owner); a
+        model (absorbed into ``live`` and ``pos``, see :func:`_absorb`)
         settles them all, a conflict leaves the flips of its core to
         backbone's one-by-one checks."""
         s = self.solver
-        # The flips in runs of one owner each (the candidates come owner
-        # by owner): a group takes from each run the first flip not yet
-        # settled whose card the group lacks -- from the first run of an
+        base = self._base
+        card_index = base.card_index
+        # The variables in runs of one owner each (the candidates come owner
+        # by owner): a group takes from each run the first variable still
+        # ``avail`` whose card the group lacks -- from the first run of an
         # owner only, as the flat greedy scan over the flips in order does.
-        cell = self._cell
-        runs: list = []
-        last = None
-        for lit in open_:
-            owner, card = cell[abs(lit)]
-            if owner != last:
-                runs.append((owner, []))
-                last = owner
-            runs[-1][1].append((-lit, abs(lit), card))
+        runs = [(owner, list(run)) for owner, run in groupby(opened, base.owner_index.__getitem__)]
+        avail = set(opened)  # live (not settled by a model) and not blamed for a conflict
+        n = len(assumptions)
         while True:
             group, cards, owners = [], set(), set()
             for owner, run in runs:
                 if owner in owners:
                     continue
-                for flip, v, card in run:
-                    if v in live and card not in cards:
-                        cards.add(card)
-                        owners.add(owner)
-                        group.append(flip)
-                        break
+                for v in run:
+                    if v in avail:
+                        card = card_index[v]
+                        if card not in cards:
+                            cards.add(card)
+                            owners.add(owner)
+                            group.append(-v if v in pos else v)
+                            break
             if len(group) < 2:
                 break
-            if s.solve(assumptions=assumptions + group):
-                absorb(self._keep(s.get_model(), len(assumptions)))
+            if s.solve(assumptions + group):
+                _absorb(live, pos, self._keep(s.get_model(), n))
                 # the flips settled by it are left out of every later group
-                runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[1] in live])]
+                avail.intersection_update(live)
             else:
                 core = set(s.get_core() or group)
-                blamed = {x for x in group if x in core} or set(group)
                 # to backbone's one-by-one checks
-                runs = [(o, kept) for o, run in runs if (kept := [f for f in run if f[0] not in blamed])]
+                avail.difference_update([abs(x) for x in group if x in core] or [abs(x) for x in group])
 
     def _models_of(self, assumptions: list, first: bool = False) -> list:
         """Models of ``assumptions`` (their true cells): the kept witnesses
@@ -402,36 +419,33 @@ class SatModel:
     def _witnesses(self, assumptions: list, first: bool = False) -> list:
         """The kept models that satisfy every assumption (each checked only
         against the assumptions added since it was last checked: the list
-        only grows within a game).  A cell literal, a clause or a bound is
-        checked on the model's cells.  Those that do not are dropped.  With
-        ``first``, the first that does, alone: the ones after it are checked
-        by the next call without ``first`` (the kept list then is what it
-        would be; every call that keeps a model has checked them all)."""
+        only grows within a game; see :meth:`_tests`).  Those that do not
+        are dropped.  With ``first``, the first that does, alone: the ones
+        after it are checked by the next call without ``first`` (the kept
+        list then is what it would be; every call that keeps a model has
+        checked them all)."""
         out = []
         keep = []
         n = len(assumptions)
-        facts = self._facts
         models = self._models
+        tests: dict[int, tuple] = {}  # checked -> its tests (most models share one)
         for at, entry in enumerate(models):
             m, checked = entry
             if checked > n:
                 continue
-            ok = True
-            for x in assumptions[checked:]:
-                fact = facts.get(x)
-                if fact is None:
-                    ok = (x in m) if x > 0 else (-x not in m)
-                else:
-                    lits, low, high = fact
-                    quick = self._quick.get(x)
-                    if quick is not None:  # a one-of / not-all clause
-                        held, cells = quick
-                        ok = (not cells.isdisjoint(m)) if held else (not cells.issubset(m))
-                    else:
-                        k = sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m)))
-                        ok = low <= k <= high
-                if not ok:
-                    break
+            test = tests.get(checked)
+            if test is None:
+                test = tests[checked] = self._tests(assumptions[checked:])
+            must, never, clauses, bounds = test
+            ok = must.issubset(m) and never.isdisjoint(m)
+            if ok and clauses:
+                for some, cells in clauses:
+                    if cells.isdisjoint(m) if some else cells.issubset(m):
+                        ok = False
+                        break
+            if ok and bounds:
+                ok = all(low <= sum(1 for y in lits if ((y in m) if y > 0 else (-y not in m))) <= high
+                         for lits, low, high in bounds)
             if not ok:
                 continue
             entry[1] = n
@@ -442,6 +456,26 @@ class SatModel:
                 break
         self._models = keep
         return out
+
+    def _tests(self, assumptions: list) -> tuple:
+        """What a model (its true cells) must meet to satisfy every one of
+        ``assumptions``: (the cells it must make true, those it must not --
+        the cell literals --, (True: one of / False: not all, cells) for
+        each clause, (literals, at least, at most) for each bound)."""
+        held: list[int] = []
+        lacked: list[int] = []
+        clauses: list[tuple] = []
+        bounds: list[tuple] = []
+        facts, quick = self._facts, self._quick
+        for x in assumptions:
+            fact = facts.get(x)
+            if fact is None:
+                (held if x > 0 else lacked).append(abs(x))
+            elif x in quick:  # a one-of / not-all clause
+                clauses.append(quick[x])
+            else:
+                bounds.append(fact)
+        return frozenset(held), frozenset(lacked), clauses, bounds
 
     def entails(self, assumptions: Sequence[int], lit: int) -> bool:
         """Whether ``assumptions`` entail ``lit``."""
