@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,6 +26,7 @@ def _digest(seed: str) -> str:
     return out.stdout
 
 
+@pytest.mark.slow  # two seat digests on experta in subprocesses: 12-25 s
 def test_the_experta_seat_digest_does_not_depend_on_string_hashing():
     first, second = _digest("1"), _digest("2")
     assert len(first.splitlines()) > 100
