@@ -34,15 +34,20 @@ def _loop_gains(view, suggestions) -> list:
     return [ev.estimate(t).gain_bits for t in suggestions]
 
 
-@pytest.mark.parametrize("seed", range(1, 7))
-def test_vectorized_estimates_equal_the_loops(seed):
-    compared = 0
+def _evaluators(seed: int):
+    """(view, evaluator, its candidates) of the positions of :func:`_views` the beliefs do not refuse."""
     for view in _views(seed):
         try:
             ev = SuggestionEvaluator(view)
-            suggestions = ev.candidates()
+            yield view, ev, ev.candidates()
         except beliefs.TableTooLarge:
             continue
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_vectorized_estimates_equal_the_loops(seed):
+    compared = 0
+    for view, ev, suggestions in _evaluators(seed):
         assert ev._estimate_gains(suggestions) == _loop_gains(view, suggestions), seed
         # the dense tables give the loop's own estimate the same values too
         assert [ev.estimate(t).gain_bits for t in suggestions] == _loop_gains(view, suggestions)
@@ -81,12 +86,7 @@ def test_the_compiled_gains_are_numpys():
     the same floats (the loops' own estimates are compared above)."""
     compared = 0
     for seed in (1, 2, 4, 5):
-        for view in _views(seed):
-            try:
-                ev = SuggestionEvaluator(view)
-                suggestions = ev.candidates()
-            except beliefs.TableTooLarge:
-                continue
+        for _view, ev, suggestions in _evaluators(seed):
             with kernels.switched(True):
                 compiled = ev._estimate_gains(suggestions)
             with kernels.switched(False):
