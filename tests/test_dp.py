@@ -162,3 +162,16 @@ def test_one_game_at_the_table_never_imports_numba():
             "print(code, 'numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["0", "False"], out.stderr[-2000:]
+
+
+def test_kernels_that_fail_to_compile_leave_the_numpy_path(monkeypatch):
+    """numba present but unable to compile (a platform's LLVM): warm() says so and the numpy path runs."""
+    def broken() -> None:
+        raise RuntimeError("no LLVM target")
+    monkeypatch.setattr(kernels, "_compiled", list(kernels._compiled))
+    monkeypatch.setattr(kernels, "_on", [False])
+    monkeypatch.setattr(kernels, "_run_each", broken)
+    assert kernels.warm() is False
+    assert not kernels.available()
+    record = random_record(random.Random(5), n_players=4, n_turns=6)
+    assert _values(replay(record, 6))  # the beliefs still computed

@@ -504,6 +504,17 @@ def warm() -> bool:
     if not available():
         _on[0] = False
         return False
+    try:
+        _run_each()
+    except Exception:  # numba there but unable to compile here (a platform's LLVM): the numpy path stays
+        _on[0] = False
+        _compiled[:] = [None]
+        return False
+    return True
+
+
+def _run_each() -> None:
+    """Each kernel once, on a tiny step (compiling it, or reading numba's cache)."""
     states, weights = np.zeros(1, dtype=np.uint64), np.ones(1)
     moves = move_array(((1, 1, 0, 0, 0, 0),))
     advance(states, weights, moves, close_arrays((0, ((0, 1, 1),), ((0, 1, 1.0),), -1)))
@@ -513,4 +524,3 @@ def warm() -> bool:
     bits, counts = np.ones((1, 1), dtype=np.bool_), np.ones(1, dtype=np.int64)
     likelihoods(np.full((1, 1, 1), 0.5), bits, counts)
     expected_entropies(np.full((1, 1, 1), 0.5), np.full((1, 2), 0.5), np.zeros((1, 2)), bits, counts, 1e-15)
-    return True
