@@ -96,29 +96,32 @@ def _closed(s, need, notall, w_fields, w_base, keep):  # pragma: no cover
     return True, factor, s & keep
 
 
+def _reach(s0, moves, j, has_close, need, notall, w_fields, w_base, keep):  # pragma: no cover
+    """(whether move ``j`` from ``s0`` reaches a state the step keeps, that
+    state, its seen shows' factor: 1.0 where there are none, and a weight
+    times 1.0 is the weight to the bit)."""
+    ok, s = _target(s0, moves, j)
+    if not ok or not has_close:
+        return ok, s, 1.0
+    ok, factor, s = _closed(s, need, notall, w_fields, w_base, keep)
+    return ok, s, factor
+
+
 def _advance(states, weights, moves, has_close, need, notall, w_fields, w_base, keep, bits):  # pragma: no cover
     """One forward step: (the new states in first-reached order, their
     weights, the index of the source that first reached each)."""
     n, m = states.shape[0], moves.shape[0]
-    weighted = w_fields.shape[0] > 0
     slots = np.full(1 << bits, -1, np.int64)
     out_s = np.empty(n * m, np.uint64)
     out_w = np.empty(n * m, np.float64)
     out_src = np.empty(n * m, np.int64)
     k = 0
     for i in range(n):
-        w = weights[i]
         for j in range(m):
-            ok, s = _target(states[i], moves, j)
+            ok, s, factor = _reach(states[i], moves, j, has_close, need, notall, w_fields, w_base, keep)
             if not ok:
                 continue
-            v = w
-            if has_close:
-                ok, factor, s = _closed(s, need, notall, w_fields, w_base, keep)
-                if not ok:
-                    continue
-                if weighted:
-                    v = w * factor
+            v = weights[i] * factor
             h, at = _find(slots, out_s, s, bits)
             if at >= 0:
                 out_w[at] = out_w[at] + v
@@ -139,29 +142,20 @@ def _backward(states, weights, moves, has_close, need, notall, w_fields, w_base,
     weight, whether the owner had a nonzero term)."""
     slots = _rehash(back_states, back_states.shape[0], bits)
     n, m = states.shape[0], moves.shape[0]
-    weighted = w_fields.shape[0] > 0
     b = np.zeros(n, np.float64)
     acc = np.zeros(n_owners, np.float64)
     touched = np.zeros(n_owners, np.bool_)
     for i in range(n):
-        w = weights[i]
         for j in range(m):
-            ok, s = _target(states[i], moves, j)
+            ok, s, factor = _reach(states[i], moves, j, has_close, need, notall, w_fields, w_base, keep)
             if not ok:
                 continue
-            factor = 1.0
-            if has_close:
-                ok, factor, s = _closed(s, need, notall, w_fields, w_base, keep)
-                if not ok:
-                    continue
             _, at = _find(slots, back_states, s, bits)
-            v = back_weights[at] if at >= 0 else 0.0
-            if has_close and weighted:
-                v = factor * v
+            v = factor * (back_weights[at] if at >= 0 else 0.0)
             if v != 0.0:
                 b[i] = b[i] + v
                 o = owner[j]
-                acc[o] = acc[o] + w * v
+                acc[o] = acc[o] + weights[i] * v
                 touched[o] = True
     return b, acc, touched
 
@@ -416,7 +410,7 @@ def _jitted(jit) -> list:
 
 
 #: The functions the kernels call, compiled before them.
-_HELPERS = ("_rehash", "_find", "_target", "_closed", "_likelihoods", "_pattern_rows", "_outcome_table",
+_HELPERS = ("_rehash", "_find", "_target", "_closed", "_reach", "_likelihoods", "_pattern_rows", "_outcome_table",
             "_outcome_sums", "_first_met")
 
 
