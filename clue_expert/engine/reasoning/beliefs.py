@@ -1005,17 +1005,7 @@ def _forward_mixed(start: int, moves: list, closes: list, steps: list) -> tuple[
 def _forward_vector(layer: "dp.Layer", step: tuple, close) -> "dp.Layer":
     """One vectorized step of the forward pass: the layer after the moves
     ``step`` (and the closing checks ``close``) from ``layer``."""
-    if kernels.available():
-        states, sums, _ = kernels.advance(layer.states, layer.weights, kernels.move_array(step),
-                                          kernels.close_arrays(close))
-        return dp.Layer(states, sums)
-    t, src, _, factor = dp.expand(layer.states, step, close, with_moves=False)
-    w = layer.weights[src]
-    if factor is not None:
-        w = w * factor
-    states, sums, _, _ = dp.first_order(t, w)
-    assert sums is not None
-    return dp.Layer(states, sums)
+    return dp.step(layer, step, close)[0]
 
 
 def _backward_vector(layer: "dp.Layer", step: tuple, close, move_owner: np.ndarray, back: tuple, probs: dict,

@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from clue_expert.engine.reasoning import kernels
+from . import kernels
 
 #: States of at most this many bits are packed in ``uint64`` (with a bit to spare).
 MAX_BITS = 63
@@ -200,24 +200,31 @@ def expand(states: np.ndarray, moves: tuple, close, with_moves: bool = True) -> 
     return t, flat // m, None, factor
 
 
-def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Callable[[int], None],
-            too_big: Callable[[], Exception]) -> Layer:
-    """:func:`clue_expert.engine.reasoning.beliefs._advance` on arrays: the next layer.
-    ``tally`` charges each chunk's work, ``too_big`` is raised when the new
-    layer passes ``room`` entries after a chunk (both as the loop does)."""
+def step(layer: Layer, moves: tuple, close) -> tuple[Layer, np.ndarray]:
+    """One forward step from ``layer`` (compiled when the kernels run, else
+    in numpy; the same layer either way): the next layer, and the index of
+    the source state that first reached each of its states."""
     if kernels.available():
         states, sums, born = kernels.advance(layer.states, layer.weights, kernels.move_array(moves),
                                              kernels.close_arrays(close))
-        _charge_chunks(len(layer), len(moves), chunk, born, room, tally, too_big)
-        return Layer(states, sums)
+        return Layer(states, sums), born
     t, src, _, factor = expand(layer.states, moves, close, with_moves=False)
     w = layer.weights[src]
     if factor is not None:
         w = w * factor
     states, sums, _, first = first_order(t, w)
-    _charge_chunks(len(layer), len(moves), chunk, src[first], room, tally, too_big)
     assert sums is not None
-    return Layer(states, sums)
+    return Layer(states, sums), src[first]
+
+
+def advance(layer: Layer, moves: tuple, close, room: int, chunk: int, tally: Callable[[int], None],
+            too_big: Callable[[], Exception]) -> Layer:
+    """:func:`clue_expert.engine.reasoning.beliefs._advance` on arrays: the next layer
+    (:func:`step`).  ``tally`` charges each chunk's work, ``too_big`` is raised when the new
+    layer passes ``room`` entries after a chunk (both as the loop does)."""
+    new, born = step(layer, moves, close)
+    _charge_chunks(len(layer), len(moves), chunk, born, room, tally, too_big)
+    return new
 
 
 def _charge_chunks(n: int, n_moves: int, chunk: int, born: np.ndarray, room: int, tally: Callable[[int], None],
