@@ -66,8 +66,6 @@ class Deciding:
         #: The matching cards of the disprove request running (a show names one of them).
         self._matching: frozenset = frozenset()
         self._premises_of: Callable[[Any], tuple] = lambda facts: ()
-        #: binder -> variable -> (the place of the fact that binds it, its field): see _read_of.
-        self._where: dict[Binder, dict[str, tuple[int, str]]] = {}
         #: rule id -> (binder, rule, variable, where its firings' card and per value are read: see _read_of).
         self._reads: dict[str, tuple] = {}
 
@@ -263,9 +261,7 @@ class Deciding:
         (variable ``per_var``) are read: (the place of the fact that binds
         the card, its field, the place and field of the per value or None,
         None), or None when one of them is not bound by a fact of ``binder``."""
-        where = self._where.get(binder)
-        if where is None:
-            where = self._where[binder] = {v: (i, f) for i, f, v in binder}
+        where = {v: (i, f) for i, f, v in binder}
         at, per_at = where.get(var), where.get(per_var) if per_var is not None else None
         if at is None or (per_var is not None and per_at is None):
             return None

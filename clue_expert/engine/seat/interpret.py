@@ -226,11 +226,7 @@ class RuleInterpreter:
             raise RuleLimitError(rule.path, rid, f"match: the rules' joins made over {MAX_GAME_MATCHES:,} matches "
                                                  f"in this game or record, {game[rid]:,} of them this rule's "
                                                  f"(the limit on matches per game)")
-        budget = self.budget  # budget.charge(1) inlined: past a limit, charge(0) does what charge(1) does there
-        budget.rule_left -= 1
-        budget.steps += 1
-        if budget.rule_left < 0 or budget.steps > budget.limit:
-            budget.charge(0)
+        self.budget.charge(1)
 
     def _match_env(self, rule: CompiledRule, firing: EngineFiring) -> dict:
         """The bindings a firing's right-hand side runs in: the base ones,
