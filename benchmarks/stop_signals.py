@@ -68,7 +68,7 @@ CODE = ROOT
 #: --verbose: each try that hung or did not end with 130 or 143, with its signals and the end of its stderr.
 VERBOSE = False
 
-SWEEP = ("games: 3\nseed: 1\nlineups: [[mitchell-basic], [mitchell-advanced], [kingston-deduction], "
+SWEEP = ("games: 30\nseed: 1\nlineups: [[mitchell-basic], [mitchell-advanced], [kingston-deduction], "
          "[kingston-next-not-held]]\nplayers: [3, 4, 5, 6]\n")
 NOTEBOOK_SETUP = "cluedo\nann bob cat\nann\nscarlett rope hall lounge dagger plum\n\n"
 
@@ -109,7 +109,8 @@ class Try:
                              "--records", str(folder / "records")],
                 "sweep": ["sweep", str(folder / "sweep.yaml"), "--out", str(folder / "out"), "--workers", "2"],
                 "reproduce": ["reproduce", "kingston", "--workers", "2"],
-                "play": ["play", "--players", "6", "--seed", str(seed), "--show", "all"],
+                # a long game (8-27 s): a 6-player game on CLIPS now ends before the signals come
+                "play": ["play", "--players", "10", "--seed", str(seed), "--show", "all", "--engine", "experta"],
                 "notebook": ["notebook", str(folder / "game.yaml"), "--no-color"],
                 }.get(command)
         if command == "sweep":
