@@ -48,7 +48,7 @@ from ..language import ir
 from ..language.ir import Lit, Var, evaluate
 from .base import Activation, Binder, EngineFact, EngineFiring, NativeSink, RuleEngine, bound, register_engine
 from .clp import (LOG_GLOBAL, LOG_NAME, RECORD_ONE_OF, STEPWISE_NAME, WORK_GLOBALS, WORK_MESSAGE, CompiledDefrule,
-                  bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_function)
+                  bindings_of, compile_rule, fact_text, native_of, tallies_read, tally_rule, templates, work_functions)
 
 #: The most firings one run of the rules may make (a native rule runs inside
 #: CLIPS, out of reach of the seat's work budget): beyond it the run stops
@@ -199,7 +199,8 @@ class ClipsEngine(RuleEngine):
         for text in templates():
             env.build(text)
         env.build(WORK_GLOBALS)
-        env.build(work_function(ir.MAX_PARTIAL_MATCHES))
+        for text in work_functions(ir.MAX_PARTIAL_MATCHES):
+            env.build(text)
         # No Python function is registered with the environment: clipspy keeps
         # those in a module-level table until the Environment object is deleted,
         # and a bound method there kept the adapter, and so its whole CLIPS

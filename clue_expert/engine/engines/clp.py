@@ -79,12 +79,19 @@ RULE_SLOTS = 200
 
 
 #: The partial matches (join work) the adapter's rules may make in one game
-#: (between resets), counted inside CLIPS by :data:`WORK_FUNCTION`, called by
-#: a ``(test (clue-work RULE))`` after every pattern that joins (every
-#: positive pattern but a rule's first, those inside ``not``/``exists``
-#: included).  Over it the tick fails (no more partial matches are made, so
-#: the network stays bounded) and names the rule; the adapter raises a
-#: :class:`~clue_expert.core.errors.RuleLimitError` naming file, rule and limit.
+#: (between resets), counted inside CLIPS by a tick after every pattern that
+#: joins (every positive pattern but a rule's first, those inside
+#: ``not``/``exists`` included): ``(test (or (clue-work) (clue-work-over
+#: RULE)))``.  ``clue-work`` (:func:`work_functions`) takes no argument and
+#: only raises the count (a call per partial match that also passed the
+#: rule's name and tested the limit's flag made the deduction's matching
+#: about a third dearer); past the limit it is false, and ``clue-work-over``
+#: notes the first rule over it.  Over it the tick fails (no more partial
+#: matches are made, so the network stays bounded) and names the rule; the
+#: adapter raises a :class:`~clue_expert.core.errors.RuleLimitError` naming
+#: file, rule and limit.  (A ``bind`` of a global in the test itself would be
+#: cheaper still, but CLIPS 6.4 stops with a system error, EVALUATN3, when a
+#: join's test binds.)
 WORK_NAME = "clue-work"
 WORK_OVER_NAME = "clue-work-over"
 #: What the tick writes to CLIPS's error output when the work goes over the limit (the adapter catches it).
@@ -93,12 +100,16 @@ WORK_MESSAGE = "[CLUEWORK]"
 WORK_GLOBALS = f"(defglobal ?*{WORK_NAME}* = 0 ?*{WORK_OVER_NAME}* = FALSE)"
 
 
-def work_function(limit: int) -> str:
-    """The deffunction counting one partial match of rule ``?rule`` (see :data:`WORK_NAME`)."""
-    return (f"(deffunction {WORK_NAME} (?rule)\n  (bind ?*{WORK_NAME}* (+ ?*{WORK_NAME}* 1))\n"
-            f"  (if (<= ?*{WORK_NAME}* {limit}) then TRUE\n"
-            f"   else (if (eq ?*{WORK_OVER_NAME}* FALSE) then (bind ?*{WORK_OVER_NAME}* ?rule)\n"
-            f"           (printout stderr \"{WORK_MESSAGE} over the limit in rule \" ?rule crlf)) FALSE))")
+def work_functions(limit: int) -> tuple[str, str]:
+    """The two deffunctions of the work tick (see :data:`WORK_NAME`):
+    ``clue-work`` counts one partial match, true while the count is at most
+    ``limit``; ``clue-work-over``, called by a tick past the limit, notes
+    the first rule over it, names it on CLIPS's error output and is false."""
+    count = f"?*{WORK_NAME}*"
+    return (f"(deffunction {WORK_NAME} () (<= (bind {count} (+ {count} 1)) {limit}))",
+            f"(deffunction {WORK_OVER_NAME} (?rule)\n"
+            f"  (if (eq ?*{WORK_OVER_NAME}* FALSE) then (bind ?*{WORK_OVER_NAME}* ?rule)\n"
+            f"      (printout stderr \"{WORK_MESSAGE} over the limit in rule \" ?rule crlf))\n  FALSE)")
 
 
 def salience_of(group: str, order: int) -> int:
@@ -256,7 +267,7 @@ class _RuleCompiler:
 
     def tick(self) -> list[str]:
         """The work tick after a joining pattern (none when not counting)."""
-        return [f"(test ({WORK_NAME} {self.work}))"] if self.work else []
+        return [f"(test (or ({WORK_NAME}) ({WORK_OVER_NAME} {self.work})))"] if self.work else []
 
     def refuse(self, what: str) -> RuleFileError:
         return RuleFileError(self.rule.path, self.rule.id, f"the clips engine cannot compile {what}")
@@ -540,7 +551,7 @@ def compile_rule(rule: Any, native: tuple | None = None, order: int = 0, *, new_
     ``store_clauses``, a native right-hand side that is one one-of clause
     records it as the seat's store does (:data:`RECORD_ONE_OF`; the adapter
     loads that function).  With ``work``, every join counts its partial
-    matches (:data:`WORK_NAME`; the adapter loads :func:`work_function`).  Raises
+    matches (:data:`WORK_NAME`; the adapter loads :func:`work_functions`).  Raises
     :class:`RuleFileError` naming the file, the rule and the construct for
     anything CLIPS cannot run.  ``kinds``: the fact kinds its patterns may
     match (default :data:`~clue_expert.core.facts.KINDS`)."""
@@ -839,7 +850,7 @@ def export_facts(facts: Iterable[EngineFact]) -> str:
     return "".join(fact_text(f) + "\n" for f in facts)
 
 
-__all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_function", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
+__all__ = ["WORK_MESSAGE", "WORK_GLOBALS", "WORK_NAME", "WORK_OVER_NAME", "work_functions", "CLIPS_VERSION", "LOG", "LOG_CHUNK", "LOG_GLOBAL", "LOG_NAME", "MULTISLOTS", "RECORD_ONE_OF", "RECORD_ONE_OF_NAME",
            "STEPWISE_NAME", "records_clause", "RULE_SLOTS", "TALLY_SALIENCE", "atom", "bindings_of",
            "compile_rule", "deftemplate", "derived_kinds", "all_patterns", "exportable", "exported", "plain_native", "fact_key", "input_facts", "salience_of", "tallies_read", "tally_rule",
            "batch_chunks", "export_facts", "export_program", "fact_text", "native_of", "salience_globals",
