@@ -70,6 +70,7 @@ def test_same_seed_same_puzzle():
     assert a.record.to_dict() == b.record.to_dict() and a.envelope == b.envelope
 
 
+@pytest.mark.slow  # a hard puzzle's search, 5 s; the default run makes easy ones through the same command
 def test_puzzle_cli_json_and_yaml(capsys, tmp_path):
     assert main(["puzzle", "--difficulty", "hard", "--seed", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -291,6 +291,7 @@ GENERALIZED = [  # (by, asks, cards, shown_by, card) and a wrong guess with its 
 ]
 
 
+@pytest.mark.slow  # ten seconds of browser; the default run keeps the shared page's test
 def test_the_generalized_game_by_tapping(browser, server, tmp_path, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
