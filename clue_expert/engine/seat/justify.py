@@ -116,6 +116,36 @@ class Firing:
         return str(self._message)
 
 
+class LazyFiring(Firing):
+    """A :class:`Firing` whose premises are worked out when first read
+    (``premises``: a function of no arguments giving them): a decision's
+    candidates are logged at every request, and their premises -- every
+    fact their firings matched, sorted -- are read only by a trace or an
+    explanation.  Only for premises that do not change after the firing
+    (no count among the facts matched: a count's premises are the facts it
+    counts as they stand)."""
+
+    def __init__(self, step: int, rule: str, message: object, conclusions: tuple, premises: Callable[[], tuple],
+                 turn: int | None):
+        d = self.__dict__
+        d["step"], d["rule"], d["_message"], d["conclusions"], d["turn"] = step, rule, message, conclusions, turn
+        d["_make"] = premises
+
+    def __reduce__(self) -> tuple:
+        # a plain firing, its premises worked out (the function stays behind)
+        return (Firing, (self.step, self.rule, self._message, self.conclusions, self.premises, self.turn))
+
+    @property  # type: ignore[override]
+    def premises(self) -> tuple:
+        """Keys of the facts used (worked out when first read)."""
+        d = self.__dict__
+        made = d.get("_premises")
+        if made is None:
+            made = d["_premises"] = d["_make"]()
+            d["_make"] = None
+        return made
+
+
 class _PremiseOrder(dict):
     """premise key -> its place in a list of premises (sheet order of its
     names, then its kind), worked out once per key (kept for at most
