@@ -95,6 +95,11 @@ def alive(pid: int) -> bool:
         return False
 
 
+def _default_sigint() -> None:
+    """In the child, before it runs the command: SIGINT's default action back."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Try:
     """One run of a command: its process, its folder, how it is known to be running."""
 
@@ -134,9 +139,12 @@ class Try:
         env = dict(os.environ, PYTHONPATH=str(CODE), PYTHONUNBUFFERED="1")
         self.err_path = folder / "stderr"
         self.out_path = folder / "stdout"
+        # SIGINT at its default in the command, as at a terminal: run as a shell's background job (a
+        # script's `cmd &`), this process may have it ignored, the command would inherit that and
+        # keep it ignored (nohup), and every Ctrl-C pattern would hang
         self.proc = subprocess.Popen([sys.executable, "-m", "clue_expert", *argv], stdin=self.stdin,
                                      stdout=open(self.out_path, "w"), stderr=open(self.err_path, "w"),
-                                     env=env, start_new_session=True, cwd=folder)
+                                     env=env, start_new_session=True, cwd=folder, preexec_fn=_default_sigint)
         if command == "notebook":
             assert self.proc.stdin is not None
             self.proc.stdin.write(NOTEBOOK_SETUP.encode())

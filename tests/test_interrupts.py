@@ -62,6 +62,32 @@ def test_run_games_interrupted_keeps_the_finished_games(tmp_path, workers):
     assert {f"game-{r.index + 1:05d}.yaml" for r in exc.results} <= set(records)
 
 
+def test_a_ctrl_c_during_a_record_write_counts_that_game(tmp_path, monkeypatch):
+    """A Ctrl-C that comes while a finished game's record is written waits
+    until the game is counted too: every record on disk is a game the
+    summary counts (it was raised as the write's hold ended, the game not
+    yet counted: 4 records, 3 games)."""
+    real = simulate._write_record
+    written: list[int] = []
+
+    def write(folder, index, record):
+        real(folder, index, record)
+        written.append(index)
+        if len(written) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the second record lands
+    monkeypatch.setattr(simulate, "_write_record", write)
+    specs = make_specs(players=3, games=10, seed=3, strategies=["mitchell-basic"], records=str(tmp_path))
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal (not a shell's background job)
+    try:
+        with pytest.raises(Interrupted) as caught:
+            run_games(specs, 1)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    counted = sorted(r.index for r in caught.value.results)
+    assert counted == sorted(written) and len(counted) == 2
+    assert sorted(p.name for p in tmp_path.glob("game-*.yaml")) == [f"game-{i + 1:05d}.yaml" for i in counted]
+
+
 def test_simulate_command_interrupted_prints_the_summary_and_exits_130(monkeypatch, capsys):
     real = simulate.play_one
     count = [0]

@@ -713,10 +713,14 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
 
     def finished(summary: GameSummary, record) -> None:
         # the parent writes the records, so those on disk are exactly the games counted
-        # (and, on a cluster, they land on this machine, where --records says)
-        if record is not None and folder is not None:
-            _write_record(folder, summary.index, record)
-        out.append(summary)
+        # (and, on a cluster, they land on this machine, where --records says): a stop
+        # signal waits until the record is written *and* the game counted (one that came
+        # during the write was raised as the write's hold ended, before the count: a
+        # record on disk for a game the summary did not count)
+        with signals_held():
+            if record is not None and folder is not None:
+                _write_record(folder, summary.index, record)
+            out.append(summary)
         if progress:
             progress(summary)
     results = (executor or LocalExecutor(workers)).results(specs)

@@ -135,7 +135,7 @@ class LazyFiring(Firing):
         # a plain firing, its premises worked out (the function stays behind)
         return (Firing, (self.step, self.rule, self._message, self.conclusions, self.premises, self.turn))
 
-    @property  # type: ignore[override]
+    @property
     def premises(self) -> tuple:
         """Keys of the facts used (worked out when first read)."""
         d = self.__dict__
