@@ -69,8 +69,6 @@ class Deciding:
         self._premises_of: Callable[[Any], tuple] = lambda facts: ()
         #: rule id -> (binder, rule, variable, where its firings' card and per value are read: see _read_of).
         self._reads: dict[str, tuple] = {}
-        #: id(binder) -> (binder, whether its defrule's firings match a count): see _counts_matched.
-        self._counting: dict[int, tuple] = {}
 
     def attach(self, rule_ids, env_of: Callable[[dict], dict], premises_of: Callable[[Any], tuple]) -> None:
         """The seat's rules in order (gathered candidates come in this
@@ -355,7 +353,7 @@ class Deciding:
             assert self.candidates is not None
             self.candidates.append(cand)
             conclusions = (decision_key(kind, opts),)
-            if _counts_matched(entry, self._counting):  # a count's premises are what it counts now: worked out now
+            if _counts_matched(entry):  # a count's premises are what it counts now: worked out now
                 self._log.log(Firing(step, rule.id, message, conclusions, self._premises(entry), self._log.turn))
             else:
                 self._log.log(LazyFiring(step, rule.id, message, conclusions, functools.partial(self._premises, entry),
@@ -461,24 +459,10 @@ def _env_of_kept(item: tuple) -> dict:
     return env
 
 
-def _counts_matched(entry: "_Gathered", known: dict) -> bool:
+def _counts_matched(entry: "_Gathered") -> bool:
     """Whether a gathered candidate's firings matched a count (or were not
-    kept as they came): its premises must then be worked out at once.  The
-    firings of one defrule (one ``binder``, kept in ``known`` by its
-    identity) match facts of the same kinds in the same places: their kinds
-    are looked at once."""
-    for item in entry.items:
-        if type(item) is not tuple:
-            return True
-        binder = item[2]
-        seen = known.get(id(binder)) if binder else None
-        if seen is None or seen[0] is not binder:
-            seen = (binder, any(fact.kind in TALLY_KINDS for fact in item[1]))
-            if binder:
-                known[id(binder)] = seen
-        if seen[1]:
-            return True
-    return False
+    kept as they came): its premises must then be worked out at once."""
+    return any(type(item) is not tuple or any(fact.kind in TALLY_KINDS for fact in item[1]) for item in entry.items)
 
 
 class _GatheredMessage(LazyMessage):
