@@ -1,8 +1,9 @@
 """Shared test fixtures: the system's headless Chromium for the browser tests, and a bare clipspy
-environment running a CLIPS batch file."""
+environment running a CLIPS batch file; SIGINT handled as at a terminal."""
 from __future__ import annotations
 
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
@@ -16,6 +17,16 @@ def _binary(*names: str) -> str | None:
         if path:
             return path
     return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Python's Ctrl-C handler, as at a terminal, when the suite starts with
+    SIGINT ignored (a shell's background job: a script's ``pytest &``).  The
+    processes the tests start inherit the disposition, and the long commands
+    keep an ignored SIGINT ignored (nohup): a Ctrl-C sent to them was lost and
+    they ran on (the finalizer test's child slept for ever)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 CHROMIUM = _binary("chromium", "chromium-browser", "google-chrome")

@@ -165,10 +165,6 @@ def test_kept_shadows_answer_as_fresh_ones(seed, monkeypatch):
 UNHEEDED = """
 import faulthandler, os, signal, sys, time
 faulthandler.dump_traceback_later(40)  # should it hang: where every thread is, on stderr
-# Python's Ctrl-C handler put back: a suite started as a shell's background job (a script's
-# `cmd &`) runs with SIGINT ignored, which its children inherit and stoppable leaves ignored
-# (nohup): the signal below was then lost and the child slept for ever
-signal.signal(signal.SIGINT, signal.default_int_handler)
 from clue_expert.play.stopping import stoppable
 
 class Finalized:

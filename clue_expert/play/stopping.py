@@ -138,12 +138,9 @@ def _on_signal(signum: int, frame: Any) -> None:
     # reached only when the signal came in a finalizer, where the exception would be dropped:
     # the stop is noted; a game loop acts on it after its game, and should nothing act on it
     # (a command that does not look), the process ends STOP_GRACE seconds later
-    try:
-        timer = threading.Timer(STOP_GRACE, _unheeded, (signum,))
-        timer.daemon = True
-        timer.start()
-    except Exception:  # no thread to be had (a process at its limit): the stop cannot wait, it ends now
-        _quit_now(signum)
+    timer = threading.Timer(STOP_GRACE, _unheeded, (signum,))
+    timer.daemon = True
+    timer.start()
 
 
 #: Seconds after which a stop noted but not acted on (:func:`interrupt` in a
