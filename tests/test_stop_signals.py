@@ -188,3 +188,43 @@ def test_a_stop_noted_in_a_finalizer_and_never_acted_on_still_ends_the_process()
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "interrupted"
+
+
+SWALLOWED = """
+import faulthandler, os, signal, sys, time
+faulthandler.dump_traceback_later(40)
+from clue_expert.play.stopping import stoppable
+
+# a library's Python code that its C code calls back and whose exceptions that C code drops, as
+# numba's compiled functions do with numba.core.serialize._numba_unpickle
+called_back = {"__name__": "numba.core.serialize", "os": os, "signal": signal}
+exec('''
+def unpickle():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler runs here, in this frame
+            pass
+    except BaseException:
+        pass  # dropped by the C code
+''', called_back)
+
+def cmd(args):
+    called_back["unpickle"]()
+    end = time.monotonic() + 30
+    while time.monotonic() < end:  # the command goes on working, never looking at the stop noted
+        sum(range(1000))
+    return 0
+
+sys.exit(stoppable(cmd)(None))
+"""
+
+
+def test_a_stop_landing_in_code_called_back_from_c_is_sent_again_and_stops_the_command():
+    """A SIGTERM whose KeyboardInterrupt landed in numba's unpickler and was
+    dropped left ``contest-agent`` playing on (CI, 1 try in 3 on a loaded
+    machine).  The stop is sent again until it lands where it is raised: the
+    command stops as on the first signal (143, "terminated")."""
+    proc = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 143, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "terminated"

@@ -643,6 +643,7 @@ class LocalExecutor:
                 for spec in specs:
                     result = play_one(spec)
                     if STOP_ASKED:  # an interrupt dropped in a callback: the game is not counted
+                        STOP_ASKED.clear()  # acted on (nothing sends it again)
                         raise KeyboardInterrupt
                     yield result
             return
@@ -675,6 +676,7 @@ def _pooled(pool: _Pool, specs: Sequence[GameSpec]) -> Iterator[tuple]:
                 break
             ready = multiprocessing.connection.wait(list(busy), timeout=RESULT_POLL)
             if STOP_ASKED:  # an interrupt the parent's handler noted but could not raise
+                STOP_ASKED.clear()  # acted on (nothing sends it again)
                 raise KeyboardInterrupt
             for conn in ready:
                 worker = busy[conn]

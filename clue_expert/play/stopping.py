@@ -6,6 +6,10 @@ do, wherever they are sent (issue 39, docs/exit-codes.md).
   noted (:func:`stop_asked`) and raised as
   :class:`KeyboardInterrupt`, so the work finished is kept and summarised;
   the exit code is 128 + that signal (130 for SIGINT, 143 for SIGTERM).
+  Where that exception would be dropped (a finalizer; a library's Python
+  code that its C code calls back, such as numba's or clipspy's), the stop
+  is noted and sent again to the main thread until it lands elsewhere; the
+  process ends two seconds later should it never land.
 * A **second** signal while that stop is under way: a SIGTERM is absorbed
   (the first stop, which never waits without a bound, goes on and prints its
   summary: what a supervisor that forwards its SIGTERM, or signals every
@@ -33,6 +37,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Any, Callable, Iterator
 
 #: The stop signals.
@@ -64,12 +69,36 @@ def in_finalizer(frame: Any) -> bool:
     return False
 
 
+#: The libraries whose Python code their C code calls back (numba's compiled
+#: functions unpickle their constants through ``numba.core.serialize``;
+#: clipspy's routers and functions are cffi callbacks): an exception raised
+#: in it may be dropped by the C code, silently.  (A SIGTERM landing in
+#: numba's ``_numba_unpickle`` left ``contest-agent`` playing on, in about 1
+#: try in 20 on a loaded machine.)
+CALLED_BACK = ("numba", "clips", "cffi")
+
+
+def called_back(frame: Any) -> bool:
+    """Whether ``frame`` (where a signal came in) is the Python code of a
+    library that C code calls back (:data:`CALLED_BACK`)."""
+    if frame is None:
+        return False
+    name = frame.f_globals.get("__name__", "")
+    return name.split(".", 1)[0] in CALLED_BACK
+
+
+def dropped_here(frame: Any) -> bool:
+    """Whether an exception raised at ``frame`` may be dropped instead of
+    stopping the command (:func:`in_finalizer`, :func:`called_back`)."""
+    return called_back(frame) or in_finalizer(frame)
+
+
 def interrupt(signum: int, frame: Any) -> None:
     """A stop signal's handler: the stop noted (:func:`stop_asked`), and
-    KeyboardInterrupt raised unless ``frame`` is in a finalizer, where it
-    would only be printed (:func:`in_finalizer`)."""
+    KeyboardInterrupt raised unless ``frame`` is where it would be dropped
+    (:func:`dropped_here`)."""
     stop_asked(signum)
-    if not in_finalizer(frame):
+    if not dropped_here(frame):
         raise KeyboardInterrupt
 
 
@@ -125,6 +154,12 @@ def _on_signal(signum: int, frame: Any) -> None:
         # it ends at once, as the default action would (no exception that an
         # at-fork hook could swallow)
         os._exit(128 + signum)
+    if _again:  # the stop sent again (:func:`_send_again`), or a signal that came meanwhile
+        _again.clear()
+        if STOP_ASKED and not dropped_here(frame):
+            STOP_ASKED.clear()  # acted on
+            raise KeyboardInterrupt
+        return
     first = not _received
     _received.append(signum)
     if not first:
@@ -135,21 +170,40 @@ def _on_signal(signum: int, frame: Any) -> None:
         return
     _first.append(signum)
     interrupt(signum, frame)
-    # reached only when the signal came in a finalizer, where the exception would be dropped:
-    # the stop is noted; a game loop acts on it after its game, and should nothing act on it
-    # (a command that does not look), the process ends STOP_GRACE seconds later
-    timer = threading.Timer(STOP_GRACE, _unheeded, (signum,))
-    timer.daemon = True
-    timer.start()
+    # reached only when the signal came where the exception would be dropped (a finalizer, a
+    # library's code called back from C): the stop is noted and sent again to the main thread
+    # every AGAIN_EVERY s until it lands where it stops the command (or a game loop acted on
+    # it); should nothing take it, the process ends STOP_GRACE seconds later
+    threading.Thread(target=_send_again, args=(signum, threading.main_thread().ident),
+                     name="stop-again", daemon=True).start()
 
 
-#: Seconds after which a stop noted but not acted on (:func:`interrupt` in a
-#: finalizer, nothing looking at :data:`STOP_ASKED`) ends the process.
+#: Seconds after which a stop noted but not acted on (it came where its
+#: exception would be dropped, and sending it again never found the main
+#: thread elsewhere) ends the process.
 STOP_GRACE = 2.0
 
 
-def _unheeded(signum: int) -> None:
-    """The end of a stop nobody acted on (see :func:`_on_signal`)."""
+#: Seconds between two sendings of a stop that was not acted on (:func:`_send_again`).
+AGAIN_EVERY = 0.01
+#: A stop sent again, not yet taken by the handler (:func:`_on_signal`).
+_again: list = []
+
+
+def _send_again(signum: int, main: int | None) -> None:
+    """A thread's loop: a stop noted where its exception would have been
+    dropped is sent again to the main thread (``main``; a real signal, so it
+    also ends a blocking call there) until the handler raised it or a game
+    loop acted on it (:data:`STOP_ASKED` emptied); after STOP_GRACE seconds
+    the process ends with 128 + ``signum``."""
+    deadline = time.monotonic() + STOP_GRACE
+    while time.monotonic() < deadline:
+        time.sleep(AGAIN_EVERY)
+        if not STOP_ASKED:
+            return
+        if not _again and main is not None and hasattr(signal, "pthread_kill"):
+            _again.append(signum)
+            signal.pthread_kill(main, signum)
     if STOP_ASKED:
         _quit_now(signum)
 
