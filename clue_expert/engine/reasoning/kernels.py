@@ -386,9 +386,9 @@ def _load() -> list[Any]:
             _compiled.append(None)
             return []
         try:  # compiled once and kept (beside this file, or in the user's cache folder)
-            made = _jitted(numba.njit(cache=True, nogil=True))
+            made = _jitted(numba.njit(cache=True, nogil=True), numba.njit(cache=True, nogil=True, inline="always"))
         except RuntimeError:  # no folder to keep them in: compiled in each process
-            made = _jitted(numba.njit(nogil=True))
+            made = _jitted(numba.njit(nogil=True), numba.njit(nogil=True, inline="always"))
         _compiled.extend(made)
     if _compiled and _compiled[0] is None:
         return []
@@ -401,17 +401,22 @@ _made: dict = {}
 _MADE_MAX = 4096
 
 
-def _jitted(jit) -> list:
+def _jitted(jit, inlined) -> list:
     """The kernels through ``jit``; the helpers they call by name
-    (:data:`_HELPERS`) are compiled first and put in their places."""
+    (:data:`_HELPERS`) are compiled first and put in their places, those
+    of every (state, move) pair (:data:`_INLINED`) through ``inlined``
+    (numba's ``inline="always"``: called as functions, they cost sixteen
+    times the step's own work)."""
     for name in _HELPERS:
-        globals()[name] = jit(globals()[name])
+        globals()[name] = (inlined if name in _INLINED else jit)(globals()[name])
     return [jit(_advance), jit(_backward), jit(_group), _likelihoods, jit(_expected_entropies)]
 
 
 #: The functions the kernels call, compiled before them.
 _HELPERS = ("_rehash", "_find", "_target", "_closed", "_reach", "_likelihoods", "_pattern_rows", "_outcome_table",
             "_outcome_sums", "_first_met")
+#: The helpers inlined where they are called (a step calls them for every (state, move) pair).
+_INLINED = ("_find", "_target", "_closed", "_reach")
 
 
 def close_arrays(close) -> tuple:
