@@ -19,6 +19,7 @@ import pytest
 
 from clue_expert.core.cards import get_edition
 from clue_expert.core.observations import Accusation, DealtHand
+from clue_expert.play.stopping import dropped_here
 from clue_expert.engine import library
 from clue_expert.engine.seat.knowledge import Knowledge
 from clue_expert.core.deals import random_deal
@@ -228,3 +229,21 @@ def test_a_stop_landing_in_code_called_back_from_c_is_sent_again_and_stops_the_c
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.returncode == 143, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "terminated"
+
+
+def _frame_in(module: str):
+    """A frame of code whose module is named ``module``."""
+    scope = {"__name__": module, "sys": sys}
+    exec("def here():\n    return sys._getframe()\n", scope)
+    return scope["here"]()
+
+
+def test_only_code_that_c_calls_back_counts_as_dropping_a_stop():
+    """numba's unpickler and clipspy's cffi callbacks drop an exception
+    raised in them; numba's compiler (plain Python, a first compile takes
+    seconds) and our own code raise it as usual."""
+    for module in ("numba.core.serialize", "clips.routers", "clips.functions", "cffi.api"):
+        assert dropped_here(_frame_in(module)), module
+    for module in ("numba.core.dispatcher", "numba", "clips", "clips.environment",
+                   "clue_expert.engine.engines.clips", "__main__"):
+        assert not dropped_here(_frame_in(module)), module

@@ -69,22 +69,23 @@ def in_finalizer(frame: Any) -> bool:
     return False
 
 
-#: The libraries whose Python code their C code calls back (numba's compiled
-#: functions unpickle their constants through ``numba.core.serialize``;
-#: clipspy's routers and functions are cffi callbacks): an exception raised
-#: in it may be dropped by the C code, silently.  (A SIGTERM landing in
-#: numba's ``_numba_unpickle`` left ``contest-agent`` playing on, in about 1
-#: try in 20 on a loaded machine.)
-CALLED_BACK = ("numba", "clips", "cffi")
+#: The modules (and packages) of Python code that C code calls back, where
+#: an exception raised may be dropped by the C code, silently: numba's
+#: compiled functions unpickle their constants through
+#: ``numba.core.serialize``; clipspy's routers and functions are cffi
+#: callbacks.  (A SIGTERM landing in numba's ``_numba_unpickle`` left
+#: ``contest-agent`` playing on, in about 1 try in 20 on a loaded machine.)
+#: Only these: numba's compiler, say, is plain Python that raises as usual.
+CALLED_BACK = ("numba.core.serialize", "clips.routers", "clips.functions", "cffi")
 
 
 def called_back(frame: Any) -> bool:
-    """Whether ``frame`` (where a signal came in) is the Python code of a
-    library that C code calls back (:data:`CALLED_BACK`)."""
+    """Whether ``frame`` (where a signal came in) is Python code that C code
+    calls back (:data:`CALLED_BACK`)."""
     if frame is None:
         return False
     name = frame.f_globals.get("__name__", "")
-    return name.split(".", 1)[0] in CALLED_BACK
+    return any(name == m or name.startswith(m + ".") for m in CALLED_BACK)
 
 
 def dropped_here(frame: Any) -> bool:
