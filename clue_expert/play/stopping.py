@@ -75,8 +75,9 @@ def in_finalizer(frame: Any) -> bool:
 #: ``numba.core.serialize``; clipspy's routers and functions are cffi
 #: callbacks.  (A SIGTERM landing in numba's ``_numba_unpickle`` left
 #: ``contest-agent`` playing on, in about 1 try in 20 on a loaded machine.)
-#: Only these: numba's compiler, say, is plain Python that raises as usual.
-CALLED_BACK = ("numba.core.serialize", "clips.routers", "clips.functions", "cffi")
+#: Only these: numba's compiler, say, is plain Python that raises as usual,
+#: and cffi's own Python is never what its C calls back.
+CALLED_BACK = ("numba.core.serialize", "clips.routers", "clips.functions")
 
 
 def called_back(frame: Any) -> bool:
@@ -196,15 +197,17 @@ def _send_again(signum: int, main: int | None) -> None:
     dropped is sent again to the main thread (``main``; a real signal, so it
     also ends a blocking call there) until the handler raised it or a game
     loop acted on it (:data:`STOP_ASKED` emptied); after STOP_GRACE seconds
-    the process ends with 128 + ``signum``."""
+    the process ends with 128 + ``signum``.  (Without ``pthread_kill``, as
+    on Windows, it only waits for that end.)"""
+    target = main if hasattr(signal, "pthread_kill") else None
     deadline = time.monotonic() + STOP_GRACE
     while time.monotonic() < deadline:
         time.sleep(AGAIN_EVERY)
         if not STOP_ASKED:
             return
-        if not _again and main is not None and hasattr(signal, "pthread_kill"):
+        if target is not None and not _again:
             _again.append(signum)
-            signal.pthread_kill(main, signum)
+            signal.pthread_kill(target, signum)
     if STOP_ASKED:
         _quit_now(signum)
 
@@ -230,6 +233,7 @@ def stoppable(cmd: Callable[[Any], int]) -> Callable[[Any], int]:
             return cmd(args)
         _received.clear()
         _first.clear()
+        _again.clear()
         _parent[0] = os.getpid()
         old = {s: signal.getsignal(s) for s in STOP_SIGNALS}
         ignored = {s for s, h in old.items() if h is signal.SIG_IGN}  # nohup: left ignored
