@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
+import pickle
+
 import pytest
 
-from clue_expert.core.cards import dealt_hand_sizes, editions, get_edition
+from clue_expert.core.cards import dealt_hand_sizes, editions, get_edition, pool_edition
 from clue_expert.core.deals import get_deal, parse_deal, shipped_deals
 from clue_expert.core.errors import DealError, UnknownCardError, UnknownEditionError
 
@@ -90,3 +93,18 @@ def test_malformed_deals(change, message):
     change(d)
     with pytest.raises(DealError, match=message):
         parse_deal(d, "test.yaml")
+
+
+@pytest.mark.parametrize("edition", [get_edition("cluedo"), pool_edition(30, 4)], ids=["shipped", "pool"])
+def test_an_edition_unpickles_as_one_equal_object(edition):
+    a, b = (pickle.loads(pickle.dumps(edition)) for _ in range(2))
+    assert a is b and a == edition and a.envelope_counts == edition.envelope_counts
+    assert a.card_ids == edition.card_ids and a.resolve(edition.cards[0].name) == edition.cards[0].id
+
+
+def test_editions_that_differ_only_in_envelope_counts_unpickle_apart():
+    ed = pool_edition(30, 4)
+    other = dataclasses.replace(ed, envelope_counts={"card": 5})
+    assert other == ed  # (the counts are left out of the comparison)
+    assert pickle.loads(pickle.dumps(ed)).envelope_counts == {"card": 4}
+    assert pickle.loads(pickle.dumps(other)).envelope_counts == {"card": 5}
