@@ -96,15 +96,14 @@ def test_malformed_deals(change, message):
 
 
 @pytest.mark.parametrize("edition", [get_edition("cluedo"), pool_edition(30, 4)], ids=["shipped", "pool"])
-def test_an_edition_unpickles_as_one_equal_object(edition):
-    a, b = (pickle.loads(pickle.dumps(edition)) for _ in range(2))
-    assert a is b and a == edition and a.envelope_counts == edition.envelope_counts
+def test_an_edition_unpickles_equal(edition):
+    a = pickle.loads(pickle.dumps(edition))
+    assert a == edition and a.envelope_counts == edition.envelope_counts and hash(a) == hash(edition)
     assert a.card_ids == edition.card_ids and a.resolve(edition.cards[0].name) == edition.cards[0].id
 
 
-def test_editions_that_differ_only_in_envelope_counts_unpickle_apart():
+def test_editions_that_differ_only_in_envelope_counts_are_other_editions():
     ed = pool_edition(30, 4)
     other = dataclasses.replace(ed, envelope_counts={"card": 5})
-    assert other == ed  # (the counts are left out of the comparison)
-    assert pickle.loads(pickle.dumps(ed)).envelope_counts == {"card": 4}
-    assert pickle.loads(pickle.dumps(other)).envelope_counts == {"card": 5}
+    assert other != ed and other.envelope_size == 5
+    assert pickle.loads(pickle.dumps(other)) == other != pickle.loads(pickle.dumps(ed))

@@ -69,8 +69,9 @@ class Edition:
     """Other names of the edition."""
     categories: tuple[str, ...] = CLASSIC_CATEGORIES
     """The categories in sheet order."""
-    envelope_counts: dict = field(default_factory=dict, compare=False)
-    """category -> how many of its cards the envelope takes (default 1 each)."""
+    envelope_counts: dict = field(default_factory=dict, hash=False)
+    """category -> how many of its cards the envelope takes (default 1 each): compared (two
+    editions whose envelopes take other counts are other games), not hashed (a dict)."""
     source: str | None = None
     """The file it was read from, when given by path (None for a shipped edition)."""
     _lookup: dict = field(default_factory=dict, compare=False, repr=False)
@@ -87,16 +88,6 @@ class Edition:
                 if other is not None and other != card.id:
                     raise ClueError(f"edition {shorten(self.id)}: name {shorten(key)} is ambiguous ({other} / {card.id})")
                 self._lookup[key] = card.id
-
-    def __reduce__(self) -> tuple:
-        """Pickled by its fields, unpickled by :func:`_received_edition`: as
-        the one instance of an equal edition this process has received
-        before.  A pool worker that receives a game at a time then gets the
-        same edition object with each game, so its seats keep their engines
-        from game to game (a seat keeps its knowledge only for the same
-        edition object) instead of building them again for every game."""
-        return (_received_edition, (self.id, self.name, self.cards, self.description, self.aliases,
-                                    self.categories, tuple(self.envelope_counts.items()), self.source))
 
     @property
     def ref(self) -> str:
@@ -290,26 +281,6 @@ def _edition_card(entry: object, category: str, index: int, bad) -> Card:
         raise bad(f"card {shorten(entry['id'])}: 'aliases' must be a list of names")
     return Card(id=visible(normalize(entry["id"])), name=visible(str(entry.get("name", entry["id"]))[:80]),
                 category=category, aliases=tuple(normalize(a) for a in aliases), index=index)
-
-
-#: Editions this process received by unpickling, by their fields (:meth:`Edition.__reduce__`):
-#: one instance for each, the oldest dropped past :data:`MAX_RECEIVED`.
-_RECEIVED: dict = {}
-MAX_RECEIVED = 64
-
-
-def _received_edition(id: str, name: str, cards: tuple, description: str, aliases: tuple, categories: tuple,
-                      counts: tuple, source: str | None) -> Edition:
-    """The edition of these fields: the instance received before, else a new one (kept)."""
-    key = (id, name, cards, description, aliases, categories, counts, source)
-    ed = _RECEIVED.get(key)
-    if ed is None:
-        ed = Edition(id=id, name=name, cards=cards, description=description, aliases=aliases,
-                     categories=categories, envelope_counts=dict(counts), source=source)
-        while len(_RECEIVED) >= MAX_RECEIVED:
-            _RECEIVED.pop(next(iter(_RECEIVED)))
-        _RECEIVED[key] = ed
-    return ed
 
 
 def load_edition_file(path: str | Path) -> Edition:

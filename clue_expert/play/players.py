@@ -197,7 +197,9 @@ class RuleBasedPlayer(Player):
 
     def start(self, edition: Edition, players: Sequence[str], hand_sizes: dict, hand: Sequence[str]) -> None:
         k = self._knowledge
-        if k is not None and k.edition is edition and k.players == tuple(players):
+        # an equal edition, not only the same object: a pool worker receives each game pickled, with an
+        # edition of its own (the engine was built again for every game there, 40 % of a worker's CPU)
+        if k is not None and k.edition == edition and k.players == tuple(players):
             k.new_game(self.name, hand_sizes)
         else:
             extra = (self.moves,) if self.moves is not None else ()
