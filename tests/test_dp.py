@@ -175,3 +175,20 @@ def test_kernels_that_fail_to_compile_leave_the_numpy_path(monkeypatch):
     assert not kernels.available()
     record = random_record(random.Random(5), n_players=4, n_turns=6)
     assert _values(replay(record, 6))  # the beliefs still computed
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_view_that_overfills_a_hand_is_refused_alike_on_every_path(compiled):
+    """The probable clues taken as facts can give an owner more cards than his hand (a bluffer's clues,
+    seen at 6 players in `strongest.py --field mixed`). The beliefs refuse such a view as inconsistent
+    (a ValueError, which the supposed views read as "no beliefs") on every path: the compiled DP used
+    to fail on the negative capacity with an OverflowError, which stopped the game."""
+    record = random_record(random.Random(7), n_players=6, n_turns=6)
+    k = replay(record, 2)
+    p = next(o for o in k.players if o != k.me)
+    unknown = [c for c in k.cards if k.status(p, c) == "unknown"]
+    extra = k.hand_sizes[p] - sum(1 for c in k.cards if k.status(p, c) == "held") + 1
+    view = Supposed(k, frozenset((p, c) for c in unknown[:extra]), frozenset())
+    with kernels.switched(compiled):
+        with pytest.raises(ValueError, match="more cards than the hand"):
+            compute(view)

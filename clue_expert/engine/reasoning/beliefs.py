@@ -229,6 +229,9 @@ class BeliefProblem:
         self.fixed = fixed = {c: a[0] for c, a in allowed.items() if len(a) == 1}
         self.free = [c for c in self.cards if len(allowed[c]) > 1]
         self.cap0 = tuple(k.hand_sizes[p] - sum(1 for o in fixed.values() if o == p) for p in self.players)
+        if min(self.cap0, default=0) < 0:  # a supposed view (probable clues taken as facts) can say so
+            over = [p for p, c in zip(self.players, self.cap0) if c < 0]
+            raise ValueError(f"{', '.join(over)} would hold more cards than the hand: the knowledge is inconsistent")
         self._envelope_needs()
         self.clauses = self._live_clauses(k)
         # wrong accusations: the envelope is not all of these.  A clause with
