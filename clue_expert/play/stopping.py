@@ -277,16 +277,44 @@ def hold_for_exit() -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
 
+def _deferring(deferred: list) -> dict:
+    """In the main thread: the stop signals' handlers replaced by one that
+    notes the signal in ``deferred`` (an ignored signal stays ignored); the
+    handlers replaced.  Elsewhere (where Python sets no handler): none."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced = {}
+    for s in STOP_SIGNALS:
+        h = signal.getsignal(s)
+        if h is not signal.SIG_IGN and h is not None:
+            replaced[s] = signal.signal(s, lambda signum, frame: deferred.append(signum))
+    return replaced
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back (blocked) inside: delivered, and handled,
-    when the block is left.  For writes that must be whole and for ending
-    worker processes; a no-op where the platform has no signal masks."""
+    """SIGINT and SIGTERM held back inside: delivered, and handled, when the
+    block is left.  For writes that must be whole and for ending worker
+    processes; a no-op where the platform has no signal masks.
+
+    Blocking a signal holds it back only in the thread that blocks it: a
+    signal sent to the process goes to another thread that does not block
+    it (a library's, this module's ``stop-again``), whose handler has
+    Python's handler run in the main thread at once -- inside the block.
+    So in the main thread the handlers are also replaced, for the block, by
+    one that notes the signal; each signal noted is raised again, once, as
+    the block is left, and handled by the handler put back."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    deferred: list = []
+    replaced = _deferring(deferred)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # one pending here is noted, not handled
+        for s, h in replaced.items():
+            signal.signal(s, h)
+        for s in dict.fromkeys(deferred):  # each once, in the order they came (as pending signals are)
+            signal.raise_signal(s)
