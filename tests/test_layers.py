@@ -151,3 +151,32 @@ def test_serve_without_the_web_extra_says_which_to_install(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2 and "serve needs Starlette, which is not installed: pip install 'clue-expert[web]'" \
         in out.stderr, out.stderr
+
+
+def test_the_cli_starts_without_running_numpy_or_asyncio():
+    """Start-up pays for neither: numpy runs when the exact beliefs first do (``core.lazy``), asyncio is
+    imported by ``serve`` alone.  (They cost about 70 ms of a 0.4 s start before.)"""
+    code = ("import sys\n"
+            "from clue_expert.people.cli import main\n"  # every command's module, as the console script
+            "print(sorted(m for m in ('numpy._core', 'asyncio') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_a_lazy_module_runs_at_its_first_use_and_a_missing_one_fails_at_once():
+    code = ("import sys\n"
+            "from clue_expert.core.lazy import lazy_module\n"
+            "assert 'colorsys' not in sys.modules\n"
+            "m = lazy_module('colorsys')\n"
+            "before = type(m).__name__\n"  # type() does not run it
+            "hsv = m.rgb_to_hsv(1.0, 0.0, 0.0)\n"
+            "print(before, type(m).__name__, hsv, lazy_module('colorsys') is m)\n"
+            "try:\n"
+            "    lazy_module('clue_expert_no_such_module')\n"
+            "except ModuleNotFoundError as exc:\n"
+            "    print('missing:', exc.name)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["_LazyModule module (0.0, 1.0, 1.0) True",
+                                       "missing: clue_expert_no_such_module"], out.stdout

@@ -14,7 +14,6 @@ without it the answer is 403.
 """
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import secrets
@@ -69,6 +68,8 @@ def _web():
 
 def build_app(table: TableAssistant, token: str | None = None):
     """The ASGI app of ``table``; with ``token``, every request must carry it."""
+    import asyncio  # here, not at the top: only serve needs it, and every command would pay its import
+
     Starlette, HTMLResponse, JSONResponse, PlainTextResponse, Route, run_in_threadpool = _web()
     lock = asyncio.Lock()
 

@@ -24,16 +24,21 @@ place.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TYPE_CHECKING
 
-import numpy as np
 
+from ...core.lazy import lazy_module
 from . import kernels
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # executed when the exact beliefs first run, not at start-up
+    np = lazy_module("numpy")
+
 
 #: States of at most this many bits are packed in ``uint64`` (with a bit to spare).
 MAX_BITS = 63
 
-_U = np.uint64
 
 
 class Layer:
@@ -50,7 +55,7 @@ class Layer:
         """A dict layer (state -> weight) as arrays (a Layer as it is)."""
         if isinstance(layer, Layer):
             return layer
-        return cls(np.fromiter(layer.keys(), dtype=_U, count=len(layer)),
+        return cls(np.fromiter(layer.keys(), dtype=np.uint64, count=len(layer)),
                    np.fromiter(layer.values(), dtype=np.float64, count=len(layer)))
 
     def __len__(self) -> int:
@@ -109,7 +114,7 @@ def _first_order_radix(keys: np.ndarray, values: np.ndarray | None, low: int, wi
     first entry leads its run, and the groups are ranked by their first
     entries by marking them (no second sort)."""
     n = len(keys)
-    compact = ((keys ^ keys[0]) >> _U(low)).astype(np.uint32)
+    compact = ((keys ^ keys[0]) >> np.uint64(low)).astype(np.uint32)
     order = np.argsort(compact.astype(np.uint16), kind="stable")
     if wide:
         high = (compact >> np.uint32(16)).astype(np.uint16)
@@ -158,33 +163,33 @@ def expand(states: np.ndarray, moves: tuple, close, with_moves: bool = True) -> 
     ``(capacity mask, unit, envelope "full" mask, constant, bits set,
     counters added)`` as in :func:`clue_expert.engine.reasoning.beliefs._advance`."""
     n, m = len(states), len(moves)
-    targets = np.empty((n, m), dtype=_U)
+    targets = np.empty((n, m), dtype=np.uint64)
     ok = np.empty((n, m), dtype=bool)
-    test = np.empty(n, dtype=_U)
-    zero = _U(0)
+    test = np.empty(n, dtype=np.uint64)
+    zero = np.uint64(0)
     for j, (cm, cd, em, es, orm, add) in enumerate(moves):
         # each column written in place; a zero "bits set" or "counters added" is no operation
         column = targets[:, j]
         if cm:
-            np.bitwise_and(states, _U(cm), out=test)
+            np.bitwise_and(states, np.uint64(cm), out=test)
             np.not_equal(test, zero, out=ok[:, j])
-            np.subtract(states, _U(cd), out=column)
+            np.subtract(states, np.uint64(cd), out=column)
         else:
-            np.bitwise_and(states, _U(em), out=test)
+            np.bitwise_and(states, np.uint64(em), out=test)
             np.equal(test, zero, out=ok[:, j])
-            np.add(states, _U(es), out=column)
+            np.add(states, np.uint64(es), out=column)
         if orm:
-            np.bitwise_or(column, _U(orm), out=column)
+            np.bitwise_or(column, np.uint64(orm), out=column)
         if add:
-            np.add(column, _U(add), out=column)
+            np.add(column, np.uint64(add), out=column)
     flat = np.flatnonzero(ok)
     t = targets.reshape(-1)[flat]
     factor = None
     if close is not None:
         need, notall, weight, keep = close
-        good = (t & _U(need)) == _U(need) if need else None
+        good = (t & np.uint64(need)) == np.uint64(need) if need else None
         for sh, mask, size in notall:
-            differs = ((t >> _U(sh)) & _U(mask)) != _U(size)
+            differs = ((t >> np.uint64(sh)) & np.uint64(mask)) != np.uint64(size)
             good = differs if good is None else good & differs
         if good is not None:
             flat = flat[good]
@@ -192,8 +197,8 @@ def expand(states: np.ndarray, moves: tuple, close, with_moves: bool = True) -> 
         if weight:
             factor = np.ones(len(t))
             for sh, mask, base in weight:
-                factor /= base + ((t >> _U(sh)) & _U(mask)).astype(np.float64)
-        t = t & _U(keep & ((1 << 64) - 1))
+                factor /= base + ((t >> np.uint64(sh)) & np.uint64(mask)).astype(np.float64)
+        t = t & np.uint64(keep & ((1 << 64) - 1))
     if with_moves:
         src, move = np.divmod(flat, m)
         return t, src, move, factor

@@ -24,11 +24,17 @@ mask, size), weight rows (shift, mask) with their bases, keep)``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-import numpy as np
+from ...core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # executed when the exact beliefs first run, not at start-up
+    np = lazy_module("numpy")
 
 #: A move's columns: capacity mask, unit, envelope "full" mask, envelope
 #: constant, bits set, counters added (as :func:`dp.expand` reads them).
@@ -422,7 +428,7 @@ _INLINED = ("_find", "_target", "_closed", "_reach")
 def close_arrays(close) -> tuple:
     """A step's closing checks (or None) as the kernels take them."""
     if close is None:
-        return _NO_CLOSE
+        return _no_close()
     made = _made.get(close)
     if made is None:
         need, notall, weight, keep = close
@@ -441,10 +447,12 @@ def _keep(key, made) -> None:
     _made[key] = made
 
 
-_EMPTY3 = np.zeros((0, 3), dtype=np.uint64)
-_EMPTY2 = np.zeros((0, 2), dtype=np.uint64)
-_EMPTYF = np.zeros(0, dtype=np.float64)
-_NO_CLOSE = (False, np.uint64(0), _EMPTY3, _EMPTY2, _EMPTYF, np.uint64((1 << 64) - 1))
+@functools.lru_cache(maxsize=None)
+def _no_close() -> tuple:
+    """The closing checks of a step that closes nothing, as the kernels take them (made when first
+    needed: numpy is not loaded at start-up)."""
+    return (False, np.uint64(0), np.zeros((0, 3), dtype=np.uint64), np.zeros((0, 2), dtype=np.uint64),
+            np.zeros(0, dtype=np.float64), np.uint64((1 << 64) - 1))
 
 
 def move_array(moves: tuple) -> np.ndarray:
@@ -474,7 +482,7 @@ def group(keys: np.ndarray, values: np.ndarray | None) -> tuple:
     """:func:`dp.first_order` (see :func:`_group`); sums None without ``values``."""
     kernel = _load()[2]
     with_values = values is not None
-    uniq, sums, groups, first = kernel(keys, values if with_values else _EMPTYF, with_values, 4)
+    uniq, sums, groups, first = kernel(keys, values if with_values else _no_close()[4], with_values, 4)
     return uniq, (sums if with_values else None), groups, first
 
 
