@@ -11,6 +11,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "clue_expert"
 
 
+def fresh_python(code: str, code_expected: int = 0) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh interpreter (nothing imported yet), which must exit with ``code_expected``."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == code_expected, (out.stdout, out.stderr)
+    return out
+
+
 def test_experta_works_in_a_fresh_interpreter():
     code = ("from clue_expert.engine.engines.experta import KnowledgeEngine, Rule, Fact, AS\n"
             "class F(Fact): pass\n"
@@ -21,9 +28,7 @@ def test_experta_works_in_a_fresh_interpreter():
             "e = E(); e.reset(); e.declare(F(x=1)); e.declare(F(x=2)); e.run()\n"
             "assert hits == [1], hits\n"
             "import experta, frozendict; print(experta.__version__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "1.9.4"
+    assert fresh_python(code).stdout.strip() == "1.9.4"
 
 
 #: The engine adapters: the only modules that import their engines (experta, clips).
@@ -48,9 +53,8 @@ def test_only_the_kernels_import_numba():
                  if path != kernels and re.search(r"^\s*(from|import)\s+numba\b", path.read_text(), re.M)]
     assert not offenders, f"import numba only in kernels.py: {offenders}"
     assert not re.search(r"^(from|import)\s+numba\b", kernels.read_text(), re.M), "numba imported at module level"
-    out = subprocess.run([sys.executable, "-c", "import sys, clue_expert.people.cli, clue_expert.engine; "
-                          "print('numba' in sys.modules)"], capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout.strip() == "False", (out.stdout, out.stderr)
+    out = fresh_python("import sys, clue_expert.people.cli, clue_expert.engine; print('numba' in sys.modules)")
+    assert out.stdout.strip() == "False", out.stdout
 
 
 #: Which layers each layer may import (arrows point down only).
@@ -139,8 +143,7 @@ def test_the_cli_starts_without_the_optional_packages():
             "sys.modules[name] = None\n"
             "from clue_expert.people.cli import main\n"
             "raise SystemExit(main(['simulate', '--games', '1', '--workers', '1', '--json']))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    fresh_python(code)
 
 
 def test_serve_without_the_web_extra_says_which_to_install(tmp_path):
@@ -148,8 +151,8 @@ def test_serve_without_the_web_extra_says_which_to_install(tmp_path):
             "for name in ('starlette', 'uvicorn'): sys.modules[name] = None\n"
             "from clue_expert.people.cli import main\n"
             f"raise SystemExit(main(['serve', {str(tmp_path / 'g.yaml')!r}]))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 2 and "serve needs Starlette, which is not installed: pip install 'clue-expert[web]'" \
+    out = fresh_python(code, 2)
+    assert "serve needs Starlette, which is not installed: pip install 'clue-expert[web]'" \
         in out.stderr, out.stderr
 
 
@@ -159,9 +162,7 @@ def test_the_cli_starts_without_running_numpy_or_asyncio():
     code = ("import sys\n"
             "from clue_expert.people.cli import main\n"  # every command's module, as the console script
             "print(sorted(m for m in ('numpy._core', 'asyncio') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+    assert fresh_python(code).stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_a_lazy_module_runs_at_its_first_use_and_a_missing_one_fails_at_once():
@@ -176,7 +177,5 @@ def test_a_lazy_module_runs_at_its_first_use_and_a_missing_one_fails_at_once():
             "    lazy_module('clue_expert_no_such_module')\n"
             "except ModuleNotFoundError as exc:\n"
             "    print('missing:', exc.name)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["_LazyModule module (0.0, 1.0, 1.0) True",
-                                       "missing: clue_expert_no_such_module"], out.stdout
+    assert fresh_python(code).stdout.splitlines() == ["_LazyModule module (0.0, 1.0, 1.0) True",
+                                                      "missing: clue_expert_no_such_module"]
