@@ -143,7 +143,8 @@ def main():
         if args.no_oracle:
             argv.append("--no-oracle")
         print(f"\nbaseline: the same rows on {args.baseline}'s code, in this run")
-        print(run_baseline(args.baseline, "deduction.py", argv, (["--no-baseline"], *(["--engine", e] for e in args.engine or ()))), end="")
+        engines = tuple(["--engine", e] for e in args.engine or ())
+        print(run_baseline(args.baseline, "deduction.py", argv, engines), end="")
 
 
 if __name__ == "__main__":

@@ -95,8 +95,8 @@ def main():
         for n in args.players or ():
             argv += ["--players", str(n)]
         print(f"\nbaseline: the same rows on {args.baseline}'s code, in this run")
-        known = (["--no-baseline"], *(["--engine", e] for e in args.engine or ()))
-        print(run_baseline(args.baseline, "games.py", argv, known), end="")
+        engines = tuple(["--engine", e] for e in args.engine or ())
+        print(run_baseline(args.baseline, "games.py", argv, engines), end="")
 
 
 if __name__ == "__main__":

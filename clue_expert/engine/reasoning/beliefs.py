@@ -36,21 +36,14 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable, TYPE_CHECKING
-
+from typing import Callable
 
 from ...core import work
-from ...core.lazy import lazy_module
 from ...core.facts import ENVELOPE
 from . import dp, kernels
+from .lazy_numpy import np
 from ..language.expr import RUN_SECONDS, LimitError
 from ..seat.queries import KnowledgeView
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # executed when the exact beliefs first run, not at start-up
-    np = lazy_module("numpy")
-
 
 # ``Knowledge`` (clue_expert.engine.seat.knowledge) is named in annotations only and
 # not imported (the rule library, which knowledge loads, imports this module).

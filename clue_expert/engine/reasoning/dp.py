@@ -24,21 +24,13 @@ place.
 """
 from __future__ import annotations
 
-from typing import Callable, TYPE_CHECKING
+from typing import Callable
 
-
-from ...core.lazy import lazy_module
 from . import kernels
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # executed when the exact beliefs first run, not at start-up
-    np = lazy_module("numpy")
-
+from .lazy_numpy import np
 
 #: States of at most this many bits are packed in ``uint64`` (with a bit to spare).
 MAX_BITS = 63
-
 
 
 class Layer:

@@ -27,14 +27,9 @@ import contextlib
 import functools
 import math
 import os
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
-from ...core.lazy import lazy_module
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # executed when the exact beliefs first run, not at start-up
-    np = lazy_module("numpy")
+from .lazy_numpy import np
 
 #: A move's columns: capacity mask, unit, envelope "full" mask, envelope
 #: constant, bits set, counters added (as :func:`dp.expand` reads them).
@@ -482,7 +477,7 @@ def group(keys: np.ndarray, values: np.ndarray | None) -> tuple:
     """:func:`dp.first_order` (see :func:`_group`); sums None without ``values``."""
     kernel = _load()[2]
     with_values = values is not None
-    uniq, sums, groups, first = kernel(keys, values if with_values else _no_close()[4], with_values, 4)
+    uniq, sums, groups, first = kernel(keys, values if with_values else _no_close()[4], with_values, 4)  # (an empty float array)
     return uniq, (sums if with_values else None), groups, first
 
 

@@ -16,23 +16,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-
-from typing import TYPE_CHECKING
-
 from ...core import work
-from ...core.lazy import lazy_module
 from ...core.facts import ENVELOPE
 from . import dp, siebel
 from .beliefs import (Beliefs, BeliefProblem, ForwardPass, TableTooLarge, charge, collector_paused, complete_states,
                       compute, entropy, envelope_ids, run_layers, start_pass, vector_final)
 from ..language.expr import RUN_SECONDS
 from ..seat.queries import KnowledgeView
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # executed when the exact beliefs first run, not at start-up
-    np = lazy_module("numpy")
-
+from .lazy_numpy import np
 
 #: Above this many categories the quick estimate of a suggestion's value
 #: groups the envelope distribution directly instead of by pattern sums

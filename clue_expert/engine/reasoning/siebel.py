@@ -21,17 +21,8 @@ from __future__ import annotations
 import functools
 import math
 
-
-from typing import TYPE_CHECKING
-
-from ...core.lazy import lazy_module
 from . import kernels
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # executed when the exact beliefs first run, not at start-up
-    np = lazy_module("numpy")
-
+from .lazy_numpy import np
 
 #: The patterns' filter of the estimate: a pattern of smaller mass is left out.
 _MASS_FLOOR = 1e-15
